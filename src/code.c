@@ -1,0 +1,182 @@
+/* code.c - code objects. They travel as marshal bytes tagged with the
+ * interpreter's bytecode magic number, so loading one made by another
+ * CPython version fails with a message naming both versions, never with a
+ * cryptic constructor error. Code whose constants marshal refuses (built by
+ * hand with CodeType.replace) falls back to the constructor's arguments,
+ * tagged the same way. The cloudpickle format uses cloudpickle's layout:
+ * types.CodeType(*fields).
+ */
+#include "internal.h"
+
+#include <marshal.h>
+
+/* The constructor arguments of this version's types.CodeType, in order
+ * (the layout stock cloudpickle 3.x uses for 3.11 and later). */
+static const char *const code_fields[] = {
+    "co_argcount",     "co_posonlyargcount", "co_kwonlyargcount",
+    "co_nlocals",      "co_stacksize",       "co_flags",
+    "co_code",         "co_consts",          "co_names",
+    "co_varnames",     "co_filename",        "co_name",
+#if PY_VERSION_HEX >= 0x030B0000
+    "co_qualname",
+#endif
+    "co_firstlineno",
+#if PY_VERSION_HEX >= 0x030A0000
+    "co_linetable",
+#else
+    "co_lnotab",
+#endif
+#if PY_VERSION_HEX >= 0x030B0000
+    "co_exceptiontable",
+#endif
+    "co_freevars",     "co_cellvars",        NULL,
+};
+
+/* (co_argcount, ..., co_cellvars) with co_name interned, as cloudpickle
+ * does so names compare by identity after loading. New reference. */
+static PyObject *
+code_args(PyObject *code)
+{
+    Py_ssize_t n = 0;
+    while (code_fields[n] != NULL)
+        n++;
+    PyObject *args = PyTuple_New(n);
+    if (args == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *v = PyObject_GetAttrString(code, code_fields[i]);
+        if (v == NULL) {
+            Py_DECREF(args);
+            return NULL;
+        }
+        if (strcmp(code_fields[i], "co_name") == 0 && PyUnicode_CheckExact(v))
+            PyUnicode_InternInPlace(&v);
+        PyTuple_SET_ITEM(args, i, v);
+    }
+    return args;
+}
+
+PyObject *
+cpk_reduce_code(cpk_state *st, PyObject *code, int format)
+{
+    if (format == CPK_FORMAT_CLOUDPICKLE) {
+        PyObject *args = code_args(code);
+        if (args == NULL)
+            return NULL;
+        PyObject *r = PyTuple_Pack(2, (PyObject *)&PyCode_Type, args);
+        Py_DECREF(args);
+        return r;
+    }
+
+    PyObject *version = cpk_python_version();
+    PyObject *magic = PyLong_FromLong(PyImport_GetMagicNumber());
+    PyObject *r = NULL, *args = NULL, *payload = NULL, *func;
+    if (version == NULL || magic == NULL)
+        goto done;
+    payload = PyMarshal_WriteObjectToString(code, Py_MARSHAL_VERSION);
+    func = st->code_unmarshal;
+    if (payload == NULL) {
+        if (!PyErr_ExceptionMatches(PyExc_ValueError))
+            goto done;
+        /* Constants marshal cannot write: ship the fields instead. */
+        PyErr_Clear();
+        payload = code_args(code);
+        func = st->code_new;
+        if (payload == NULL)
+            goto done;
+    }
+    args = PyTuple_Pack(3, version, magic, payload);
+    if (args != NULL)
+        r = PyTuple_Pack(2, func, args);
+done:
+    Py_XDECREF(version);
+    Py_XDECREF(magic);
+    Py_XDECREF(payload);
+    Py_XDECREF(args);
+    return r;
+}
+
+/* Refuse a code object made by another bytecode version, naming both. */
+static int
+check_version(cpk_state *st, PyObject *version, PyObject *magic)
+{
+    long ours = PyImport_GetMagicNumber();
+    long theirs = PyLong_AsLong(magic);
+    if (theirs == -1 && PyErr_Occurred())
+        return -1;
+    if (theirs == ours)
+        return 0;
+    PyObject *mine = cpk_python_version();
+    if (mine == NULL)
+        return -1;
+    /* The magic's low 16 bits are the bytecode version number. */
+    if (PyUnicode_Check(version) && PyUnicode_Compare(version, mine) != 0)
+        PyErr_Format(st->UnpicklingError,
+                     "this pickle holds code compiled by Python %U, which "
+                     "Python %U cannot run: load it with Python %U",
+                     version, mine, version);
+    else
+        PyErr_Format(st->UnpicklingError,
+                     "this pickle holds code of bytecode version %ld (Python "
+                     "%S), this is Python %U with bytecode version %ld",
+                     theirs & 0xFFFF, version, mine, ours & 0xFFFF);
+    Py_DECREF(mine);
+    return -1;
+}
+
+/* _code_unmarshal(python_version, magic, data) -> code */
+PyObject *
+cpk_code_unmarshal(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+{
+    cpk_state *st = cpk_get_state(m);
+    if (nargs != 3) {
+        PyErr_Format(PyExc_TypeError,
+                     "_code_unmarshal() takes 3 arguments (%zd given)", nargs);
+        return NULL;
+    }
+    if (check_version(st, args[0], args[1]) < 0)
+        return NULL;
+    if (!PyBytes_Check(args[2])) {
+        PyErr_SetString(st->UnpicklingError,
+                        "_code_unmarshal() needs bytes");
+        return NULL;
+    }
+    PyObject *code = PyMarshal_ReadObjectFromString(
+        PyBytes_AS_STRING(args[2]), PyBytes_GET_SIZE(args[2]));
+    if (code == NULL) {
+        if (PyErr_ExceptionMatches(PyExc_EOFError) ||
+            PyErr_ExceptionMatches(PyExc_ValueError) ||
+            PyErr_ExceptionMatches(PyExc_TypeError)) {
+            PyErr_Clear();
+            PyErr_SetString(st->UnpicklingError,
+                            "corrupt code object in pickle");
+        }
+        return NULL;
+    }
+    if (!PyCode_Check(code)) {
+        Py_DECREF(code);
+        PyErr_SetString(st->UnpicklingError,
+                        "corrupt code object in pickle: not code");
+        return NULL;
+    }
+    return code;
+}
+
+/* _code_new(python_version, magic, fields) -> types.CodeType(*fields) */
+PyObject *
+cpk_code_new(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+{
+    cpk_state *st = cpk_get_state(m);
+    if (nargs != 3) {
+        PyErr_Format(PyExc_TypeError,
+                     "_code_new() takes 3 arguments (%zd given)", nargs);
+        return NULL;
+    }
+    if (check_version(st, args[0], args[1]) < 0)
+        return NULL;
+    if (!PyTuple_Check(args[2])) {
+        PyErr_SetString(st->UnpicklingError, "_code_new() needs a tuple");
+        return NULL;
+    }
+    return PyObject_Call((PyObject *)&PyCode_Type, args[2], NULL);
+}

@@ -1,0 +1,163 @@
+/* codeinfo.c - which global names a function's code reads, writes or
+ * deletes, found by walking its bytecode and that of the code objects
+ * nested in it (inner functions, comprehensions, class bodies), plus every
+ * name the code mentions (for submodules used as attributes). The answer is
+ * cached on the code object itself, in a PEP 523 co_extra slot, so it dies
+ * with the code. function.c is the user.
+ */
+#include "internal.h"
+
+#include <opcode.h>
+
+#if PY_VERSION_HEX >= 0x030C0000
+#define cpk_request_code_index PyUnstable_Eval_RequestCodeExtraIndex
+#define cpk_code_get_extra PyUnstable_Code_GetExtra
+#define cpk_code_set_extra PyUnstable_Code_SetExtra
+#else
+#define cpk_request_code_index _PyEval_RequestCodeExtraIndex
+#define cpk_code_get_extra _PyCode_GetExtra
+#define cpk_code_set_extra _PyCode_SetExtra
+#endif
+
+/* Bytecode with specialised instructions and inline caches undone (the
+ * caches read as zeros, CACHE is opcode 0). New reference. */
+static PyObject *
+code_bytes(PyCodeObject *co)
+{
+#if PY_VERSION_HEX >= 0x030B0000
+    return PyCode_GetCode(co);
+#else
+    return Py_NewRef(co->co_code);
+#endif
+}
+
+static int
+add_name(PyObject *names, PyObject *co_names, Py_ssize_t index)
+{
+    if (index < 0 || index >= PyTuple_GET_SIZE(co_names))
+        return 0; /* malformed code: the interpreter would fail too */
+    return PyDict_SetItem(names, PyTuple_GET_ITEM(co_names, index), Py_None);
+}
+
+/* Add the global names of `co` (and its nested code) to the ordered dict
+ * `names`, and every co_names entry to the set `all`. Class bodies use the
+ * *_NAME opcodes for module-level names, so nested code counts them too. */
+static int
+walk(PyCodeObject *co, PyObject *names, PyObject *all, int nested)
+{
+    PyObject *code = code_bytes(co);
+    if (code == NULL)
+        return -1;
+    const unsigned char *b = (const unsigned char *)PyBytes_AS_STRING(code);
+    Py_ssize_t n = PyBytes_GET_SIZE(code);
+    PyObject *co_names = co->co_names;
+    unsigned int ext = 0;
+    int r = 0;
+    for (Py_ssize_t i = 0; i + 1 < n && r == 0; i += 2) {
+        int op = b[i];
+        unsigned int arg = b[i + 1] | ext;
+        if (op == EXTENDED_ARG) {
+            ext = arg << 8;
+            continue;
+        }
+        ext = 0;
+        switch (op) {
+        case LOAD_GLOBAL:
+#if PY_VERSION_HEX >= 0x030B0000
+            /* 3.11: the low bit says "push NULL first" (bpo-46314). */
+            r = add_name(names, co_names, (Py_ssize_t)(arg >> 1));
+#else
+            r = add_name(names, co_names, (Py_ssize_t)arg);
+#endif
+            break;
+        case STORE_GLOBAL:
+        case DELETE_GLOBAL:
+            r = add_name(names, co_names, (Py_ssize_t)arg);
+            break;
+        case LOAD_NAME:
+        case STORE_NAME:
+        case DELETE_NAME:
+            if (nested)
+                r = add_name(names, co_names, (Py_ssize_t)arg);
+            break;
+        default:
+            break;
+        }
+    }
+    Py_DECREF(code);
+    if (r < 0)
+        return -1;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(co_names); i++)
+        if (PySet_Add(all, PyTuple_GET_ITEM(co_names, i)) < 0)
+            return -1;
+    PyObject *consts = co->co_consts;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(consts); i++) {
+        PyObject *c = PyTuple_GET_ITEM(consts, i);
+        if (PyCode_Check(c) && walk((PyCodeObject *)c, names, all, 1) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static PyObject *
+compute(PyCodeObject *co)
+{
+    PyObject *names = PyDict_New();
+    PyObject *all = PySet_New(NULL);
+    PyObject *info = NULL;
+    if (names == NULL || all == NULL || walk(co, names, all, 0) < 0)
+        goto done;
+    PyObject *tuple = PySequence_Tuple(names);
+    if (tuple == NULL)
+        goto done;
+    PyObject *frozen = PyFrozenSet_New(all);
+    if (frozen == NULL) {
+        Py_DECREF(tuple);
+        goto done;
+    }
+    info = PyTuple_Pack(2, tuple, frozen);
+    Py_DECREF(tuple);
+    Py_DECREF(frozen);
+done:
+    Py_XDECREF(names);
+    Py_XDECREF(all);
+    return info;
+}
+
+static void
+free_info(void *info)
+{
+    Py_XDECREF((PyObject *)info);
+}
+
+int
+cpk_codeinfo_init(cpk_state *st)
+{
+    st->code_extra_index = cpk_request_code_index(free_info);
+    /* -1: all slots taken by other tools; we then compute every time. */
+    return 0;
+}
+
+PyObject *
+cpk_codeinfo_get(cpk_state *st, PyObject *code)
+{
+    void *cached = NULL;
+    if (st->code_extra_index >= 0) {
+        if (cpk_code_get_extra(code, st->code_extra_index, &cached) < 0)
+            return NULL;
+        if (cached != NULL)
+            return Py_NewRef((PyObject *)cached);
+    }
+    PyObject *info = compute((PyCodeObject *)code);
+    if (info == NULL)
+        return NULL;
+    if (st->code_extra_index >= 0) {
+        /* The slot takes one reference, the caller gets another. */
+        if (cpk_code_set_extra(code, st->code_extra_index, info) < 0) {
+            Py_DECREF(info);
+            return NULL;
+        }
+        Py_INCREF(info);
+    }
+    return info;
+}

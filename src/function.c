@@ -1,0 +1,424 @@
+/* function.c - functions by value: the reduce tuple for a function that
+ * cannot be found again by module and name (lambdas, nested functions,
+ * anything in __main__ or in a module pickled by value). It carries the
+ * code, only the globals the code uses, the closure, defaults and
+ * attributes, and the submodules the code reaches as attributes.
+ *
+ * Code objects are reduced in code.c, the by-reference test is lookup.c,
+ * the global names come from codeinfo.c, and the load side is
+ * _function_new/_function_fill in reconstruct.c (cloudpickle's format:
+ * compat.c).
+ */
+#include "internal.h"
+
+/* The dict that will be the function's globals after loading: one per
+ * distinct __globals__ in a Pickler's lifetime, so functions that shared
+ * globals share them again. Seeded with what relative imports need.
+ * Borrowed reference (owned by ext->globals_ref). */
+static PyObject *
+base_globals(cpk_state *st, cpk_pickler_ext *ext, PyObject *globals)
+{
+    if (ext->last_globals == globals)
+        return ext->last_base;
+    PyObject *key = PyLong_FromVoidPtr(globals);
+    if (key == NULL)
+        return NULL;
+    PyObject *base = PyDict_GetItemWithError(ext->globals_ref, key);
+    if (base == NULL) {
+        if (PyErr_Occurred())
+            goto error;
+        base = PyDict_New();
+        if (base == NULL)
+            goto error;
+        PyObject *seed[] = {st->str___package__, st->str___name__,
+                            st->str___path__, st->str___file__};
+        for (size_t i = 0; i < sizeof(seed) / sizeof(seed[0]); i++) {
+            PyObject *v = PyDict_GetItemWithError(globals, seed[i]);
+            if ((v == NULL && PyErr_Occurred()) ||
+                (v != NULL && PyDict_SetItem(base, seed[i], v) < 0)) {
+                Py_DECREF(base);
+                goto error;
+            }
+        }
+        int r = PyDict_SetItem(ext->globals_ref, key, base);
+        Py_DECREF(base);
+        /* Holding the globals keeps their id from being reused. */
+        if (r < 0 || PyList_Append(ext->globals_alive, globals) < 0)
+            goto error;
+    }
+    Py_DECREF(key);
+    ext->last_globals = globals;
+    ext->last_base = base;
+    return base;
+error:
+    Py_DECREF(key);
+    return NULL;
+}
+
+/* {name: value} for the names in `names` that `globals` holds. */
+static PyObject *
+used_globals(PyObject *globals, PyObject *names)
+{
+    PyObject *out = PyDict_New();
+    if (out == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(names); i++) {
+        PyObject *k = PyTuple_GET_ITEM(names, i);
+        PyObject *v = PyDict_GetItemWithError(globals, k);
+        if ((v == NULL && PyErr_Occurred()) ||
+            (v != NULL && PyDict_SetItem(out, k, v) < 0)) {
+            Py_DECREF(out);
+            return NULL;
+        }
+    }
+    return out;
+}
+
+/* Add to `found` ({name: module}) the loaded submodules of `prefix` that
+ * code can reach as prefix.a.b with every part among the code's names. */
+static int
+add_submodules(cpk_state *st, PyObject *prefix, PyObject *all_names,
+               PyObject *found)
+{
+    Py_ssize_t pos = 0;
+    Py_hash_t hash;
+    PyObject *name;
+    while (_PySet_NextEntry(all_names, &pos, &name, &hash)) {
+        PyObject *full = PyUnicode_FromFormat("%U.%U", prefix, name);
+        if (full == NULL)
+            return -1;
+        PyObject *mod = PyDict_GetItemWithError(st->sys_modules, full);
+        int r = 0;
+        if (mod == NULL)
+            r = PyErr_Occurred() ? -1 : 0;
+        else if (PyModule_Check(mod)) {
+            int seen = PyDict_Contains(found, full);
+            if (seen < 0)
+                r = -1;
+            else if (!seen)
+                r = (PyDict_SetItem(found, full, mod) < 0 ||
+                     add_submodules(st, full, all_names, found) < 0)
+                        ? -1
+                        : 0;
+        }
+        Py_DECREF(full);
+        if (r < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* cloudpickle's _find_imported_submodules: among `values` (globals and
+ * closure contents), modules inside a package may have loaded submodules
+ * the code uses as attributes (concurrent.futures with only `concurrent`
+ * global). Shipping them makes the loader import them. New list. */
+PyObject *
+cpk_find_submodules(cpk_state *st, PyObject *all_names, PyObject *values)
+{
+    PyObject *found = NULL, *list = NULL;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(values); i++) {
+        PyObject *v = PyList_GET_ITEM(values, i);
+        if (!PyModule_Check(v))
+            continue;
+        PyObject *package;
+        if (PyObject_GetOptionalAttr(v, st->str___package__, &package) < 0)
+            goto error;
+        int is_package = package != NULL && PyObject_IsTrue(package) == 1;
+        Py_XDECREF(package);
+        if (!is_package)
+            continue;
+        PyObject *name = PyModule_GetNameObject(v);
+        if (name == NULL) {
+            PyErr_Clear();
+            continue;
+        }
+        if (found == NULL && (found = PyDict_New()) == NULL) {
+            Py_DECREF(name);
+            goto error;
+        }
+        int r = add_submodules(st, name, all_names, found);
+        Py_DECREF(name);
+        if (r < 0)
+            goto error;
+    }
+    if (found == NULL)
+        return PyList_New(0);
+    list = PyDict_Values(found);
+    Py_DECREF(found);
+    return list;
+error:
+    Py_XDECREF(found);
+    return NULL;
+}
+
+/* The __doc__ PyFunction_New derives from the code (CPython 3.8-3.13: the
+ * first constant when it is a str). Borrowed. */
+static PyObject *
+default_doc(PyCodeObject *co)
+{
+    PyObject *consts = co->co_consts;
+    if (PyTuple_GET_SIZE(consts) >= 1 &&
+        PyUnicode_Check(PyTuple_GET_ITEM(consts, 0)))
+        return PyTuple_GET_ITEM(consts, 0);
+    return Py_None;
+}
+
+static int
+differs(PyObject *a, PyObject *b)
+{
+    if (a == b)
+        return 0;
+    if (a == NULL || b == NULL)
+        return 1;
+    int eq = PyObject_RichCompareBool(a, b, Py_EQ);
+    return eq < 0 ? -1 : !eq;
+}
+
+static int
+set_if(PyObject *state, PyObject *key, PyObject *value, int cond)
+{
+    if (cond < 0)
+        return -1;
+    return cond ? PyDict_SetItem(state, key, value) : 0;
+}
+
+/* Values of the closure cells, the empty-cell sentinel for empty ones,
+ * as a tuple; and the same values appended to `values`. */
+static PyObject *
+closure_values(cpk_state *st, PyObject *closure, PyObject *values)
+{
+    Py_ssize_t n = PyTuple_GET_SIZE(closure);
+    PyObject *t = PyTuple_New(n);
+    if (t == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *v = PyCell_GET(PyTuple_GET_ITEM(closure, i));
+        if (v == NULL)
+            v = st->empty_cell_value;
+        else if (PyList_Append(values, v) < 0) {
+            Py_DECREF(t);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(t, i, Py_NewRef(v));
+    }
+    return t;
+}
+
+/* Native format: state holds only what differs from what
+ * _function_new(code, globals, ncells) already gives (doc/FORMAT.md). */
+static PyObject *
+native_state(cpk_state *st, PyFunctionObject *f, PyObject *base,
+             PyObject *fglobals, PyObject *closure_vals, PyObject *submodules)
+{
+    PyCodeObject *co = (PyCodeObject *)f->func_code;
+    PyObject *state = PyDict_New();
+    if (state == NULL)
+        return NULL;
+    PyObject *annotations = NULL;
+    if (f->func_annotations != NULL) {
+        /* The getter turns CPython's compact tuple form into a dict. */
+        annotations = PyObject_GetAttr((PyObject *)f, st->str___annotations__);
+        if (annotations == NULL)
+            goto error;
+    }
+#if PY_VERSION_HEX >= 0x030B0000
+    PyObject *default_qualname = co->co_qualname;
+#else
+    PyObject *default_qualname = co->co_name;
+#endif
+    PyObject *default_module = PyDict_GetItemWithError(base,
+                                                       st->str___name__);
+    if (default_module == NULL && PyErr_Occurred())
+        goto error;
+    if (default_module == NULL)
+        default_module = Py_None;
+    PyObject *module = f->func_module ? f->func_module : Py_None;
+
+    if (set_if(state, st->str___globals__, fglobals,
+               PyDict_GET_SIZE(fglobals) > 0) < 0 ||
+        (closure_vals != NULL &&
+         PyDict_SetItem(state, st->str___closure__, closure_vals) < 0) ||
+        (f->func_defaults != NULL &&
+         PyDict_SetItem(state, st->str___defaults__, f->func_defaults) < 0) ||
+        (f->func_kwdefaults != NULL &&
+         PyDict_SetItem(state, st->str___kwdefaults__, f->func_kwdefaults) <
+             0) ||
+        (annotations != NULL &&
+         set_if(state, st->str___annotations__, annotations,
+                PyObject_IsTrue(annotations)) < 0) ||
+        set_if(state, st->str___doc__, f->func_doc ? f->func_doc : Py_None,
+               differs(f->func_doc ? f->func_doc : Py_None, default_doc(co))) <
+            0 ||
+        set_if(state, st->str___name__, f->func_name,
+               differs(f->func_name, co->co_name)) < 0 ||
+        set_if(state, st->str___qualname__, f->func_qualname,
+               differs(f->func_qualname, default_qualname)) < 0 ||
+        set_if(state, st->str___module__, module,
+               differs(module, default_module)) < 0 ||
+        (f->func_dict != NULL &&
+         set_if(state, st->str___dict__, f->func_dict,
+                PyDict_GET_SIZE(f->func_dict) > 0) < 0) ||
+        set_if(state, st->str___submodules__, submodules,
+               PyList_GET_SIZE(submodules) > 0) < 0)
+        goto error;
+#if PY_VERSION_HEX >= 0x030C0000
+    if (f->func_typeparams != NULL &&
+        set_if(state, st->str___type_params__, f->func_typeparams,
+               PyTuple_Check(f->func_typeparams) &&
+                   PyTuple_GET_SIZE(f->func_typeparams) > 0) < 0)
+        goto error;
+#endif
+    Py_XDECREF(annotations);
+    return state;
+error:
+    Py_XDECREF(annotations);
+    Py_DECREF(state);
+    return NULL;
+}
+
+/* cloudpickle 3.x's layout: (func.__dict__, slotstate) with every slot. */
+static PyObject *
+cloudpickle_state(cpk_state *st, PyFunctionObject *f, PyObject *fglobals,
+                  PyObject *submodules)
+{
+    PyObject *slot = PyDict_New(), *dict = NULL, *name = NULL, *ann = NULL;
+    PyObject *state = NULL;
+    if (slot == NULL)
+        return NULL;
+    name = Py_NewRef(f->func_name);
+    PyUnicode_InternInPlace(&name);
+    ann = PyObject_GetAttr((PyObject *)f, st->str___annotations__);
+    dict = f->func_dict ? Py_NewRef(f->func_dict) : PyDict_New();
+    if (ann == NULL || dict == NULL)
+        goto done;
+#define OR_NONE(x) ((x) ? (x) : Py_None)
+    if (PyDict_SetItem(slot, st->str___name__, name) < 0 ||
+        PyDict_SetItem(slot, st->str___qualname__, f->func_qualname) < 0 ||
+        PyDict_SetItem(slot, st->str___annotations__, ann) < 0 ||
+        PyDict_SetItem(slot, st->str___kwdefaults__,
+                       OR_NONE(f->func_kwdefaults)) < 0 ||
+        PyDict_SetItem(slot, st->str___defaults__,
+                       OR_NONE(f->func_defaults)) < 0 ||
+        PyDict_SetItem(slot, st->str___module__, OR_NONE(f->func_module)) <
+            0 ||
+        PyDict_SetItem(slot, st->str___doc__, OR_NONE(f->func_doc)) < 0 ||
+        PyDict_SetItem(slot, st->str___closure__, OR_NONE(f->func_closure)) <
+            0 ||
+        PyDict_SetItem(slot, st->str__cloudpickle_submodules, submodules) <
+            0 ||
+        PyDict_SetItem(slot, st->str___globals__, fglobals) < 0)
+        goto done;
+#undef OR_NONE
+    state = PyTuple_Pack(2, dict, slot);
+done:
+    Py_XDECREF(dict);
+    Py_XDECREF(name);
+    Py_XDECREF(ann);
+    Py_DECREF(slot);
+    return state;
+}
+
+/* A tuple of n fresh empty cells (cloudpickle's closure placeholder). */
+static PyObject *
+empty_cells(Py_ssize_t n)
+{
+    PyObject *t = PyTuple_New(n);
+    if (t == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *c = PyCell_New(NULL);
+        if (c == NULL) {
+            Py_DECREF(t);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(t, i, c);
+    }
+    return t;
+}
+
+PyObject *
+cpk_reduce_function(cpk_state *st, PyObject *pickler, PyObject *func)
+{
+    int by_ref = cpk_should_pickle_by_reference(st, func);
+    if (by_ref < 0)
+        return NULL;
+    if (by_ref)
+        Py_RETURN_NOTIMPLEMENTED;
+
+    cpk_pickler_ext *ext = CPK_PICKLER_EXT(pickler);
+    PyFunctionObject *f = (PyFunctionObject *)func;
+    PyObject *info = NULL, *fglobals = NULL, *values = NULL;
+    PyObject *closure_vals = NULL, *submodules = NULL, *state = NULL;
+    PyObject *args = NULL, *result = NULL;
+
+    PyObject *base = base_globals(st, ext, f->func_globals);
+    if (base == NULL)
+        return NULL;
+    info = cpk_codeinfo_get(st, f->func_code);
+    if (info == NULL)
+        goto done;
+    fglobals = used_globals(f->func_globals, PyTuple_GET_ITEM(info, 0));
+    if (fglobals == NULL)
+        goto done;
+
+    /* Submodules are looked for among the globals and closure values. */
+    values = PyDict_Values(fglobals);
+    if (values == NULL)
+        goto done;
+    if (f->func_closure != NULL) {
+        closure_vals = closure_values(st, f->func_closure, values);
+        if (closure_vals == NULL)
+            goto done;
+    }
+    submodules = cpk_find_submodules(st, PyTuple_GET_ITEM(info, 1), values);
+    if (submodules == NULL)
+        goto done;
+
+    if (ext->format == CPK_FORMAT_CLOUDPICKLE) {
+        PyObject *cells = f->func_closure
+                              ? empty_cells(PyTuple_GET_SIZE(f->func_closure))
+                              : Py_NewRef(Py_None);
+        if (cells == NULL)
+            goto done;
+        args = PyTuple_Pack(5, f->func_code, base, Py_None, Py_None, cells);
+        Py_DECREF(cells);
+        state = cloudpickle_state(st, f, fglobals, submodules);
+        if (args == NULL || state == NULL)
+            goto done;
+        PyObject *make = cpk_callable(st, ext->format, st->cp_make_function,
+                                      "cloudpickle.cloudpickle",
+                                      "_make_function");
+        PyObject *setstate = cpk_callable(st, ext->format,
+                                          st->cp_function_setstate,
+                                          "cloudpickle.cloudpickle_fast",
+                                          "_function_setstate");
+        if (make != NULL && setstate != NULL)
+            result = cpk_reduce6(make, args, state, setstate);
+        goto done;
+    }
+
+    PyObject *ncells =
+        f->func_closure
+            ? PyLong_FromSsize_t(PyTuple_GET_SIZE(f->func_closure))
+            : Py_NewRef(Py_None);
+    if (ncells == NULL)
+        goto done;
+    args = PyTuple_Pack(3, f->func_code, base, ncells);
+    Py_DECREF(ncells);
+    state = native_state(st, f, base, fglobals, closure_vals, submodules);
+    if (args == NULL || state == NULL)
+        goto done;
+    if (PyDict_GET_SIZE(state) == 0)
+        result = PyTuple_Pack(2, st->function_new, args);
+    else
+        result = cpk_reduce6(st->function_new, args, state, st->function_fill);
+done:
+    Py_XDECREF(info);
+    Py_XDECREF(fglobals);
+    Py_XDECREF(values);
+    Py_XDECREF(closure_vals);
+    Py_XDECREF(submodules);
+    Py_XDECREF(state);
+    Py_XDECREF(args);
+    return result;
+}

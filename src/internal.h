@@ -1,0 +1,349 @@
+/* internal.h - what the files of src/ share: the module state, the records
+ * our Pickler and Unpickler add to CPython's, and the functions one file
+ * offers the others. The public interface is ccloudpickle.h.
+ */
+#ifndef CPK_INTERNAL_H
+#define CPK_INTERNAL_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include "ccloudpickle.h"
+
+#if PY_VERSION_HEX < 0x030D0000
+/* 3.13 made _PyObject_LookupAttr public under this name. */
+static inline int
+PyObject_GetOptionalAttr(PyObject *obj, PyObject *name, PyObject **result)
+{
+    return _PyObject_LookupAttr(obj, name, result);
+}
+#endif
+
+/* Interned attribute and key names, one `str_<name>` field each. */
+#define CPK_NAMES(X)                                                         \
+    X(__annotations__) X(__bases__) X(__builtins__) X(__closure__)           \
+    X(__defaults__) X(__dict__) X(__doc__) X(__file__) X(__func__)           \
+    X(__globals__) X(__kwdefaults__) X(__module__) X(__name__)               \
+    X(__objclass__) X(__orig_bases__) X(__package__) X(__path__)             \
+    X(__qualname__) X(__self__) X(__slots__) X(__weakref__)                  \
+    X(__submodules__) X(__type_params__) X(__bound__) X(__constraints__)     \
+    X(__covariant__) X(__contravariant__) X(__infer_variance__)              \
+    X(_abc_impl) X(_abc_cache) X(_abc_negative_cache)                        \
+    X(_abc_negative_cache_version) X(_abc_registry)                          \
+    X(_cloudpickle_submodules) X(_member_map_) X(_member_names_)             \
+    X(_member_type_) X(_value2member_map_) X(_generate_next_value_)          \
+    X(_use_args_) X(_unhashable_values_) X(_value_repr_) X(_new_member_)     \
+    X(_singles_mask_) X(_all_bits_) X(_flag_mask_) X(_inverted_)             \
+    X(_boundary_) X(__prepare__) X(__new__) X(__set_name__)                  \
+    X(cell_contents) X(closed) X(dump) X(fdel) X(fget) X(fset) X(find_class) \
+    X(getLogger) X(getvalue) X(isatty) X(items) X(keys) X(mode) X(name)      \
+    X(read) X(readinto) X(readline) X(register) X(seek) X(tell) X(peek)      \
+    X(values) X(write) X(stdout) X(stderr) X(stdin) X(modules) X(root)       \
+    X(_dump_registry) X(_get_dump) X(WeakSet) X(TypeVar) X(Logger)           \
+    X(RootLogger) X(_FIELD_BASE) X(_FIELD) X(_FIELD_CLASSVAR)                \
+    X(_FIELD_INITVAR) X(abstractproperty) X(abstractclassmethod)             \
+    X(abstractstaticmethod) X(abstractmethod) X(TextIOWrapper) X(StringIO)   \
+    X(ChainMap) X(dispatch_table) X(copy) X(update) X(fromkeys) X(tobytes)   \
+    X(ascii) X(__getattr__) X(_value_)
+
+/* What reducer_override does with an object of a given exact type. */
+typedef enum {
+    CPK_KIND_NONE = 0,
+    CPK_KIND_CODE,
+    CPK_KIND_CELL,
+    CPK_KIND_MODULE,
+    CPK_KIND_PROPERTY,
+    CPK_KIND_CLASSMETHOD, /* classmethod, staticmethod and abc.abstract* */
+    CPK_KIND_METHOD,
+    CPK_KIND_MAPPINGPROXY,
+    CPK_KIND_MEMORYVIEW,
+    CPK_KIND_GETSET,
+    CPK_KIND_DICT_KEYS,
+    CPK_KIND_DICT_VALUES,
+    CPK_KIND_DICT_ITEMS,
+    CPK_KIND_ODICT_KEYS,
+    CPK_KIND_ODICT_VALUES,
+    CPK_KIND_ODICT_ITEMS,
+    CPK_KIND_TEXTFILE,
+    CPK_KIND_LOGGER,
+    CPK_KIND_ROOT_LOGGER,
+    CPK_KIND_WEAKSET,
+    CPK_KIND_TYPEVAR,
+    CPK_KIND_FIELD_SENTINEL,
+    CPK_KIND_SINGLETON,   /* module-level singleton: by name (singletons) */
+    CPK_KIND_EXTREF,      /* cpk_ref: a name in another module (compat) */
+    CPK_KIND_COUNT
+} cpk_kind;
+
+/* Exact-type dispatch: open addressing keyed by the type pointer. */
+#define CPK_TYPE_TABLE_SIZE 64
+typedef struct {
+    PyTypeObject *type;
+    int kind;
+} cpk_type_slot;
+
+/* Classes that live in Python modules (logging.Logger, typing.TypeVar, ...)
+ * are resolved from sys.modules when their module has been imported; an
+ * object of such a class cannot exist before that. */
+typedef enum {
+    CPK_LAZY_LOGGER,
+    CPK_LAZY_ROOT_LOGGER,
+    CPK_LAZY_WEAKSET,
+    CPK_LAZY_TYPEVAR,
+    CPK_LAZY_FIELD_BASE,
+    CPK_LAZY_DC_MISSING,  /* dataclasses.MISSING keeps its identity */
+    CPK_LAZY_DC_KW_ONLY,
+    CPK_LAZY_ENUM,        /* enum.Enum, to tell enums from other classes */
+    CPK_LAZY_COUNT
+} cpk_lazy;
+
+/* Output format of a Pickler. */
+typedef enum {
+    CPK_FORMAT_NATIVE = 0,  /* ccloudpickle's reconstructors (doc/FORMAT.md) */
+    CPK_FORMAT_CLOUDPICKLE, /* stock cloudpickle 3.x's names and layouts */
+} cpk_format;
+
+typedef struct cpk_state {
+    /* Types created at module exec. */
+    PyTypeObject *pickler_type;
+    PyTypeObject *unpickler_type;
+    PyTypeObject *sink_type;       /* in-memory file for dumps() */
+    PyTypeObject *reader_type;     /* in-memory file for loads() */
+    PyTypeObject *sentinel_type;   /* type of _empty_cell_value */
+    PyTypeObject *ref_type;        /* cpk_ref: callable named elsewhere */
+    PyTypeObject *tracker_cb_type; /* weakref callback of the class tracker */
+    PyTypeObject *table_descr_type;/* Pickler.dispatch_table descriptor */
+
+    /* From _pickle, copyreg, builtins. */
+    PyObject *base_pickler;      /* _pickle.Pickler */
+    PyObject *base_unpickler;    /* _pickle.Unpickler */
+    PyObject *base_dump;         /* _pickle.Pickler.dump */
+    PyObject *base_find_class;   /* _pickle.Unpickler.find_class */
+    PyObject *base_load;         /* _pickle.Unpickler.load */
+    PyObject *PicklingError;
+    PyObject *UnpicklingError;
+    PyObject *copyreg_dispatch;  /* copyreg.dispatch_table */
+    PyObject *builtins_module;
+    PyObject *getattr;           /* builtins.getattr */
+    PyObject *import_;           /* builtins.__import__ */
+    PyObject *sys_modules;       /* sys.modules (borrowed from sys, held) */
+    PyObject *abcmeta;           /* abc.ABCMeta */
+    PyObject *abc_get_dump;      /* _abc._get_dump */
+    PyObject *str_dot;           /* "." */
+    PyObject *str_locals;        /* "<locals>" */
+
+    /* Our module-level objects referenced by pickles (doc/FORMAT.md). */
+    PyObject *function_new;
+    PyObject *function_fill;
+    PyObject *code_unmarshal;
+    PyObject *code_new;
+    PyObject *make_cell;
+    PyObject *make_empty_cell;
+    PyObject *empty_cell_value;
+    PyObject *subimport;
+    PyObject *dynamic_subimport;
+    PyObject *builtin_type;
+    PyObject *make_skeleton_class;
+    PyObject *make_skeleton_enum;
+    PyObject *class_setstate;
+    PyObject *make_typevar;
+    PyObject *make_dict_keys;
+    PyObject *make_dict_values;
+    PyObject *make_dict_items;
+    PyObject *file_reconstructor;
+    PyObject *dataclass_sentinel;
+    PyObject *reduce_builtin;    /* _reduce: our reducers for dispatch tables */
+    /* cloudpickle's function reconstructors (compat.c), for loading and for
+     * writing the cloudpickle format. */
+    PyObject *cp_make_function;
+    PyObject *cp_function_setstate;
+
+    /* The by-value registry: set of module names. */
+    PyObject *by_value;
+
+    /* Class tracker (tracker.c): id -> weakref(class), id(class) -> entry. */
+    PyObject *tracker_by_id;
+    PyObject *tracker_by_class;
+
+    /* Lazily built helpers. */
+    PyObject *types_names;       /* {type: name} of the `types` module */
+    PyObject *default_table;     /* Pickler.dispatch_table: ChainMap */
+    PyObject *extrefs;           /* {"module.name": cpk_ref} */
+    PyObject *singletons;        /* {class: global name of its instance} */
+    PyObject *abc_types;         /* abc.abstractproperty & co (table keys) */
+    PyObject *lazy_types[CPK_LAZY_COUNT];
+    PyObject *field_sentinels;   /* {name: dataclasses sentinel} */
+    PyObject *textio_type;       /* _io.TextIOWrapper */
+    PyObject *stringio_type;     /* _io.StringIO */
+    PyObject *bytesio_type;      /* _io.BytesIO */
+
+    /* Per-code-object cache slot (PEP 523 co_extra). */
+    Py_ssize_t code_extra_index;
+
+    /* Exact-type dispatch table. */
+    cpk_type_slot table[CPK_TYPE_TABLE_SIZE];
+
+    /* Interned names. */
+#define CPK_DECLARE_NAME(n) PyObject *str_##n;
+    CPK_NAMES(CPK_DECLARE_NAME)
+#undef CPK_DECLARE_NAME
+} cpk_state;
+
+/* What our Pickler adds after CPython's PicklerObject. Its offset is known
+ * only at run time (the base's size differs between CPython versions). */
+typedef struct {
+    PyObject *dict;          /* instance __dict__ */
+    PyObject *module;        /* owner of the state (strong) */
+    PyObject *globals_ref;   /* {id(func.__globals__): base globals dict} */
+    PyObject *globals_alive; /* keeps the keys of globals_ref from reuse */
+    PyObject *last_globals;  /* last hit in globals_ref (kept alive above) */
+    PyObject *last_base;
+    int proto;
+    int format;              /* cpk_format */
+    int in_init;             /* set while CPython's __init__ runs */
+} cpk_pickler_ext;
+
+typedef struct {
+    PyObject *dict;
+    PyObject *module;
+} cpk_unpickler_ext;
+
+extern PyModuleDef cpk_module_def;
+extern Py_ssize_t cpk_pickler_ext_offset;
+extern Py_ssize_t cpk_unpickler_ext_offset;
+extern Py_ssize_t cpk_dispatch_table_offset;
+
+#define CPK_PICKLER_EXT(self) \
+    ((cpk_pickler_ext *)((char *)(self) + cpk_pickler_ext_offset))
+#define CPK_UNPICKLER_EXT(self) \
+    ((cpk_unpickler_ext *)((char *)(self) + cpk_unpickler_ext_offset))
+
+/* Number of free variables (closure cells) a code object needs. */
+static inline Py_ssize_t
+cpk_code_nfreevars(PyObject *code)
+{
+#if PY_VERSION_HEX >= 0x030B0000
+    return ((PyCodeObject *)code)->co_nfreevars;
+#else
+    return PyTuple_GET_SIZE(((PyCodeObject *)code)->co_freevars);
+#endif
+}
+
+static inline cpk_state *
+cpk_get_state(PyObject *module)
+{
+    return (cpk_state *)PyModule_GetState(module);
+}
+
+/* Exact-type table (pickler.c). */
+void cpk_table_add(cpk_state *st, PyTypeObject *type, int kind);
+static inline int
+cpk_table_lookup(const cpk_state *st, PyTypeObject *type)
+{
+    size_t i = ((uintptr_t)type >> 4) & (CPK_TYPE_TABLE_SIZE - 1);
+    for (;;) {
+        const cpk_type_slot *s = &st->table[i];
+        if (s->type == type)
+            return s->kind;
+        if (s->type == NULL)
+            return CPK_KIND_NONE;
+        i = (i + 1) & (CPK_TYPE_TABLE_SIZE - 1);
+    }
+}
+
+/* module.c */
+int cpk_refresh_lazy_types(cpk_state *st);
+int cpk_parse_args(const char *fname, PyObject *const *args, Py_ssize_t nargs,
+                   PyObject *kwnames, const char *const *kwlist,
+                   int npos_required, int npos_max, ...);
+
+/* pickler.c: the Pickler type. */
+int cpk_pickler_init_type(PyObject *module, cpk_state *st);
+
+/* memio.c: in-memory files. */
+int cpk_memio_init_types(PyObject *module, cpk_state *st);
+PyObject *cpk_sink_new(cpk_state *st);                 /* new reference */
+PyObject *cpk_sink_getvalue(PyObject *sink);           /* new reference */
+PyObject *cpk_reader_new(cpk_state *st, PyObject *data); /* new reference */
+Py_ssize_t cpk_reader_remaining(PyObject *reader);
+
+/* unpickler.c */
+int cpk_unpickler_init_type(PyObject *module, cpk_state *st);
+PyObject *cpk_load_with(cpk_state *st, PyObject *unpickler); /* new ref */
+
+/* lookup.c: by reference or by value. */
+int cpk_is_registered_by_value(cpk_state *st, PyObject *module_name);
+/* For a function or class: 1 picklable by reference, 0 by value, -1
+ * error. */
+int cpk_should_pickle_by_reference(cpk_state *st, PyObject *obj);
+int cpk_module_by_reference(cpk_state *st, PyObject *module);
+/* Module name and qualname where obj can be found; 0 if not found. */
+int cpk_lookup_module_and_qualname(cpk_state *st, PyObject *obj,
+                                   PyObject *name, PyObject **module,
+                                   PyObject **qualname);
+PyObject *cpk_register_by_value(PyObject *m, PyObject *module);
+PyObject *cpk_unregister_by_value(PyObject *m, PyObject *module);
+PyObject *cpk_list_registry(PyObject *m, PyObject *unused);
+
+/* codeinfo.c: global names a code object (and its nested code) uses. */
+int cpk_codeinfo_init(cpk_state *st);
+/* New reference to (global_names tuple, all_names frozenset), cached on
+ * the code object. */
+PyObject *cpk_codeinfo_get(cpk_state *st, PyObject *code);
+
+/* code.c */
+PyObject *cpk_reduce_code(cpk_state *st, PyObject *code, int format);
+PyObject *cpk_code_unmarshal(PyObject *m, PyObject *const *args,
+                             Py_ssize_t nargs);
+PyObject *cpk_code_new(PyObject *m, PyObject *const *args, Py_ssize_t nargs);
+
+/* function.c */
+PyObject *cpk_reduce_function(cpk_state *st, PyObject *pickler,
+                              PyObject *func);
+PyObject *cpk_find_submodules(cpk_state *st, PyObject *all_names,
+                              PyObject *values);
+
+/* class.c */
+PyObject *cpk_reduce_class(cpk_state *st, PyObject *pickler, PyObject *cls);
+PyObject *cpk_reduce_typevar(cpk_state *st, int format, PyObject *tv);
+
+/* tracker.c: class identity across pickles. */
+int cpk_tracker_init(PyObject *module, cpk_state *st);
+PyObject *cpk_tracker_get_or_create_id(cpk_state *st, PyObject *cls);
+/* The class already tracked under `id`, else `cls`, now tracked as
+ * reconstructed. New reference. */
+PyObject *cpk_tracker_lookup_or_track(cpk_state *st, PyObject *id,
+                                      PyObject *cls, int *found);
+/* 1 if cls was tracked while pickling (defined here), not rebuilt. */
+int cpk_tracker_is_original(cpk_state *st, PyObject *cls);
+
+/* reducers.c: the small types. */
+PyObject *cpk_reduce_kind(cpk_state *st, PyObject *pickler, int kind,
+                          PyObject *obj);
+PyObject *cpk_reduce_module(cpk_state *st, int format, PyObject *mod);
+extern PyMethodDef cpk_reducer_methods[];
+PyObject *cpk_reduce_cell(cpk_state *st, PyObject *cell, int format);
+
+/* reconstruct.c: functions referenced by pickles. */
+extern PyMethodDef cpk_reconstruct_methods[];
+int cpk_reconstruct_init_types(PyObject *module, cpk_state *st);
+
+/* compat.c: stock cloudpickle's names. */
+extern PyMethodDef cpk_compat_methods[];
+int cpk_compat_init(PyObject *module, cpk_state *st);
+/* Object to use for the reconstructor `name` of the given format (borrowed). */
+PyObject *cpk_callable(cpk_state *st, int format, PyObject *native,
+                       const char *cp_module, const char *cp_name);
+/* Our object for cloudpickle's `module`.`name`, or NULL without an error if
+ * we do not map that name. Borrowed reference. */
+PyObject *cpk_compat_find(cpk_state *st, PyObject *module, PyObject *name);
+PyObject *cpk_reduce_extref(cpk_state *st, PyObject *ref);
+
+/* Helpers. */
+/* Build a reduce tuple with a state setter (6 items); steals nothing. */
+PyObject *cpk_reduce6(PyObject *func, PyObject *args, PyObject *state,
+                      PyObject *state_setter);
+/* Python version "3.11" of this interpreter (new reference). */
+PyObject *cpk_python_version(void);
+
+#endif

@@ -1,0 +1,347 @@
+/* lookup.c - by reference or by value: can an object be found again as a
+ * module attribute (what pickle's save_global relies on), and the registry
+ * of modules whose objects the user asked to pickle by value. The reducers
+ * that act on the answer are in function.c, class.c and reducers.c.
+ */
+#include "internal.h"
+
+/* Is `name` (a module name) or one of its parent packages registered? */
+int
+cpk_is_registered_by_value(cpk_state *st, PyObject *name)
+{
+    if (PySet_GET_SIZE(st->by_value) == 0 || !PyUnicode_Check(name))
+        return 0;
+    int r = PySet_Contains(st->by_value, name);
+    Py_ssize_t end = PyUnicode_GET_LENGTH(name);
+    while (r == 0) {
+        end = PyUnicode_FindChar(name, '.', 0, end, -1);
+        if (end == -2)
+            return -1;
+        if (end < 0)
+            break;
+        PyObject *parent = PyUnicode_Substring(name, 0, end);
+        if (parent == NULL)
+            return -1;
+        r = PySet_Contains(st->by_value, parent);
+        Py_DECREF(parent);
+    }
+    return r;
+}
+
+static int
+module_registered(cpk_state *st, PyObject *module)
+{
+    PyObject *name;
+    if (PyModule_Check(module))
+        name = PyModule_GetNameObject(module);
+    else
+        name = PyObject_GetAttr(module, st->str___name__);
+    if (name == NULL) {
+        if (!PyErr_ExceptionMatches(PyExc_AttributeError) &&
+            !PyErr_ExceptionMatches(PyExc_SystemError))
+            return -1;
+        PyErr_Clear();
+        return 0;
+    }
+    int r = cpk_is_registered_by_value(st, name);
+    Py_DECREF(name);
+    return r;
+}
+
+/* getattr(obj, name) that reports "missing" as 0 rather than by raising,
+ * for plain modules without a module __getattr__ (the common case, and the
+ * one where a miss is common: lambdas, "<locals>"). */
+static int
+lookup_attr(cpk_state *st, PyObject *obj, PyObject *name, PyObject **result)
+{
+    if (Py_IS_TYPE(obj, &PyModule_Type)) {
+        PyObject *dict = PyModule_GetDict(obj); /* borrowed */
+        PyObject *v = PyDict_GetItemWithError(dict, name);
+        if (v != NULL) {
+            *result = Py_NewRef(v);
+            return 1;
+        }
+        if (PyErr_Occurred())
+            return -1;
+        int has_getattr = PyDict_Contains(dict, st->str___getattr__);
+        if (has_getattr < 0)
+            return -1;
+        if (!has_getattr && _PyType_Lookup(&PyModule_Type, name) == NULL) {
+            *result = NULL;
+            return 0;
+        }
+    }
+    *result = PyObject_GetAttr(obj, name);
+    if (*result != NULL)
+        return 1;
+    if (!PyErr_ExceptionMatches(PyExc_AttributeError))
+        return -1;
+    PyErr_Clear();
+    return 0;
+}
+
+/* pickle's _getattribute: follow a dotted qualified name from `root`;
+ * a "<locals>" part means the object cannot be reached. Returns 1 with a
+ * new reference in *result, 0 when not found, -1 on error. */
+static int
+getattribute(cpk_state *st, PyObject *root, PyObject *qualname,
+             PyObject **result)
+{
+    if (PyUnicode_FindChar(qualname, '.', 0, PyUnicode_GET_LENGTH(qualname),
+                           1) == -1)
+        return lookup_attr(st, root, qualname, result);
+    PyObject *parts = PyUnicode_Split(qualname, st->str_dot, -1);
+    if (parts == NULL)
+        return -1;
+    PyObject *obj = Py_NewRef(root);
+    int r = 1;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(parts); i++) {
+        PyObject *part = PyList_GET_ITEM(parts, i);
+        if (PyUnicode_Compare(part, st->str_locals) == 0) {
+            r = 0;
+            break;
+        }
+        PyObject *next;
+        r = lookup_attr(st, obj, part, &next);
+        if (r <= 0)
+            break;
+        Py_SETREF(obj, next);
+    }
+    Py_DECREF(parts);
+    if (r <= 0) {
+        Py_DECREF(obj);
+        *result = NULL;
+        return r;
+    }
+    *result = obj;
+    return 1;
+}
+
+/* cloudpickle's _whichmodule: obj.__module__, else the first module of
+ * sys.modules (but __main__) that has obj under `name`. New reference, or
+ * Py_None when nowhere; NULL on error. */
+static PyObject *
+whichmodule(cpk_state *st, PyObject *obj, PyObject *name)
+{
+    PyObject *module_name;
+    if (PyObject_GetOptionalAttr(obj, st->str___module__, &module_name) < 0)
+        return NULL;
+    if (module_name != NULL && module_name != Py_None)
+        return module_name;
+    Py_XDECREF(module_name);
+    if (name == NULL || !PyUnicode_Check(name))
+        Py_RETURN_NONE;
+
+    /* A copy: imports triggered by getattr may change sys.modules. */
+    PyObject *items = PyDict_Items(st->sys_modules);
+    if (items == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(items); i++) {
+        PyObject *pair = PyList_GET_ITEM(items, i);
+        PyObject *mname = PyTuple_GET_ITEM(pair, 0);
+        PyObject *module = PyTuple_GET_ITEM(pair, 1);
+        if (!PyModule_Check(module) || !PyUnicode_Check(mname) ||
+            PyUnicode_CompareWithASCIIString(mname, "__main__") == 0)
+            continue;
+        PyObject *found;
+        int r = getattribute(st, module, name, &found);
+        if (r < 0) {
+            /* Errors of module introspection are side effects: ignore. */
+            PyErr_Clear();
+            continue;
+        }
+        if (r == 1) {
+            Py_DECREF(found);
+            if (found == obj) {
+                Py_INCREF(mname);
+                Py_DECREF(items);
+                return mname;
+            }
+        }
+    }
+    Py_DECREF(items);
+    Py_RETURN_NONE;
+}
+
+int
+cpk_lookup_module_and_qualname(cpk_state *st, PyObject *obj, PyObject *name,
+                               PyObject **module_out, PyObject **qualname_out)
+{
+    PyObject *qualname = NULL, *module_name = NULL, *module = NULL;
+    int found = 0;
+    *module_out = *qualname_out = NULL;
+
+    if (name != NULL)
+        qualname = Py_NewRef(name);
+    else {
+        if (PyObject_GetOptionalAttr(obj, st->str___qualname__, &qualname) < 0)
+            return -1;
+        if (qualname == NULL &&
+            PyObject_GetOptionalAttr(obj, st->str___name__, &qualname) < 0)
+            return -1;
+    }
+    if (qualname == NULL || !PyUnicode_Check(qualname))
+        goto done;
+
+    module_name = whichmodule(st, obj, qualname);
+    if (module_name == NULL)
+        goto error;
+    if (!PyUnicode_Check(module_name) ||
+        PyUnicode_CompareWithASCIIString(module_name, "__main__") == 0)
+        goto done;
+    /* In sys.modules means importable on the other side (cloudpickle #357). */
+    module = PyDict_GetItemWithError(st->sys_modules, module_name);
+    if (module == NULL) {
+        if (PyErr_Occurred())
+            goto error;
+        goto done;
+    }
+    Py_INCREF(module);
+    PyObject *found_obj;
+    int r = getattribute(st, module, qualname, &found_obj);
+    if (r < 0)
+        goto error;
+    if (r == 1) {
+        Py_DECREF(found_obj);
+        if (found_obj == obj) {
+            *module_out = Py_NewRef(module);
+            *qualname_out = Py_NewRef(qualname);
+            found = 1;
+        }
+    }
+done:
+    Py_XDECREF(module);
+    Py_XDECREF(module_name);
+    Py_XDECREF(qualname);
+    return found;
+error:
+    Py_XDECREF(module);
+    Py_XDECREF(module_name);
+    Py_XDECREF(qualname);
+    return -1;
+}
+
+int
+cpk_should_pickle_by_reference(cpk_state *st, PyObject *obj)
+{
+    PyObject *module, *qualname;
+    int r;
+
+    if (PyFunction_Check(obj)) {
+        /* The fields PyFunction_New filled: no attribute lookups. */
+        PyFunctionObject *f = (PyFunctionObject *)obj;
+        PyObject *mname = f->func_module;
+        if (mname != NULL && PyUnicode_CheckExact(mname) &&
+            PyUnicode_CheckExact(f->func_qualname)) {
+            if (PyUnicode_CompareWithASCIIString(mname, "__main__") == 0)
+                return 0;
+            PyObject *m = PyDict_GetItemWithError(st->sys_modules, mname);
+            if (m == NULL)
+                return PyErr_Occurred() ? -1 : 0;
+            Py_INCREF(m);
+            PyObject *found;
+            r = getattribute(st, m, f->func_qualname, &found);
+            if (r == 1) {
+                Py_DECREF(found);
+                r = found == obj;
+                if (r == 1) {
+                    r = module_registered(st, m);
+                    r = r < 0 ? -1 : !r;
+                }
+            }
+            Py_DECREF(m);
+            return r;
+        }
+    }
+    r = cpk_lookup_module_and_qualname(st, obj, NULL, &module, &qualname);
+    if (r <= 0)
+        return r;
+    Py_DECREF(qualname);
+    r = module_registered(st, module);
+    Py_DECREF(module);
+    return r < 0 ? -1 : !r;
+}
+
+int
+cpk_module_by_reference(cpk_state *st, PyObject *module)
+{
+    int r = module_registered(st, module);
+    if (r != 0)
+        return r < 0 ? -1 : 0;
+    /* sys.modules is our stand-in for "importable by name" (cloudpickle). */
+    PyObject *name = PyModule_GetNameObject(module);
+    if (name == NULL) {
+        PyErr_Clear();
+        return 0;
+    }
+    r = PyDict_Contains(st->sys_modules, name);
+    Py_DECREF(name);
+    return r;
+}
+
+/* The registry's Python API ------------------------------------------------ */
+
+static int
+check_module_arg(PyObject *module)
+{
+    if (PyModule_Check(module))
+        return 0;
+    PyObject *s = PyObject_Str(module);
+    if (s != NULL) {
+        PyErr_Format(PyExc_ValueError,
+                     "Input should be a module object, got %U instead", s);
+        Py_DECREF(s);
+    }
+    return -1;
+}
+
+PyObject *
+cpk_register_by_value(PyObject *m, PyObject *module)
+{
+    cpk_state *st = cpk_get_state(m);
+    if (check_module_arg(module) < 0)
+        return NULL;
+    PyObject *name = PyObject_GetAttr(module, st->str___name__);
+    if (name == NULL)
+        return NULL;
+    int r = PyDict_Contains(st->sys_modules, name);
+    if (r == 0)
+        PyErr_Format(PyExc_ValueError,
+                     "%R was not imported correctly, have you used an "
+                     "`import` statement to access it?",
+                     module);
+    if (r == 1)
+        r = PySet_Add(st->by_value, name) < 0 ? -1 : 1;
+    Py_DECREF(name);
+    if (r <= 0)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+PyObject *
+cpk_unregister_by_value(PyObject *m, PyObject *module)
+{
+    cpk_state *st = cpk_get_state(m);
+    if (check_module_arg(module) < 0)
+        return NULL;
+    PyObject *name = PyObject_GetAttr(module, st->str___name__);
+    if (name == NULL)
+        return NULL;
+    int r = PySet_Discard(st->by_value, name);
+    Py_DECREF(name);
+    if (r < 0)
+        return NULL;
+    if (r == 0) {
+        PyErr_Format(PyExc_ValueError,
+                     "%R is not registered for pickle by value", module);
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+PyObject *
+cpk_list_registry(PyObject *m, PyObject *unused)
+{
+    (void)unused;
+    return PySet_New(cpk_get_state(m)->by_value);
+}

@@ -1,0 +1,317 @@
+/* memio.c - the in-memory files behind dumps() and loads().
+ *
+ * Sink: what CPython's Pickler writes to. A pickle that fits in one write
+ * (anything up to one frame, i.e. most pickles) is returned as the very
+ * bytes object the pickler produced, with no copy; larger ones are joined
+ * once at the end.
+ *
+ * Reader: what CPython's Unpickler reads from. Its peek() hands over the
+ * whole remaining buffer, so the unpickler reads everything from memory as
+ * pickle.loads() does, and read() returns memoryview slices, so the final
+ * "skip what was consumed" call copies nothing. It also tells how many
+ * bytes were left unread (cloudpickle-load refuses trailing data).
+ */
+#include "internal.h"
+
+#include <structmember.h>
+
+/* Sink -------------------------------------------------------------------- */
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *first;  /* the only chunk so far, or NULL */
+    PyObject *chunks; /* list of bytes once there are several, or NULL */
+    Py_ssize_t size;
+} cpk_sink;
+
+static PyObject *
+Sink_write(PyObject *op, PyObject *data)
+{
+    cpk_sink *self = (cpk_sink *)op;
+    PyObject *chunk;
+    if (PyBytes_CheckExact(data))
+        chunk = Py_NewRef(data); /* immutable: keep it as it is */
+    else {
+        /* A memoryview over the caller's buffer: copy it now. */
+        chunk = PyBytes_FromObject(data);
+        if (chunk == NULL)
+            return NULL;
+    }
+    Py_ssize_t n = PyBytes_GET_SIZE(chunk);
+    if (self->first == NULL && self->chunks == NULL) {
+        self->first = chunk;
+    }
+    else {
+        if (self->chunks == NULL) {
+            self->chunks = PyList_New(0);
+            if (self->chunks == NULL ||
+                PyList_Append(self->chunks, self->first) < 0) {
+                Py_DECREF(chunk);
+                return NULL;
+            }
+            Py_CLEAR(self->first);
+        }
+        int r = PyList_Append(self->chunks, chunk);
+        Py_DECREF(chunk);
+        if (r < 0)
+            return NULL;
+    }
+    self->size += n;
+    return PyLong_FromSsize_t(n);
+}
+
+PyObject *
+cpk_sink_getvalue(PyObject *op)
+{
+    cpk_sink *self = (cpk_sink *)op;
+    if (self->chunks == NULL) {
+        if (self->first != NULL)
+            return Py_NewRef(self->first);
+        return PyBytes_FromStringAndSize(NULL, 0);
+    }
+    PyObject *out = PyBytes_FromStringAndSize(NULL, self->size);
+    if (out == NULL)
+        return NULL;
+    char *p = PyBytes_AS_STRING(out);
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(self->chunks); i++) {
+        PyObject *c = PyList_GET_ITEM(self->chunks, i);
+        memcpy(p, PyBytes_AS_STRING(c), (size_t)PyBytes_GET_SIZE(c));
+        p += PyBytes_GET_SIZE(c);
+    }
+    return out;
+}
+
+static int
+Sink_traverse(PyObject *op, visitproc visit, void *arg)
+{
+    cpk_sink *self = (cpk_sink *)op;
+    Py_VISIT(self->first);
+    Py_VISIT(self->chunks);
+    Py_VISIT(Py_TYPE(op));
+    return 0;
+}
+
+static void
+Sink_dealloc(PyObject *op)
+{
+    cpk_sink *self = (cpk_sink *)op;
+    PyTypeObject *tp = Py_TYPE(op);
+    PyObject_GC_UnTrack(op);
+    Py_CLEAR(self->first);
+    Py_CLEAR(self->chunks);
+    tp->tp_free(op);
+    Py_DECREF(tp);
+}
+
+static PyMethodDef Sink_methods[] = {
+    {"write", Sink_write, METH_O, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyType_Slot sink_slots[] = {
+    {Py_tp_methods, Sink_methods},
+    {Py_tp_traverse, Sink_traverse},
+    {Py_tp_dealloc, Sink_dealloc},
+    {0, NULL},
+};
+
+static PyType_Spec sink_spec = {
+    .name = "ccloudpickle._Sink",
+    .basicsize = sizeof(cpk_sink),
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+    .slots = sink_slots,
+};
+
+PyObject *
+cpk_sink_new(cpk_state *st)
+{
+    cpk_sink *self = PyObject_GC_New(cpk_sink, st->sink_type);
+    if (self == NULL)
+        return NULL;
+    self->first = self->chunks = NULL;
+    self->size = 0;
+    PyObject_GC_Track(self);
+    return (PyObject *)self;
+}
+
+/* Reader ------------------------------------------------------------------ */
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *data; /* bytes-like object given to loads() */
+    PyObject *view; /* memoryview over data, sliced for read() */
+    Py_ssize_t len;
+    Py_ssize_t pos;
+} cpk_reader;
+
+static PyObject *
+slice(cpk_reader *self, Py_ssize_t start, Py_ssize_t end)
+{
+    if (start == 0 && end == self->len && PyBytes_CheckExact(self->data))
+        return Py_NewRef(self->data);
+    return PySequence_GetSlice(self->view, start, end);
+}
+
+static PyObject *
+Reader_peek(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
+{
+    cpk_reader *self = (cpk_reader *)op;
+    (void)args;
+    (void)nargs;
+    return slice(self, self->pos, self->len);
+}
+
+static Py_ssize_t
+size_arg(PyObject *const *args, Py_ssize_t nargs, Py_ssize_t dflt)
+{
+    if (nargs < 1 || args[0] == Py_None)
+        return dflt;
+    return PyLong_AsSsize_t(args[0]);
+}
+
+static PyObject *
+Reader_read(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
+{
+    cpk_reader *self = (cpk_reader *)op;
+    Py_ssize_t left = self->len - self->pos;
+    Py_ssize_t n = size_arg(args, nargs, -1);
+    if (n == -1 && PyErr_Occurred())
+        return NULL;
+    if (n < 0 || n > left)
+        n = left;
+    PyObject *r = slice(self, self->pos, self->pos + n);
+    if (r != NULL)
+        self->pos += n;
+    return r;
+}
+
+static PyObject *
+Reader_readinto(PyObject *op, PyObject *buf)
+{
+    cpk_reader *self = (cpk_reader *)op;
+    Py_buffer dst;
+    if (PyObject_GetBuffer(buf, &dst, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0)
+        return NULL;
+    const char *src = PyMemoryView_GET_BUFFER(self->view)->buf;
+    Py_ssize_t n = self->len - self->pos;
+    if (n > dst.len)
+        n = dst.len;
+    memcpy(dst.buf, src + self->pos, (size_t)n);
+    self->pos += n;
+    PyBuffer_Release(&dst);
+    return PyLong_FromSsize_t(n);
+}
+
+static PyObject *
+Reader_readline(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
+{
+    cpk_reader *self = (cpk_reader *)op;
+    (void)args;
+    (void)nargs;
+    const char *src = PyMemoryView_GET_BUFFER(self->view)->buf;
+    const char *nl = memchr(src + self->pos, '\n',
+                            (size_t)(self->len - self->pos));
+    Py_ssize_t end = nl ? (Py_ssize_t)(nl - src) + 1 : self->len;
+    PyObject *r = slice(self, self->pos, end);
+    if (r != NULL)
+        self->pos = end;
+    return r;
+}
+
+Py_ssize_t
+cpk_reader_remaining(PyObject *op)
+{
+    cpk_reader *self = (cpk_reader *)op;
+    return self->len - self->pos;
+}
+
+static int
+Reader_traverse(PyObject *op, visitproc visit, void *arg)
+{
+    cpk_reader *self = (cpk_reader *)op;
+    Py_VISIT(self->data);
+    Py_VISIT(self->view);
+    Py_VISIT(Py_TYPE(op));
+    return 0;
+}
+
+static void
+Reader_dealloc(PyObject *op)
+{
+    cpk_reader *self = (cpk_reader *)op;
+    PyTypeObject *tp = Py_TYPE(op);
+    PyObject_GC_UnTrack(op);
+    Py_CLEAR(self->view);
+    Py_CLEAR(self->data);
+    tp->tp_free(op);
+    Py_DECREF(tp);
+}
+
+static PyMethodDef Reader_methods[] = {
+    {"peek", (PyCFunction)(void (*)(void))Reader_peek, METH_FASTCALL, NULL},
+    {"read", (PyCFunction)(void (*)(void))Reader_read, METH_FASTCALL, NULL},
+    {"readinto", Reader_readinto, METH_O, NULL},
+    {"readline", (PyCFunction)(void (*)(void))Reader_readline, METH_FASTCALL,
+     NULL},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyType_Slot reader_slots[] = {
+    {Py_tp_methods, Reader_methods},
+    {Py_tp_traverse, Reader_traverse},
+    {Py_tp_dealloc, Reader_dealloc},
+    {0, NULL},
+};
+
+static PyType_Spec reader_spec = {
+    .name = "ccloudpickle._Reader",
+    .basicsize = sizeof(cpk_reader),
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+    .slots = reader_slots,
+};
+
+PyObject *
+cpk_reader_new(cpk_state *st, PyObject *data)
+{
+    PyObject *view = PyMemoryView_FromObject(data);
+    if (view == NULL)
+        return NULL;
+    Py_buffer *b = PyMemoryView_GET_BUFFER(view);
+    if (!PyBuffer_IsContiguous(b, 'C')) {
+        Py_DECREF(view);
+        PyErr_SetString(PyExc_BufferError, "pickle data must be contiguous");
+        return NULL;
+    }
+    /* Slices index bytes, whatever the item size of the exporter. */
+    if (b->itemsize != 1 || b->ndim != 1) {
+        PyObject *flat = PyObject_CallMethod(view, "cast", "s", "B");
+        Py_DECREF(view);
+        if (flat == NULL)
+            return NULL;
+        view = flat;
+        b = PyMemoryView_GET_BUFFER(view);
+    }
+    cpk_reader *self = PyObject_GC_New(cpk_reader, st->reader_type);
+    if (self == NULL) {
+        Py_DECREF(view);
+        return NULL;
+    }
+    self->data = Py_NewRef(data);
+    self->view = view;
+    self->len = b->len;
+    self->pos = 0;
+    PyObject_GC_Track(self);
+    return (PyObject *)self;
+}
+
+int
+cpk_memio_init_types(PyObject *module, cpk_state *st)
+{
+    st->sink_type = (PyTypeObject *)PyType_FromModuleAndSpec(module,
+                                                             &sink_spec, NULL);
+    if (st->sink_type == NULL)
+        return -1;
+    st->reader_type = (PyTypeObject *)PyType_FromModuleAndSpec(
+        module, &reader_spec, NULL);
+    return st->reader_type == NULL ? -1 : 0;
+}

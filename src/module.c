@@ -1,0 +1,724 @@
+/* module.c - the ccloudpickle module: definition, state (fill, traverse,
+ * clear) and the public functions dumps, dump, loads, load. The Pickler and
+ * Unpickler types live in pickler.c and unpickler.c, the by-value registry
+ * functions in lookup.c, the reconstructors in reconstruct.c and compat.c.
+ */
+#include "internal.h"
+
+/* The highest protocol of every CPython this builds for (3.8 and later). */
+#define CPK_HIGHEST_PROTOCOL 5
+
+Py_ssize_t cpk_pickler_ext_offset;
+Py_ssize_t cpk_unpickler_ext_offset;
+Py_ssize_t cpk_dispatch_table_offset;
+
+PyObject *
+cpk_reduce6(PyObject *func, PyObject *args, PyObject *state,
+            PyObject *state_setter)
+{
+    return PyTuple_Pack(6, func, args, state, Py_None, Py_None, state_setter);
+}
+
+PyObject *
+cpk_python_version(void)
+{
+    return PyUnicode_FromFormat("%d.%d", PY_MAJOR_VERSION, PY_MINOR_VERSION);
+}
+
+/* Lazily resolved classes --------------------------------------------- */
+
+static const struct {
+    const char *module, *name;
+    int kind;
+} lazy_specs[CPK_LAZY_COUNT] = {
+    [CPK_LAZY_LOGGER] = {"logging", "Logger", CPK_KIND_LOGGER},
+    [CPK_LAZY_ROOT_LOGGER] = {"logging", "RootLogger", CPK_KIND_ROOT_LOGGER},
+    [CPK_LAZY_WEAKSET] = {"_weakrefset", "WeakSet", CPK_KIND_WEAKSET},
+    [CPK_LAZY_TYPEVAR] = {"typing", "TypeVar", CPK_KIND_TYPEVAR},
+    [CPK_LAZY_FIELD_BASE] = {"dataclasses", "_FIELD_BASE",
+                             CPK_KIND_FIELD_SENTINEL},
+    [CPK_LAZY_DC_MISSING] = {"dataclasses", "_MISSING_TYPE",
+                             CPK_KIND_SINGLETON},
+    [CPK_LAZY_DC_KW_ONLY] = {"dataclasses", "_KW_ONLY_TYPE",
+                             CPK_KIND_SINGLETON},
+    [CPK_LAZY_ENUM] = {"enum", "Enum", CPK_KIND_NONE},
+};
+
+/* Names of the module-level singletons whose class is CPK_KIND_SINGLETON. */
+static const char *const singleton_names[CPK_LAZY_COUNT] = {
+    [CPK_LAZY_DC_MISSING] = "MISSING",
+    [CPK_LAZY_DC_KW_ONLY] = "KW_ONLY",
+};
+
+/* Resolve the classes whose module has been imported since the last call.
+ * Cheap when nothing changed: one sys.modules lookup per missing class. */
+int
+cpk_refresh_lazy_types(cpk_state *st)
+{
+    for (int i = 0; i < CPK_LAZY_COUNT; i++) {
+        if (st->lazy_types[i] != NULL)
+            continue;
+        PyObject *mod = PyDict_GetItemString(st->sys_modules,
+                                             lazy_specs[i].module);
+        if (mod == NULL)
+            continue;
+        PyObject *cls = PyObject_GetAttrString(mod, lazy_specs[i].name);
+        if (cls == NULL) {
+            /* A module of that name without the class: not the stdlib's. */
+            PyErr_Clear();
+            continue;
+        }
+        if (!PyType_Check(cls)) {
+            Py_DECREF(cls);
+            continue;
+        }
+        if (singleton_names[i] != NULL) {
+            PyObject *name = PyUnicode_InternFromString(singleton_names[i]);
+            if (name == NULL || PyDict_SetItem(st->singletons, cls, name) < 0) {
+                Py_XDECREF(name);
+                Py_DECREF(cls);
+                return -1;
+            }
+            Py_DECREF(name);
+        }
+        st->lazy_types[i] = cls;
+        if (lazy_specs[i].kind != CPK_KIND_NONE)
+            cpk_table_add(st, (PyTypeObject *)cls, lazy_specs[i].kind);
+    }
+    return 0;
+}
+
+/* Public functions ---------------------------------------------------- */
+
+/* Parse the (obj, protocol, buffer_callback, *, compat) tail shared by dump
+ * and dumps, and make a Pickler writing to `file`. New reference. */
+static PyObject *
+make_pickler(cpk_state *st, PyObject *file, PyObject *protocol,
+             PyObject *buffer_callback, PyObject *compat)
+{
+    PyObject *args[3] = {file, protocol, buffer_callback};
+    PyObject *kwnames = NULL, *pickler;
+    Py_ssize_t nargs = 3;
+    if (compat != NULL && compat != Py_None) {
+        PyObject *kwargs[4] = {file, protocol, buffer_callback, compat};
+        kwnames = Py_BuildValue("(s)", "compat");
+        if (kwnames == NULL)
+            return NULL;
+        pickler = PyObject_Vectorcall((PyObject *)st->pickler_type, kwargs,
+                                      nargs, kwnames);
+        Py_DECREF(kwnames);
+        return pickler;
+    }
+    return PyObject_Vectorcall((PyObject *)st->pickler_type, args, nargs,
+                               NULL);
+}
+
+static PyObject *
+pickler_dump(PyObject *pickler, PyObject *obj)
+{
+    cpk_state *st = cpk_get_state(CPK_PICKLER_EXT(pickler)->module);
+    PyObject *args[2] = {pickler, obj};
+    /* Through the attribute: a subclass may override dump(). */
+    return PyObject_VectorcallMethod(st->str_dump, args,
+                                     2 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
+}
+
+static PyObject *
+module_dumps(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+             PyObject *kwnames)
+{
+    static const char *const kwlist[] = {"obj", "protocol", "buffer_callback",
+                                         "compat", NULL};
+    cpk_state *st = cpk_get_state(module);
+    PyObject *obj, *protocol = Py_None, *buffer_callback = Py_None;
+    PyObject *compat = Py_None;
+    if (!cpk_parse_args("dumps", args, nargs, kwnames, kwlist, 1, 3,
+                        &obj, &protocol, &buffer_callback, &compat))
+        return NULL;
+
+    PyObject *sink = cpk_sink_new(st);
+    if (sink == NULL)
+        return NULL;
+    PyObject *result = NULL;
+    PyObject *pickler = make_pickler(st, sink, protocol, buffer_callback,
+                                     compat);
+    if (pickler == NULL)
+        goto done;
+    PyObject *r = pickler_dump(pickler, obj);
+    Py_DECREF(pickler);
+    if (r == NULL)
+        goto done;
+    Py_DECREF(r);
+    result = cpk_sink_getvalue(sink);
+done:
+    Py_DECREF(sink);
+    return result;
+}
+
+static PyObject *
+module_dump(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+            PyObject *kwnames)
+{
+    static const char *const kwlist[] = {"obj", "file", "protocol",
+                                         "buffer_callback", "compat", NULL};
+    cpk_state *st = cpk_get_state(module);
+    PyObject *obj, *file, *protocol = Py_None, *buffer_callback = Py_None;
+    PyObject *compat = Py_None;
+    if (!cpk_parse_args("dump", args, nargs, kwnames, kwlist, 2, 4,
+                        &obj, &file, &protocol, &buffer_callback, &compat))
+        return NULL;
+    PyObject *pickler = make_pickler(st, file, protocol, buffer_callback,
+                                     compat);
+    if (pickler == NULL)
+        return NULL;
+    PyObject *r = pickler_dump(pickler, obj);
+    Py_DECREF(pickler);
+    if (r == NULL)
+        return NULL;
+    Py_DECREF(r);
+    Py_RETURN_NONE;
+}
+
+/* loads/load take pickle.loads's keyword-only options. */
+static PyObject *
+make_unpickler(cpk_state *st, PyObject *file, PyObject *fix_imports,
+               PyObject *encoding, PyObject *errors, PyObject *buffers)
+{
+    PyObject *args[5] = {file, fix_imports, encoding, errors, buffers};
+    PyObject *kwnames = Py_BuildValue("(ssss)", "fix_imports", "encoding",
+                                      "errors", "buffers");
+    if (kwnames == NULL)
+        return NULL;
+    PyObject *u = PyObject_Vectorcall((PyObject *)st->unpickler_type, args,
+                                      1, kwnames);
+    Py_DECREF(kwnames);
+    return u;
+}
+
+static PyObject *
+do_loads(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+         PyObject *kwnames, int exact)
+{
+    static const char *const kwlist[] = {"data", "fix_imports", "encoding",
+                                         "errors", "buffers", NULL};
+    cpk_state *st = cpk_get_state(module);
+    PyObject *data, *fix_imports = Py_True, *encoding = NULL, *errors = NULL;
+    PyObject *buffers = Py_None;
+    if (!cpk_parse_args(exact ? "_loads_exact" : "loads", args, nargs, kwnames,
+                        kwlist, 1, 1, &data, &fix_imports, &encoding, &errors,
+                        &buffers))
+        return NULL;
+    if (PyUnicode_Check(data)) {
+        PyErr_SetString(PyExc_TypeError,
+                        "Can't load pickle from unicode string");
+        return NULL;
+    }
+    PyObject *reader = cpk_reader_new(st, data);
+    if (reader == NULL)
+        return NULL;
+    PyObject *result = NULL;
+    PyObject *ascii = NULL, *strict = NULL;
+    if (encoding == NULL)
+        encoding = ascii = PyUnicode_FromString("ASCII");
+    if (errors == NULL)
+        errors = strict = PyUnicode_FromString("strict");
+    if (encoding == NULL || errors == NULL)
+        goto done;
+    PyObject *u = make_unpickler(st, reader, fix_imports, encoding, errors,
+                                 buffers);
+    if (u == NULL)
+        goto done;
+    result = cpk_load_with(st, u);
+    Py_DECREF(u);
+    if (result != NULL && exact) {
+        Py_ssize_t left = cpk_reader_remaining(reader);
+        if (left > 0) {
+            PyErr_Format(st->UnpicklingError,
+                         "%zd byte%s of trailing data after the pickle", left,
+                         left == 1 ? "" : "s");
+            Py_CLEAR(result);
+        }
+    }
+done:
+    Py_XDECREF(ascii);
+    Py_XDECREF(strict);
+    Py_DECREF(reader);
+    return result;
+}
+
+static PyObject *
+module_loads(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+             PyObject *kwnames)
+{
+    return do_loads(module, args, nargs, kwnames, 0);
+}
+
+static PyObject *
+module_loads_exact(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                   PyObject *kwnames)
+{
+    return do_loads(module, args, nargs, kwnames, 1);
+}
+
+static PyObject *
+module_load(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+            PyObject *kwnames)
+{
+    static const char *const kwlist[] = {"file", "fix_imports", "encoding",
+                                         "errors", "buffers", NULL};
+    cpk_state *st = cpk_get_state(module);
+    PyObject *file, *fix_imports = Py_True, *encoding = NULL, *errors = NULL;
+    PyObject *buffers = Py_None;
+    if (!cpk_parse_args("load", args, nargs, kwnames, kwlist, 1, 1, &file,
+                        &fix_imports, &encoding, &errors, &buffers))
+        return NULL;
+    PyObject *result = NULL, *ascii = NULL, *strict = NULL;
+    if (encoding == NULL)
+        encoding = ascii = PyUnicode_FromString("ASCII");
+    if (errors == NULL)
+        errors = strict = PyUnicode_FromString("strict");
+    if (encoding != NULL && errors != NULL) {
+        PyObject *u = make_unpickler(st, file, fix_imports, encoding, errors,
+                                     buffers);
+        if (u != NULL) {
+            result = cpk_load_with(st, u);
+            Py_DECREF(u);
+        }
+    }
+    Py_XDECREF(ascii);
+    Py_XDECREF(strict);
+    return result;
+}
+
+PyDoc_STRVAR(dumps_doc,
+"dumps(obj, protocol=None, buffer_callback=None, *, compat=None)\n--\n\n"
+"Return the pickle of obj as bytes. Functions and classes that cannot be\n"
+"imported by name on the other side are pickled by value.\n\n"
+"protocol defaults to DEFAULT_PROTOCOL (the highest). compat='cloudpickle'\n"
+"writes a pickle that stock cloudpickle 3.x loads without ccloudpickle.");
+
+PyDoc_STRVAR(dump_doc,
+"dump(obj, file, protocol=None, buffer_callback=None, *, compat=None)\n--\n\n"
+"Write the pickle of obj to the binary file object file. See dumps().");
+
+PyDoc_STRVAR(loads_doc,
+"loads(data, /, *, fix_imports=True, encoding='ASCII', errors='strict',\n"
+"      buffers=None)\n--\n\n"
+"Return the object pickled in data. Reads pickles written by ccloudpickle\n"
+"and by stock cloudpickle, even where cloudpickle is not installed.");
+
+PyDoc_STRVAR(load_doc,
+"load(file, *, fix_imports=True, encoding='ASCII', errors='strict',\n"
+"     buffers=None)\n--\n\n"
+"Read one pickle from the binary file object file. See loads().");
+
+PyDoc_STRVAR(loads_exact_doc,
+"_loads_exact(data, /, **kwargs)\n--\n\n"
+"Like loads(), but data must hold exactly one pickle: trailing bytes raise\n"
+"UnpicklingError. Used by cloudpickle-load.");
+
+PyDoc_STRVAR(register_doc,
+"register_pickle_by_value(module)\n--\n\n"
+"Pickle the functions and classes of module (and of its submodules) by\n"
+"value, so they load where the module cannot be imported.");
+
+PyDoc_STRVAR(unregister_doc,
+"unregister_pickle_by_value(module)\n--\n\n"
+"Undo register_pickle_by_value(module).");
+
+PyDoc_STRVAR(list_registry_doc,
+"list_registry_pickle_by_value()\n--\n\n"
+"Return a copy of the set of module names registered for pickling by "
+"value.");
+
+static PyMethodDef module_methods[] = {
+    {"dumps", (PyCFunction)(void (*)(void))module_dumps,
+     METH_FASTCALL | METH_KEYWORDS, dumps_doc},
+    {"dump", (PyCFunction)(void (*)(void))module_dump,
+     METH_FASTCALL | METH_KEYWORDS, dump_doc},
+    {"loads", (PyCFunction)(void (*)(void))module_loads,
+     METH_FASTCALL | METH_KEYWORDS, loads_doc},
+    {"load", (PyCFunction)(void (*)(void))module_load,
+     METH_FASTCALL | METH_KEYWORDS, load_doc},
+    {"_loads_exact", (PyCFunction)(void (*)(void))module_loads_exact,
+     METH_FASTCALL | METH_KEYWORDS, loads_exact_doc},
+    {"register_pickle_by_value", cpk_register_by_value, METH_O, register_doc},
+    {"unregister_pickle_by_value", cpk_unregister_by_value, METH_O,
+     unregister_doc},
+    {"list_registry_pickle_by_value", cpk_list_registry, METH_NOARGS,
+     list_registry_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+/* Argument parsing ------------------------------------------------------ */
+
+/* Parse positional-or-keyword arguments of a METH_FASTCALL|METH_KEYWORDS
+ * function: `npos_required` leading parameters are required, the first
+ * `npos_max` may be positional, the rest are keyword-only. The outputs are
+ * borrowed references. Returns 1 on success, 0 with an exception set. */
+int
+cpk_parse_args(const char *fname, PyObject *const *args, Py_ssize_t nargs,
+               PyObject *kwnames, const char *const *kwlist,
+               int npos_required, int npos_max, ...)
+{
+    int nparams = 0;
+    while (kwlist[nparams] != NULL)
+        nparams++;
+    PyObject **out[16];
+    va_list ap;
+    va_start(ap, npos_max);
+    for (int i = 0; i < nparams && i < 16; i++)
+        out[i] = va_arg(ap, PyObject **);
+    va_end(ap);
+
+    if (nargs > npos_max) {
+        PyErr_Format(PyExc_TypeError,
+                     "%s() takes at most %d positional argument%s (%zd given)",
+                     fname, npos_max, npos_max == 1 ? "" : "s", nargs);
+        return 0;
+    }
+    int seen[16] = {0};
+    for (Py_ssize_t i = 0; i < nargs; i++) {
+        *out[i] = args[i];
+        seen[i] = 1;
+    }
+    Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    for (Py_ssize_t k = 0; k < nkw; k++) {
+        PyObject *key = PyTuple_GET_ITEM(kwnames, k);
+        int found = -1;
+        for (int i = 0; i < nparams; i++) {
+            if (PyUnicode_CompareWithASCIIString(key, kwlist[i]) == 0) {
+                found = i;
+                break;
+            }
+        }
+        if (found < 0) {
+            PyErr_Format(PyExc_TypeError,
+                         "%s() got an unexpected keyword argument '%U'",
+                         fname, key);
+            return 0;
+        }
+        if (seen[found]) {
+            PyErr_Format(PyExc_TypeError,
+                         "%s() got multiple values for argument '%s'", fname,
+                         kwlist[found]);
+            return 0;
+        }
+        *out[found] = args[nargs + k];
+        seen[found] = 1;
+    }
+    for (int i = 0; i < npos_required; i++) {
+        if (!seen[i]) {
+            PyErr_Format(PyExc_TypeError,
+                         "%s() missing required argument '%s' (pos %d)", fname,
+                         kwlist[i], i + 1);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* State ------------------------------------------------------------------ */
+
+static int
+module_traverse(PyObject *module, visitproc visit, void *arg)
+{
+    cpk_state *st = cpk_get_state(module);
+    if (st == NULL)
+        return 0;
+#define V(f) Py_VISIT(st->f)
+    V(pickler_type); V(unpickler_type); V(sink_type); V(reader_type);
+    V(sentinel_type); V(ref_type); V(tracker_cb_type); V(table_descr_type);
+    V(base_pickler); V(base_unpickler); V(base_dump); V(base_find_class);
+    V(base_load); V(PicklingError); V(UnpicklingError); V(copyreg_dispatch);
+    V(builtins_module); V(getattr); V(import_); V(sys_modules);
+    V(abcmeta); V(abc_get_dump); V(str_dot); V(str_locals);
+    V(function_new); V(function_fill); V(code_unmarshal); V(code_new);
+    V(make_cell); V(make_empty_cell); V(empty_cell_value); V(subimport);
+    V(dynamic_subimport); V(builtin_type); V(make_skeleton_class);
+    V(make_skeleton_enum); V(class_setstate); V(make_typevar);
+    V(make_dict_keys); V(make_dict_values); V(make_dict_items);
+    V(file_reconstructor); V(dataclass_sentinel); V(reduce_builtin);
+    V(cp_make_function); V(cp_function_setstate);
+    V(by_value); V(tracker_by_id); V(tracker_by_class);
+    V(types_names); V(default_table); V(extrefs); V(singletons);
+    V(textio_type); V(stringio_type); V(bytesio_type); V(abc_types);
+#undef V
+    for (int i = 0; i < CPK_LAZY_COUNT; i++)
+        Py_VISIT(st->lazy_types[i]);
+    return 0;
+}
+
+static int
+module_clear(PyObject *module)
+{
+    cpk_state *st = cpk_get_state(module);
+    if (st == NULL)
+        return 0;
+#define C(f) Py_CLEAR(st->f)
+    C(pickler_type); C(unpickler_type); C(sink_type); C(reader_type);
+    C(sentinel_type); C(ref_type); C(tracker_cb_type); C(table_descr_type);
+    C(base_pickler); C(base_unpickler); C(base_dump); C(base_find_class);
+    C(base_load); C(PicklingError); C(UnpicklingError); C(copyreg_dispatch);
+    C(builtins_module); C(getattr); C(import_); C(sys_modules);
+    C(abcmeta); C(abc_get_dump); C(str_dot); C(str_locals);
+    C(function_new); C(function_fill); C(code_unmarshal); C(code_new);
+    C(make_cell); C(make_empty_cell); C(empty_cell_value); C(subimport);
+    C(dynamic_subimport); C(builtin_type); C(make_skeleton_class);
+    C(make_skeleton_enum); C(class_setstate); C(make_typevar);
+    C(make_dict_keys); C(make_dict_values); C(make_dict_items);
+    C(file_reconstructor); C(dataclass_sentinel); C(reduce_builtin);
+    C(cp_make_function); C(cp_function_setstate);
+    C(by_value); C(tracker_by_id); C(tracker_by_class);
+    C(types_names); C(default_table); C(extrefs); C(singletons);
+    C(textio_type); C(stringio_type); C(bytesio_type); C(abc_types);
+#define CN(n) C(str_##n);
+    CPK_NAMES(CN)
+#undef CN
+#undef C
+    for (int i = 0; i < CPK_LAZY_COUNT; i++)
+        Py_CLEAR(st->lazy_types[i]);
+    /* The table's entries are borrowed from the fields cleared above. */
+    memset(st->table, 0, sizeof(st->table));
+    return 0;
+}
+
+static void
+module_free(void *module)
+{
+    (void)module_clear((PyObject *)module);
+}
+
+/* Exec --------------------------------------------------------------- */
+
+static PyObject *
+import_attr(const char *module, const char *name)
+{
+    PyObject *mod = PyImport_ImportModule(module);
+    if (mod == NULL)
+        return NULL;
+    PyObject *attr = PyObject_GetAttrString(mod, name);
+    Py_DECREF(mod);
+    return attr;
+}
+
+/* Fetch the module-level object `name` we defined (new reference). */
+static PyObject *
+own(PyObject *module, const char *name)
+{
+    return PyObject_GetAttrString(module, name);
+}
+
+static int
+init_names(cpk_state *st)
+{
+#define INTERN(n)                                                            \
+    if ((st->str_##n = PyUnicode_InternFromString(#n)) == NULL)              \
+        return -1;
+    CPK_NAMES(INTERN)
+#undef INTERN
+    st->str_dot = PyUnicode_InternFromString(".");
+    st->str_locals = PyUnicode_InternFromString("<locals>");
+    return st->str_dot && st->str_locals ? 0 : -1;
+}
+
+static int
+add_static_types(cpk_state *st)
+{
+    static const struct {
+        PyTypeObject *type;
+        int kind;
+    } statics[] = {
+        {&PyCode_Type, CPK_KIND_CODE},
+        {&PyCell_Type, CPK_KIND_CELL},
+        {&PyModule_Type, CPK_KIND_MODULE},
+        {&PyProperty_Type, CPK_KIND_PROPERTY},
+        {&PyClassMethod_Type, CPK_KIND_CLASSMETHOD},
+        {&PyStaticMethod_Type, CPK_KIND_CLASSMETHOD},
+        {&PyMethod_Type, CPK_KIND_METHOD},
+        {&PyDictProxy_Type, CPK_KIND_MAPPINGPROXY},
+        {&PyMemoryView_Type, CPK_KIND_MEMORYVIEW},
+        {&PyGetSetDescr_Type, CPK_KIND_GETSET},
+        {&PyDictKeys_Type, CPK_KIND_DICT_KEYS},
+        {&PyDictValues_Type, CPK_KIND_DICT_VALUES},
+        {&PyDictItems_Type, CPK_KIND_DICT_ITEMS},
+        {&PyODictKeys_Type, CPK_KIND_ODICT_KEYS},
+        {&PyODictValues_Type, CPK_KIND_ODICT_VALUES},
+        {&PyODictItems_Type, CPK_KIND_ODICT_ITEMS},
+    };
+    for (size_t i = 0; i < sizeof(statics) / sizeof(statics[0]); i++)
+        cpk_table_add(st, statics[i].type, statics[i].kind);
+    cpk_table_add(st, (PyTypeObject *)st->textio_type, CPK_KIND_TEXTFILE);
+    cpk_table_add(st, st->ref_type, CPK_KIND_EXTREF);
+
+    /* abc is imported at interpreter start-up: no import cost. */
+    PyObject *abc = PyImport_ImportModule("abc");
+    if (abc == NULL)
+        return -1;
+    static const struct {
+        const char *name;
+        int kind;
+    } abcs[] = {
+        {"abstractproperty", CPK_KIND_PROPERTY},
+        {"abstractclassmethod", CPK_KIND_CLASSMETHOD},
+        {"abstractstaticmethod", CPK_KIND_CLASSMETHOD},
+    };
+    for (size_t i = 0; i < sizeof(abcs) / sizeof(abcs[0]); i++) {
+        PyObject *t = PyObject_GetAttrString(abc, abcs[i].name);
+        if (t == NULL) {
+            /* Removed in a future CPython: nothing to dispatch. */
+            PyErr_Clear();
+            continue;
+        }
+        if (PyType_Check(t)) {
+            /* Module abc keeps the class alive for the interpreter's life;
+             * the table holds it borrowed like the static types. */
+            if (PyList_Append(st->abc_types, t) < 0) {
+                Py_DECREF(t);
+                Py_DECREF(abc);
+                return -1;
+            }
+            cpk_table_add(st, (PyTypeObject *)t, abcs[i].kind);
+        }
+        Py_DECREF(t);
+    }
+    Py_DECREF(abc);
+    return 0;
+}
+
+static int
+module_exec(PyObject *module)
+{
+    cpk_state *st = cpk_get_state(module);
+    if (init_names(st) < 0)
+        return -1;
+
+    if ((st->base_pickler = import_attr("_pickle", "Pickler")) == NULL ||
+        (st->base_unpickler = import_attr("_pickle", "Unpickler")) == NULL ||
+        (st->PicklingError = import_attr("_pickle", "PicklingError")) == NULL ||
+        (st->UnpicklingError = import_attr("_pickle", "UnpicklingError")) ==
+            NULL ||
+        (st->copyreg_dispatch = import_attr("copyreg", "dispatch_table")) ==
+            NULL ||
+        (st->textio_type = import_attr("_io", "TextIOWrapper")) == NULL ||
+        (st->stringio_type = import_attr("_io", "StringIO")) == NULL ||
+        (st->bytesio_type = import_attr("_io", "BytesIO")) == NULL ||
+        (st->abcmeta = import_attr("abc", "ABCMeta")) == NULL ||
+        (st->abc_get_dump = import_attr("_abc", "_get_dump")) == NULL ||
+        (st->sys_modules = PyImport_GetModuleDict()) == NULL)
+        return -1;
+    Py_INCREF(st->sys_modules);
+    if (!PyType_Check(st->base_pickler) || !PyType_Check(st->base_unpickler)) {
+        PyErr_SetString(PyExc_ImportError,
+                        "_pickle.Pickler and Unpickler must be types");
+        return -1;
+    }
+    if ((st->builtins_module = PyImport_ImportModule("builtins")) == NULL ||
+        (st->getattr = PyObject_GetAttrString(st->builtins_module,
+                                              "getattr")) == NULL ||
+        (st->import_ = PyObject_GetAttrString(st->builtins_module,
+                                              "__import__")) == NULL)
+        return -1;
+
+    if ((st->by_value = PySet_New(NULL)) == NULL ||
+        (st->extrefs = PyDict_New()) == NULL ||
+        (st->singletons = PyDict_New()) == NULL ||
+        (st->abc_types = PyList_New(0)) == NULL)
+        return -1;
+
+    if (cpk_memio_init_types(module, st) < 0 ||
+        cpk_pickler_init_type(module, st) < 0 ||
+        cpk_unpickler_init_type(module, st) < 0 ||
+        cpk_tracker_init(module, st) < 0 ||
+        cpk_codeinfo_init(st) < 0 || cpk_compat_init(module, st) < 0 ||
+        cpk_reconstruct_init_types(module, st) < 0)
+        return -1;
+
+    if (PyModule_AddFunctions(module, cpk_reconstruct_methods) < 0 ||
+        PyModule_AddFunctions(module, cpk_compat_methods) < 0 ||
+        PyModule_AddFunctions(module, cpk_reducer_methods) < 0)
+        return -1;
+    if ((st->function_new = own(module, "_function_new")) == NULL ||
+        (st->function_fill = own(module, "_function_fill")) == NULL ||
+        (st->code_unmarshal = own(module, "_code_unmarshal")) == NULL ||
+        (st->code_new = own(module, "_code_new")) == NULL ||
+        (st->make_cell = own(module, "_make_cell")) == NULL ||
+        (st->make_empty_cell = own(module, "_make_empty_cell")) == NULL ||
+        (st->subimport = own(module, "subimport")) == NULL ||
+        (st->dynamic_subimport = own(module, "dynamic_subimport")) == NULL ||
+        (st->builtin_type = own(module, "_builtin_type")) == NULL ||
+        (st->make_skeleton_class = own(module, "_make_skeleton_class")) ==
+            NULL ||
+        (st->make_skeleton_enum = own(module, "_make_skeleton_enum")) ==
+            NULL ||
+        (st->class_setstate = own(module, "_class_setstate")) == NULL ||
+        (st->make_typevar = own(module, "_make_typevar")) == NULL ||
+        (st->make_dict_keys = own(module, "_make_dict_keys")) == NULL ||
+        (st->make_dict_values = own(module, "_make_dict_values")) == NULL ||
+        (st->make_dict_items = own(module, "_make_dict_items")) == NULL ||
+        (st->file_reconstructor = own(module, "_file_reconstructor")) ==
+            NULL ||
+        (st->dataclass_sentinel =
+             own(module, "_get_dataclass_field_type_sentinel")) == NULL ||
+        (st->reduce_builtin = own(module, "_reduce")) == NULL ||
+        (st->cp_make_function = own(module, "_make_function")) == NULL ||
+        (st->cp_function_setstate = own(module, "_function_setstate")) ==
+            NULL)
+        return -1;
+
+    /* The empty-cell sentinel: one instance, found again by name. */
+    st->empty_cell_value = PyType_GenericAlloc(st->sentinel_type, 0);
+    if (st->empty_cell_value == NULL ||
+        PyModule_AddObjectRef(module, "_empty_cell_value",
+                              st->empty_cell_value) < 0)
+        return -1;
+
+    if (add_static_types(st) < 0 || cpk_refresh_lazy_types(st) < 0)
+        return -1;
+
+    if (PyModule_AddObjectRef(module, "Pickler",
+                              (PyObject *)st->pickler_type) < 0 ||
+        PyModule_AddObjectRef(module, "CloudPickler",
+                              (PyObject *)st->pickler_type) < 0 ||
+        PyModule_AddObjectRef(module, "Unpickler",
+                              (PyObject *)st->unpickler_type) < 0 ||
+        PyModule_AddObjectRef(module, "PicklingError", st->PicklingError) < 0 ||
+        PyModule_AddObjectRef(module, "UnpicklingError",
+                              st->UnpicklingError) < 0 ||
+        PyModule_AddIntConstant(module, "DEFAULT_PROTOCOL",
+                                CPK_HIGHEST_PROTOCOL) < 0 ||
+        PyModule_AddIntConstant(module, "HIGHEST_PROTOCOL",
+                                CPK_HIGHEST_PROTOCOL) < 0 ||
+        PyModule_AddStringConstant(module, "__version__", CPK_VERSION) < 0)
+        return -1;
+    return 0;
+}
+
+static PyModuleDef_Slot module_slots[] = {
+    {Py_mod_exec, module_exec},
+    {0, NULL},
+};
+
+PyDoc_STRVAR(module_doc,
+"Fast cloudpickle in C: pickle functions, classes and modules by value.\n\n"
+"A drop-in for cloudpickle's API: dumps, dump, loads, load, Pickler\n"
+"(CloudPickler), register_pickle_by_value, unregister_pickle_by_value,\n"
+"list_registry_pickle_by_value, DEFAULT_PROTOCOL.");
+
+PyModuleDef cpk_module_def = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = CPK_MODULE_NAME,
+    .m_doc = module_doc,
+    .m_size = sizeof(cpk_state),
+    .m_methods = module_methods,
+    .m_slots = module_slots,
+    .m_traverse = module_traverse,
+    .m_clear = module_clear,
+    .m_free = module_free,
+};
+
+PyMODINIT_FUNC
+PyInit_ccloudpickle(void)
+{
+    return PyModuleDef_Init(&cpk_module_def);
+}

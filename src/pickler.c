@@ -1,0 +1,537 @@
+/* pickler.c - the Pickler type: a subclass of _pickle.Pickler whose C
+ * reducer_override sends each object that is ours (functions, classes and
+ * the types in the exact-type table) to its reducer, and everything else
+ * straight back to CPython with NotImplemented. Also the dispatch_table
+ * descriptor that keeps a user's table in charge. The reducers themselves
+ * are in function.c, class.c and reducers.c.
+ */
+#include "internal.h"
+
+#include <stddef.h>
+#include <structmember.h>
+
+/* CPython's Pickler slots, the same for every module instance. */
+static newfunc base_new;
+static initproc base_init;
+static destructor base_dealloc;
+static traverseproc base_traverse;
+static inquiry base_clear;
+static int base_is_heap;
+
+void
+cpk_table_add(cpk_state *st, PyTypeObject *type, int kind)
+{
+    size_t i = ((uintptr_t)type >> 4) & (CPK_TYPE_TABLE_SIZE - 1);
+    while (st->table[i].type != NULL && st->table[i].type != type)
+        i = (i + 1) & (CPK_TYPE_TABLE_SIZE - 1);
+    st->table[i].type = type;
+    st->table[i].kind = kind;
+}
+
+static PyObject **
+dispatch_slot(PyObject *pickler)
+{
+    return (PyObject **)((char *)pickler + cpk_dispatch_table_offset);
+}
+
+/* The user's reducer for `type` in the Pickler's own dispatch_table, if it
+ * set one (borrowed: NULL without error when there is none). */
+static PyObject *
+user_reducer(PyObject *pickler, PyTypeObject *type, PyObject **owned)
+{
+    PyObject *table = *dispatch_slot(pickler);
+    *owned = NULL;
+    if (table == NULL)
+        return NULL;
+    if (PyDict_CheckExact(table))
+        return PyDict_GetItemWithError(table, (PyObject *)type);
+    PyObject *r = PyObject_GetItem(table, (PyObject *)type);
+    if (r == NULL && PyErr_ExceptionMatches(PyExc_KeyError))
+        PyErr_Clear();
+    *owned = r;
+    return r;
+}
+
+/* reducer_override: the pickler calls it for every object outside its own
+ * fast paths (None, bool, int, float, str, bytes, containers), so the
+ * common "not ours" answer must cost a few compares. */
+static PyObject *
+Pickler_reducer_override(PyObject *self, PyObject *obj)
+{
+    PyTypeObject *type = Py_TYPE(obj);
+    cpk_pickler_ext *ext = CPK_PICKLER_EXT(self);
+    int kind;
+    enum { FUNCTION = -1, CLASS = -2 };
+
+    if (type == &PyFunction_Type)
+        kind = FUNCTION;
+    else if (PyType_FastSubclass(type, Py_TPFLAGS_TYPE_SUBCLASS))
+        kind = CLASS;
+    else {
+        kind = cpk_table_lookup(cpk_get_state(ext->module), type);
+        if (kind == CPK_KIND_NONE)
+            Py_RETURN_NOTIMPLEMENTED;
+    }
+    cpk_state *st = cpk_get_state(ext->module);
+
+    /* A dispatch_table the user set wins over our reducers. */
+    if (*dispatch_slot(self) != NULL && kind != CPK_KIND_EXTREF) {
+        PyObject *owned;
+        PyObject *reducer = user_reducer(self, type, &owned);
+        if (reducer != NULL) {
+            PyObject *r = PyObject_CallOneArg(reducer, obj);
+            Py_XDECREF(owned);
+            return r;
+        }
+        if (PyErr_Occurred())
+            return NULL;
+    }
+
+    if (kind == FUNCTION)
+        return cpk_reduce_function(st, self, obj);
+    if (kind == CLASS)
+        return cpk_reduce_class(st, self, obj);
+    return cpk_reduce_kind(st, self, kind, obj);
+}
+
+/* Raise PicklingError(msg) from the current exception. */
+static void
+raise_from(PyObject *exc_type, const char *msg)
+{
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    PyErr_NormalizeException(&type, &value, &tb);
+    if (tb != NULL)
+        PyException_SetTraceback(value, tb);
+    PyErr_SetString(exc_type, msg);
+    PyObject *type2, *value2, *tb2;
+    PyErr_Fetch(&type2, &value2, &tb2);
+    PyErr_NormalizeException(&type2, &value2, &tb2);
+    PyException_SetCause(value2, Py_NewRef(value));
+    PyException_SetContext(value2, value); /* steals value */
+    PyErr_Restore(type2, value2, tb2);
+    Py_XDECREF(type);
+    Py_XDECREF(tb);
+}
+
+static PyObject *
+Pickler_dump(PyObject *self, PyObject *obj)
+{
+    cpk_state *st = cpk_get_state(CPK_PICKLER_EXT(self)->module);
+    if (cpk_refresh_lazy_types(st) < 0)
+        return NULL;
+    PyObject *args[2] = {self, obj};
+    PyObject *r = PyObject_Vectorcall(st->base_dump, args, 2, NULL);
+    if (r == NULL && PyErr_ExceptionMatches(PyExc_RecursionError))
+        raise_from(st->PicklingError, "Could not pickle object as "
+                                      "excessively deep recursion required.");
+    return r;
+}
+
+/* Type slots ------------------------------------------------------------ */
+
+static PyObject *
+Pickler_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    PyObject *module = PyType_GetModuleByDef(type, &cpk_module_def);
+    if (module == NULL)
+        return NULL;
+    PyObject *self = base_new(type, args, kwds);
+    if (self == NULL)
+        return NULL;
+    cpk_pickler_ext *ext = CPK_PICKLER_EXT(self);
+    ext->module = Py_NewRef(module);
+    ext->proto = 5;
+    ext->globals_ref = PyDict_New();
+    ext->globals_alive = PyList_New(0);
+    if (ext->globals_ref == NULL || ext->globals_alive == NULL) {
+        Py_DECREF(self);
+        return NULL;
+    }
+    return self;
+}
+
+static int
+Pickler_init(PyObject *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"file", "protocol", "buffer_callback", "compat",
+                             NULL};
+    PyObject *file, *protocol = Py_None, *buffer_callback = Py_None;
+    PyObject *compat = Py_None;
+    cpk_pickler_ext *ext = CPK_PICKLER_EXT(self);
+
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|OO$O:Pickler", kwlist,
+                                     &file, &protocol, &buffer_callback,
+                                     &compat))
+        return -1;
+    int format = CPK_FORMAT_NATIVE;
+    if (compat != Py_None) {
+        if (PyUnicode_Check(compat) &&
+            PyUnicode_CompareWithASCIIString(compat, "cloudpickle") == 0)
+            format = CPK_FORMAT_CLOUDPICKLE;
+        else {
+            PyErr_Format(PyExc_ValueError,
+                         "compat must be None or 'cloudpickle', not %R",
+                         compat);
+            return -1;
+        }
+    }
+    int proto = 5;
+    if (protocol != Py_None) {
+        long p = PyLong_AsLong(protocol);
+        if (p == -1 && PyErr_Occurred())
+            return -1;
+        /* Out-of-range values are for CPython's __init__ to refuse. */
+        proto = p < 0 ? 5 : p > 1000 ? 1000 : (int)p;
+    }
+
+    /* CPython validates the protocol it is given, not our copy. */
+    PyObject *proto_obj = protocol != Py_None ? Py_NewRef(protocol)
+                                              : PyLong_FromLong(proto);
+    if (proto_obj == NULL)
+        return -1;
+    PyObject *bargs = PyTuple_Pack(2, file, proto_obj);
+    Py_DECREF(proto_obj);
+    if (bargs == NULL)
+        return -1;
+    PyObject *bkwds = NULL;
+    if (buffer_callback != Py_None) {
+        bkwds = Py_BuildValue("{sO}", "buffer_callback", buffer_callback);
+        if (bkwds == NULL) {
+            Py_DECREF(bargs);
+            return -1;
+        }
+    }
+    ext->in_init = 1;
+    int r = base_init(self, bargs, bkwds);
+    ext->in_init = 0;
+    Py_DECREF(bargs);
+    Py_XDECREF(bkwds);
+    if (r < 0)
+        return -1;
+
+    /* Fresh globals sharing for each __init__, as cloudpickle does. */
+    PyObject *ref = PyDict_New(), *alive = PyList_New(0);
+    if (ref == NULL || alive == NULL) {
+        Py_XDECREF(ref);
+        Py_XDECREF(alive);
+        return -1;
+    }
+    Py_XSETREF(ext->globals_ref, ref);
+    Py_XSETREF(ext->globals_alive, alive);
+    ext->last_globals = ext->last_base = NULL;
+    ext->proto = proto;
+    ext->format = format;
+    return 0;
+}
+
+static int
+ext_clear(PyObject *self)
+{
+    cpk_pickler_ext *ext = CPK_PICKLER_EXT(self);
+    Py_CLEAR(ext->dict);
+    Py_CLEAR(ext->globals_ref);
+    Py_CLEAR(ext->globals_alive);
+    ext->last_globals = ext->last_base = NULL;
+    /* ext->module stays: the state must outlive every instance. */
+    return 0;
+}
+
+static int
+Pickler_traverse(PyObject *self, visitproc visit, void *arg)
+{
+    cpk_pickler_ext *ext = CPK_PICKLER_EXT(self);
+    Py_VISIT(ext->dict);
+    Py_VISIT(ext->module);
+    Py_VISIT(ext->globals_ref);
+    Py_VISIT(ext->globals_alive);
+    /* A static base (CPython < 3.12) does not visit our heap type. */
+    if (!base_is_heap)
+        Py_VISIT(Py_TYPE(self));
+    return base_traverse(self, visit, arg);
+}
+
+static int
+Pickler_clear(PyObject *self)
+{
+    ext_clear(self);
+    return base_clear(self);
+}
+
+static void
+Pickler_dealloc(PyObject *self)
+{
+    PyTypeObject *tp = Py_TYPE(self);
+    PyObject_GC_UnTrack(self);
+    ext_clear(self);
+    Py_CLEAR(CPK_PICKLER_EXT(self)->module);
+    base_dealloc(self);
+    if (!base_is_heap)
+        Py_DECREF(tp);
+}
+
+/* dispatch_table ------------------------------------------------------------
+ * CPython's Pickler reads self.dispatch_table once, in __init__, into a C
+ * slot. Our descriptor answers that lookup with "none" so the pickler uses
+ * its fast copyreg path, yet reads as cloudpickle's ChainMap everywhere
+ * else, and writes go to the C slot, where the pickler sees them. A class
+ * attribute of a subclass shadows the descriptor and lands in the slot. */
+
+enum { TABLE_DISPATCH_TABLE, TABLE_DISPATCH, TABLE_OWN };
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *module;
+    int which;
+} cpk_table_descr;
+
+/* {type: ccloudpickle._reduce} for the types we reduce. New reference. */
+static PyObject *
+own_table(cpk_state *st)
+{
+    if (cpk_refresh_lazy_types(st) < 0)
+        return NULL;
+    PyObject *d = PyDict_New();
+    if (d == NULL)
+        return NULL;
+    for (int i = 0; i < CPK_TYPE_TABLE_SIZE; i++) {
+        const cpk_type_slot *s = &st->table[i];
+        if (s->type == NULL || s->kind == CPK_KIND_EXTREF)
+            continue;
+        if (PyDict_SetItem(d, (PyObject *)s->type, st->reduce_builtin) < 0) {
+            Py_DECREF(d);
+            return NULL;
+        }
+    }
+    return d;
+}
+
+static PyObject *
+default_table(cpk_state *st)
+{
+    if (st->default_table == NULL) {
+        PyObject *chainmap = NULL, *own = own_table(st);
+        PyObject *collections = PyImport_ImportModule("collections");
+        if (own != NULL && collections != NULL)
+            chainmap = PyObject_GetAttr(collections, st->str_ChainMap);
+        if (chainmap != NULL)
+            st->default_table = PyObject_CallFunctionObjArgs(
+                chainmap, own, st->copyreg_dispatch, NULL);
+        Py_XDECREF(chainmap);
+        Py_XDECREF(collections);
+        Py_XDECREF(own);
+        if (st->default_table == NULL)
+            return NULL;
+    }
+    return Py_NewRef(st->default_table);
+}
+
+static PyObject *
+TableDescr_get(PyObject *self, PyObject *obj, PyObject *type)
+{
+    cpk_table_descr *d = (cpk_table_descr *)self;
+    cpk_state *st = cpk_get_state(d->module);
+    (void)type;
+    if (d->which == TABLE_OWN)
+        return own_table(st);
+    if (d->which == TABLE_DISPATCH_TABLE && obj != NULL && obj != Py_None) {
+        if (!PyObject_TypeCheck(obj, st->pickler_type)) {
+            PyErr_SetString(PyExc_TypeError, "not a ccloudpickle.Pickler");
+            return NULL;
+        }
+        PyObject *slot = *dispatch_slot(obj);
+        if (slot != NULL)
+            return Py_NewRef(slot);
+        if (CPK_PICKLER_EXT(obj)->in_init) {
+            PyErr_SetString(PyExc_AttributeError, "dispatch_table");
+            return NULL;
+        }
+    }
+    return default_table(st);
+}
+
+static int
+TableDescr_set(PyObject *self, PyObject *obj, PyObject *value)
+{
+    cpk_table_descr *d = (cpk_table_descr *)self;
+    cpk_state *st = cpk_get_state(d->module);
+    if (d->which != TABLE_DISPATCH_TABLE) {
+        PyErr_SetString(PyExc_AttributeError, "attribute is read-only");
+        return -1;
+    }
+    if (!PyObject_TypeCheck(obj, st->pickler_type)) {
+        PyErr_SetString(PyExc_TypeError, "not a ccloudpickle.Pickler");
+        return -1;
+    }
+    PyObject **slot = dispatch_slot(obj);
+    if (value == NULL || value == st->default_table)
+        Py_CLEAR(*slot);
+    else
+        Py_XSETREF(*slot, Py_NewRef(value));
+    return 0;
+}
+
+static int
+TableDescr_traverse(PyObject *self, visitproc visit, void *arg)
+{
+    Py_VISIT(((cpk_table_descr *)self)->module);
+    Py_VISIT(Py_TYPE(self));
+    return 0;
+}
+
+static void
+TableDescr_dealloc(PyObject *self)
+{
+    PyTypeObject *tp = Py_TYPE(self);
+    PyObject_GC_UnTrack(self);
+    Py_CLEAR(((cpk_table_descr *)self)->module);
+    tp->tp_free(self);
+    Py_DECREF(tp);
+}
+
+static PyType_Slot table_descr_slots[] = {
+    {Py_tp_descr_get, TableDescr_get},
+    {Py_tp_descr_set, TableDescr_set},
+    {Py_tp_traverse, TableDescr_traverse},
+    {Py_tp_dealloc, TableDescr_dealloc},
+    {0, NULL},
+};
+
+static PyType_Spec table_descr_spec = {
+    .name = "ccloudpickle._DispatchTableDescriptor",
+    .basicsize = sizeof(cpk_table_descr),
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+    .slots = table_descr_slots,
+};
+
+static int
+add_table_descr(cpk_state *st, PyObject *module, const char *name, int which)
+{
+    cpk_table_descr *d = PyObject_GC_New(cpk_table_descr,
+                                         st->table_descr_type);
+    if (d == NULL)
+        return -1;
+    d->module = Py_NewRef(module);
+    d->which = which;
+    PyObject_GC_Track(d);
+    int r = PyDict_SetItemString(st->pickler_type->tp_dict, name,
+                                 (PyObject *)d);
+    Py_DECREF(d);
+    return r;
+}
+
+/* Type creation ------------------------------------------------------------ */
+
+static PyMethodDef Pickler_methods[] = {
+    {"reducer_override", Pickler_reducer_override, METH_O,
+     PyDoc_STR("reducer_override(obj)\n--\n\nReduce functions and classes "
+               "by value where they cannot be found by name, and the types "
+               "plain pickle cannot handle; NotImplemented otherwise.")},
+    {"dump", Pickler_dump, METH_O,
+     PyDoc_STR("dump(obj)\n--\n\nWrite the pickle of obj to the file.")},
+    {NULL, NULL, 0, NULL},
+};
+
+/* Filled at run time: the offsets depend on the size of CPython's type. */
+static PyMemberDef Pickler_members[4];
+
+PyDoc_STRVAR(Pickler_doc,
+"Pickler(file, protocol=None, buffer_callback=None, *, compat=None)\n--\n\n"
+"A pickle.Pickler that pickles functions, classes and modules by value\n"
+"where they cannot be imported by name on the loading side (cloudpickle's\n"
+"CloudPickler, in C). compat='cloudpickle' writes stock cloudpickle's\n"
+"format.");
+
+/* Find the offset of PicklerObject.dispatch_table from its member
+ * descriptor, so we never mirror CPython's private struct. */
+static int
+find_dispatch_table_offset(PyObject *base)
+{
+    PyObject *descr = PyDict_GetItemString(((PyTypeObject *)base)->tp_dict,
+                                           "dispatch_table");
+    if (descr == NULL || !Py_IS_TYPE(descr, &PyMemberDescr_Type)) {
+        PyErr_SetString(PyExc_ImportError,
+                        "_pickle.Pickler.dispatch_table is not a member");
+        return -1;
+    }
+    PyMemberDef *m = ((PyMemberDescrObject *)descr)->d_member;
+    if (m->type != T_OBJECT_EX) {
+        PyErr_SetString(PyExc_ImportError,
+                        "_pickle.Pickler.dispatch_table has an unknown type");
+        return -1;
+    }
+    cpk_dispatch_table_offset = m->offset;
+    return 0;
+}
+
+int
+cpk_pickler_init_type(PyObject *module, cpk_state *st)
+{
+    PyTypeObject *base = (PyTypeObject *)st->base_pickler;
+    if (find_dispatch_table_offset(st->base_pickler) < 0)
+        return -1;
+
+    base_new = base->tp_new;
+    base_init = base->tp_init;
+    base_dealloc = base->tp_dealloc;
+    base_traverse = base->tp_traverse;
+    base_clear = base->tp_clear;
+    base_is_heap = (base->tp_flags & Py_TPFLAGS_HEAPTYPE) != 0;
+    if (base_new == NULL || base_init == NULL || base_traverse == NULL ||
+        base_clear == NULL) {
+        PyErr_SetString(PyExc_ImportError, "_pickle.Pickler lacks slots");
+        return -1;
+    }
+
+    Py_ssize_t align = (Py_ssize_t)sizeof(void *);
+    Py_ssize_t off = (base->tp_basicsize + align - 1) / align * align;
+    cpk_pickler_ext_offset = off;
+    Pickler_members[0] = (PyMemberDef){
+        "__dictoffset__", T_PYSSIZET, off + offsetof(cpk_pickler_ext, dict),
+        READONLY, NULL};
+    Pickler_members[1] = (PyMemberDef){
+        "globals_ref", T_OBJECT, off + offsetof(cpk_pickler_ext, globals_ref),
+        READONLY,
+        "Map of id(func.__globals__) to the globals shipped for it."};
+    Pickler_members[2] = (PyMemberDef){
+        "proto", T_INT, off + offsetof(cpk_pickler_ext, proto), READONLY,
+        "The pickle protocol in use."};
+    Pickler_members[3] = (PyMemberDef){NULL, 0, 0, 0, NULL};
+
+    PyType_Slot slots[] = {
+        {Py_tp_new, Pickler_new},
+        {Py_tp_init, Pickler_init},
+        {Py_tp_dealloc, Pickler_dealloc},
+        {Py_tp_traverse, Pickler_traverse},
+        {Py_tp_clear, Pickler_clear},
+        {Py_tp_methods, Pickler_methods},
+        {Py_tp_members, Pickler_members},
+        {Py_tp_doc, (void *)Pickler_doc},
+        {0, NULL},
+    };
+    PyType_Spec spec = {
+        .name = "ccloudpickle.Pickler",
+        .basicsize = (int)(off + sizeof(cpk_pickler_ext)),
+        .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE |
+                 Py_TPFLAGS_HAVE_GC,
+        .slots = slots,
+    };
+    st->pickler_type = (PyTypeObject *)PyType_FromModuleAndSpec(
+        module, &spec, st->base_pickler);
+    if (st->pickler_type == NULL)
+        return -1;
+    st->table_descr_type = (PyTypeObject *)PyType_FromModuleAndSpec(
+        module, &table_descr_spec, NULL);
+    if (st->table_descr_type == NULL)
+        return -1;
+    if ((st->base_dump = PyObject_GetAttrString(st->base_pickler, "dump")) ==
+        NULL)
+        return -1;
+    if (add_table_descr(st, module, "dispatch_table",
+                        TABLE_DISPATCH_TABLE) < 0 ||
+        add_table_descr(st, module, "dispatch", TABLE_DISPATCH) < 0 ||
+        add_table_descr(st, module, "_dispatch_table", TABLE_OWN) < 0)
+        return -1;
+    PyType_Modified(st->pickler_type);
+    return 0;
+}

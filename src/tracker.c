@@ -1,0 +1,246 @@
+/* tracker.c - class identity across pickles. A class pickled by value gets
+ * a random tracker id; loading that id again in the same process (from the
+ * same dump or another, by ccloudpickle or by stock cloudpickle's format)
+ * returns the class already there, and loading it back into the process
+ * that pickled it returns the original class. The registry holds classes
+ * weakly: an entry disappears with its class.
+ *
+ *   by_id:    {tracker_id: weakref(class)}
+ *   by_class: {id(class): (weakref(class), tracker_id, reconstructed)}
+ *
+ * `reconstructed` is True for classes built by our _make_skeleton_* and
+ * False for classes found while pickling; _class_setstate leaves the
+ * latter untouched (see reconstruct.c).
+ */
+#include "internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+/* The weakref callback: removes the entries of one dead class. */
+typedef struct {
+    PyObject_HEAD
+    PyObject *module;
+    PyObject *key; /* id(class) */
+    PyObject *tid;
+} cpk_tracker_cb;
+
+static PyObject *
+TrackerCb_call(PyObject *op, PyObject *args, PyObject *kwds)
+{
+    cpk_tracker_cb *self = (cpk_tracker_cb *)op;
+    PyObject *wr;
+    (void)kwds;
+    if (!PyArg_UnpackTuple(args, "callback", 1, 1, &wr))
+        return NULL;
+    cpk_state *st = cpk_get_state(self->module);
+    if (st->tracker_by_class == NULL) /* module being torn down */
+        Py_RETURN_NONE;
+    PyObject *entry = PyDict_GetItemWithError(st->tracker_by_class, self->key);
+    if (entry != NULL && PyTuple_GET_ITEM(entry, 0) == wr) {
+        if (PyDict_DelItem(st->tracker_by_class, self->key) < 0)
+            return NULL;
+    }
+    else if (PyErr_Occurred())
+        return NULL;
+    PyObject *cur = PyDict_GetItemWithError(st->tracker_by_id, self->tid);
+    if (cur == wr) {
+        if (PyDict_DelItem(st->tracker_by_id, self->tid) < 0)
+            return NULL;
+    }
+    else if (PyErr_Occurred())
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+static int
+TrackerCb_traverse(PyObject *op, visitproc visit, void *arg)
+{
+    cpk_tracker_cb *self = (cpk_tracker_cb *)op;
+    Py_VISIT(self->module);
+    Py_VISIT(self->key);
+    Py_VISIT(self->tid);
+    Py_VISIT(Py_TYPE(op));
+    return 0;
+}
+
+static int
+TrackerCb_clear(PyObject *op)
+{
+    cpk_tracker_cb *self = (cpk_tracker_cb *)op;
+    Py_CLEAR(self->module);
+    Py_CLEAR(self->key);
+    Py_CLEAR(self->tid);
+    return 0;
+}
+
+static void
+TrackerCb_dealloc(PyObject *op)
+{
+    PyTypeObject *tp = Py_TYPE(op);
+    PyObject_GC_UnTrack(op);
+    TrackerCb_clear(op);
+    tp->tp_free(op);
+    Py_DECREF(tp);
+}
+
+static PyType_Slot tracker_cb_slots[] = {
+    {Py_tp_call, TrackerCb_call},
+    {Py_tp_traverse, TrackerCb_traverse},
+    {Py_tp_clear, TrackerCb_clear},
+    {Py_tp_dealloc, TrackerCb_dealloc},
+    {0, NULL},
+};
+
+static PyType_Spec tracker_cb_spec = {
+    .name = "ccloudpickle._TrackerCallback",
+    .basicsize = sizeof(cpk_tracker_cb),
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+    .slots = tracker_cb_slots,
+};
+
+int
+cpk_tracker_init(PyObject *module, cpk_state *st)
+{
+    st->tracker_cb_type = (PyTypeObject *)PyType_FromModuleAndSpec(
+        module, &tracker_cb_spec, NULL);
+    if (st->tracker_cb_type == NULL)
+        return -1;
+    st->tracker_by_id = PyDict_New();
+    st->tracker_by_class = PyDict_New();
+    return st->tracker_by_id && st->tracker_by_class ? 0 : -1;
+}
+
+/* 32 random hex digits, like uuid4().hex. New reference. */
+static PyObject *
+new_tracker_id(void)
+{
+    unsigned char raw[16];
+    size_t got = 0;
+    while (got < sizeof(raw)) {
+        ssize_t n = getrandom(raw + got, sizeof(raw) - got, 0);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            PyErr_SetFromErrno(PyExc_OSError);
+            return NULL;
+        }
+        got += (size_t)n;
+    }
+    char hex[33];
+    for (size_t i = 0; i < sizeof(raw); i++)
+        snprintf(hex + 2 * i, 3, "%02x", raw[i]);
+    return PyUnicode_FromStringAndSize(hex, 32);
+}
+
+static int
+track(cpk_state *st, PyObject *module, PyObject *cls, PyObject *tid,
+      int reconstructed)
+{
+    PyObject *key = PyLong_FromVoidPtr(cls);
+    if (key == NULL)
+        return -1;
+    cpk_tracker_cb *cb = PyObject_GC_New(cpk_tracker_cb, st->tracker_cb_type);
+    if (cb == NULL) {
+        Py_DECREF(key);
+        return -1;
+    }
+    cb->module = Py_NewRef(module);
+    cb->key = Py_NewRef(key);
+    cb->tid = Py_NewRef(tid);
+    PyObject_GC_Track(cb);
+    PyObject *wr = PyWeakref_NewRef(cls, (PyObject *)cb);
+    Py_DECREF(cb);
+    int r = -1;
+    if (wr == NULL)
+        goto done;
+    PyObject *entry = PyTuple_Pack(3, wr, tid,
+                                   reconstructed ? Py_True : Py_False);
+    if (entry == NULL)
+        goto done;
+    if (PyDict_SetItem(st->tracker_by_class, key, entry) == 0 &&
+        PyDict_SetItem(st->tracker_by_id, tid, wr) == 0)
+        r = 0;
+    Py_DECREF(entry);
+done:
+    Py_XDECREF(wr);
+    Py_DECREF(key);
+    return r;
+}
+
+/* The by_class entry of a live class, borrowed, or NULL. */
+static PyObject *
+entry_of(cpk_state *st, PyObject *cls)
+{
+    PyObject *key = PyLong_FromVoidPtr(cls);
+    if (key == NULL)
+        return NULL;
+    PyObject *entry = PyDict_GetItemWithError(st->tracker_by_class, key);
+    Py_DECREF(key);
+    if (entry != NULL && PyWeakref_GET_OBJECT(PyTuple_GET_ITEM(entry, 0)) != cls)
+        return NULL; /* a dead class's entry whose callback has not run */
+    return entry;
+}
+
+static PyObject *
+module_of(cpk_state *st)
+{
+    /* Any of our types knows the module. */
+    return PyType_GetModule(st->tracker_cb_type);
+}
+
+PyObject *
+cpk_tracker_get_or_create_id(cpk_state *st, PyObject *cls)
+{
+    PyObject *entry = entry_of(st, cls);
+    if (entry != NULL)
+        return Py_NewRef(PyTuple_GET_ITEM(entry, 1));
+    if (PyErr_Occurred())
+        return NULL;
+    PyObject *tid = new_tracker_id();
+    if (tid == NULL)
+        return NULL;
+    if (track(st, module_of(st), cls, tid, 0) < 0) {
+        Py_DECREF(tid);
+        return NULL;
+    }
+    return tid;
+}
+
+PyObject *
+cpk_tracker_lookup_or_track(cpk_state *st, PyObject *tid, PyObject *cls,
+                            int *found)
+{
+    *found = 0;
+    if (tid == Py_None)
+        return Py_NewRef(cls);
+    if (!PyUnicode_Check(tid)) {
+        PyErr_SetString(st->UnpicklingError,
+                        "class tracker id must be a str or None");
+        return NULL;
+    }
+    PyObject *wr = PyDict_GetItemWithError(st->tracker_by_id, tid);
+    if (wr != NULL) {
+        PyObject *existing = PyWeakref_GET_OBJECT(wr);
+        if (existing != Py_None) {
+            *found = 1;
+            return Py_NewRef(existing);
+        }
+    }
+    else if (PyErr_Occurred())
+        return NULL;
+    if (track(st, module_of(st), cls, tid, 1) < 0)
+        return NULL;
+    return Py_NewRef(cls);
+}
+
+int
+cpk_tracker_is_original(cpk_state *st, PyObject *cls)
+{
+    PyObject *entry = entry_of(st, cls);
+    if (entry == NULL)
+        return PyErr_Occurred() ? -1 : 0;
+    return PyTuple_GET_ITEM(entry, 2) == Py_False;
+}

@@ -1,0 +1,203 @@
+/* unpickler.c - the Unpickler type: a subclass of _pickle.Unpickler whose
+ * find_class answers ccloudpickle's own names without the import machinery
+ * and maps stock cloudpickle's reconstructor names to ours (compat.c), and
+ * whose load() pauses the cyclic garbage collector. loads()/load() are in
+ * module.c, the in-memory reader in memio.c.
+ */
+#include "internal.h"
+
+#include <stddef.h>
+#include <structmember.h>
+
+static newfunc base_new;
+static destructor base_dealloc;
+static traverseproc base_traverse;
+static inquiry base_clear;
+static int base_is_heap;
+
+/* Run the base load() with the collector paused: a load allocates
+ * containers by the million, each allocation counting towards a collection
+ * that finds nothing to free. The collector's state is restored even when
+ * the load fails. New reference. */
+static PyObject *
+load_paused(cpk_state *st, PyObject *unpickler)
+{
+#if PY_VERSION_HEX >= 0x030A0000
+    int was_enabled = PyGC_Disable();
+    PyObject *args[1] = {unpickler};
+    PyObject *r = PyObject_Vectorcall(st->base_load, args, 1, NULL);
+    if (was_enabled)
+        PyGC_Enable();
+    return r;
+#else
+    PyObject *args[1] = {unpickler};
+    return PyObject_Vectorcall(st->base_load, args, 1, NULL);
+#endif
+}
+
+PyObject *
+cpk_load_with(cpk_state *st, PyObject *unpickler)
+{
+    return load_paused(st, unpickler);
+}
+
+static PyObject *
+Unpickler_load(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    return load_paused(cpk_get_state(CPK_UNPICKLER_EXT(self)->module), self);
+}
+
+/* A name of our module that this version does not have: most likely a
+ * pickle written by a newer ccloudpickle. */
+static PyObject *
+own_name(cpk_unpickler_ext *ext, PyObject *name)
+{
+    PyObject *obj = PyObject_GetAttr(ext->module, name);
+    if (obj == NULL && PyErr_ExceptionMatches(PyExc_AttributeError)) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_AttributeError,
+                     "this pickle needs ccloudpickle.%S, which ccloudpickle "
+                     "%s does not have (written by a newer version?)",
+                     name, CPK_VERSION);
+    }
+    return obj;
+}
+
+static PyObject *
+Unpickler_find_class(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2) {
+        PyErr_Format(PyExc_TypeError,
+                     "find_class() takes 2 arguments (%zd given)", nargs);
+        return NULL;
+    }
+    cpk_unpickler_ext *ext = CPK_UNPICKLER_EXT(self);
+    cpk_state *st = cpk_get_state(ext->module);
+    PyObject *module = args[0], *name = args[1];
+    if (PyUnicode_Check(module) && PyUnicode_Check(name)) {
+        if (PyUnicode_CompareWithASCIIString(module, CPK_MODULE_NAME) == 0)
+            return own_name(ext, name);
+        PyObject *ours = cpk_compat_find(st, module, name);
+        if (ours != NULL)
+            return Py_NewRef(ours);
+        if (PyErr_Occurred())
+            return NULL;
+    }
+    PyObject *bargs[3] = {self, module, name};
+    return PyObject_Vectorcall(st->base_find_class, bargs, 3, NULL);
+}
+
+static PyObject *
+Unpickler_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    PyObject *module = PyType_GetModuleByDef(type, &cpk_module_def);
+    if (module == NULL)
+        return NULL;
+    PyObject *self = base_new(type, args, kwds);
+    if (self == NULL)
+        return NULL;
+    CPK_UNPICKLER_EXT(self)->module = Py_NewRef(module);
+    return self;
+}
+
+static int
+Unpickler_traverse(PyObject *self, visitproc visit, void *arg)
+{
+    cpk_unpickler_ext *ext = CPK_UNPICKLER_EXT(self);
+    Py_VISIT(ext->dict);
+    Py_VISIT(ext->module);
+    if (!base_is_heap)
+        Py_VISIT(Py_TYPE(self));
+    return base_traverse(self, visit, arg);
+}
+
+static int
+Unpickler_clear(PyObject *self)
+{
+    Py_CLEAR(CPK_UNPICKLER_EXT(self)->dict);
+    return base_clear(self);
+}
+
+static void
+Unpickler_dealloc(PyObject *self)
+{
+    PyTypeObject *tp = Py_TYPE(self);
+    cpk_unpickler_ext *ext = CPK_UNPICKLER_EXT(self);
+    PyObject_GC_UnTrack(self);
+    Py_CLEAR(ext->dict);
+    Py_CLEAR(ext->module);
+    base_dealloc(self);
+    if (!base_is_heap)
+        Py_DECREF(tp);
+}
+
+static PyMethodDef Unpickler_methods[] = {
+    {"find_class", (PyCFunction)(void (*)(void))Unpickler_find_class,
+     METH_FASTCALL,
+     PyDoc_STR("find_class(module_name, global_name)\n--\n\n"
+               "Return the object a pickle names; cloudpickle's "
+               "reconstructors map to ccloudpickle's.")},
+    {"load", Unpickler_load, METH_NOARGS,
+     PyDoc_STR("load()\n--\n\nRead one pickle from the file.")},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyMemberDef Unpickler_members[2];
+
+PyDoc_STRVAR(Unpickler_doc,
+"Unpickler(file, *, fix_imports=True, encoding='ASCII', errors='strict',\n"
+"          buffers=())\n--\n\n"
+"A pickle.Unpickler that also reads stock cloudpickle's pickles where\n"
+"cloudpickle is not installed.");
+
+int
+cpk_unpickler_init_type(PyObject *module, cpk_state *st)
+{
+    PyTypeObject *base = (PyTypeObject *)st->base_unpickler;
+    base_new = base->tp_new;
+    base_dealloc = base->tp_dealloc;
+    base_traverse = base->tp_traverse;
+    base_clear = base->tp_clear;
+    base_is_heap = (base->tp_flags & Py_TPFLAGS_HEAPTYPE) != 0;
+    if (base_new == NULL || base_traverse == NULL || base_clear == NULL) {
+        PyErr_SetString(PyExc_ImportError, "_pickle.Unpickler lacks slots");
+        return -1;
+    }
+
+    Py_ssize_t align = (Py_ssize_t)sizeof(void *);
+    Py_ssize_t off = (base->tp_basicsize + align - 1) / align * align;
+    cpk_unpickler_ext_offset = off;
+    Unpickler_members[0] = (PyMemberDef){
+        "__dictoffset__", T_PYSSIZET, off + offsetof(cpk_unpickler_ext, dict),
+        READONLY, NULL};
+    Unpickler_members[1] = (PyMemberDef){NULL, 0, 0, 0, NULL};
+
+    PyType_Slot slots[] = {
+        {Py_tp_new, Unpickler_new},
+        {Py_tp_dealloc, Unpickler_dealloc},
+        {Py_tp_traverse, Unpickler_traverse},
+        {Py_tp_clear, Unpickler_clear},
+        {Py_tp_methods, Unpickler_methods},
+        {Py_tp_members, Unpickler_members},
+        {Py_tp_doc, (void *)Unpickler_doc},
+        {0, NULL},
+    };
+    PyType_Spec spec = {
+        .name = "ccloudpickle.Unpickler",
+        .basicsize = (int)(off + sizeof(cpk_unpickler_ext)),
+        .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE |
+                 Py_TPFLAGS_HAVE_GC,
+        .slots = slots,
+    };
+    st->unpickler_type = (PyTypeObject *)PyType_FromModuleAndSpec(
+        module, &spec, st->base_unpickler);
+    if (st->unpickler_type == NULL)
+        return -1;
+    if ((st->base_find_class = PyObject_GetAttrString(st->base_unpickler,
+                                                      "find_class")) == NULL ||
+        (st->base_load = PyObject_GetAttrString(st->base_unpickler,
+                                                "load")) == NULL)
+        return -1;
+    return 0;
+}
