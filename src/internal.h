@@ -339,6 +339,9 @@ PyObject *cpk_callable(cpk_state *st, int format, PyObject *native,
 PyObject *cpk_compat_find(cpk_state *st, PyObject *module, PyObject *name);
 PyObject *cpk_reduce_extref(cpk_state *st, PyObject *ref);
 
+/* diagnose.c: _find_unpicklable. */
+extern PyMethodDef cpk_diagnose_methods[];
+
 /* Helpers. */
 /* Build a reduce tuple with a state setter (6 items); steals nothing. */
 PyObject *cpk_reduce6(PyObject *func, PyObject *args, PyObject *state,

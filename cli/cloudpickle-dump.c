@@ -1,0 +1,478 @@
+/* cloudpickle-dump - pickle a Python object, by value where it cannot be
+ * imported on the loading side, to a file or standard output.
+ *
+ *     cloudpickle-dump [options] MODULE:ATTR[.ATTR...]
+ *
+ * Options and exit statuses: man/cloudpickle-dump.1. The interpreter is
+ * started by host.c, the output written by output.c.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ccloudpickle.h"
+#include "host.h"
+#include "message.h"
+#include "output.h"
+
+enum {
+    OPT_BY_REF = 256, /* long-only options: above any char */
+    OPT_BY_VALUE,
+    OPT_COMPAT,
+};
+
+static const struct option longopts[] = {
+    {"output", required_argument, NULL, 'o'},
+    {"protocol", required_argument, NULL, 'p'},
+    {"path", required_argument, NULL, 'P'},
+    {"force", no_argument, NULL, 'f'},
+    {"by-ref", no_argument, NULL, OPT_BY_REF},
+    {"by-value", required_argument, NULL, OPT_BY_VALUE},
+    {"compat", required_argument, NULL, OPT_COMPAT},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, 'V'},
+    {NULL, 0, NULL, 0},
+};
+
+typedef struct {
+    const char *output;  /* NULL or "-": stdout */
+    int protocol;        /* -1: default (highest) */
+    int force;
+    int by_ref;
+    const char *compat;  /* NULL or "cloudpickle" */
+    const char **paths;
+    int npaths;
+    const char **by_value;
+    int nby_value;
+    const char *spec;
+} options;
+
+static void
+usage(void)
+{
+    printf("Usage: %s [OPTION]... MODULE:ATTR[.ATTR...]\n"
+           "Pickle the object MODULE.ATTR with ccloudpickle: functions and "
+           "classes that\nthe loading side cannot import travel by value.\n"
+           "\n"
+           "  -o, --output=FILE    write to FILE (atomically) instead of "
+           "standard output\n"
+           "  -p, --protocol=N     pickle protocol 0-5 (default 5)\n"
+           "  -P, --path=DIR       also search DIR for modules (repeatable)\n"
+           "  -f, --force          write to standard output even if it is a "
+           "terminal\n"
+           "      --by-ref         pickle MODULE's functions and classes by "
+           "reference\n"
+           "      --by-value=MOD   also pickle module MOD by value "
+           "(repeatable)\n"
+           "      --compat=cloudpickle\n"
+           "                       write a pickle that stock cloudpickle 3.x "
+           "loads\n"
+           "  -h, --help           show this help and exit\n"
+           "  -V, --version        show the version and exit\n"
+           "\n"
+           "MODULE is found like `python -m` finds it: in the current "
+           "directory, the\n-P directories, PYTHONPATH, an active "
+           "virtualenv, then the system.\nMODULE (and, for a package, its "
+           "submodules) is pickled by value unless\n--by-ref is given; other "
+           "imports stay references.\n"
+           "\n"
+           "Exit status: 0 success, 2 usage error, 4 the object could not be "
+           "imported\nor pickled, 5 the output could not be written.\n",
+           cpk_prog);
+}
+
+static int
+parse_protocol(const char *s, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno != 0 || end == s || *end != '\0' || v < 0 || v > 5)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+static int
+parse_options(int argc, char **argv, options *o)
+{
+    memset(o, 0, sizeof(*o));
+    o->protocol = -1;
+    o->paths = calloc((size_t)argc, sizeof(char *));
+    o->by_value = calloc((size_t)argc, sizeof(char *));
+    if (o->paths == NULL || o->by_value == NULL) {
+        cpk_error("out of memory");
+        return CPK_EXIT_SYSTEM;
+    }
+    int c;
+    while ((c = getopt_long(argc, argv, "o:p:P:fhV", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'o':
+            o->output = optarg;
+            break;
+        case 'p':
+            if (parse_protocol(optarg, &o->protocol) < 0)
+                return cpk_usage_error("invalid protocol '%s' (0 to 5)",
+                                       optarg);
+            break;
+        case 'P':
+            o->paths[o->npaths++] = optarg;
+            break;
+        case 'f':
+            o->force = 1;
+            break;
+        case OPT_BY_REF:
+            o->by_ref = 1;
+            break;
+        case OPT_BY_VALUE:
+            o->by_value[o->nby_value++] = optarg;
+            break;
+        case OPT_COMPAT:
+            if (strcmp(optarg, "cloudpickle") != 0)
+                return cpk_usage_error("unknown --compat format '%s' (only "
+                                       "'cloudpickle')",
+                                       optarg);
+            o->compat = optarg;
+            break;
+        case 'h':
+            usage();
+            exit(fflush(stdout) == 0 ? CPK_EXIT_OK : CPK_EXIT_SYSTEM);
+        case 'V':
+            printf("%s (ccloudpickle) %s, Python %d.%d.%d\n", cpk_prog,
+                   CPK_VERSION, PY_MAJOR_VERSION, PY_MINOR_VERSION,
+                   PY_MICRO_VERSION);
+            exit(fflush(stdout) == 0 ? CPK_EXIT_OK : CPK_EXIT_SYSTEM);
+        default:
+            /* getopt printed the problem already. */
+            fprintf(stderr, "Try '%s --help' for more information.\n",
+                    cpk_prog);
+            return CPK_EXIT_USAGE;
+        }
+    }
+    if (optind >= argc)
+        return cpk_usage_error("missing MODULE:ATTR");
+    if (argc - optind > 1)
+        return cpk_usage_error("unexpected argument '%s'", argv[optind + 1]);
+    o->spec = argv[optind];
+    const char *colon = strchr(o->spec, ':');
+    if (colon == NULL || colon == o->spec || colon[1] == '\0' ||
+        strchr(colon + 1, ':') != NULL)
+        return cpk_usage_error("'%s' is not MODULE:ATTR", o->spec);
+    if (o->output != NULL && strcmp(o->output, "-") == 0)
+        o->output = NULL;
+    if (o->output == NULL && !o->force && isatty(STDOUT_FILENO))
+        return cpk_usage_error("refusing to write a pickle to a terminal "
+                               "(use -o FILE, a pipe, or -f)");
+    return 0;
+}
+
+/* Report the pending exception as `prog: context: Type: message` and
+ * return `status`; a KeyboardInterrupt dies by SIGINT instead. */
+static int
+fail(const char *context, int status, void (*cleanup)(void))
+{
+    cpk_host_exit_if_interrupted(cleanup);
+    char *line = cpk_host_exception_line();
+    PyErr_Clear();
+    cpk_error("%s: %s", context, line ? line : "error");
+    free(line);
+    return status;
+}
+
+/* Where the import of the spec's module failed, when the module exists
+ * but raised: "file.py, line N". Empty if unknown. */
+static void
+raise_site(char *buf, size_t cap)
+{
+    PyObject *type, *value, *tb;
+    buf[0] = '\0';
+    PyErr_Fetch(&type, &value, &tb);
+    PyErr_NormalizeException(&type, &value, &tb);
+    PyObject *t = tb;
+    while (t != NULL && ((PyTracebackObject *)t)->tb_next != NULL)
+        t = (PyObject *)((PyTracebackObject *)t)->tb_next;
+    if (t != NULL) {
+        PyTracebackObject *last = (PyTracebackObject *)t;
+        PyCodeObject *co = PyFrame_GetCode(last->tb_frame);
+        const char *file = PyUnicode_AsUTF8(co->co_filename);
+        if (file != NULL && file[0] != '<')
+            snprintf(buf, cap, " (%s, line %d)", file, last->tb_lineno);
+        PyErr_Clear();
+        Py_DECREF(co);
+    }
+    if (tb != NULL)
+        PyException_SetTraceback(value, tb);
+    PyErr_Restore(type, value, tb);
+}
+
+/* Import MODULE of the spec and walk ATTR.ATTR...; new reference. */
+static PyObject *
+resolve(const char *spec, int *status, PyObject **module_out)
+{
+    const char *colon = strchr(spec, ':');
+    PyObject *modname = PyUnicode_DecodeFSDefaultAndSize(spec, colon - spec);
+    PyObject *attrs = PyUnicode_DecodeFSDefault(colon + 1);
+    PyObject *obj = NULL, *parts = NULL;
+    *module_out = NULL;
+    if (modname == NULL || attrs == NULL)
+        goto error;
+    /* Each dotted part must be an identifier, as in `import` and `.`. */
+    PyObject *names[2] = {modname, attrs};
+    for (int i = 0; i < 2; i++) {
+        PyObject *dot = PyUnicode_FromString(".");
+        PyObject *split = dot ? PyUnicode_Split(names[i], dot, -1) : NULL;
+        Py_XDECREF(dot);
+        if (split == NULL)
+            goto error;
+        for (Py_ssize_t j = 0; j < PyList_GET_SIZE(split); j++) {
+            if (!PyUnicode_IsIdentifier(PyList_GET_ITEM(split, j))) {
+                Py_DECREF(split);
+                Py_DECREF(modname);
+                Py_DECREF(attrs);
+                *status = cpk_usage_error("'%s' is not MODULE:ATTR (dotted "
+                                          "Python names)",
+                                          spec);
+                return NULL;
+            }
+        }
+        if (i == 1)
+            parts = split;
+        else
+            Py_DECREF(split);
+    }
+    PyObject *module = PyImport_Import(modname);
+    if (module == NULL) {
+        char where[1024] = "";
+        int missing = PyErr_ExceptionMatches(PyExc_ModuleNotFoundError);
+        if (!missing)
+            raise_site(where, sizeof(where));
+        char *line = cpk_host_exception_line();
+        cpk_host_exit_if_interrupted(NULL);
+        PyErr_Clear();
+        cpk_error("%s: cannot import %s: %s%s", spec,
+                  PyUnicode_AsUTF8(modname), line ? line : "error", where);
+        free(line);
+        *status = CPK_EXIT_OBJECT;
+        goto done;
+    }
+    obj = Py_NewRef(module);
+    for (Py_ssize_t j = 0; j < PyList_GET_SIZE(parts); j++) {
+        Py_SETREF(obj, PyObject_GetAttr(obj, PyList_GET_ITEM(parts, j)));
+        if (obj == NULL) {
+            Py_DECREF(module);
+            *status = fail(spec, CPK_EXIT_OBJECT, NULL);
+            goto done;
+        }
+    }
+    *module_out = module;
+    goto done;
+error:
+    *status = fail(spec, CPK_EXIT_SYSTEM, NULL);
+done:
+    Py_XDECREF(modname);
+    Py_XDECREF(attrs);
+    Py_XDECREF(parts);
+    return obj;
+}
+
+static int
+register_by_value(PyObject *cpk, PyObject *module, const char *context)
+{
+    PyObject *r = PyObject_CallMethod(cpk, "register_pickle_by_value", "(O)",
+                                      module);
+    if (r == NULL)
+        return fail(context, CPK_EXIT_OBJECT, NULL);
+    Py_DECREF(r);
+    return 0;
+}
+
+/* Explain a pickling failure: which part of the object graph (found by
+ * ccloudpickle._find_unpicklable) and why, in one line. */
+static int
+pickling_failed(PyObject *cpk, PyObject *obj, const options *o,
+                void (*cleanup)(void))
+{
+    cpk_host_exit_if_interrupted(cleanup);
+    char *why = cpk_host_exception_line();
+    PyErr_Clear();
+    if (cleanup != NULL)
+        cleanup();
+    char where[2048] = "";
+    PyObject *found = PyObject_CallMethod(cpk, "_find_unpicklable", "(Oi)",
+                                          obj, o->protocol < 0 ? 5
+                                                               : o->protocol);
+    if (found != NULL && PyTuple_Check(found) && PyTuple_GET_SIZE(found) == 2) {
+        const char *path = PyUnicode_AsUTF8(PyTuple_GET_ITEM(found, 0));
+        PyObject *culprit = PyTuple_GET_ITEM(found, 1);
+        if (path != NULL)
+            snprintf(where, sizeof(where), " %s%s (%s)", o->spec, path,
+                     Py_TYPE(culprit)->tp_name);
+    }
+    Py_XDECREF(found);
+    PyErr_Clear();
+    if (where[0] == '\0')
+        snprintf(where, sizeof(where), " %s (%s)", o->spec,
+                 Py_TYPE(obj)->tp_name);
+    cpk_error("%s: cannot pickle%s: %s", o->spec, where, why ? why : "error");
+    free(why);
+    return CPK_EXIT_OBJECT;
+}
+
+static cpk_output file_out;
+
+static void
+abort_output(void)
+{
+    cpk_output_abort(&file_out);
+}
+
+static PyObject *
+call_kw(PyObject *cpk, const char *method, PyObject *args,
+        const options *o)
+{
+    PyObject *func = PyObject_GetAttrString(cpk, method);
+    PyObject *kw = PyDict_New();
+    PyObject *r = NULL;
+    if (func == NULL || kw == NULL)
+        goto done;
+    if (o->protocol >= 0) {
+        PyObject *p = PyLong_FromLong(o->protocol);
+        if (p == NULL || PyDict_SetItemString(kw, "protocol", p) < 0) {
+            Py_XDECREF(p);
+            goto done;
+        }
+        Py_DECREF(p);
+    }
+    if (o->compat != NULL) {
+        PyObject *c = PyUnicode_FromString(o->compat);
+        if (c == NULL || PyDict_SetItemString(kw, "compat", c) < 0) {
+            Py_XDECREF(c);
+            goto done;
+        }
+        Py_DECREF(c);
+    }
+    r = PyObject_Call(func, args, kw);
+done:
+    Py_XDECREF(func);
+    Py_XDECREF(kw);
+    return r;
+}
+
+static int
+dump_to_stdout(PyObject *cpk, PyObject *obj, const options *o)
+{
+    PyObject *args = PyTuple_Pack(1, obj);
+    if (args == NULL)
+        return fail(o->spec, CPK_EXIT_SYSTEM, NULL);
+    PyObject *data = call_kw(cpk, "dumps", args, o);
+    Py_DECREF(args);
+    if (data == NULL)
+        return pickling_failed(cpk, obj, o, NULL);
+    int e = cpk_write_all(STDOUT_FILENO, PyBytes_AS_STRING(data),
+                          (size_t)PyBytes_GET_SIZE(data));
+    Py_DECREF(data);
+    if (e == 0 && close(STDOUT_FILENO) != 0)
+        e = errno;
+    if (e != 0) {
+        cpk_error("standard output: %s", strerror(e));
+        return CPK_EXIT_SYSTEM;
+    }
+    return CPK_EXIT_OK;
+}
+
+static int
+dump_to_file(PyObject *cpk, PyObject *obj, const options *o)
+{
+    int e = cpk_output_open(&file_out, o->output);
+    if (e != 0) {
+        cpk_error("%s: cannot create a file next to it: %s", o->output,
+                  strerror(e));
+        return CPK_EXIT_SYSTEM;
+    }
+    PyObject *writer = cpk_output_writer(&file_out);
+    PyObject *args = writer ? PyTuple_Pack(2, obj, writer) : NULL;
+    PyObject *r = args ? call_kw(cpk, "dump", args, o) : NULL;
+    Py_XDECREF(args);
+    Py_XDECREF(writer);
+    if (r == NULL) {
+        if (file_out.write_errno != 0) {
+            cpk_host_exit_if_interrupted(abort_output);
+            PyErr_Clear();
+            cpk_output_abort(&file_out);
+            cpk_error("%s: %s", o->output, strerror(file_out.write_errno));
+            return CPK_EXIT_SYSTEM;
+        }
+        return pickling_failed(cpk, obj, o, abort_output);
+    }
+    Py_DECREF(r);
+    const char *what = "write";
+    e = cpk_output_commit(&file_out, &what);
+    if (e == EINTR && PyErr_Occurred())
+        cpk_host_exit_if_interrupted(NULL);
+    if (e != 0) {
+        cpk_error("%s: %s: %s", o->output, what, strerror(e));
+        return CPK_EXIT_SYSTEM;
+    }
+    return CPK_EXIT_OK;
+}
+
+static int
+run(const options *o)
+{
+    PyObject *cpk = cpk_host_import(CPK_MODULE_NAME);
+    if (cpk == NULL)
+        return fail("cannot import ccloudpickle", CPK_EXIT_SYSTEM, NULL);
+    int status = CPK_EXIT_OK;
+    PyObject *module = NULL, *obj = NULL;
+    for (int i = 0; i < o->nby_value && status == CPK_EXIT_OK; i++) {
+        PyObject *m = PyImport_ImportModule(o->by_value[i]);
+        if (m == NULL) {
+            char ctx[512];
+            snprintf(ctx, sizeof(ctx), "--by-value %s", o->by_value[i]);
+            status = fail(ctx, CPK_EXIT_OBJECT, NULL);
+            break;
+        }
+        status = register_by_value(cpk, m, o->by_value[i]);
+        Py_DECREF(m);
+    }
+    if (status != CPK_EXIT_OK)
+        goto done;
+    obj = resolve(o->spec, &status, &module);
+    if (obj == NULL)
+        goto done;
+    if (!o->by_ref && (status = register_by_value(cpk, module, o->spec)) != 0)
+        goto done;
+    status = o->output ? dump_to_file(cpk, obj, o)
+                       : dump_to_stdout(cpk, obj, o);
+done:
+    Py_XDECREF(obj);
+    Py_XDECREF(module);
+    Py_DECREF(cpk);
+    return status;
+}
+
+int
+main(int argc, char **argv)
+{
+    cpk_message_init(argv[0]);
+    options o;
+    int status = parse_options(argc, argv, &o);
+    if (status != 0)
+        return status;
+    char *py_argv[2] = {argv[0], (char *)o.spec};
+    cpk_host_config cfg = {
+        .argc = 2,
+        .argv = py_argv,
+        .npaths = o.npaths,
+        .paths = o.paths,
+    };
+    status = cpk_host_start(&cfg);
+    if (status == 0)
+        status = cpk_host_finish(run(&o));
+    free(o.paths);
+    free(o.by_value);
+    return status;
+}

@@ -1,0 +1,51 @@
+/* message.c - `prog: message` diagnostics (see message.h). */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "message.h"
+
+const char *cpk_prog = "cloudpickle";
+
+void
+cpk_message_init(const char *argv0)
+{
+    if (argv0 != NULL && *argv0 != '\0') {
+        const char *slash = strrchr(argv0, '/');
+        cpk_prog = slash ? slash + 1 : argv0;
+    }
+}
+
+static void
+verror(const char *fmt, va_list ap)
+{
+    /* One write per line, so concurrent writers do not interleave it. */
+    char line[4096];
+    int n = snprintf(line, sizeof(line), "%s: ", cpk_prog);
+    if (n < 0)
+        n = 0;
+    if ((size_t)n < sizeof(line))
+        vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
+    fprintf(stderr, "%s\n", line);
+    fflush(stderr);
+}
+
+void
+cpk_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    verror(fmt, ap);
+    va_end(ap);
+}
+
+int
+cpk_usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    verror(fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "Try '%s --help' for more information.\n", cpk_prog);
+    return CPK_EXIT_USAGE;
+}

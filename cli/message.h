@@ -1,0 +1,32 @@
+/* message.h - diagnostics of the command-line programs: every one is a
+ * single `prog: context: message` line on stderr. The exit statuses are
+ * here too, as the man pages document them.
+ */
+#ifndef CPK_MESSAGE_H
+#define CPK_MESSAGE_H
+
+enum {
+    CPK_EXIT_OK = 0,
+    CPK_EXIT_RAISED = 1,  /* the called function raised */
+    CPK_EXIT_USAGE = 2,   /* bad command line */
+    CPK_EXIT_INPUT = 3,   /* not a pickle, truncated, version mismatch */
+    CPK_EXIT_OBJECT = 4,  /* could not pickle, import or load the object */
+    CPK_EXIT_SYSTEM = 5,  /* output not written, Python did not start */
+    CPK_EXIT_FINALIZE = 120, /* Python failed to shut down cleanly */
+};
+
+/* The program name used in messages (basename of argv[0]). */
+extern const char *cpk_prog;
+
+void cpk_message_init(const char *argv0);
+
+/* `prog: <formatted>` and a newline on stderr. */
+void cpk_error(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2)));
+
+/* A usage error: the message, then a pointer to --help. Returns
+ * CPK_EXIT_USAGE for `return cpk_usage_error(...)`. */
+int cpk_usage_error(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2)));
+
+#endif

@@ -1,0 +1,97 @@
+/* support.h - what the Criterion tests share.
+ *
+ * Module tests run Python inside the test process: a suite's .init starts
+ * an isolated interpreter with ccloudpickle built in and tests/fixtures on
+ * sys.path (Criterion forks a process per test, so each test gets a fresh
+ * one), then cpk_py() runs a snippet in __main__ and fails the test with
+ * the Python traceback if it raises. The snippets assert on behaviour.
+ *
+ * Subprocess tests spawn the built programs, or /usr/bin/python3 with the
+ * built extension module, and capture exit status, stdout and stderr.
+ */
+#ifndef CPK_TEST_SUPPORT_H
+#define CPK_TEST_SUPPORT_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <criterion/criterion.h>
+#include <stddef.h>
+
+#ifndef CPK_BUILD_DIR
+#error "CPK_BUILD_DIR must be defined by the Makefile"
+#endif
+
+#define CPK_DUMP CPK_BUILD_DIR "/cloudpickle-dump"
+#define CPK_LOAD CPK_BUILD_DIR "/cloudpickle-load"
+#define CPK_FIXTURES CPK_SOURCE_DIR "/tests/fixtures"
+#define CPK_EXAMPLES CPK_SOURCE_DIR "/examples"
+
+/* Suite init/fini for module tests. */
+void cpk_py_start(void);
+void cpk_py_stop(void);
+
+/* Run `code` in __main__; on an exception, fail the test with the
+ * traceback. The snippet's assert statements are the test's checks. */
+void cpk_py_run(const char *file, int line, const char *code);
+#define cpk_py(code) cpk_py_run(__FILE__, __LINE__, (code))
+
+/* Run `code` and expect it to raise `exc_name` (e.g. "ValueError") whose
+ * str() contains `fragment` (NULL: any message). */
+void cpk_py_raises_run(const char *file, int line, const char *code,
+                       const char *exc_name, const char *fragment);
+#define cpk_py_raises(code, exc, frag)                                        \
+    cpk_py_raises_run(__FILE__, __LINE__, (code), (exc), (frag))
+
+/* Evaluate `expr` (which must give bytes) in __main__; a malloc'd copy. */
+char *cpk_py_bytes(const char *expr, size_t *len);
+
+/* Pickle in this process, load in a fresh one: evaluate `data_expr`
+ * (bytes) here, then run /usr/bin/python3 with `check`, where `obj` is
+ * ccloudpickle.loads(those bytes); fails the test if the check raises. The
+ * fresh interpreter has tests/fixtures on its path, not __main__'s code. */
+void cpk_fresh_run(const char *file, int line, const char *data_expr,
+                   const char *check);
+#define cpk_fresh(data_expr, check)                                           \
+    cpk_fresh_run(__FILE__, __LINE__, (data_expr), (check))
+
+/* A finished child process. Buffers are NUL-terminated, caller frees with
+ * cpk_proc_free. */
+typedef struct {
+    int exited;      /* 1: exited normally, status in `status` */
+    int status;
+    int signaled;    /* 1: killed by signal `sig` */
+    int sig;
+    char *out;
+    size_t out_len;
+    char *err;
+    size_t err_len;
+} cpk_proc;
+
+/* Run argv (argv[0] a path) in `cwd` (NULL: current), feeding `in`
+ * (in_len bytes; NULL: /dev/null), with extra environment `env` entries
+ * ("NAME=value", NULL-terminated list, may be NULL). Waits for it. */
+void cpk_spawn(cpk_proc *p, const char *const argv[], const char *cwd,
+               const char *in, size_t in_len, const char *const env[]);
+void cpk_proc_free(cpk_proc *p);
+
+/* /usr/bin/python3 -c code, with the built module importable (PYTHONPATH
+ * is the build directory); stdin as above. */
+void cpk_python(cpk_proc *p, const char *code, const char *in, size_t in_len);
+
+/* Assert a normal exit with `status`, showing stderr on failure. */
+#define cpk_assert_exit(p, st)                                                 \
+    cr_assert((p)->exited && (p)->status == (st),                             \
+              "expected exit %d, got %s %d; stderr:\n%s", (st),               \
+              (p)->exited ? "exit" : "signal",                                 \
+              (p)->exited ? (p)->status : (p)->sig, (p)->err)
+
+/* Read a whole file (NUL-terminated, caller frees); NULL if missing. */
+char *cpk_read_file(const char *path, size_t *len);
+
+/* A fresh empty directory under /tmp (static buffer per call site). */
+void cpk_tmpdir(char *buf, size_t cap);
+
+/* Write a file (text). */
+void cpk_write_file(const char *path, const char *text);
+
+#endif
