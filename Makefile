@@ -67,7 +67,7 @@ $(BUILD)/tests/%.o: tests/%.c $(HEADERS) tests/support.h
 	    -DCPK_PYTHON='"$(PYTHON)"' -c $< -o $@
 
 $(BUILD)/tests/test_%: $(BUILD)/tests/test_%.o $(TEST_SUPPORT_OBJ) $(LIB_OBJ)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PY_LDFLAGS) $(CRITERION_LIBS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PY_LDFLAGS) $(CRITERION_LIBS) -lutil
 
 # Criterion forks a process per test; --jobs keeps both cores busy.
 test: all $(TEST_BIN) lint-man

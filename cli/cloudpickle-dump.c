@@ -108,7 +108,8 @@ parse_options(int argc, char **argv, options *o)
         return CPK_EXIT_SYSTEM;
     }
     int c;
-    while ((c = getopt_long(argc, argv, "o:p:P:fhV", longopts, NULL)) != -1) {
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":o:p:P:fhV", longopts, NULL)) != -1) {
         switch (c) {
         case 'o':
             o->output = optarg;
@@ -146,10 +147,7 @@ parse_options(int argc, char **argv, options *o)
                    PY_MICRO_VERSION);
             exit(fflush(stdout) == 0 ? CPK_EXIT_OK : CPK_EXIT_SYSTEM);
         default:
-            /* getopt printed the problem already. */
-            fprintf(stderr, "Try '%s --help' for more information.\n",
-                    cpk_prog);
-            return CPK_EXIT_USAGE;
+            return cpk_option_error(c, argv);
         }
     }
     if (optind >= argc)

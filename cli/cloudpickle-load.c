@@ -81,7 +81,8 @@ parse_options(int argc, char **argv, options *o)
         return CPK_EXIT_SYSTEM;
     }
     int c;
-    while ((c = getopt_long(argc, argv, "P:hV", longopts, NULL)) != -1) {
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":P:hV", longopts, NULL)) != -1) {
         switch (c) {
         case OPT_CALL:
             o->call = 1;
@@ -98,9 +99,7 @@ parse_options(int argc, char **argv, options *o)
                    PY_MICRO_VERSION);
             exit(fflush(stdout) == 0 ? CPK_EXIT_OK : CPK_EXIT_SYSTEM);
         default:
-            fprintf(stderr, "Try '%s --help' for more information.\n",
-                    cpk_prog);
-            return CPK_EXIT_USAGE;
+            return cpk_option_error(c, argv);
         }
     }
     o->file = optind < argc ? argv[optind++] : "-";

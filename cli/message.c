@@ -1,4 +1,5 @@
 /* message.c - `prog: message` diagnostics (see message.h). */
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -48,4 +49,19 @@ cpk_usage_error(const char *fmt, ...)
     va_end(ap);
     fprintf(stderr, "Try '%s --help' for more information.\n", cpk_prog);
     return CPK_EXIT_USAGE;
+}
+
+int
+cpk_option_error(int c, char **argv)
+{
+    const char *arg = optind > 0 ? argv[optind - 1] : "";
+    int is_long = strncmp(arg, "--", 2) == 0;
+    if (c == ':') {
+        if (is_long)
+            return cpk_usage_error("option '%s' requires an argument", arg);
+        return cpk_usage_error("option requires an argument -- '%c'", optopt);
+    }
+    if (is_long)
+        return cpk_usage_error("unrecognized option '%s'", arg);
+    return cpk_usage_error("invalid option -- '%c'", optopt);
 }

@@ -29,4 +29,9 @@ void cpk_error(const char *fmt, ...)
 int cpk_usage_error(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)));
 
+/* After getopt_long (with opterr = 0 and ':' leading the short options)
+ * returned '?' or ':': print what was wrong with argv, in our `prog:`
+ * form, and return CPK_EXIT_USAGE. */
+int cpk_option_error(int c, char **argv);
+
 #endif

@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pty.h>
+#include <time.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -157,62 +159,97 @@ append(char **buf, size_t *len, size_t *cap, const char *data, size_t n)
     (*buf)[*len] = '\0';
 }
 
-void
-cpk_spawn(cpk_proc *p, const char *const argv[], const char *cwd,
-          const char *in, size_t in_len, const char *const env[])
+static long
+now_ms(void)
 {
-    int pin[2], pout[2], perr[2];
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+void
+cpk_spawn_ex(cpk_proc *p, const cpk_spawn_opts *o)
+{
+    int pin[2], pout[2], perr[2], tty = -1, tty_slave = -1;
     memset(p, 0, sizeof(*p));
     cr_assert(pipe(pin) == 0 && pipe(pout) == 0 && pipe(perr) == 0);
+    if (o->stdout_tty || o->stdin_tty)
+        cr_assert(openpty(&tty, &tty_slave, NULL, NULL, NULL) == 0);
     pid_t pid = fork();
     cr_assert(pid >= 0);
     if (pid == 0) {
-        dup2(pin[0], 0);
-        dup2(pout[1], 1);
+        dup2(o->stdin_tty ? tty_slave : pin[0], 0);
+        dup2(o->stdout_tty ? tty_slave : pout[1], 1);
         dup2(perr[1], 2);
-        close(pin[0]);
-        close(pin[1]);
-        close(pout[0]);
-        close(pout[1]);
-        close(perr[0]);
-        close(perr[1]);
+        int fds[] = {pin[0], pin[1], pout[0], pout[1], perr[0], perr[1],
+                     tty, tty_slave};
+        for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
+            if (fds[i] > 2)
+                close(fds[i]);
         signal(SIGPIPE, SIG_DFL);
-        if (cwd != NULL && chdir(cwd) != 0)
+        signal(SIGINT, SIG_DFL);
+        if (o->cwd != NULL && chdir(o->cwd) != 0)
             _exit(126);
-        for (int i = 0; env != NULL && env[i] != NULL; i++)
-            putenv((char *)env[i]);
-        execv(argv[0], (char *const *)argv);
+        for (int i = 0; o->unset != NULL && o->unset[i] != NULL; i++)
+            unsetenv(o->unset[i]);
+        for (int i = 0; o->env != NULL && o->env[i] != NULL; i++)
+            putenv((char *)o->env[i]);
+        execv(o->argv[0], (char *const *)o->argv);
         _exit(127);
     }
     close(pin[0]);
     close(pout[1]);
     close(perr[1]);
+    if (tty_slave >= 0)
+        close(tty_slave);
     size_t out_cap = 0, err_cap = 0, in_off = 0;
     append(&p->out, &p->out_len, &out_cap, "", 0);
     append(&p->err, &p->err_len, &err_cap, "", 0);
-    if (in == NULL || in_len == 0) {
+    if (o->in == NULL || o->in_len == 0) {
         close(pin[1]);
         pin[1] = -1;
     }
     else
         fcntl(pin[1], F_SETFL, O_NONBLOCK);
     int open_out = 1, open_err = 1;
+    if (o->close_stdout) {
+        close(pout[0]);
+        pout[0] = -1;
+        open_out = 0;
+    }
+    int out_fd = o->stdout_tty ? tty : pout[0];
+    if (o->stdout_tty && pout[0] >= 0) {
+        close(pout[0]);
+        pout[0] = -1;
+    }
+    int signalled = o->signal == 0;
+    long start = now_ms();
     void (*old)(int) = signal(SIGPIPE, SIG_IGN);
     while (open_out || open_err) {
-        struct pollfd fds[3] = {{pout[0], POLLIN, 0},
-                                {perr[0], POLLIN, 0},
+        struct pollfd fds[3] = {{open_out ? out_fd : -1, POLLIN, 0},
+                                {open_err ? perr[0] : -1, POLLIN, 0},
                                 {pin[1], POLLOUT, 0}};
-        if (!open_out)
-            fds[0].fd = -1;
-        if (!open_err)
-            fds[1].fd = -1;
-        if (poll(fds, 3, -1) < 0) {
+        int timeout = signalled ? -1 : 20;
+        if (poll(fds, 3, timeout) < 0) {
             cr_assert(errno == EINTR);
             continue;
         }
+        if (!signalled) {
+            int fire = 0;
+            if (o->signal_after_ms > 0 &&
+                now_ms() - start >= o->signal_after_ms)
+                fire = 1;
+            if (o->signal_when_exists != NULL &&
+                access(o->signal_when_exists, F_OK) == 0)
+                fire = 1;
+            if (fire) {
+                kill(pid, o->signal);
+                signalled = 1;
+            }
+        }
         char buf[65536];
         for (int i = 0; i < 2; i++) {
-            if (fds[i].revents & (POLLIN | POLLHUP)) {
+            if (fds[i].fd >= 0 && (fds[i].revents & (POLLIN | POLLHUP | POLLERR))) {
                 ssize_t n = read(fds[i].fd, buf, sizeof(buf));
                 if (n <= 0) {
                     if (i == 0)
@@ -227,10 +264,10 @@ cpk_spawn(cpk_proc *p, const char *const argv[], const char *cwd,
             }
         }
         if (pin[1] >= 0 && (fds[2].revents & (POLLOUT | POLLERR | POLLHUP))) {
-            ssize_t n = write(pin[1], in + in_off, in_len - in_off);
+            ssize_t n = write(pin[1], o->in + in_off, o->in_len - in_off);
             if (n > 0)
                 in_off += (size_t)n;
-            if (n < 0 || in_off == in_len) {
+            if (n < 0 || in_off == o->in_len) {
                 close(pin[1]);
                 pin[1] = -1;
             }
@@ -239,7 +276,10 @@ cpk_spawn(cpk_proc *p, const char *const argv[], const char *cwd,
     signal(SIGPIPE, old);
     if (pin[1] >= 0)
         close(pin[1]);
-    close(pout[0]);
+    if (pout[0] >= 0)
+        close(pout[0]);
+    if (tty >= 0)
+        close(tty);
     close(perr[0]);
     int status;
     cr_assert(waitpid(pid, &status, 0) == pid);
@@ -247,6 +287,15 @@ cpk_spawn(cpk_proc *p, const char *const argv[], const char *cwd,
     p->status = p->exited ? WEXITSTATUS(status) : -1;
     p->signaled = WIFSIGNALED(status);
     p->sig = p->signaled ? WTERMSIG(status) : 0;
+}
+
+void
+cpk_spawn(cpk_proc *p, const char *const argv[], const char *cwd,
+          const char *in, size_t in_len, const char *const env[])
+{
+    cpk_spawn_opts o = {.argv = argv, .cwd = cwd, .in = in, .in_len = in_len,
+                        .env = env};
+    cpk_spawn_ex(p, &o);
 }
 
 void

@@ -67,9 +67,26 @@ typedef struct {
     size_t err_len;
 } cpk_proc;
 
-/* Run argv (argv[0] a path) in `cwd` (NULL: current), feeding `in`
- * (in_len bytes; NULL: /dev/null), with extra environment `env` entries
- * ("NAME=value", NULL-terminated list, may be NULL). Waits for it. */
+/* How to run a child; zero-initialise and set what matters. */
+typedef struct {
+    const char *const *argv;  /* argv[0] is a path */
+    const char *cwd;          /* NULL: current directory */
+    const char *in;           /* standard input bytes; NULL: empty */
+    size_t in_len;
+    const char *const *env;   /* extra "NAME=value" entries, NULL-ended */
+    const char *const *unset; /* variables to remove from the environment */
+    int stdout_tty;           /* standard output is a pseudo-terminal */
+    int stdin_tty;            /* standard input is a pseudo-terminal */
+    int close_stdout;         /* close our end of stdout at once */
+    int signal;               /* send this signal ... */
+    int signal_after_ms;      /* ... this long after start (0: never) */
+    const char *signal_when_exists; /* ... or once this file exists */
+} cpk_spawn_opts;
+
+void cpk_spawn_ex(cpk_proc *p, const cpk_spawn_opts *o);
+
+/* Run argv in `cwd` (NULL: current), feeding `in` (in_len bytes; NULL:
+ * nothing), with extra environment `env` (NULL-terminated, may be NULL). */
 void cpk_spawn(cpk_proc *p, const char *const argv[], const char *cwd,
                const char *in, size_t in_len, const char *const env[]);
 void cpk_proc_free(cpk_proc *p);

@@ -1,0 +1,133 @@
+/* test_modules.c - modules referenced by pickled objects: importable ones
+ * by reference, dynamic ones by value (without touching the original), and
+ * the by-value registry with cloudpickle's semantics and errors. */
+#include "support.h"
+
+TestSuite(modules, .init = cpk_py_start, .fini = cpk_py_stop);
+
+Test(modules, importable_module_by_reference)
+{
+    cpk_py("import ccloudpickle as cp, os, collections.abc\n"
+           "for m in (os, collections.abc):\n"
+           "    data = cp.dumps(m)\n"
+           "    assert cp.loads(data) is m\n"
+           "    assert len(data) < 100, len(data)\n");
+}
+
+Test(modules, submodule_by_reference_is_the_submodule)
+{
+    cpk_py("import ccloudpickle as cp, xml.dom.minidom\n"
+           "assert cp.loads(cp.dumps(xml.dom.minidom)) is xml.dom.minidom\n");
+    cpk_fresh("__import__('ccloudpickle').dumps(__import__('xml.dom.minidom')"
+              ".dom.minidom)",
+              "assert obj.__name__ == 'xml.dom.minidom'\n"
+              "assert hasattr(obj, 'parseString')\n");
+}
+
+Test(modules, dynamic_module_by_value_without_mutation)
+{
+    cpk_py("import ccloudpickle as cp, types\n"
+           "mod = types.ModuleType('dyn', 'doc of dyn')\n"
+           "exec('A = 2\\ndef f(x):\\n    return x * A\\n', mod.__dict__)\n"
+           "before = dict(mod.__dict__)\n"
+           "data = cp.dumps(mod)\n"
+           "assert mod.__dict__ == before and '__builtins__' in mod.__dict__\n"
+           "m2 = cp.loads(data)\n"
+           "assert m2 is not mod and m2.__name__ == 'dyn'\n"
+           "assert m2.__doc__ == 'doc of dyn' and m2.A == 2 and m2.f(3) == 6\n"
+           "assert m2.__builtins__ is __import__('builtins').__dict__\n");
+    cpk_fresh("data", "assert obj.f(5) == 10 and obj.__name__ == 'dyn'\n");
+}
+
+Test(modules, dynamic_module_as_global_of_function)
+{
+    cpk_py("import ccloudpickle as cp, types\n"
+           "helpers = types.ModuleType('helpers')\n"
+           "exec('def double(x):\\n    return 2 * x\\n', helpers.__dict__)\n"
+           "def f(x):\n"
+           "    return helpers.double(x)\n"
+           "data = cp.dumps(f)\n");
+    cpk_fresh("data", "assert obj(4) == 8\n");
+}
+
+Test(modules, registered_module_functions_by_value)
+{
+    cpk_py("import ccloudpickle as cp, pickle\n"
+           "import cpk_fixture_funcs as m\n"
+           "assert cp.dumps(m.triple) == pickle.dumps(m.triple, protocol=5)\n"
+           "cp.register_pickle_by_value(m)\n"
+           "assert cp.list_registry_pickle_by_value() == {'cpk_fixture_funcs'}\n"
+           "data = cp.dumps(m.triple)\n"
+           "f = cp.loads(data)\n"
+           "assert f is not m.triple and f(2) == 6\n"
+           "assert 'UNUSED' not in f.__globals__\n"
+           "cp.unregister_pickle_by_value(m)\n"
+           "assert cp.loads(cp.dumps(m.triple)) is m.triple\n"
+           "assert cp.list_registry_pickle_by_value() == set()\n");
+}
+
+Test(modules, registered_package_covers_submodules)
+{
+    cpk_py("import ccloudpickle as cp\n"
+           "import cpk_fixture_pkg, cpk_fixture_pkg.sub\n"
+           "cp.register_pickle_by_value(cpk_fixture_pkg)\n"
+           "data = cp.dumps([cpk_fixture_pkg.pkg_func, cpk_fixture_pkg.sub.sub_func])\n"
+           "a, b = cp.loads(data)\n"
+           "assert a is not cpk_fixture_pkg.pkg_func\n"
+           "assert b is not cpk_fixture_pkg.sub.sub_func\n"
+           "assert (a(), b()) == ('pkg', 'pkg.sub')\n"
+           /* Registering a submodule does not cover its parent. */
+           "cp.unregister_pickle_by_value(cpk_fixture_pkg)\n"
+           "cp.register_pickle_by_value(cpk_fixture_pkg.sub)\n"
+           "assert cp.loads(cp.dumps(cpk_fixture_pkg.pkg_func)) is cpk_fixture_pkg.pkg_func\n"
+           "assert cp.loads(cp.dumps(cpk_fixture_pkg.sub.sub_func)) is not cpk_fixture_pkg.sub.sub_func\n");
+}
+
+Test(modules, registered_module_itself_by_value)
+{
+    cpk_py("import ccloudpickle as cp\n"
+           "import cpk_fixture_funcs as m\n"
+           "cp.register_pickle_by_value(m)\n"
+           "m2 = cp.loads(cp.dumps(m))\n"
+           "assert m2 is not m and m2.triple(1) == 3\n");
+}
+
+Test(modules, registry_list_is_a_copy)
+{
+    cpk_py("import ccloudpickle as cp\n"
+           "import cpk_fixture_funcs as m\n"
+           "cp.register_pickle_by_value(m)\n"
+           "s = cp.list_registry_pickle_by_value()\n"
+           "s.clear()\n"
+           "assert cp.list_registry_pickle_by_value() == {'cpk_fixture_funcs'}\n");
+}
+
+Test(modules, register_refuses_non_module)
+{
+    cpk_py_raises("import ccloudpickle as cp\n"
+                  "cp.register_pickle_by_value('os')\n",
+                  "ValueError", "Input should be a module object, got os instead");
+}
+
+Test(modules, register_refuses_module_not_in_sys_modules)
+{
+    cpk_py_raises("import ccloudpickle as cp, types\n"
+                  "cp.register_pickle_by_value(types.ModuleType('ghost'))\n",
+                  "ValueError",
+                  "was not imported correctly, have you used an `import` "
+                  "statement to access it?");
+}
+
+Test(modules, unregister_refuses_unregistered)
+{
+    cpk_py_raises("import ccloudpickle as cp, os\n"
+                  "cp.unregister_pickle_by_value(os)\n",
+                  "ValueError", "is not registered for pickle by value");
+}
+
+Test(modules, unregister_refuses_non_module)
+{
+    cpk_py_raises("import ccloudpickle as cp\n"
+                  "cp.unregister_pickle_by_value(3)\n",
+                  "ValueError", "Input should be a module object, got 3 instead");
+}
