@@ -215,7 +215,7 @@ print_result(PyObject *result)
         cpk_host_exit_if_interrupted(NULL);
         char *line = cpk_host_exception_line();
         PyErr_Clear();
-        cpk_error("cannot print the result: %s", line ? line : "error");
+        cpk_error("standard output: %s", line ? line : "error");
         free(line);
         return CPK_EXIT_SYSTEM;
     }
