@@ -40,6 +40,9 @@ TEST_SUPPORT_OBJ := $(BUILD)/tests/support.o
 CRITERION_FLAGS := $(shell pkg-config --cflags criterion 2>/dev/null)
 CRITERION_LIBS := $(shell pkg-config --libs criterion 2>/dev/null || echo -lcriterion)
 
+# Keep test objects between runs.
+.SECONDARY:
+
 .PHONY: all check test demo bench bench-quick memcheck install uninstall clean deps lint-man
 
 all: $(EXT) $(PROGS)

@@ -458,8 +458,11 @@ main(int argc, char **argv)
     cpk_message_init(argv[0]);
     options o;
     int status = parse_options(argc, argv, &o);
-    if (status != 0)
+    if (status != 0) {
+        free(o.paths);
+        free(o.by_value);
         return status;
+    }
     char *py_argv[2] = {argv[0], (char *)o.spec};
     cpk_host_config cfg = {
         .argc = 2,

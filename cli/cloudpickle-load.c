@@ -306,8 +306,10 @@ main(int argc, char **argv)
     cpk_message_init(argv[0]);
     options o;
     int status = parse_options(argc, argv, &o);
-    if (status != 0)
+    if (status != 0) {
+        free(o.paths);
         return status;
+    }
     cpk_input in;
     int e = cpk_read_input(o.file, &in);
     if (e != 0) {
@@ -325,6 +327,8 @@ main(int argc, char **argv)
     char **py_argv = calloc((size_t)o.nargs + 1, sizeof(char *));
     if (py_argv == NULL) {
         cpk_error("out of memory");
+        cpk_input_free(&in);
+        free(o.paths);
         return CPK_EXIT_SYSTEM;
     }
     py_argv[0] = (char *)o.file;

@@ -152,6 +152,20 @@ cpk_host_start(const cpk_host_config *cfg)
         return CPK_EXIT_SYSTEM;
     }
 
+    /* PYTHONMALLOC=malloc (memory debugging, valgrind) is the one PYTHON*
+     * variable honoured besides PYTHONPATH. */
+    const char *alloc = getenv("PYTHONMALLOC");
+    if (alloc != NULL && strcmp(alloc, "malloc") == 0) {
+        PyPreConfig pre;
+        PyPreConfig_InitIsolatedConfig(&pre);
+        pre.allocator = PYMEM_ALLOCATOR_MALLOC;
+        PyStatus st = Py_PreInitialize(&pre);
+        if (PyStatus_Exception(st)) {
+            cpk_error("cannot start Python: %s", st.err_msg);
+            return CPK_EXIT_SYSTEM;
+        }
+    }
+
     /* Isolated: no PYTHON* variables, no user site, no script directory;
      * we set sys.path ourselves. parse_argv = 0 keeps our options ours. */
     PyConfig config;

@@ -193,9 +193,12 @@ error:
     return NULL;
 }
 
-/* (clsdict, {}) as cloudpickle's _class_getstate returns it. */
+/* (clsdict, {}) as cloudpickle's _class_getstate returns it, minus what
+ * the skeleton's namespace already holds when `in_namespace` (plain
+ * classes: __slots__ and its descriptors, __orig_bases__). */
 static PyObject *
-class_state(cpk_state *st, PyTypeObject *cls, PyObject *slots)
+class_state(cpk_state *st, PyTypeObject *cls, int in_namespace,
+            PyObject *slots)
 {
     PyObject *clsdict = class_dict(cls);
     if (clsdict == NULL)
@@ -218,12 +221,12 @@ class_state(cpk_state *st, PyTypeObject *cls, PyObject *slots)
         if (r < 0)
             goto error;
     }
-    if (slots != NULL) {
-        /* __slots__ is in the skeleton's namespace (see newargs). */
-        if (pop(clsdict, st->str___slots__) < 0 ||
-            pop_slots(cls, clsdict, slots) < 0)
-            goto error;
-    }
+    if (in_namespace && slots != NULL &&
+        (pop(clsdict, st->str___slots__) < 0 ||
+         pop_slots(cls, clsdict, slots) < 0))
+        goto error;
+    if (in_namespace && pop(clsdict, st->str___orig_bases__) < 0)
+        goto error;
     if (pop(clsdict, st->str___dict__) < 0)
         goto error;
     PyObject *empty = PyDict_New();
@@ -247,7 +250,8 @@ own_item(PyTypeObject *cls, PyObject *key)
 
 /* The namespace the skeleton is created with: what must exist before the
  * class does. cloudpickle 3.x ships __module__ and a __dict__ property; we
- * add __qualname__ and __slots__ (real slots, not a plain attribute). */
+ * add __qualname__, __orig_bases__ and __slots__ (real slots, not a plain
+ * attribute). */
 static PyObject *
 type_kwargs(cpk_state *st, PyTypeObject *cls, PyObject **slots)
 {
@@ -268,6 +272,11 @@ type_kwargs(cpk_state *st, PyTypeObject *cls, PyObject **slots)
             PyDict_SetItem(kw, st->str___qualname__, q) < 0)
             goto error;
     }
+    if ((v = own_item(cls, st->str___orig_bases__)) != NULL &&
+        PyDict_SetItem(kw, st->str___orig_bases__, v) < 0)
+        goto error;
+    if (PyErr_Occurred())
+        goto error;
     if ((v = own_item(cls, st->str___slots__)) != NULL) {
         if (PyDict_SetItem(kw, st->str___slots__, v) < 0)
             goto error;
@@ -290,11 +299,10 @@ error:
 static PyObject *
 reduce_plain_class(cpk_state *st, int format, PyTypeObject *cls)
 {
-    PyObject *bases = own_item(cls, st->str___orig_bases__);
-    if (bases == NULL && PyErr_Occurred())
-        return NULL;
-    if (bases == NULL)
-        bases = cls->tp_bases;
+    /* The resolved bases; __orig_bases__ (Generic[T], NamedTuple) goes in
+     * the namespace, where __init_subclass__ hooks look for it. Resolving
+     * it again could pick another metaclass (NamedTuple's). */
+    PyObject *bases = cls->tp_bases;
     PyObject *slots, *args = NULL, *state = NULL, *r = NULL;
     PyObject *kw = type_kwargs(st, cls, &slots);
     if (kw == NULL)
@@ -305,7 +313,7 @@ reduce_plain_class(cpk_state *st, int format, PyTypeObject *cls)
         goto done;
     args = PyTuple_Pack(6, (PyObject *)Py_TYPE(cls), name, bases, kw, tid,
                         Py_None);
-    state = class_state(st, cls, slots);
+    state = class_state(st, cls, 1, slots);
     if (args == NULL || state == NULL)
         goto done;
     PyObject *make = cpk_callable(st, format, st->make_skeleton_class,
@@ -371,6 +379,77 @@ enum_members(cpk_state *st, PyObject *cls)
     return out;
 }
 
+/* Is `name` an attribute enum itself puts on members (_value_, _name_,
+ * _sort_order_, __objclass__, ...)? */
+static int
+enum_internal_name(PyObject *name)
+{
+    Py_ssize_t n = PyUnicode_GET_LENGTH(name);
+    if (n >= 3 && PyUnicode_READ_CHAR(name, 0) == '_' &&
+        PyUnicode_READ_CHAR(name, n - 1) == '_')
+        return 1;
+    return PyUnicode_CompareWithASCIIString(name, "__objclass__") == 0;
+}
+
+/* {member name: its own attributes} for members whose __init__ set some
+ * (Planet.EARTH.mass): the skeleton enum builds its members before the
+ * class has its __init__ back, so they would lack them. Empty when no
+ * member has any. New reference. */
+static PyObject *
+enum_member_attrs(cpk_state *st, PyObject *cls)
+{
+    PyObject *names = PyObject_GetAttr(cls, st->str__member_names_);
+    PyObject *out = PyDict_New();
+    if (names == NULL || out == NULL)
+        goto error;
+    PyObject *seq = PySequence_Fast(names, "_member_names_");
+    if (seq == NULL)
+        goto error;
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq); i++) {
+        PyObject *name = PySequence_Fast_GET_ITEM(seq, i);
+        PyObject *member = PyObject_GetAttr(cls, name);
+        if (member == NULL) {
+            Py_DECREF(seq);
+            goto error;
+        }
+        PyObject *dict;
+        int r = PyObject_GetOptionalAttr(member, st->str___dict__, &dict);
+        Py_DECREF(member);
+        if (r < 0) {
+            Py_DECREF(seq);
+            goto error;
+        }
+        if (dict == NULL || !PyDict_Check(dict)) {
+            Py_XDECREF(dict);
+            continue;
+        }
+        PyObject *attrs = PyDict_New();
+        Py_ssize_t pos = 0;
+        PyObject *k, *v;
+        while (attrs != NULL && PyDict_Next(dict, &pos, &k, &v)) {
+            if (PyUnicode_Check(k) && !enum_internal_name(k) &&
+                PyDict_SetItem(attrs, k, v) < 0)
+                Py_CLEAR(attrs);
+        }
+        Py_DECREF(dict);
+        if (attrs == NULL ||
+            (PyDict_GET_SIZE(attrs) > 0 &&
+             PyDict_SetItem(out, name, attrs) < 0)) {
+            Py_XDECREF(attrs);
+            Py_DECREF(seq);
+            goto error;
+        }
+        Py_DECREF(attrs);
+    }
+    Py_DECREF(seq);
+    Py_DECREF(names);
+    return out;
+error:
+    Py_XDECREF(names);
+    Py_XDECREF(out);
+    return NULL;
+}
+
 static PyObject *
 reduce_enum(cpk_state *st, int format, PyTypeObject *cls)
 {
@@ -388,10 +467,20 @@ reduce_enum(cpk_state *st, int format, PyTypeObject *cls)
         goto done;
     args = PyTuple_Pack(7, cls->tp_bases, name, qualname, members, module, tid,
                         Py_None);
-    state = class_state(st, cls, NULL);
+    state = class_state(st, cls, 0, NULL);
     if (args == NULL || state == NULL ||
         pop_enum_internals(st, PyTuple_GET_ITEM(state, 0), members) < 0)
         goto done;
+    if (format == CPK_FORMAT_NATIVE) {
+        PyObject *attrs = enum_member_attrs(st, o);
+        int e = attrs == NULL ||
+                (PyDict_GET_SIZE(attrs) > 0 &&
+                 PyDict_SetItem(PyTuple_GET_ITEM(state, 0),
+                                st->str__cpk_member_attrs, attrs) < 0);
+        Py_XDECREF(attrs);
+        if (e)
+            goto done;
+    }
     PyObject *make = cpk_callable(st, format, st->make_skeleton_enum,
                                   "cloudpickle.cloudpickle",
                                   "_make_skeleton_enum");

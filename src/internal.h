@@ -24,7 +24,7 @@ PyObject_GetOptionalAttr(PyObject *obj, PyObject *name, PyObject **result)
     X(__annotations__) X(__bases__) X(__builtins__) X(__closure__)           \
     X(__defaults__) X(__dict__) X(__doc__) X(__file__) X(__func__)           \
     X(__globals__) X(__kwdefaults__) X(__module__) X(__name__)               \
-    X(__objclass__) X(__orig_bases__) X(__package__) X(__path__)             \
+    X(__orig_bases__) X(__package__) X(__path__)             \
     X(__qualname__) X(__self__) X(__slots__) X(__weakref__)                  \
     X(__submodules__) X(__type_params__) X(__bound__) X(__constraints__)     \
     X(__covariant__) X(__contravariant__) X(__infer_variance__)              \
@@ -44,7 +44,7 @@ PyObject_GetOptionalAttr(PyObject *obj, PyObject *name, PyObject **result)
     X(_FIELD_INITVAR) X(abstractproperty) X(abstractclassmethod)             \
     X(abstractstaticmethod) X(abstractmethod) X(TextIOWrapper) X(StringIO)   \
     X(ChainMap) X(dispatch_table) X(copy) X(update) X(fromkeys) X(tobytes)   \
-    X(ascii) X(__getattr__) X(_value_)
+    X(ascii) X(__getattr__) X(_value_) X(_cpk_member_attrs) X(__objclass__)
 
 /* What reducer_override does with an object of a given exact type. */
 typedef enum {

@@ -433,6 +433,11 @@ static PyMethodDef Pickler_methods[] = {
 };
 
 /* Filled at run time: the offsets depend on the size of CPython's type. */
+static PyGetSetDef Pickler_getset[] = {
+    {"__dict__", PyObject_GenericGetDict, PyObject_GenericSetDict, NULL, NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
 static PyMemberDef Pickler_members[4];
 
 PyDoc_STRVAR(Pickler_doc,
@@ -506,6 +511,7 @@ cpk_pickler_init_type(PyObject *module, cpk_state *st)
         {Py_tp_clear, Pickler_clear},
         {Py_tp_methods, Pickler_methods},
         {Py_tp_members, Pickler_members},
+        {Py_tp_getset, Pickler_getset},
         {Py_tp_doc, (void *)Pickler_doc},
         {0, NULL},
     };

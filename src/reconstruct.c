@@ -343,6 +343,31 @@ done:
     return result;
 }
 
+/* Give enum members back the attributes their __init__ set. */
+static int
+set_member_attrs(cpk_state *st, PyObject *cls, PyObject *attrs)
+{
+    if (!PyDict_Check(attrs))
+        return bad(st, "_cpk_member_attrs is not a dict");
+    Py_ssize_t pos = 0;
+    PyObject *name, *values;
+    while (PyDict_Next(attrs, &pos, &name, &values)) {
+        PyObject *member = PyObject_GetAttr(cls, name);
+        if (member == NULL)
+            return -1;
+        int r = 0;
+        Py_ssize_t p2 = 0;
+        PyObject *k, *v;
+        while (r == 0 && PyDict_Check(values) &&
+               PyDict_Next(values, &p2, &k, &v))
+            r = PyObject_SetAttr(member, k, v);
+        Py_DECREF(member);
+        if (r < 0)
+            return -1;
+    }
+    return 0;
+}
+
 /* _class_setstate(cls, (state, slotstate)): set the class attributes and
  * register the ABC's virtual subclasses. A class that was defined in this
  * process (not rebuilt from a pickle) is left as it is: its own methods
@@ -365,7 +390,7 @@ class_setstate(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     if (original)
         return Py_NewRef(cls);
-    PyObject *registry = NULL;
+    PyObject *registry = NULL, *member_attrs = NULL;
     for (int part = 0; part < 2; part++) {
         Py_ssize_t pos = 0;
         PyObject *k, *v;
@@ -375,10 +400,17 @@ class_setstate(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
                 registry = v;
                 continue;
             }
+            if (part == 0 && PyUnicode_Check(k) &&
+                PyUnicode_Compare(k, st->str__cpk_member_attrs) == 0) {
+                member_attrs = v;
+                continue;
+            }
             if (PyObject_SetAttr(cls, k, v) < 0)
                 return NULL;
         }
     }
+    if (member_attrs != NULL && set_member_attrs(st, cls, member_attrs) < 0)
+        return NULL;
     if (registry != NULL) {
         PyObject *it = PyObject_GetIter(registry);
         if (it == NULL)

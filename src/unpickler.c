@@ -143,6 +143,11 @@ static PyMethodDef Unpickler_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
+static PyGetSetDef Unpickler_getset[] = {
+    {"__dict__", PyObject_GenericGetDict, PyObject_GenericSetDict, NULL, NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
 static PyMemberDef Unpickler_members[2];
 
 PyDoc_STRVAR(Unpickler_doc,
@@ -180,6 +185,7 @@ cpk_unpickler_init_type(PyObject *module, cpk_state *st)
         {Py_tp_clear, Unpickler_clear},
         {Py_tp_methods, Unpickler_methods},
         {Py_tp_members, Unpickler_members},
+        {Py_tp_getset, Unpickler_getset},
         {Py_tp_doc, (void *)Unpickler_doc},
         {0, NULL},
     };

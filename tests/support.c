@@ -24,6 +24,16 @@ void
 cpk_py_start(void)
 {
     PyImport_AppendInittab(CPK_MODULE_NAME, PyInit_ccloudpickle);
+    /* Under valgrind (scripts/memcheck): plain malloc, no pymalloc arenas
+     * that valgrind cannot see through. */
+    const char *alloc = getenv("PYTHONMALLOC");
+    if (alloc != NULL && strcmp(alloc, "malloc") == 0) {
+        PyPreConfig pre;
+        PyPreConfig_InitIsolatedConfig(&pre);
+        pre.allocator = PYMEM_ALLOCATOR_MALLOC;
+        PyStatus st = Py_PreInitialize(&pre);
+        cr_assert(!PyStatus_Exception(st), "pre-init: %s", st.err_msg);
+    }
     PyConfig config;
     PyConfig_InitIsolatedConfig(&config);
     config.parse_argv = 0;
@@ -370,4 +380,19 @@ cpk_fresh_run(const char *file, int line, const char *data_expr,
     cpk_proc_free(&p);
     free(code);
     free(data);
+}
+
+void
+cpk_fresh_protos_run(const char *file, int line, const char *obj_expr,
+                     const char *check)
+{
+    static const int protos[] = {2, 5};
+    for (size_t i = 0; i < 2; i++) {
+        char expr[2048], full[8192];
+        snprintf(expr, sizeof(expr),
+                 "__import__('ccloudpickle').dumps(%s, protocol=%d)", obj_expr,
+                 protos[i]);
+        snprintf(full, sizeof(full), "proto = %d\n%s", protos[i], check);
+        cpk_fresh_run(file, line, expr, full);
+    }
 }

@@ -54,6 +54,13 @@ void cpk_fresh_run(const char *file, int line, const char *data_expr,
 #define cpk_fresh(data_expr, check)                                           \
     cpk_fresh_run(__FILE__, __LINE__, (data_expr), (check))
 
+/* cpk_fresh of ccloudpickle.dumps(<obj_expr>, protocol=P) for P = 2 and 5:
+ * the check runs once per protocol, with `proto` set to P. */
+void cpk_fresh_protos_run(const char *file, int line, const char *obj_expr,
+                          const char *check);
+#define cpk_fresh_protos(obj_expr, check)                                     \
+    cpk_fresh_protos_run(__FILE__, __LINE__, (obj_expr), (check))
+
 /* A finished child process. Buffers are NUL-terminated, caller frees with
  * cpk_proc_free. */
 typedef struct {

@@ -1,0 +1,265 @@
+/* test_classes.c - dynamic classes by value: plain, __slots__, metaclasses,
+ * ABCs, typing.Generic, namedtuples, dataclasses, super(), descriptors,
+ * annotations, instances, self-reference. Each is pickled here and used in
+ * a fresh interpreter where __main__'s code does not exist, at protocols
+ * 2 and 5. */
+#include "support.h"
+
+TestSuite(classes, .init = cpk_py_start, .fini = cpk_py_stop);
+
+Test(classes, plain_class_and_instance)
+{
+    cpk_py("class Point:\n"
+           "    '''A point.'''\n"
+           "    dims = 2\n"
+           "    def __init__(self, x, y):\n"
+           "        self.x, self.y = x, y\n"
+           "    def norm2(self):\n"
+           "        return self.x ** 2 + self.y ** 2\n"
+           "    def __eq__(self, other):\n"
+           "        return (self.x, self.y) == (other.x, other.y)\n"
+           "    __hash__ = None\n");
+    cpk_fresh_protos("[Point, Point(3, 4)]",
+                     "P, p = obj\n"
+                     "assert isinstance(p, P) and p.norm2() == 25\n"
+                     "assert P(1, 2) == P(1, 2) and P.dims == 2\n"
+                     "assert P.__doc__ == 'A point.' and P.__hash__ is None\n"
+                     "assert P.__module__ == '__main__'\n"
+                     "assert P.__qualname__ == 'Point'\n");
+}
+
+Test(classes, nested_class_keeps_qualname)
+{
+    cpk_py("def make():\n"
+           "    class Inner:\n"
+           "        def who(self):\n"
+           "            return type(self).__qualname__\n"
+           "    return Inner\n"
+           "Inner = make()\n");
+    cpk_fresh_protos("Inner", "assert obj().who() == 'make.<locals>.Inner'\n");
+}
+
+Test(classes, slots_stay_slots)
+{
+    cpk_py("class S:\n"
+           "    __slots__ = ('a', '__hidden')\n"
+           "    def __init__(self):\n"
+           "        self.a = 1\n"
+           "        self.__hidden = 2\n"
+           "    def hidden(self):\n"
+           "        return self.__hidden\n"
+           "class One:\n"
+           "    __slots__ = 'only'\n");
+    cpk_fresh_protos("[S, S(), One]",
+                     "S, s, One = obj\n"
+                     "assert s.a == 1 and s.hidden() == 2\n"
+                     "assert not hasattr(s, '__dict__')\n"
+                     "try:\n"
+                     "    s.other = 1\n"
+                     "    raise AssertionError('slots lost')\n"
+                     "except AttributeError:\n"
+                     "    pass\n"
+                     "o = One(); o.only = 3\n"
+                     "assert o.only == 3 and not hasattr(o, '__dict__')\n");
+}
+
+Test(classes, metaclass)
+{
+    cpk_py("class Registry(type):\n"
+           "    made = []\n"
+           "    def __new__(mcls, name, bases, ns, **kw):\n"
+           "        cls = super().__new__(mcls, name, bases, ns)\n"
+           "        mcls.made.append(name)\n"
+           "        return cls\n"
+           "    def describe(cls):\n"
+           "        return 'I am ' + cls.__name__\n"
+           "class Thing(metaclass=Registry):\n"
+           "    value = 3\n");
+    cpk_fresh_protos("Thing",
+                     "assert type(obj).__name__ == 'Registry'\n"
+                     "assert obj.describe() == 'I am Thing' and obj.value == 3\n"
+                     "assert 'Thing' in type(obj).made\n");
+}
+
+Test(classes, abc_keeps_registered_subclasses_and_drops_caches)
+{
+    cpk_py("import abc\n"
+           "class Shape(abc.ABC):\n"
+           "    @abc.abstractmethod\n"
+           "    def area(self):\n"
+           "        ...\n"
+           "    @property\n"
+           "    @abc.abstractmethod\n"
+           "    def name(self):\n"
+           "        ...\n"
+           "class Square(Shape):\n"
+           "    def area(self):\n"
+           "        return 4\n"
+           "    @property\n"
+           "    def name(self):\n"
+           "        return 'square'\n"
+           "class Duck:\n"
+           "    pass\n"
+           "Shape.register(Duck)\n"
+           "assert not isinstance(3, Shape)  # fills the negative cache\n");
+    cpk_fresh_protos("[Shape, Square, Duck]",
+                     "Shape, Square, Duck = obj\n"
+                     "assert issubclass(Duck, Shape) and isinstance(Duck(), Shape)\n"
+                     "assert Square().area() == 4 and Square().name == 'square'\n"
+                     "assert Shape.__abstractmethods__ == {'area', 'name'}\n"
+                     "try:\n"
+                     "    Shape()\n"
+                     "    raise AssertionError('abstract class instantiated')\n"
+                     "except TypeError:\n"
+                     "    pass\n"
+                     "assert not isinstance(3, Shape)\n");
+}
+
+Test(classes, generic_subclass_keeps_orig_bases)
+{
+    cpk_py("import typing\n"
+           "T = typing.TypeVar('T')\n"
+           "class Box(typing.Generic[T]):\n"
+           "    def __init__(self, item: T):\n"
+           "        self.item = item\n"
+           "    def get(self) -> T:\n"
+           "        return self.item\n"
+           "class IntBox(Box[int]):\n"
+           "    pass\n");
+    cpk_fresh_protos("[Box, IntBox, Box[str]]",
+                     "import typing\n"
+                     "Box, IntBox, BoxStr = obj\n"
+                     "T, = Box.__parameters__\n"
+                     "assert isinstance(T, typing.TypeVar) and T.__name__ == 'T'\n"
+                     "assert Box.__orig_bases__ == (typing.Generic[T],)\n"
+                     "assert IntBox.__orig_bases__ == (Box[int],)\n"
+                     "assert IntBox(3).get() == 3 and issubclass(IntBox, Box)\n"
+                     "assert typing.get_origin(BoxStr) is Box\n"
+                     "assert typing.get_args(BoxStr) == (str,)\n");
+}
+
+Test(classes, namedtuples)
+{
+    cpk_py("import collections, typing\n"
+           "Pair = collections.namedtuple('Pair', 'left right')\n"
+           "class Row(typing.NamedTuple):\n"
+           "    name: str\n"
+           "    size: int = 0\n"
+           "    def label(self):\n"
+           "        return f'{self.name}:{self.size}'\n");
+    cpk_fresh_protos("[Pair, Pair(1, 2), Row, Row('a', 3)]",
+                     "Pair, p, Row, r = obj\n"
+                     "assert p == (1, 2) and p.right == 2 and isinstance(p, Pair)\n"
+                     "assert Pair._fields == ('left', 'right')\n"
+                     "assert Pair(left=5, right=6)._asdict() == {'left': 5, 'right': 6}\n"
+                     "assert r.label() == 'a:3' and Row('b').size == 0\n"
+                     "assert Row._fields == ('name', 'size')\n"
+                     "assert Row.__annotations__ == {'name': str, 'size': int}\n");
+}
+
+Test(classes, dataclasses_keep_sentinels)
+{
+    cpk_py("import dataclasses, typing\n"
+           "@dataclasses.dataclass(frozen=True)\n"
+           "class Config:\n"
+           "    name: str\n"
+           "    tags: list = dataclasses.field(default_factory=list)\n"
+           "    limit: typing.ClassVar[int] = 10\n"
+           "    seed: dataclasses.InitVar[int] = 0\n"
+           "    def __post_init__(self, seed):\n"
+           "        object.__setattr__(self, 'derived', seed * 2)\n");
+    cpk_fresh_protos("[Config, Config('x', ['t'], 4)]",
+                     "import dataclasses\n"
+                     "Config, c = obj\n"
+                     "assert c.name == 'x' and c.tags == ['t'] and c.derived == 8\n"
+                     "d = Config('y', seed=2)\n"
+                     "assert d.derived == 4 and d.tags == []\n"
+                     "f = Config.__dataclass_fields__\n"
+                     "assert f['name']._field_type is dataclasses._FIELD\n"
+                     "assert f['limit']._field_type is dataclasses._FIELD_CLASSVAR\n"
+                     "assert f['seed']._field_type is dataclasses._FIELD_INITVAR\n"
+                     "assert f['name'].default is dataclasses.MISSING\n"
+                     "assert f['tags'].default is dataclasses.MISSING\n"
+                     "assert [x.name for x in dataclasses.fields(Config)] == ['name', 'tags']\n"
+                     "assert dataclasses.replace(c, name='z').name == 'z'\n"
+                     "try:\n"
+                     "    c.name = 'no'\n"
+                     "    raise AssertionError('not frozen')\n"
+                     "except dataclasses.FrozenInstanceError:\n"
+                     "    pass\n");
+}
+
+Test(classes, super_and_descriptors)
+{
+    cpk_py("class Base:\n"
+           "    def greet(self):\n"
+           "        return 'base'\n"
+           "class Child(Base):\n"
+           "    def greet(self):\n"
+           "        return 'child+' + super().greet()\n"
+           "    @property\n"
+           "    def prop(self):\n"
+           "        return 'prop'\n"
+           "    @prop.setter\n"
+           "    def prop(self, v):\n"
+           "        self._p = v\n"
+           "    @classmethod\n"
+           "    def make(cls):\n"
+           "        return cls()\n"
+           "    @staticmethod\n"
+           "    def twice(x):\n"
+           "        return 2 * x\n"
+           "    count: int\n"
+           "    label: 'str' = 'x'\n");
+    cpk_fresh_protos("Child",
+                     "c = obj.make()\n"
+                     "assert c.greet() == 'child+base' and c.prop == 'prop'\n"
+                     "c.prop = 5\n"
+                     "assert c._p == 5 and obj.twice(4) == 8\n"
+                     "assert isinstance(c, obj.__mro__[1])\n"
+                     "assert obj.__annotations__ == {'count': int, 'label': 'str'}\n");
+}
+
+Test(classes, self_referencing_class)
+{
+    cpk_py("class Node:\n"
+           "    def __init__(self, nxt=None):\n"
+           "        self.nxt = nxt\n"
+           "    def again(self):\n"
+           "        return Node(self)\n"
+           "    kind = None\n"
+           "Node.kind = Node\n");
+    cpk_fresh_protos("[Node, Node(Node())]",
+                     "Node, n = obj\n"
+                     "assert Node.kind is Node and isinstance(n.nxt, Node)\n"
+                     "assert isinstance(n.again(), Node)\n");
+}
+
+Test(classes, class_with_dict_property)
+{
+    cpk_py("class Odd:\n"
+           "    @property\n"
+           "    def __dict__(self):\n"
+           "        return {'fake': True}\n");
+    cpk_fresh_protos("Odd", "assert obj().__dict__ == {'fake': True}\n");
+}
+
+Test(classes, instances_of_importable_classes_by_reference)
+{
+    cpk_py("import ccloudpickle as cp, pickle\n"
+           "import cpk_fixture_funcs as m\n"
+           "p = m.Point(3, 4)\n"
+           "assert cp.dumps(p) == pickle.dumps(p, protocol=5)\n"
+           "assert cp.loads(cp.dumps(p)).norm() == 5\n");
+}
+
+Test(classes, exception_subclass)
+{
+    cpk_py("class AppError(ValueError):\n"
+           "    def describe(self):\n"
+           "        return f'{self.args[0]} ({self.code})'\n"
+           "err = AppError('bad input')\n"
+           "err.code = 7\n");
+    cpk_fresh_protos("err", "assert isinstance(obj, ValueError)\n"
+                            "assert obj.describe() == 'bad input (7)'\n");
+}

@@ -1,0 +1,80 @@
+/* test_typing.c - typing constructs: dynamic TypeVars by value (and
+ * importable ones by reference), parametrized generics, Literal, Final,
+ * ClassVar, Union and Optional over dynamic classes, annotations that use
+ * them; in a fresh interpreter at protocols 2 and 5. */
+#include "support.h"
+
+TestSuite(typing, .init = cpk_py_start, .fini = cpk_py_stop);
+
+Test(typing, dynamic_typevars)
+{
+    cpk_py("import typing\n"
+           "class Base:\n"
+           "    pass\n"
+           "T = typing.TypeVar('T')\n"
+           "B = typing.TypeVar('B', bound=Base)\n"
+           "C = typing.TypeVar('C', int, str, covariant=True)\n"
+           "K = typing.TypeVar('K', contravariant=True)\n");
+    cpk_fresh_protos("[T, B, C, K, Base]",
+                     "import typing\n"
+                     "T, B, C, K, Base = obj\n"
+                     "assert all(isinstance(x, typing.TypeVar) for x in obj[:4])\n"
+                     "assert (T.__name__, B.__name__, C.__name__) == ('T', 'B', 'C')\n"
+                     "assert B.__bound__ is Base and T.__bound__ is None\n"
+                     "assert C.__constraints__ == (int, str) and C.__covariant__\n"
+                     "assert K.__contravariant__ and not K.__covariant__\n");
+}
+
+Test(typing, importable_typevar_by_reference)
+{
+    cpk_py("import ccloudpickle as cp, typing\n"
+           "data = cp.dumps(typing.AnyStr)\n"
+           "assert cp.loads(data) is typing.AnyStr\n"
+           "assert b'_make_typevar' not in data\n");
+}
+
+Test(typing, generic_aliases_and_special_forms)
+{
+    cpk_py("import typing\n"
+           "class Item:\n"
+           "    pass\n"
+           "T = typing.TypeVar('T')\n"
+           "hints = [typing.List[Item], typing.Dict[str, typing.List[T]],\n"
+           "         typing.Literal['a', 1], typing.Final[Item],\n"
+           "         typing.ClassVar[typing.List[int]], typing.Union[Item, int],\n"
+           "         typing.Optional[Item], typing.Callable[[Item], T],\n"
+           "         typing.Tuple[Item, ...], list[Item], Item | None]\n");
+    cpk_fresh_protos("hints",
+                     "import typing\n"
+                     "(lst, dct, lit, fin, cv, uni, opt, call, tup, l2, u2) = obj\n"
+                     "Item = typing.get_args(lst)[0]\n"
+                     "assert typing.get_origin(lst) is list\n"
+                     "T = typing.get_args(typing.get_args(dct)[1])[0]\n"
+                     "assert isinstance(T, typing.TypeVar)\n"
+                     "assert typing.get_args(lit) == ('a', 1)\n"
+                     "assert typing.get_origin(fin) is typing.Final\n"
+                     "assert typing.get_args(fin) == (Item,)\n"
+                     "assert typing.get_origin(cv) is typing.ClassVar\n"
+                     "assert typing.get_args(uni) == (Item, int)\n"
+                     "assert opt == typing.Optional[Item]\n"
+                     "assert typing.get_args(call) == ([Item], T)\n"
+                     "assert typing.get_args(tup) == (Item, ...)\n"
+                     "assert l2 == list[Item] and u2 == (Item | None)\n");
+}
+
+Test(typing, annotations_with_dynamic_types)
+{
+    cpk_py("import typing\n"
+           "T = typing.TypeVar('T')\n"
+           "class Node(typing.Generic[T]):\n"
+           "    value: T\n"
+           "    children: typing.List['Node[T]']\n"
+           "def first(nodes: typing.List[Node[int]]) -> typing.Optional[Node[int]]:\n"
+           "    return nodes[0] if nodes else None\n");
+    cpk_fresh_protos("first",
+                     "import typing\n"
+                     "hints = obj.__annotations__\n"
+                     "Node = typing.get_args(hints['nodes'])[0].__origin__\n"
+                     "assert Node.__name__ == 'Node'\n"
+                     "assert obj([]) is None and obj([1]) == 1\n");
+}
