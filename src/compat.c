@@ -15,6 +15,7 @@
  */
 #include "internal.h"
 
+#include <stddef.h>
 #include <structmember.h>
 
 /* Loading: the name map ---------------------------------------------------- */
@@ -29,41 +30,95 @@ is_cloudpickle_module(PyObject *module)
                module, "cloudpickle.cloudpickle_fast") == 0;
 }
 
+/* cloudpickle's names and the state fields holding our objects for them
+ * (-1: types.CellType). */
+#define FIELD(f) offsetof(cpk_state, f)
+static const struct {
+    const char *name;
+    Py_ssize_t field;
+} compat_names[] = {
+    {"_make_function", FIELD(cp_make_function)},
+    {"_function_setstate", FIELD(cp_function_setstate)},
+    {"_class_setstate", FIELD(class_setstate)},
+    {"_make_skeleton_class", FIELD(make_skeleton_class)},
+    {"_make_skeleton_enum", FIELD(make_skeleton_enum)},
+    {"_make_typevar", FIELD(make_typevar)},
+    {"_builtin_type", FIELD(builtin_type)},
+    {"_builtin_type_reconstructor", FIELD(builtin_type)},
+    {"_make_cell", FIELD(make_cell)},
+    {"_make_empty_cell", FIELD(make_empty_cell)},
+    {"_empty_cell_value", FIELD(empty_cell_value)},
+    {"subimport", FIELD(subimport)},
+    {"_module_reconstructor", FIELD(subimport)},
+    {"dynamic_subimport", FIELD(dynamic_subimport)},
+    {"_dynamic_module_reconstructor", FIELD(dynamic_subimport)},
+    {"_make_dict_keys", FIELD(make_dict_keys)},
+    {"_make_dict_values", FIELD(make_dict_values)},
+    {"_make_dict_items", FIELD(make_dict_items)},
+    {"_file_reconstructor", FIELD(file_reconstructor)},
+    {"_get_dataclass_field_type_sentinel", FIELD(dataclass_sentinel)},
+    {"CellType", -1},
+};
+#undef FIELD
+
+static PyObject *
+compat_object(cpk_state *st, size_t i)
+{
+    if (compat_names[i].field < 0)
+        return (PyObject *)&PyCell_Type;
+    return *(PyObject **)((char *)st + compat_names[i].field);
+}
+
 PyObject *
 cpk_compat_find(cpk_state *st, PyObject *module, PyObject *name)
 {
+    /* Our compat pickles name cloudpickle's module through __import__. */
+    if (PyUnicode_CompareWithASCIIString(module, "builtins") == 0 &&
+        PyUnicode_CompareWithASCIIString(name, "__import__") == 0)
+        return st->compat_import;
     if (!is_cloudpickle_module(module))
         return NULL;
-    const struct {
-        const char *name;
-        PyObject *obj;
-    } map[] = {
-        {"_make_function", st->cp_make_function},
-        {"_function_setstate", st->cp_function_setstate},
-        {"_class_setstate", st->class_setstate},
-        {"_make_skeleton_class", st->make_skeleton_class},
-        {"_make_skeleton_enum", st->make_skeleton_enum},
-        {"_make_typevar", st->make_typevar},
-        {"_builtin_type", st->builtin_type},
-        {"_builtin_type_reconstructor", st->builtin_type},
-        {"_make_cell", st->make_cell},
-        {"_make_empty_cell", st->make_empty_cell},
-        {"_empty_cell_value", st->empty_cell_value},
-        {"subimport", st->subimport},
-        {"_module_reconstructor", st->subimport},
-        {"dynamic_subimport", st->dynamic_subimport},
-        {"_dynamic_module_reconstructor", st->dynamic_subimport},
-        {"_make_dict_keys", st->make_dict_keys},
-        {"_make_dict_values", st->make_dict_values},
-        {"_make_dict_items", st->make_dict_items},
-        {"_file_reconstructor", st->file_reconstructor},
-        {"_get_dataclass_field_type_sentinel", st->dataclass_sentinel},
-        {"CellType", (PyObject *)&PyCell_Type},
-    };
-    for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
-        if (PyUnicode_CompareWithASCIIString(name, map[i].name) == 0)
-            return map[i].obj;
+    for (size_t i = 0; i < sizeof(compat_names) / sizeof(compat_names[0]);
+         i++)
+        if (PyUnicode_CompareWithASCIIString(name, compat_names[i].name) == 0)
+            return compat_object(st, i);
     return NULL;
+}
+
+/* A module standing for cloudpickle.cloudpickle: our objects under its
+ * names. Not in sys.modules. New reference. */
+static PyObject *
+shim_module(cpk_state *st)
+{
+    PyObject *mod = PyModule_New("cloudpickle.cloudpickle");
+    if (mod == NULL)
+        return NULL;
+    for (size_t i = 0; i < sizeof(compat_names) / sizeof(compat_names[0]);
+         i++) {
+        if (PyModule_AddObjectRef(mod, compat_names[i].name,
+                                  compat_object(st, i)) < 0) {
+            Py_DECREF(mod);
+            return NULL;
+        }
+    }
+    return mod;
+}
+
+/* What find_class hands out for builtins.__import__: __import__, except
+ * that cloudpickle's modules are our shim, so compat pickles load where
+ * cloudpickle is not installed, with our class tracker. */
+static PyObject *
+compat_import(PyObject *m, PyObject *args, PyObject *kwargs)
+{
+    cpk_state *st = cpk_get_state(m);
+    PyObject *name = PyTuple_GET_SIZE(args) > 0 ? PyTuple_GET_ITEM(args, 0)
+                                                : NULL;
+    if (name != NULL && PyUnicode_Check(name) && is_cloudpickle_module(name)) {
+        if (st->shim == NULL && (st->shim = shim_module(st)) == NULL)
+            return NULL;
+        return Py_NewRef(st->shim);
+    }
+    return PyObject_Call(st->import_, args, kwargs);
 }
 
 /* _make_function(code, globals, name, argdefs, closure): cloudpickle's
@@ -202,6 +257,10 @@ cp_function_setstate(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
 }
 
 PyMethodDef cpk_compat_methods[] = {
+    {"_import", (PyCFunction)(void (*)(void))compat_import,
+     METH_VARARGS | METH_KEYWORDS,
+     PyDoc_STR("_import(name, *args, **kwargs)\n--\n\n"
+               "__import__, with cloudpickle's modules mapped to ours.")},
     {"_make_function", (PyCFunction)(void (*)(void))cp_make_function,
      METH_FASTCALL,
      PyDoc_STR("_make_function(code, globals, name, argdefs, closure)\n--\n\n"

@@ -157,6 +157,8 @@ typedef struct cpk_state {
      * writing the cloudpickle format. */
     PyObject *cp_make_function;
     PyObject *cp_function_setstate;
+    PyObject *compat_import;     /* __import__ for compat pickles */
+    PyObject *shim;              /* stands for cloudpickle.cloudpickle */
 
     /* The by-value registry: set of module names. */
     PyObject *by_value;

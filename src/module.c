@@ -439,7 +439,7 @@ module_traverse(PyObject *module, visitproc visit, void *arg)
     V(make_skeleton_enum); V(class_setstate); V(make_typevar);
     V(make_dict_keys); V(make_dict_values); V(make_dict_items);
     V(file_reconstructor); V(dataclass_sentinel); V(reduce_builtin);
-    V(cp_make_function); V(cp_function_setstate);
+    V(cp_make_function); V(cp_function_setstate); V(compat_import); V(shim);
     V(by_value); V(tracker_by_id); V(tracker_by_class);
     V(types_names); V(default_table); V(extrefs); V(singletons);
     V(textio_type); V(stringio_type); V(bytesio_type); V(abc_types);
@@ -468,7 +468,7 @@ module_clear(PyObject *module)
     C(make_skeleton_enum); C(class_setstate); C(make_typevar);
     C(make_dict_keys); C(make_dict_values); C(make_dict_items);
     C(file_reconstructor); C(dataclass_sentinel); C(reduce_builtin);
-    C(cp_make_function); C(cp_function_setstate);
+    C(cp_make_function); C(cp_function_setstate); C(compat_import); C(shim);
     C(by_value); C(tracker_by_id); C(tracker_by_class);
     C(types_names); C(default_table); C(extrefs); C(singletons);
     C(textio_type); C(stringio_type); C(bytesio_type); C(abc_types);
@@ -664,7 +664,8 @@ module_exec(PyObject *module)
         (st->reduce_builtin = own(module, "_reduce")) == NULL ||
         (st->cp_make_function = own(module, "_make_function")) == NULL ||
         (st->cp_function_setstate = own(module, "_function_setstate")) ==
-            NULL)
+            NULL ||
+        (st->compat_import = own(module, "_import")) == NULL)
         return -1;
 
     /* The empty-cell sentinel: one instance, found again by name. */

@@ -390,6 +390,14 @@ class_setstate(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     if (original)
         return Py_NewRef(cls);
+    /* Stock cloudpickle ships an enum's aliases and composite flags in the
+     * class state; the metaclass made them already and refuses to have
+     * them reassigned. */
+    PyObject *members = NULL;
+    if (PyObject_GetOptionalAttr(cls, st->str__member_map_, &members) < 0)
+        return NULL;
+    if (members != NULL && !PyDict_Check(members))
+        Py_CLEAR(members);
     PyObject *registry = NULL, *member_attrs = NULL;
     for (int part = 0; part < 2; part++) {
         Py_ssize_t pos = 0;
@@ -405,10 +413,22 @@ class_setstate(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
                 member_attrs = v;
                 continue;
             }
-            if (PyObject_SetAttr(cls, k, v) < 0)
+            if (members != NULL) {
+                int is_member = PyDict_Contains(members, k);
+                if (is_member < 0) {
+                    Py_DECREF(members);
+                    return NULL;
+                }
+                if (is_member)
+                    continue;
+            }
+            if (PyObject_SetAttr(cls, k, v) < 0) {
+                Py_XDECREF(members);
                 return NULL;
+            }
         }
     }
+    Py_XDECREF(members);
     if (member_attrs != NULL && set_member_attrs(st, cls, member_attrs) < 0)
         return NULL;
     if (registry != NULL) {

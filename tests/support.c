@@ -324,6 +324,17 @@ cpk_python(cpk_proc *p, const char *code, const char *in, size_t in_len)
     cpk_spawn(p, argv, "/", in, in_len, env);
 }
 
+void
+cpk_python_path(cpk_proc *p, const char *pythonpath, const char *code,
+                const char *in, size_t in_len)
+{
+    const char *argv[] = {CPK_PYTHON, "-S", "-c", code, NULL};
+    char env_var[1024];
+    snprintf(env_var, sizeof(env_var), "PYTHONPATH=%s", pythonpath);
+    const char *env[] = {env_var, NULL};
+    cpk_spawn(p, argv, "/", in, in_len, env);
+}
+
 char *
 cpk_read_file(const char *path, size_t *len)
 {

@@ -102,6 +102,12 @@ void cpk_proc_free(cpk_proc *p);
  * is the build directory); stdin as above. */
 void cpk_python(cpk_proc *p, const char *code, const char *in, size_t in_len);
 
+/* /usr/bin/python3 -S (no site: no dist-packages) -c code, with exactly
+ * `pythonpath` added to the standard library: where ccloudpickle and
+ * cloudpickle are importable is the test's choice. */
+void cpk_python_path(cpk_proc *p, const char *pythonpath, const char *code,
+                     const char *in, size_t in_len);
+
 /* Assert a normal exit with `status`, showing stderr on failure. */
 #define cpk_assert_exit(p, st)                                                 \
     cr_assert((p)->exited && (p)->status == (st),                             \

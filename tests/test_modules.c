@@ -131,3 +131,26 @@ Test(modules, unregister_refuses_non_module)
                   "cp.unregister_pickle_by_value(3)\n",
                   "ValueError", "Input should be a module object, got 3 instead");
 }
+
+Test(modules, registered_module_loads_where_it_does_not_exist)
+{
+    cpk_py("import ccloudpickle as cp, sys, tempfile, os, importlib\n"
+           "d = tempfile.mkdtemp()\n"
+           "with open(os.path.join(d, 'only_here.py'), 'w') as f:\n"
+           "    f.write('RATE = 3\\n'\n"
+           "            'class Job:\\n'\n"
+           "            '    def __init__(self, n):\\n'\n"
+           "            '        self.n = n\\n'\n"
+           "            '    def run(self):\\n'\n"
+           "            '        return helper(self.n) * RATE\\n'\n"
+           "            'def helper(x):\\n'\n"
+           "            '    return x + 1\\n')\n"
+           "sys.path.insert(0, d)\n"
+           "import only_here\n"
+           "cp.register_pickle_by_value(only_here)\n"
+           "data = cp.dumps(only_here.Job(4))\n");
+    cpk_fresh("data",
+              "assert 'only_here' not in sys.modules\n"
+              "assert obj.run() == 15\n"
+              "assert type(obj).__module__ == 'only_here'\n");
+}
