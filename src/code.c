@@ -68,31 +68,32 @@ cpk_reduce_code(cpk_state *st, PyObject *code, int format)
         return r;
     }
 
-    PyObject *version = cpk_python_version();
-    PyObject *magic = PyLong_FromLong(PyImport_GetMagicNumber());
-    PyObject *r = NULL, *args = NULL, *payload = NULL, *func;
-    if (version == NULL || magic == NULL)
-        goto done;
-    payload = PyMarshal_WriteObjectToString(code, Py_MARSHAL_VERSION);
-    func = st->code_unmarshal;
+    /* Code is immutable: its reduce tuple is computed once and kept on it
+     * (co_extra), so a function pickled again costs no marshal. */
+    PyObject *r = cpk_code_cache_get(code, st->code_reduce_index);
+    if (r != NULL || PyErr_Occurred())
+        return r;
+    PyObject *args = NULL, *func = st->code_unmarshal;
+    PyObject *payload = PyMarshal_WriteObjectToString(code,
+                                                      Py_MARSHAL_VERSION);
     if (payload == NULL) {
         if (!PyErr_ExceptionMatches(PyExc_ValueError))
-            goto done;
+            return NULL;
         /* Constants marshal cannot write: ship the fields instead. */
         PyErr_Clear();
         payload = code_args(code);
         func = st->code_new;
         if (payload == NULL)
-            goto done;
+            return NULL;
     }
-    args = PyTuple_Pack(3, version, magic, payload);
-    if (args != NULL)
-        r = PyTuple_Pack(2, func, args);
-done:
-    Py_XDECREF(version);
-    Py_XDECREF(magic);
-    Py_XDECREF(payload);
-    Py_XDECREF(args);
+    args = PyTuple_Pack(3, st->version_str, st->magic_int, payload);
+    Py_DECREF(payload);
+    if (args == NULL)
+        return NULL;
+    r = PyTuple_Pack(2, func, args);
+    Py_DECREF(args);
+    if (r != NULL && cpk_code_cache_set(code, st->code_reduce_index, r) < 0)
+        Py_CLEAR(r);
     return r;
 }
 

@@ -3,7 +3,8 @@
  * nested in it (inner functions, comprehensions, class bodies), plus every
  * name the code mentions (for submodules used as attributes). The answer is
  * cached on the code object itself, in a PEP 523 co_extra slot, so it dies
- * with the code. function.c is the user.
+ * with the code; code.c keeps the code's reduce tuple in a second slot.
+ * function.c is the user.
  */
 #include "internal.h"
 
@@ -133,31 +134,46 @@ free_info(void *info)
 int
 cpk_codeinfo_init(cpk_state *st)
 {
-    st->code_extra_index = cpk_request_code_index(free_info);
     /* -1: all slots taken by other tools; we then compute every time. */
+    st->code_extra_index = cpk_request_code_index(free_info);
+    st->code_reduce_index = cpk_request_code_index(free_info);
+    return 0;
+}
+
+PyObject *
+cpk_code_cache_get(PyObject *code, Py_ssize_t index)
+{
+    void *cached = NULL;
+    if (index < 0)
+        return NULL;
+    if (cpk_code_get_extra(code, index, &cached) < 0)
+        return NULL;
+    return cached != NULL ? Py_NewRef((PyObject *)cached) : NULL;
+}
+
+int
+cpk_code_cache_set(PyObject *code, Py_ssize_t index, PyObject *value)
+{
+    if (index < 0)
+        return 0;
+    /* The slot takes its own reference. */
+    Py_INCREF(value);
+    if (cpk_code_set_extra(code, index, value) < 0) {
+        Py_DECREF(value);
+        return -1;
+    }
     return 0;
 }
 
 PyObject *
 cpk_codeinfo_get(cpk_state *st, PyObject *code)
 {
-    void *cached = NULL;
-    if (st->code_extra_index >= 0) {
-        if (cpk_code_get_extra(code, st->code_extra_index, &cached) < 0)
-            return NULL;
-        if (cached != NULL)
-            return Py_NewRef((PyObject *)cached);
-    }
-    PyObject *info = compute((PyCodeObject *)code);
-    if (info == NULL)
-        return NULL;
-    if (st->code_extra_index >= 0) {
-        /* The slot takes one reference, the caller gets another. */
-        if (cpk_code_set_extra(code, st->code_extra_index, info) < 0) {
-            Py_DECREF(info);
-            return NULL;
-        }
-        Py_INCREF(info);
-    }
+    PyObject *info = cpk_code_cache_get(code, st->code_extra_index);
+    if (info != NULL || PyErr_Occurred())
+        return info;
+    info = compute((PyCodeObject *)code);
+    if (info != NULL &&
+        cpk_code_cache_set(code, st->code_extra_index, info) < 0)
+        Py_CLEAR(info);
     return info;
 }

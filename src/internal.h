@@ -179,8 +179,12 @@ typedef struct cpk_state {
     PyObject *stringio_type;     /* _io.StringIO */
     PyObject *bytesio_type;      /* _io.BytesIO */
 
-    /* Per-code-object cache slot (PEP 523 co_extra). */
+    /* Per-code-object cache slots (PEP 523 co_extra): global names, and
+     * the native reduce tuple. */
     Py_ssize_t code_extra_index;
+    Py_ssize_t code_reduce_index;
+    PyObject *version_str;       /* "3.11" */
+    PyObject *magic_int;         /* bytecode magic number */
 
     /* Exact-type dispatch table. */
     cpk_type_slot table[CPK_TYPE_TABLE_SIZE];
@@ -292,6 +296,10 @@ int cpk_codeinfo_init(cpk_state *st);
 /* New reference to (global_names tuple, all_names frozenset), cached on
  * the code object. */
 PyObject *cpk_codeinfo_get(cpk_state *st, PyObject *code);
+/* The object cached on `code` in co_extra slot `index` (new reference), or
+ * NULL (with an exception only on error). */
+PyObject *cpk_code_cache_get(PyObject *code, Py_ssize_t index);
+int cpk_code_cache_set(PyObject *code, Py_ssize_t index, PyObject *value);
 
 /* code.c */
 PyObject *cpk_reduce_code(cpk_state *st, PyObject *code, int format);

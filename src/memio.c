@@ -2,8 +2,8 @@
  *
  * Sink: what CPython's Pickler writes to. A pickle that fits in one write
  * (anything up to one frame, i.e. most pickles) is returned as the very
- * bytes object the pickler produced, with no copy; larger ones are joined
- * once at the end.
+ * bytes object the pickler produced, with no copy; larger ones are copied
+ * once, into one growing bytes object.
  *
  * Reader: what CPython's Unpickler reads from. Its peek() hands over the
  * whole remaining buffer, so the unpickler reads everything from memory as
@@ -19,44 +19,70 @@
 
 typedef struct {
     PyObject_HEAD
-    PyObject *first;  /* the only chunk so far, or NULL */
-    PyObject *chunks; /* list of bytes once there are several, or NULL */
-    Py_ssize_t size;
+    PyObject *first; /* the only chunk so far (kept as is), or NULL */
+    PyObject *acc;   /* growing bytes once a second chunk came, or NULL */
+    Py_ssize_t size; /* bytes written */
 } cpk_sink;
+
+/* Make room for `need` more bytes in the accumulator: doubling, so large
+ * reallocations are few (and glibc moves big blocks with mremap). */
+static int
+sink_reserve(cpk_sink *self, Py_ssize_t need)
+{
+    Py_ssize_t cap = self->acc ? PyBytes_GET_SIZE(self->acc) : 0;
+    if (self->size + need <= cap)
+        return 0;
+    Py_ssize_t want = cap < 65536 ? 65536 : cap;
+    while (want < self->size + need) {
+        if (want > PY_SSIZE_T_MAX / 2) {
+            want = self->size + need;
+            break;
+        }
+        want *= 2;
+    }
+    if (self->acc == NULL) {
+        self->acc = PyBytes_FromStringAndSize(NULL, want);
+        return self->acc ? 0 : -1;
+    }
+    return _PyBytes_Resize(&self->acc, want);
+}
 
 static PyObject *
 Sink_write(PyObject *op, PyObject *data)
 {
     cpk_sink *self = (cpk_sink *)op;
-    PyObject *chunk;
-    if (PyBytes_CheckExact(data))
-        chunk = Py_NewRef(data); /* immutable: keep it as it is */
-    else {
-        /* A memoryview over the caller's buffer: copy it now. */
-        chunk = PyBytes_FromObject(data);
-        if (chunk == NULL)
+    Py_buffer b;
+    if (self->first == NULL && self->acc == NULL &&
+        PyBytes_CheckExact(data)) {
+        /* Most pickles arrive in one write: keep that bytes object. */
+        self->first = Py_NewRef(data);
+        self->size = PyBytes_GET_SIZE(data);
+        return PyLong_FromSsize_t(self->size);
+    }
+    /* Anything else is copied once, into the accumulator; a memoryview
+     * over the caller's buffer must be copied now anyway. */
+    if (PyObject_GetBuffer(data, &b, PyBUF_C_CONTIGUOUS) < 0)
+        return NULL;
+    if (self->first != NULL) {
+        Py_ssize_t n = PyBytes_GET_SIZE(self->first);
+        self->size = 0;
+        if (sink_reserve(self, n + b.len) < 0) {
+            PyBuffer_Release(&b);
             return NULL;
-    }
-    Py_ssize_t n = PyBytes_GET_SIZE(chunk);
-    if (self->first == NULL && self->chunks == NULL) {
-        self->first = chunk;
-    }
-    else {
-        if (self->chunks == NULL) {
-            self->chunks = PyList_New(0);
-            if (self->chunks == NULL ||
-                PyList_Append(self->chunks, self->first) < 0) {
-                Py_DECREF(chunk);
-                return NULL;
-            }
-            Py_CLEAR(self->first);
         }
-        int r = PyList_Append(self->chunks, chunk);
-        Py_DECREF(chunk);
-        if (r < 0)
-            return NULL;
+        memcpy(PyBytes_AS_STRING(self->acc), PyBytes_AS_STRING(self->first),
+               (size_t)n);
+        self->size = n;
+        Py_CLEAR(self->first);
     }
-    self->size += n;
+    else if (sink_reserve(self, b.len) < 0) {
+        PyBuffer_Release(&b);
+        return NULL;
+    }
+    memcpy(PyBytes_AS_STRING(self->acc) + self->size, b.buf, (size_t)b.len);
+    self->size += b.len;
+    Py_ssize_t n = b.len;
+    PyBuffer_Release(&b);
     return PyLong_FromSsize_t(n);
 }
 
@@ -64,20 +90,16 @@ PyObject *
 cpk_sink_getvalue(PyObject *op)
 {
     cpk_sink *self = (cpk_sink *)op;
-    if (self->chunks == NULL) {
-        if (self->first != NULL)
-            return Py_NewRef(self->first);
+    if (self->first != NULL)
+        return Py_NewRef(self->first);
+    if (self->acc == NULL)
         return PyBytes_FromStringAndSize(NULL, 0);
-    }
-    PyObject *out = PyBytes_FromStringAndSize(NULL, self->size);
-    if (out == NULL)
+    /* Trim in place (only we hold it), then hand it over. */
+    if (_PyBytes_Resize(&self->acc, self->size) < 0)
         return NULL;
-    char *p = PyBytes_AS_STRING(out);
-    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(self->chunks); i++) {
-        PyObject *c = PyList_GET_ITEM(self->chunks, i);
-        memcpy(p, PyBytes_AS_STRING(c), (size_t)PyBytes_GET_SIZE(c));
-        p += PyBytes_GET_SIZE(c);
-    }
+    PyObject *out = self->acc;
+    self->acc = NULL;
+    self->first = Py_NewRef(out);
     return out;
 }
 
@@ -86,7 +108,7 @@ Sink_traverse(PyObject *op, visitproc visit, void *arg)
 {
     cpk_sink *self = (cpk_sink *)op;
     Py_VISIT(self->first);
-    Py_VISIT(self->chunks);
+    Py_VISIT(self->acc);
     Py_VISIT(Py_TYPE(op));
     return 0;
 }
@@ -98,7 +120,7 @@ Sink_dealloc(PyObject *op)
     PyTypeObject *tp = Py_TYPE(op);
     PyObject_GC_UnTrack(op);
     Py_CLEAR(self->first);
-    Py_CLEAR(self->chunks);
+    Py_CLEAR(self->acc);
     tp->tp_free(op);
     Py_DECREF(tp);
 }
@@ -128,7 +150,7 @@ cpk_sink_new(cpk_state *st)
     cpk_sink *self = PyObject_GC_New(cpk_sink, st->sink_type);
     if (self == NULL)
         return NULL;
-    self->first = self->chunks = NULL;
+    self->first = self->acc = NULL;
     self->size = 0;
     PyObject_GC_Track(self);
     return (PyObject *)self;

@@ -433,6 +433,7 @@ module_traverse(PyObject *module, visitproc visit, void *arg)
     V(base_load); V(PicklingError); V(UnpicklingError); V(copyreg_dispatch);
     V(builtins_module); V(getattr); V(import_); V(sys_modules);
     V(abcmeta); V(abc_get_dump); V(str_dot); V(str_locals);
+    V(version_str); V(magic_int);
     V(function_new); V(function_fill); V(code_unmarshal); V(code_new);
     V(make_cell); V(make_empty_cell); V(empty_cell_value); V(subimport);
     V(dynamic_subimport); V(builtin_type); V(make_skeleton_class);
@@ -462,6 +463,7 @@ module_clear(PyObject *module)
     C(base_load); C(PicklingError); C(UnpicklingError); C(copyreg_dispatch);
     C(builtins_module); C(getattr); C(import_); C(sys_modules);
     C(abcmeta); C(abc_get_dump); C(str_dot); C(str_locals);
+    C(version_str); C(magic_int);
     C(function_new); C(function_fill); C(code_unmarshal); C(code_new);
     C(make_cell); C(make_empty_cell); C(empty_cell_value); C(subimport);
     C(dynamic_subimport); C(builtin_type); C(make_skeleton_class);
@@ -519,7 +521,11 @@ init_names(cpk_state *st)
 #undef INTERN
     st->str_dot = PyUnicode_InternFromString(".");
     st->str_locals = PyUnicode_InternFromString("<locals>");
-    return st->str_dot && st->str_locals ? 0 : -1;
+    st->version_str = cpk_python_version();
+    st->magic_int = PyLong_FromLong(PyImport_GetMagicNumber());
+    return st->str_dot && st->str_locals && st->version_str && st->magic_int
+               ? 0
+               : -1;
 }
 
 static int
