@@ -200,6 +200,7 @@ typedef struct cpk_state {
 typedef struct {
     PyObject *dict;          /* instance __dict__ */
     PyObject *module;        /* owner of the state (strong) */
+    struct cpk_state *st;    /* the module's state, cached for the hot path */
     PyObject *globals_ref;   /* {id(func.__globals__): base globals dict} */
     PyObject *globals_alive; /* keeps the keys of globals_ref from reuse */
     PyObject *last_globals;  /* last hit in globals_ref (kept alive above) */

@@ -63,16 +63,16 @@ Pickler_reducer_override(PyObject *self, PyObject *obj)
     int kind;
     enum { FUNCTION = -1, CLASS = -2 };
 
+    cpk_state *st = ext->st;
     if (type == &PyFunction_Type)
         kind = FUNCTION;
     else if (PyType_FastSubclass(type, Py_TPFLAGS_TYPE_SUBCLASS))
         kind = CLASS;
     else {
-        kind = cpk_table_lookup(cpk_get_state(ext->module), type);
+        kind = cpk_table_lookup(st, type);
         if (kind == CPK_KIND_NONE)
             Py_RETURN_NOTIMPLEMENTED;
     }
-    cpk_state *st = cpk_get_state(ext->module);
 
     /* A dispatch_table the user set wins over our reducers. */
     if (*dispatch_slot(self) != NULL && kind != CPK_KIND_EXTREF) {
@@ -141,6 +141,7 @@ Pickler_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         return NULL;
     cpk_pickler_ext *ext = CPK_PICKLER_EXT(self);
     ext->module = Py_NewRef(module);
+    ext->st = cpk_get_state(module);
     ext->proto = 5;
     ext->globals_ref = PyDict_New();
     ext->globals_alive = PyList_New(0);

@@ -129,9 +129,12 @@ new_tracker_id(void)
         }
         got += (size_t)n;
     }
-    char hex[33];
-    for (size_t i = 0; i < sizeof(raw); i++)
-        snprintf(hex + 2 * i, 3, "%02x", raw[i]);
+    static const char digits[] = "0123456789abcdef";
+    char hex[32];
+    for (size_t i = 0; i < sizeof(raw); i++) {
+        hex[2 * i] = digits[raw[i] >> 4];
+        hex[2 * i + 1] = digits[raw[i] & 15];
+    }
     return PyUnicode_FromStringAndSize(hex, 32);
 }
 
