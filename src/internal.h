@@ -184,6 +184,10 @@ typedef struct cpk_state {
     Py_ssize_t code_extra_index;
     Py_ssize_t code_reduce_index;
     PyObject *version_str;       /* "3.11" */
+    PyObject *str_ASCII;         /* loads' default encoding */
+    PyObject *str_strict;
+    PyObject *kwnames_compat;    /* ("compat",) */
+    PyObject *kwnames_unpickler; /* ("fix_imports", ..., "buffers") */
     PyObject *magic_int;         /* bytecode magic number */
 
     /* Exact-type dispatch table. */

@@ -96,21 +96,11 @@ static PyObject *
 make_pickler(cpk_state *st, PyObject *file, PyObject *protocol,
              PyObject *buffer_callback, PyObject *compat)
 {
-    PyObject *args[3] = {file, protocol, buffer_callback};
-    PyObject *kwnames = NULL, *pickler;
-    Py_ssize_t nargs = 3;
-    if (compat != NULL && compat != Py_None) {
-        PyObject *kwargs[4] = {file, protocol, buffer_callback, compat};
-        kwnames = Py_BuildValue("(s)", "compat");
-        if (kwnames == NULL)
-            return NULL;
-        pickler = PyObject_Vectorcall((PyObject *)st->pickler_type, kwargs,
-                                      nargs, kwnames);
-        Py_DECREF(kwnames);
-        return pickler;
-    }
-    return PyObject_Vectorcall((PyObject *)st->pickler_type, args, nargs,
-                               NULL);
+    /* Positional file, protocol, buffer_callback; compat by keyword. */
+    PyObject *args[4] = {file, protocol, buffer_callback, compat};
+    int with_compat = compat != NULL && compat != Py_None;
+    return PyObject_Vectorcall((PyObject *)st->pickler_type, args, 3,
+                               with_compat ? st->kwnames_compat : NULL);
 }
 
 static PyObject *
@@ -184,15 +174,10 @@ static PyObject *
 make_unpickler(cpk_state *st, PyObject *file, PyObject *fix_imports,
                PyObject *encoding, PyObject *errors, PyObject *buffers)
 {
-    PyObject *args[5] = {file, fix_imports, encoding, errors, buffers};
-    PyObject *kwnames = Py_BuildValue("(ssss)", "fix_imports", "encoding",
-                                      "errors", "buffers");
-    if (kwnames == NULL)
-        return NULL;
-    PyObject *u = PyObject_Vectorcall((PyObject *)st->unpickler_type, args,
-                                      1, kwnames);
-    Py_DECREF(kwnames);
-    return u;
+    PyObject *args[5] = {file, fix_imports, encoding ? encoding : st->str_ASCII,
+                         errors ? errors : st->str_strict, buffers};
+    return PyObject_Vectorcall((PyObject *)st->unpickler_type, args, 1,
+                               st->kwnames_unpickler);
 }
 
 static PyObject *
@@ -217,13 +202,6 @@ do_loads(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
     if (reader == NULL)
         return NULL;
     PyObject *result = NULL;
-    PyObject *ascii = NULL, *strict = NULL;
-    if (encoding == NULL)
-        encoding = ascii = PyUnicode_FromString("ASCII");
-    if (errors == NULL)
-        errors = strict = PyUnicode_FromString("strict");
-    if (encoding == NULL || errors == NULL)
-        goto done;
     PyObject *u = make_unpickler(st, reader, fix_imports, encoding, errors,
                                  buffers);
     if (u == NULL)
@@ -240,8 +218,6 @@ do_loads(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
         }
     }
 done:
-    Py_XDECREF(ascii);
-    Py_XDECREF(strict);
     Py_DECREF(reader);
     return result;
 }
@@ -272,21 +248,13 @@ module_load(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
     if (!cpk_parse_args("load", args, nargs, kwnames, kwlist, 1, 1, &file,
                         &fix_imports, &encoding, &errors, &buffers))
         return NULL;
-    PyObject *result = NULL, *ascii = NULL, *strict = NULL;
-    if (encoding == NULL)
-        encoding = ascii = PyUnicode_FromString("ASCII");
-    if (errors == NULL)
-        errors = strict = PyUnicode_FromString("strict");
-    if (encoding != NULL && errors != NULL) {
-        PyObject *u = make_unpickler(st, file, fix_imports, encoding, errors,
-                                     buffers);
-        if (u != NULL) {
-            result = cpk_load_with(st, u);
-            Py_DECREF(u);
-        }
+    PyObject *result = NULL;
+    PyObject *u = make_unpickler(st, file, fix_imports, encoding, errors,
+                                 buffers);
+    if (u != NULL) {
+        result = cpk_load_with(st, u);
+        Py_DECREF(u);
     }
-    Py_XDECREF(ascii);
-    Py_XDECREF(strict);
     return result;
 }
 
@@ -433,7 +401,8 @@ module_traverse(PyObject *module, visitproc visit, void *arg)
     V(base_load); V(PicklingError); V(UnpicklingError); V(copyreg_dispatch);
     V(builtins_module); V(getattr); V(import_); V(sys_modules);
     V(abcmeta); V(abc_get_dump); V(str_dot); V(str_locals);
-    V(version_str); V(magic_int);
+    V(version_str); V(magic_int); V(str_ASCII); V(str_strict);
+    V(kwnames_compat); V(kwnames_unpickler);
     V(function_new); V(function_fill); V(code_unmarshal); V(code_new);
     V(make_cell); V(make_empty_cell); V(empty_cell_value); V(subimport);
     V(dynamic_subimport); V(builtin_type); V(make_skeleton_class);
@@ -463,7 +432,8 @@ module_clear(PyObject *module)
     C(base_load); C(PicklingError); C(UnpicklingError); C(copyreg_dispatch);
     C(builtins_module); C(getattr); C(import_); C(sys_modules);
     C(abcmeta); C(abc_get_dump); C(str_dot); C(str_locals);
-    C(version_str); C(magic_int);
+    C(version_str); C(magic_int); C(str_ASCII); C(str_strict);
+    C(kwnames_compat); C(kwnames_unpickler);
     C(function_new); C(function_fill); C(code_unmarshal); C(code_new);
     C(make_cell); C(make_empty_cell); C(empty_cell_value); C(subimport);
     C(dynamic_subimport); C(builtin_type); C(make_skeleton_class);
@@ -521,6 +491,14 @@ init_names(cpk_state *st)
 #undef INTERN
     st->str_dot = PyUnicode_InternFromString(".");
     st->str_locals = PyUnicode_InternFromString("<locals>");
+    st->str_ASCII = PyUnicode_InternFromString("ASCII");
+    st->str_strict = PyUnicode_InternFromString("strict");
+    st->kwnames_compat = Py_BuildValue("(s)", "compat");
+    st->kwnames_unpickler = Py_BuildValue("(ssss)", "fix_imports", "encoding",
+                                          "errors", "buffers");
+    if (!st->str_ASCII || !st->str_strict || !st->kwnames_compat ||
+        !st->kwnames_unpickler)
+        return -1;
     st->version_str = cpk_python_version();
     st->magic_int = PyLong_FromLong(PyImport_GetMagicNumber());
     return st->str_dot && st->str_locals && st->version_str && st->magic_int
