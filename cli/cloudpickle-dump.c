@@ -195,10 +195,14 @@ raise_site(char *buf, size_t cap)
     if (t != NULL) {
         PyTracebackObject *last = (PyTracebackObject *)t;
         PyCodeObject *co = PyFrame_GetCode(last->tb_frame);
+        /* The attribute, not the field: 3.12 computes it lazily. */
+        PyObject *lineno = PyObject_GetAttrString(t, "tb_lineno");
         const char *file = PyUnicode_AsUTF8(co->co_filename);
-        if (file != NULL && file[0] != '<')
-            snprintf(buf, cap, " (%s, line %d)", file, last->tb_lineno);
+        long line = lineno ? PyLong_AsLong(lineno) : -1;
+        if (file != NULL && file[0] != '<' && line > 0)
+            snprintf(buf, cap, " (%s, line %ld)", file, line);
         PyErr_Clear();
+        Py_XDECREF(lineno);
         Py_DECREF(co);
     }
     if (tb != NULL)

@@ -56,24 +56,28 @@ static PyObject *
 class_dict(PyTypeObject *cls)
 {
     PyObject *keys = NULL, *inherited = NULL, *out = NULL;
-    PyObject *dict = cls->tp_dict;
+    PyObject *dict = cpk_type_dict(cls);
+    if (dict == NULL)
+        return NULL;
     keys = PyDict_Keys(dict);
     if (keys == NULL || PyList_Sort(keys) < 0)
         goto done;
     PyObject *bases = cls->tp_bases;
     if (PyTuple_GET_SIZE(bases) == 1)
-        inherited = Py_NewRef(((PyTypeObject *)PyTuple_GET_ITEM(bases, 0))
-                                  ->tp_dict);
+        inherited = cpk_type_dict((PyTypeObject *)PyTuple_GET_ITEM(bases, 0));
     else {
         inherited = PyDict_New();
-        if (inherited == NULL)
-            goto done;
-        for (Py_ssize_t i = PyTuple_GET_SIZE(bases) - 1; i >= 0; i--) {
-            PyObject *b = PyTuple_GET_ITEM(bases, i);
-            if (PyDict_Update(inherited, ((PyTypeObject *)b)->tp_dict) < 0)
-                goto done;
+        for (Py_ssize_t i = PyTuple_GET_SIZE(bases) - 1;
+             inherited != NULL && i >= 0; i--) {
+            PyObject *bd = cpk_type_dict(
+                (PyTypeObject *)PyTuple_GET_ITEM(bases, i));
+            if (bd == NULL || PyDict_Update(inherited, bd) < 0)
+                Py_CLEAR(inherited);
+            Py_XDECREF(bd);
         }
     }
+    if (inherited == NULL)
+        goto done;
     out = PyDict_New();
     if (out == NULL)
         goto done;
@@ -99,6 +103,7 @@ error:
 done:
     Py_XDECREF(keys);
     Py_XDECREF(inherited);
+    Py_DECREF(dict);
     return out;
 }
 
@@ -172,9 +177,10 @@ abc_registry(cpk_state *st, PyObject *cls)
         goto error;
     PyObject *ref;
     while ((ref = PyIter_Next(it)) != NULL) {
-        PyObject *sub = PyWeakref_Check(ref) ? PyWeakref_GET_OBJECT(ref)
-                                             : ref;
-        int r = sub == Py_None ? 0 : PyList_Append(out, sub);
+        PyObject *sub = PyWeakref_Check(ref) ? cpk_weakref_get(ref)
+                                             : Py_NewRef(ref);
+        int r = sub == NULL ? 0 : PyList_Append(out, sub);
+        Py_XDECREF(sub);
         Py_DECREF(ref);
         if (r < 0)
             goto error;
@@ -241,11 +247,12 @@ error:
     return NULL;
 }
 
+/* cls.__dict__[key] of a heap class (whose tp_dict is always set):
+ * borrowed, NULL without error when absent. */
 static PyObject *
 own_item(PyTypeObject *cls, PyObject *key)
 {
-    PyObject *v = PyDict_GetItemWithError(cls->tp_dict, key);
-    return v; /* borrowed; NULL without error when absent */
+    return PyDict_GetItemWithError(cls->tp_dict, key);
 }
 
 /* The namespace the skeleton is created with: what must exist before the

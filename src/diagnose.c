@@ -167,8 +167,11 @@ children_of(search *s, PyObject *obj)
         r = list ? add_seq(children, list, ".<item>") : -1;
         Py_XDECREF(list);
     }
-    else if (PyType_Check(obj))
-        r = add_items(children, ((PyTypeObject *)obj)->tp_dict, ".%U", "");
+    else if (PyType_Check(obj)) {
+        PyObject *d = cpk_type_dict((PyTypeObject *)obj);
+        r = d ? add_items(children, d, ".%U", "") : -1;
+        Py_XDECREF(d);
+    }
     else if (PyModule_Check(obj))
         r = add_items(children, PyModule_GetDict(obj), ".%U", "");
     else if (PyCell_Check(obj)) {

@@ -80,13 +80,17 @@ static int
 add_submodules(cpk_state *st, PyObject *prefix, PyObject *all_names,
                PyObject *found)
 {
-    Py_ssize_t pos = 0;
-    Py_hash_t hash;
+    PyObject *it = PyObject_GetIter(all_names);
+    if (it == NULL)
+        return -1;
     PyObject *name;
-    while (_PySet_NextEntry(all_names, &pos, &name, &hash)) {
+    while ((name = PyIter_Next(it)) != NULL) {
         PyObject *full = PyUnicode_FromFormat("%U.%U", prefix, name);
-        if (full == NULL)
+        Py_DECREF(name);
+        if (full == NULL) {
+            Py_DECREF(it);
             return -1;
+        }
         PyObject *mod = PyDict_GetItemWithError(st->sys_modules, full);
         int r = 0;
         if (mod == NULL)
@@ -102,10 +106,13 @@ add_submodules(cpk_state *st, PyObject *prefix, PyObject *all_names,
                         : 0;
         }
         Py_DECREF(full);
-        if (r < 0)
+        if (r < 0) {
+            Py_DECREF(it);
             return -1;
+        }
     }
-    return 0;
+    Py_DECREF(it);
+    return PyErr_Occurred() ? -1 : 0;
 }
 
 /* cloudpickle's _find_imported_submodules: among `values` (globals and

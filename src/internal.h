@@ -10,12 +10,92 @@
 
 #include "ccloudpickle.h"
 
+#if PY_VERSION_HEX < 0x03090000
+/* Heap types that know their module (PEP 573) arrived in 3.9. */
+#error "ccloudpickle needs CPython 3.9 or later"
+#endif
+
+#if PY_VERSION_HEX < 0x030A0000
+/* 3.10 added these conveniences. */
+static inline PyObject *
+Py_NewRef(PyObject *o)
+{
+    Py_INCREF(o);
+    return o;
+}
+
+static inline PyObject *
+Py_XNewRef(PyObject *o)
+{
+    Py_XINCREF(o);
+    return o;
+}
+
+static inline int
+PyModule_AddObjectRef(PyObject *m, const char *name, PyObject *value)
+{
+    int r = PyModule_AddObject(m, name, value);
+    if (r == 0)
+        Py_INCREF(value);
+    return r;
+}
+#endif
+
 #if PY_VERSION_HEX < 0x030D0000
 /* 3.13 made _PyObject_LookupAttr public under this name. */
 static inline int
 PyObject_GetOptionalAttr(PyObject *obj, PyObject *name, PyObject **result)
 {
     return _PyObject_LookupAttr(obj, name, result);
+}
+#endif
+
+/* The referent of a weak reference as a new reference, NULL if it died
+ * (3.13 deprecates PyWeakref_GET_OBJECT for PyWeakref_GetRef). */
+static inline PyObject *
+cpk_weakref_get(PyObject *ref)
+{
+#if PY_VERSION_HEX >= 0x030D0000
+    PyObject *obj;
+    if (PyWeakref_GetRef(ref, &obj) < 0)
+        PyErr_Clear();
+    return obj;
+#else
+    PyObject *obj = PyWeakref_GET_OBJECT(ref);
+    return obj == Py_None ? NULL : Py_NewRef(obj);
+#endif
+}
+
+/* A type's namespace, new reference. 3.12 keeps static builtin types'
+ * dicts per interpreter: their tp_dict is NULL (PyType_GetDict). */
+static inline PyObject *
+cpk_type_dict(PyTypeObject *type)
+{
+#if PY_VERSION_HEX >= 0x030C0000
+    return PyType_GetDict(type);
+#else
+    return Py_NewRef(type->tp_dict);
+#endif
+}
+
+#if PY_VERSION_HEX < 0x030B0000
+/* 3.11 added PyType_GetModuleByDef: the module of the first class in the
+ * MRO that a module with `def` defined. Borrowed reference. */
+static inline PyObject *
+PyType_GetModuleByDef(PyTypeObject *type, PyModuleDef *def)
+{
+    PyObject *mro = type->tp_mro;
+    for (Py_ssize_t i = 0; mro && i < PyTuple_GET_SIZE(mro); i++) {
+        PyTypeObject *t = (PyTypeObject *)PyTuple_GET_ITEM(mro, i);
+        if (!(t->tp_flags & Py_TPFLAGS_HEAPTYPE))
+            continue;
+        PyObject *m = ((PyHeapTypeObject *)t)->ht_module;
+        if (m != NULL && PyModule_GetDef(m) == def)
+            return m;
+    }
+    PyErr_Format(PyExc_TypeError, "%s is not a ccloudpickle type",
+                 type->tp_name);
+    return NULL;
 }
 #endif
 

@@ -453,8 +453,11 @@ PyDoc_STRVAR(Pickler_doc,
 static int
 find_dispatch_table_offset(PyObject *base)
 {
-    PyObject *descr = PyDict_GetItemString(((PyTypeObject *)base)->tp_dict,
-                                           "dispatch_table");
+    PyObject *dict = cpk_type_dict((PyTypeObject *)base);
+    if (dict == NULL)
+        return -1;
+    PyObject *descr = PyDict_GetItemString(dict, "dispatch_table");
+    Py_DECREF(dict); /* the type keeps the descriptor alive */
     if (descr == NULL || !Py_IS_TYPE(descr, &PyMemberDescr_Type)) {
         PyErr_SetString(PyExc_ImportError,
                         "_pickle.Pickler.dispatch_table is not a member");
@@ -523,8 +526,12 @@ cpk_pickler_init_type(PyObject *module, cpk_state *st)
                  Py_TPFLAGS_HAVE_GC,
         .slots = slots,
     };
-    st->pickler_type = (PyTypeObject *)PyType_FromModuleAndSpec(
-        module, &spec, st->base_pickler);
+    PyObject *bases = PyTuple_Pack(1, st->base_pickler); /* 3.9: a tuple */
+    if (bases == NULL)
+        return -1;
+    st->pickler_type = (PyTypeObject *)PyType_FromModuleAndSpec(module, &spec,
+                                                                bases);
+    Py_DECREF(bases);
     if (st->pickler_type == NULL)
         return -1;
     st->table_descr_type = (PyTypeObject *)PyType_FromModuleAndSpec(

@@ -182,8 +182,12 @@ entry_of(cpk_state *st, PyObject *cls)
         return NULL;
     PyObject *entry = PyDict_GetItemWithError(st->tracker_by_class, key);
     Py_DECREF(key);
-    if (entry != NULL && PyWeakref_GET_OBJECT(PyTuple_GET_ITEM(entry, 0)) != cls)
-        return NULL; /* a dead class's entry whose callback has not run */
+    if (entry != NULL) {
+        PyObject *live = cpk_weakref_get(PyTuple_GET_ITEM(entry, 0));
+        Py_XDECREF(live); /* only compared */
+        if (live != cls)
+            return NULL; /* a dead class's entry whose callback has not run */
+    }
     return entry;
 }
 
@@ -226,10 +230,10 @@ cpk_tracker_lookup_or_track(cpk_state *st, PyObject *tid, PyObject *cls,
     }
     PyObject *wr = PyDict_GetItemWithError(st->tracker_by_id, tid);
     if (wr != NULL) {
-        PyObject *existing = PyWeakref_GET_OBJECT(wr);
-        if (existing != Py_None) {
+        PyObject *existing = cpk_weakref_get(wr);
+        if (existing != NULL) {
             *found = 1;
-            return Py_NewRef(existing);
+            return existing;
         }
     }
     else if (PyErr_Occurred())

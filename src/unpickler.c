@@ -196,8 +196,12 @@ cpk_unpickler_init_type(PyObject *module, cpk_state *st)
                  Py_TPFLAGS_HAVE_GC,
         .slots = slots,
     };
+    PyObject *bases = PyTuple_Pack(1, st->base_unpickler); /* 3.9: a tuple */
+    if (bases == NULL)
+        return -1;
     st->unpickler_type = (PyTypeObject *)PyType_FromModuleAndSpec(
-        module, &spec, st->base_unpickler);
+        module, &spec, bases);
+    Py_DECREF(bases);
     if (st->unpickler_type == NULL)
         return -1;
     if ((st->base_find_class = PyObject_GetAttrString(st->base_unpickler,
