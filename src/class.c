@@ -303,6 +303,22 @@ error:
     return NULL;
 }
 
+/* (make, args, state, None, None, _class_setstate), `make` being the
+ * skeleton reconstructor `native` or its cloudpickle name `cp_name`. */
+static PyObject *
+class_reduce_value(cpk_state *st, int format, PyObject *native,
+                   const char *cp_name, PyObject *args, PyObject *state)
+{
+    PyObject *make = cpk_callable(st, format, native,
+                                  "cloudpickle.cloudpickle", cp_name);
+    PyObject *setstate = cpk_callable(st, format, st->class_setstate,
+                                      "cloudpickle.cloudpickle_fast",
+                                      "_class_setstate");
+    if (make == NULL || setstate == NULL)
+        return NULL;
+    return cpk_reduce6(make, args, state, setstate);
+}
+
 static PyObject *
 reduce_plain_class(cpk_state *st, int format, PyTypeObject *cls)
 {
@@ -321,16 +337,9 @@ reduce_plain_class(cpk_state *st, int format, PyTypeObject *cls)
     args = PyTuple_Pack(6, (PyObject *)Py_TYPE(cls), name, bases, kw, tid,
                         Py_None);
     state = class_state(st, cls, 1, slots);
-    if (args == NULL || state == NULL)
-        goto done;
-    PyObject *make = cpk_callable(st, format, st->make_skeleton_class,
-                                  "cloudpickle.cloudpickle",
-                                  "_make_skeleton_class");
-    PyObject *setstate = cpk_callable(st, format, st->class_setstate,
-                                      "cloudpickle.cloudpickle_fast",
-                                      "_class_setstate");
-    if (make != NULL && setstate != NULL)
-        r = cpk_reduce6(make, args, state, setstate);
+    if (args != NULL && state != NULL)
+        r = class_reduce_value(st, format, st->make_skeleton_class,
+                               "_make_skeleton_class", args, state);
 done:
     Py_XDECREF(kw);
     Py_XDECREF(tid);
@@ -488,14 +497,8 @@ reduce_enum(cpk_state *st, int format, PyTypeObject *cls)
         if (e)
             goto done;
     }
-    PyObject *make = cpk_callable(st, format, st->make_skeleton_enum,
-                                  "cloudpickle.cloudpickle",
-                                  "_make_skeleton_enum");
-    PyObject *setstate = cpk_callable(st, format, st->class_setstate,
-                                      "cloudpickle.cloudpickle_fast",
-                                      "_class_setstate");
-    if (make != NULL && setstate != NULL)
-        r = cpk_reduce6(make, args, state, setstate);
+    r = class_reduce_value(st, format, st->make_skeleton_enum,
+                           "_make_skeleton_enum", args, state);
 done:
     Py_XDECREF(members);
     Py_XDECREF(name);

@@ -254,7 +254,6 @@ typedef struct cpk_state {
     PyObject *singletons;        /* {class: global name of its instance} */
     PyObject *abc_types;         /* abc.abstractproperty & co (table keys) */
     PyObject *lazy_types[CPK_LAZY_COUNT];
-    PyObject *field_sentinels;   /* {name: dataclasses sentinel} */
     PyObject *textio_type;       /* _io.TextIOWrapper */
     PyObject *stringio_type;     /* _io.StringIO */
     PyObject *bytesio_type;      /* _io.BytesIO */
@@ -278,6 +277,28 @@ typedef struct cpk_state {
     CPK_NAMES(CPK_DECLARE_NAME)
 #undef CPK_DECLARE_NAME
 } cpk_state;
+
+/* Every PyObject * field of cpk_state above (not the interned names, not
+ * lazy_types): module_traverse and module_clear walk this list, so a new
+ * field goes here too. */
+#define CPK_STATE_OBJECTS(X)                                                 \
+    X(pickler_type) X(unpickler_type) X(sink_type) X(reader_type)            \
+    X(sentinel_type) X(ref_type) X(tracker_cb_type) X(table_descr_type)      \
+    X(base_pickler) X(base_unpickler) X(base_dump) X(base_find_class)        \
+    X(base_load) X(PicklingError) X(UnpicklingError) X(copyreg_dispatch)     \
+    X(builtins_module) X(getattr) X(import_) X(sys_modules) X(abcmeta)       \
+    X(abc_get_dump) X(str_dot) X(str_locals) X(function_new)                 \
+    X(function_fill) X(code_unmarshal) X(code_new) X(make_cell)              \
+    X(make_empty_cell) X(empty_cell_value) X(subimport) X(dynamic_subimport) \
+    X(builtin_type) X(make_skeleton_class) X(make_skeleton_enum)             \
+    X(class_setstate) X(make_typevar) X(make_dict_keys) X(make_dict_values)  \
+    X(make_dict_items) X(file_reconstructor) X(dataclass_sentinel)           \
+    X(reduce_builtin) X(cp_make_function) X(cp_function_setstate)            \
+    X(compat_import) X(shim) X(by_value) X(tracker_by_id)                    \
+    X(tracker_by_class) X(types_names) X(default_table) X(extrefs)           \
+    X(singletons) X(abc_types) X(textio_type) X(stringio_type)               \
+    X(bytesio_type) X(version_str) X(magic_int) X(str_ASCII) X(str_strict)   \
+    X(kwnames_compat) X(kwnames_unpickler)
 
 /* What our Pickler adds after CPython's PicklerObject. Its offset is known
  * only at run time (the base's size differs between CPython versions). */

@@ -281,27 +281,28 @@ cpk_module_by_reference(cpk_state *st, PyObject *module)
 
 /* The registry's Python API ------------------------------------------------ */
 
-static int
-check_module_arg(PyObject *module)
+/* The name of the module argument of the registry functions (new
+ * reference), or NULL with cloudpickle's ValueError for a non-module. */
+static PyObject *
+module_arg_name(cpk_state *st, PyObject *module)
 {
-    if (PyModule_Check(module))
-        return 0;
-    PyObject *s = PyObject_Str(module);
-    if (s != NULL) {
-        PyErr_Format(PyExc_ValueError,
-                     "Input should be a module object, got %U instead", s);
-        Py_DECREF(s);
+    if (!PyModule_Check(module)) {
+        PyObject *s = PyObject_Str(module);
+        if (s != NULL) {
+            PyErr_Format(PyExc_ValueError,
+                         "Input should be a module object, got %U instead", s);
+            Py_DECREF(s);
+        }
+        return NULL;
     }
-    return -1;
+    return PyObject_GetAttr(module, st->str___name__);
 }
 
 PyObject *
 cpk_register_by_value(PyObject *m, PyObject *module)
 {
     cpk_state *st = cpk_get_state(m);
-    if (check_module_arg(module) < 0)
-        return NULL;
-    PyObject *name = PyObject_GetAttr(module, st->str___name__);
+    PyObject *name = module_arg_name(st, module);
     if (name == NULL)
         return NULL;
     int r = PyDict_Contains(st->sys_modules, name);
@@ -322,9 +323,7 @@ PyObject *
 cpk_unregister_by_value(PyObject *m, PyObject *module)
 {
     cpk_state *st = cpk_get_state(m);
-    if (check_module_arg(module) < 0)
-        return NULL;
-    PyObject *name = PyObject_GetAttr(module, st->str___name__);
+    PyObject *name = module_arg_name(st, module);
     if (name == NULL)
         return NULL;
     int r = PySet_Discard(st->by_value, name);

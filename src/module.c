@@ -394,26 +394,9 @@ module_traverse(PyObject *module, visitproc visit, void *arg)
     cpk_state *st = cpk_get_state(module);
     if (st == NULL)
         return 0;
-#define V(f) Py_VISIT(st->f)
-    V(pickler_type); V(unpickler_type); V(sink_type); V(reader_type);
-    V(sentinel_type); V(ref_type); V(tracker_cb_type); V(table_descr_type);
-    V(base_pickler); V(base_unpickler); V(base_dump); V(base_find_class);
-    V(base_load); V(PicklingError); V(UnpicklingError); V(copyreg_dispatch);
-    V(builtins_module); V(getattr); V(import_); V(sys_modules);
-    V(abcmeta); V(abc_get_dump); V(str_dot); V(str_locals);
-    V(version_str); V(magic_int); V(str_ASCII); V(str_strict);
-    V(kwnames_compat); V(kwnames_unpickler);
-    V(function_new); V(function_fill); V(code_unmarshal); V(code_new);
-    V(make_cell); V(make_empty_cell); V(empty_cell_value); V(subimport);
-    V(dynamic_subimport); V(builtin_type); V(make_skeleton_class);
-    V(make_skeleton_enum); V(class_setstate); V(make_typevar);
-    V(make_dict_keys); V(make_dict_values); V(make_dict_items);
-    V(file_reconstructor); V(dataclass_sentinel); V(reduce_builtin);
-    V(cp_make_function); V(cp_function_setstate); V(compat_import); V(shim);
-    V(by_value); V(tracker_by_id); V(tracker_by_class);
-    V(types_names); V(default_table); V(extrefs); V(singletons);
-    V(textio_type); V(stringio_type); V(bytesio_type); V(abc_types);
-#undef V
+#define VISIT(f) Py_VISIT(st->f);
+    CPK_STATE_OBJECTS(VISIT)
+#undef VISIT
     for (int i = 0; i < CPK_LAZY_COUNT; i++)
         Py_VISIT(st->lazy_types[i]);
     return 0;
@@ -425,29 +408,12 @@ module_clear(PyObject *module)
     cpk_state *st = cpk_get_state(module);
     if (st == NULL)
         return 0;
-#define C(f) Py_CLEAR(st->f)
-    C(pickler_type); C(unpickler_type); C(sink_type); C(reader_type);
-    C(sentinel_type); C(ref_type); C(tracker_cb_type); C(table_descr_type);
-    C(base_pickler); C(base_unpickler); C(base_dump); C(base_find_class);
-    C(base_load); C(PicklingError); C(UnpicklingError); C(copyreg_dispatch);
-    C(builtins_module); C(getattr); C(import_); C(sys_modules);
-    C(abcmeta); C(abc_get_dump); C(str_dot); C(str_locals);
-    C(version_str); C(magic_int); C(str_ASCII); C(str_strict);
-    C(kwnames_compat); C(kwnames_unpickler);
-    C(function_new); C(function_fill); C(code_unmarshal); C(code_new);
-    C(make_cell); C(make_empty_cell); C(empty_cell_value); C(subimport);
-    C(dynamic_subimport); C(builtin_type); C(make_skeleton_class);
-    C(make_skeleton_enum); C(class_setstate); C(make_typevar);
-    C(make_dict_keys); C(make_dict_values); C(make_dict_items);
-    C(file_reconstructor); C(dataclass_sentinel); C(reduce_builtin);
-    C(cp_make_function); C(cp_function_setstate); C(compat_import); C(shim);
-    C(by_value); C(tracker_by_id); C(tracker_by_class);
-    C(types_names); C(default_table); C(extrefs); C(singletons);
-    C(textio_type); C(stringio_type); C(bytesio_type); C(abc_types);
-#define CN(n) C(str_##n);
-    CPK_NAMES(CN)
-#undef CN
-#undef C
+#define CLEAR(f) Py_CLEAR(st->f);
+    CPK_STATE_OBJECTS(CLEAR)
+#undef CLEAR
+#define CLEAR_NAME(n) Py_CLEAR(st->str_##n);
+    CPK_NAMES(CLEAR_NAME)
+#undef CLEAR_NAME
     for (int i = 0; i < CPK_LAZY_COUNT; i++)
         Py_CLEAR(st->lazy_types[i]);
     /* The table's entries are borrowed from the fields cleared above. */

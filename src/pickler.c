@@ -433,12 +433,12 @@ static PyMethodDef Pickler_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-/* Filled at run time: the offsets depend on the size of CPython's type. */
 static PyGetSetDef Pickler_getset[] = {
     {"__dict__", PyObject_GenericGetDict, PyObject_GenericSetDict, NULL, NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
+/* Filled at run time: the offsets depend on the size of CPython's type. */
 static PyMemberDef Pickler_members[4];
 
 PyDoc_STRVAR(Pickler_doc,

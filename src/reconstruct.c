@@ -506,33 +506,53 @@ ordered_arg(PyObject *const *args, Py_ssize_t nargs)
     return nargs > 1 ? PyObject_IsTrue(args[1]) : 0;
 }
 
+/* A dict (or OrderedDict) holding `items` as its keys (values None), or
+ * as its values (keys 0, 1, ...): what a keys or values view shows. */
+static PyObject *
+mapping_of(PyObject *items, int ordered, int as_keys)
+{
+    PyObject *d = new_mapping(ordered);
+    if (d == NULL)
+        return NULL;
+    PyObject *it = PyObject_GetIter(items), *item;
+    Py_ssize_t i = 0;
+    while (it != NULL && (item = PyIter_Next(it)) != NULL) {
+        PyObject *k = as_keys ? Py_NewRef(item) : PyLong_FromSsize_t(i++);
+        int e = k ? PyObject_SetItem(d, k, as_keys ? Py_None : item) : -1;
+        Py_XDECREF(k);
+        Py_DECREF(item);
+        if (e < 0)
+            break;
+    }
+    Py_XDECREF(it);
+    if (PyErr_Occurred())
+        Py_CLEAR(d);
+    return d;
+}
+
+static PyObject *
+make_view(const char *fname, const char *method, int as_keys,
+          PyObject *const *args, Py_ssize_t nargs)
+{
+    if (!nargs_is(fname, nargs, 1, 2))
+        return NULL;
+    int ordered = ordered_arg(args, nargs);
+    if (ordered < 0)
+        return NULL;
+    PyObject *d = mapping_of(args[0], ordered, as_keys);
+    if (d == NULL)
+        return NULL;
+    PyObject *r = PyObject_CallMethod(d, method, NULL);
+    Py_DECREF(d);
+    return r;
+}
+
 /* _make_dict_keys(keys, is_ordered=False) */
 static PyObject *
 make_dict_keys(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)m;
-    if (!nargs_is("_make_dict_keys", nargs, 1, 2))
-        return NULL;
-    int ordered = ordered_arg(args, nargs);
-    if (ordered < 0)
-        return NULL;
-    PyObject *d = new_mapping(ordered), *r = NULL;
-    if (d == NULL)
-        return NULL;
-    PyObject *it = PyObject_GetIter(args[0]), *k;
-    if (it != NULL) {
-        while ((k = PyIter_Next(it)) != NULL) {
-            int e = PyObject_SetItem(d, k, Py_None);
-            Py_DECREF(k);
-            if (e < 0)
-                break;
-        }
-        Py_DECREF(it);
-        if (!PyErr_Occurred())
-            r = PyObject_CallMethod(d, "keys", NULL);
-    }
-    Py_DECREF(d);
-    return r;
+    return make_view("_make_dict_keys", "keys", 1, args, nargs);
 }
 
 /* _make_dict_values(values, is_ordered=False) */
@@ -540,31 +560,7 @@ static PyObject *
 make_dict_values(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)m;
-    if (!nargs_is("_make_dict_values", nargs, 1, 2))
-        return NULL;
-    int ordered = ordered_arg(args, nargs);
-    if (ordered < 0)
-        return NULL;
-    PyObject *d = new_mapping(ordered), *r = NULL;
-    if (d == NULL)
-        return NULL;
-    PyObject *it = PyObject_GetIter(args[0]), *v;
-    Py_ssize_t i = 0;
-    if (it != NULL) {
-        while ((v = PyIter_Next(it)) != NULL) {
-            PyObject *k = PyLong_FromSsize_t(i++);
-            int e = k ? PyObject_SetItem(d, k, v) : -1;
-            Py_XDECREF(k);
-            Py_DECREF(v);
-            if (e < 0)
-                break;
-        }
-        Py_DECREF(it);
-        if (!PyErr_Occurred())
-            r = PyObject_CallMethod(d, "values", NULL);
-    }
-    Py_DECREF(d);
-    return r;
+    return make_view("_make_dict_values", "values", 0, args, nargs);
 }
 
 /* _make_dict_items(mapping, is_ordered=False) */
