@@ -254,6 +254,7 @@ typedef struct cpk_state {
     PyObject *singletons;        /* {class: global name of its instance} */
     PyObject *abc_types;         /* abc.abstractproperty & co (table keys) */
     PyObject *lazy_types[CPK_LAZY_COUNT];
+    PyObject *lazy_modules[CPK_LAZY_COUNT]; /* their modules' names */
     PyObject *textio_type;       /* _io.TextIOWrapper */
     PyObject *stringio_type;     /* _io.StringIO */
     PyObject *bytesio_type;      /* _io.BytesIO */

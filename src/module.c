@@ -58,10 +58,17 @@ cpk_refresh_lazy_types(cpk_state *st)
     for (int i = 0; i < CPK_LAZY_COUNT; i++) {
         if (st->lazy_types[i] != NULL)
             continue;
-        PyObject *mod = PyDict_GetItemString(st->sys_modules,
-                                             lazy_specs[i].module);
-        if (mod == NULL)
+        if (st->lazy_modules[i] == NULL &&
+            (st->lazy_modules[i] =
+                 PyUnicode_InternFromString(lazy_specs[i].module)) == NULL)
+            return -1;
+        PyObject *mod = PyDict_GetItemWithError(st->sys_modules,
+                                                st->lazy_modules[i]);
+        if (mod == NULL) {
+            if (PyErr_Occurred())
+                return -1;
             continue;
+        }
         PyObject *cls = PyObject_GetAttrString(mod, lazy_specs[i].name);
         if (cls == NULL) {
             /* A module of that name without the class: not the stdlib's. */
@@ -397,8 +404,10 @@ module_traverse(PyObject *module, visitproc visit, void *arg)
 #define VISIT(f) Py_VISIT(st->f);
     CPK_STATE_OBJECTS(VISIT)
 #undef VISIT
-    for (int i = 0; i < CPK_LAZY_COUNT; i++)
+    for (int i = 0; i < CPK_LAZY_COUNT; i++) {
         Py_VISIT(st->lazy_types[i]);
+        Py_VISIT(st->lazy_modules[i]);
+    }
     return 0;
 }
 
@@ -414,8 +423,10 @@ module_clear(PyObject *module)
 #define CLEAR_NAME(n) Py_CLEAR(st->str_##n);
     CPK_NAMES(CLEAR_NAME)
 #undef CLEAR_NAME
-    for (int i = 0; i < CPK_LAZY_COUNT; i++)
+    for (int i = 0; i < CPK_LAZY_COUNT; i++) {
         Py_CLEAR(st->lazy_types[i]);
+        Py_CLEAR(st->lazy_modules[i]);
+    }
     /* The table's entries are borrowed from the fields cleared above. */
     memset(st->table, 0, sizeof(st->table));
     return 0;

@@ -11,6 +11,9 @@
  * `reconstructed` is True for classes built by our _make_skeleton_* and
  * False for classes found while pickling; _class_setstate leaves the
  * latter untouched (see reconstruct.c).
+ *
+ * Where stock cloudpickle is imported, its tracker is consulted too, so a
+ * class has one id and one identity whichever of the two pickles it.
  */
 #include "internal.h"
 
@@ -198,6 +201,31 @@ module_of(cpk_state *st)
     return PyType_GetModule(st->tracker_cb_type);
 }
 
+/* Stock cloudpickle's tracker, when cloudpickle is imported in this
+ * process: `attr` is _DYNAMIC_CLASS_TRACKER_BY_CLASS or _BY_ID. Looking
+ * `key` up there makes a class that cloudpickle pickled or loaded keep the
+ * id cloudpickle gave it. New reference, or NULL (no error) when absent. */
+static PyObject *
+cloudpickle_tracker_get(const char *attr, PyObject *key)
+{
+    PyObject *modules = PyImport_GetModuleDict();
+    PyObject *cp = PyDict_GetItemString(modules, "cloudpickle.cloudpickle");
+    if (cp == NULL)
+        return NULL;
+    PyObject *tracker = PyObject_GetAttrString(cp, attr);
+    PyObject *r = tracker ? PyObject_CallMethod(tracker, "get", "(O)", key)
+                          : NULL;
+    Py_XDECREF(tracker);
+    if (r == NULL || r == Py_None) {
+        /* A cloudpickle without that private dict, or an unhashable key:
+         * nothing to share. */
+        PyErr_Clear();
+        Py_XDECREF(r);
+        return NULL;
+    }
+    return r;
+}
+
 PyObject *
 cpk_tracker_get_or_create_id(cpk_state *st, PyObject *cls)
 {
@@ -206,7 +234,12 @@ cpk_tracker_get_or_create_id(cpk_state *st, PyObject *cls)
         return Py_NewRef(PyTuple_GET_ITEM(entry, 1));
     if (PyErr_Occurred())
         return NULL;
-    PyObject *tid = new_tracker_id();
+    PyObject *tid = cloudpickle_tracker_get("_DYNAMIC_CLASS_TRACKER_BY_CLASS",
+                                            cls);
+    if (tid != NULL && !PyUnicode_Check(tid))
+        Py_CLEAR(tid);
+    if (tid == NULL)
+        tid = new_tracker_id();
     if (tid == NULL)
         return NULL;
     if (track(st, module_of(st), cls, tid, 0) < 0) {
@@ -238,6 +271,19 @@ cpk_tracker_lookup_or_track(cpk_state *st, PyObject *tid, PyObject *cls,
     }
     else if (PyErr_Occurred())
         return NULL;
+    /* A class stock cloudpickle holds under that id (it pickled it here,
+     * or loaded it): the same class. */
+    PyObject *theirs = cloudpickle_tracker_get("_DYNAMIC_CLASS_TRACKER_BY_ID",
+                                               tid);
+    if (theirs != NULL) {
+        *found = 1;
+        int r = track(st, module_of(st), theirs, tid, 0);
+        if (r < 0) {
+            Py_DECREF(theirs);
+            return NULL;
+        }
+        return theirs;
+    }
     if (track(st, module_of(st), cls, tid, 1) < 0)
         return NULL;
     return Py_NewRef(cls);
