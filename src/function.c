@@ -15,11 +15,24 @@
  * distinct __globals__ in a Pickler's lifetime, so functions that shared
  * globals share them again. Seeded with what relative imports need.
  * Borrowed reference (owned by ext->globals_ref). */
+int
+cpk_pickler_globals_ref(cpk_pickler_ext *ext)
+{
+    if (ext->globals_ref == NULL && (ext->globals_ref = PyDict_New()) == NULL)
+        return -1;
+    if (ext->globals_alive == NULL &&
+        (ext->globals_alive = PyList_New(0)) == NULL)
+        return -1;
+    return 0;
+}
+
 static PyObject *
 base_globals(cpk_state *st, cpk_pickler_ext *ext, PyObject *globals)
 {
     if (ext->last_globals == globals)
         return ext->last_base;
+    if (cpk_pickler_globals_ref(ext) < 0)
+        return NULL;
     PyObject *key = PyLong_FromVoidPtr(globals);
     if (key == NULL)
         return NULL;

@@ -200,6 +200,7 @@ typedef struct cpk_state {
     PyObject *base_dump;         /* _pickle.Pickler.dump */
     PyObject *base_find_class;   /* _pickle.Unpickler.find_class */
     PyObject *base_load;         /* _pickle.Unpickler.load */
+    PyObject *base_loads;        /* _pickle.loads */
     PyObject *PicklingError;
     PyObject *UnpicklingError;
     PyObject *copyreg_dispatch;  /* copyreg.dispatch_table */
@@ -255,6 +256,7 @@ typedef struct cpk_state {
     PyObject *abc_types;         /* abc.abstractproperty & co (table keys) */
     PyObject *lazy_types[CPK_LAZY_COUNT];
     PyObject *lazy_modules[CPK_LAZY_COUNT]; /* their modules' names */
+    Py_ssize_t lazy_seen_modules; /* len(sys.modules) at the last look */
     PyObject *textio_type;       /* _io.TextIOWrapper */
     PyObject *stringio_type;     /* _io.StringIO */
     PyObject *bytesio_type;      /* _io.BytesIO */
@@ -286,7 +288,7 @@ typedef struct cpk_state {
     X(pickler_type) X(unpickler_type) X(sink_type) X(reader_type)            \
     X(sentinel_type) X(ref_type) X(tracker_cb_type) X(table_descr_type)      \
     X(base_pickler) X(base_unpickler) X(base_dump) X(base_find_class)        \
-    X(base_load) X(PicklingError) X(UnpicklingError) X(copyreg_dispatch)     \
+    X(base_load) X(base_loads) X(PicklingError) X(UnpicklingError) X(copyreg_dispatch)     \
     X(builtins_module) X(getattr) X(import_) X(sys_modules) X(abcmeta)       \
     X(abc_get_dump) X(str_dot) X(str_locals) X(function_new)                 \
     X(function_fill) X(code_unmarshal) X(code_new) X(make_cell)              \
@@ -382,6 +384,9 @@ Py_ssize_t cpk_reader_remaining(PyObject *reader);
 
 /* unpickler.c */
 int cpk_unpickler_init_type(PyObject *module, cpk_state *st);
+/* Vectorcall with the cyclic GC paused (restored even on error). */
+PyObject *cpk_call_paused(PyObject *callable, PyObject *const *args,
+                          Py_ssize_t nargs, PyObject *kwnames);
 PyObject *cpk_load_with(cpk_state *st, PyObject *unpickler); /* new ref */
 
 /* lookup.c: by reference or by value. */
@@ -415,6 +420,8 @@ PyObject *cpk_code_unmarshal(PyObject *m, PyObject *const *args,
 PyObject *cpk_code_new(PyObject *m, PyObject *const *args, Py_ssize_t nargs);
 
 /* function.c */
+/* Make ext->globals_ref and globals_alive if not yet made. */
+int cpk_pickler_globals_ref(cpk_pickler_ext *ext);
 PyObject *cpk_reduce_function(cpk_state *st, PyObject *pickler,
                               PyObject *func);
 PyObject *cpk_find_submodules(cpk_state *st, PyObject *all_names,

@@ -57,7 +57,7 @@ Sink_write(PyObject *op, PyObject *data)
         /* Most pickles arrive in one write: keep that bytes object. */
         self->first = Py_NewRef(data);
         self->size = PyBytes_GET_SIZE(data);
-        return PyLong_FromSsize_t(self->size);
+        Py_RETURN_NONE; /* the pickler ignores what write() returns */
     }
     /* Anything else is copied once, into the accumulator; a memoryview
      * over the caller's buffer must be copied now anyway. */
@@ -81,9 +81,8 @@ Sink_write(PyObject *op, PyObject *data)
     }
     memcpy(PyBytes_AS_STRING(self->acc) + self->size, b.buf, (size_t)b.len);
     self->size += b.len;
-    Py_ssize_t n = b.len;
     PyBuffer_Release(&b);
-    return PyLong_FromSsize_t(n);
+    Py_RETURN_NONE;
 }
 
 PyObject *

@@ -51,10 +51,16 @@ static const char *const singleton_names[CPK_LAZY_COUNT] = {
 };
 
 /* Resolve the classes whose module has been imported since the last call.
- * Cheap when nothing changed: one sys.modules lookup per missing class. */
+ * Nothing to do unless sys.modules grew: a class's module is imported. */
 int
 cpk_refresh_lazy_types(cpk_state *st)
 {
+    Py_ssize_t nmodules = PyDict_Check(st->sys_modules)
+                              ? PyDict_GET_SIZE(st->sys_modules)
+                              : -1;
+    if (nmodules >= 0 && nmodules == st->lazy_seen_modules)
+        return 0;
+    st->lazy_seen_modules = nmodules;
     for (int i = 0; i < CPK_LAZY_COUNT; i++) {
         if (st->lazy_types[i] != NULL)
             continue;
@@ -187,6 +193,22 @@ make_unpickler(cpk_state *st, PyObject *file, PyObject *fix_imports,
                                st->kwnames_unpickler);
 }
 
+/* Does this pickle name anything of ours or of stock cloudpickle's (or
+ * import it, as compat pickles do)? Those take our Unpickler, whose
+ * find_class maps cloudpickle's names and finds ours without the import
+ * machinery. The rest (plain data) goes straight to _pickle.loads, which
+ * builds no Unpickler object: most of the cost of a small load. Large
+ * pickles always take the Unpickler: its cost is nothing there, and a scan
+ * would not be. */
+#define CPK_FAST_LOADS_MAX 65536
+
+static int
+may_name_cloudpickle(const char *p, Py_ssize_t n)
+{
+    return n > CPK_FAST_LOADS_MAX ||
+           memmem(p, (size_t)n, "cloudpickle", 11) != NULL;
+}
+
 static PyObject *
 do_loads(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
          PyObject *kwnames, int exact)
@@ -204,6 +226,17 @@ do_loads(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
         PyErr_SetString(PyExc_TypeError,
                         "Can't load pickle from unicode string");
         return NULL;
+    }
+    if (!exact && PyBytes_CheckExact(data) &&
+        !may_name_cloudpickle(PyBytes_AS_STRING(data),
+                              PyBytes_GET_SIZE(data))) {
+        PyObject *fargs[5] = {data, fix_imports,
+                              encoding ? encoding : st->str_ASCII,
+                              errors ? errors : st->str_strict, buffers};
+        int defaults = fix_imports == Py_True && encoding == NULL &&
+                       errors == NULL && buffers == Py_None;
+        return cpk_call_paused(st->base_loads, fargs, 1,
+                               defaults ? NULL : st->kwnames_unpickler);
     }
     PyObject *reader = cpk_reader_new(st, data);
     if (reader == NULL)

@@ -143,27 +143,44 @@ Pickler_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     ext->module = Py_NewRef(module);
     ext->st = cpk_get_state(module);
     ext->proto = 5;
-    ext->globals_ref = PyDict_New();
-    ext->globals_alive = PyList_New(0);
-    if (ext->globals_ref == NULL || ext->globals_alive == NULL) {
-        Py_DECREF(self);
-        return NULL;
-    }
     return self;
+}
+
+/* Parse (file, protocol=None, buffer_callback=None, *, compat=None).
+ * Positional calls (how dumps() makes its Pickler) skip the generic
+ * parser. Borrowed references. */
+static int
+parse_init_args(PyObject *args, PyObject *kwds, PyObject **file,
+                PyObject **protocol, PyObject **buffer_callback,
+                PyObject **compat)
+{
+    static char *kwlist[] = {"file", "protocol", "buffer_callback", "compat",
+                             NULL};
+    Py_ssize_t n = PyTuple_GET_SIZE(args);
+    *protocol = *buffer_callback = *compat = Py_None;
+    if ((kwds == NULL || PyDict_GET_SIZE(kwds) == 0) && n >= 1 && n <= 3) {
+        *file = PyTuple_GET_ITEM(args, 0);
+        if (n > 1)
+            *protocol = PyTuple_GET_ITEM(args, 1);
+        if (n > 2)
+            *buffer_callback = PyTuple_GET_ITEM(args, 2);
+        return 0;
+    }
+    return PyArg_ParseTupleAndKeywords(args, kwds, "O|OO$O:Pickler", kwlist,
+                                       file, protocol, buffer_callback,
+                                       compat)
+               ? 0
+               : -1;
 }
 
 static int
 Pickler_init(PyObject *self, PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = {"file", "protocol", "buffer_callback", "compat",
-                             NULL};
-    PyObject *file, *protocol = Py_None, *buffer_callback = Py_None;
-    PyObject *compat = Py_None;
+    PyObject *file, *protocol, *buffer_callback, *compat;
     cpk_pickler_ext *ext = CPK_PICKLER_EXT(self);
 
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|OO$O:Pickler", kwlist,
-                                     &file, &protocol, &buffer_callback,
-                                     &compat))
+    if (parse_init_args(args, kwds, &file, &protocol, &buffer_callback,
+                        &compat) < 0)
         return -1;
     int format = CPK_FORMAT_NATIVE;
     if (compat != Py_None) {
@@ -186,44 +203,41 @@ Pickler_init(PyObject *self, PyObject *args, PyObject *kwds)
         proto = p < 0 ? 5 : p > 1000 ? 1000 : (int)p;
     }
 
-    /* CPython validates the protocol it is given, not our copy. */
+    /* CPython's (file, protocol, fix_imports, buffer_callback); it
+     * validates the protocol it is given, not our copy. */
     PyObject *proto_obj = protocol != Py_None ? Py_NewRef(protocol)
                                               : PyLong_FromLong(proto);
     if (proto_obj == NULL)
         return -1;
-    PyObject *bargs = PyTuple_Pack(2, file, proto_obj);
+    PyObject *bargs = PyTuple_Pack(4, file, proto_obj, Py_True,
+                                   buffer_callback);
     Py_DECREF(proto_obj);
     if (bargs == NULL)
         return -1;
-    PyObject *bkwds = NULL;
-    if (buffer_callback != Py_None) {
-        bkwds = Py_BuildValue("{sO}", "buffer_callback", buffer_callback);
-        if (bkwds == NULL) {
-            Py_DECREF(bargs);
-            return -1;
-        }
-    }
     ext->in_init = 1;
-    int r = base_init(self, bargs, bkwds);
+    int r = base_init(self, bargs, NULL);
     ext->in_init = 0;
     Py_DECREF(bargs);
-    Py_XDECREF(bkwds);
     if (r < 0)
         return -1;
 
-    /* Fresh globals sharing for each __init__, as cloudpickle does. */
-    PyObject *ref = PyDict_New(), *alive = PyList_New(0);
-    if (ref == NULL || alive == NULL) {
-        Py_XDECREF(ref);
-        Py_XDECREF(alive);
-        return -1;
-    }
-    Py_XSETREF(ext->globals_ref, ref);
-    Py_XSETREF(ext->globals_alive, alive);
+    /* Fresh globals sharing for each __init__, as cloudpickle does; made
+     * when the first function by value needs it. */
+    Py_CLEAR(ext->globals_ref);
+    Py_CLEAR(ext->globals_alive);
     ext->last_globals = ext->last_base = NULL;
     ext->proto = proto;
     ext->format = format;
     return 0;
+}
+
+static PyObject *
+Pickler_get_globals_ref(PyObject *self, void *closure)
+{
+    (void)closure;
+    if (cpk_pickler_globals_ref(CPK_PICKLER_EXT(self)) < 0)
+        return NULL;
+    return Py_NewRef(CPK_PICKLER_EXT(self)->globals_ref);
 }
 
 static int
@@ -435,11 +449,13 @@ static PyMethodDef Pickler_methods[] = {
 
 static PyGetSetDef Pickler_getset[] = {
     {"__dict__", PyObject_GenericGetDict, PyObject_GenericSetDict, NULL, NULL},
+    {"globals_ref", Pickler_get_globals_ref, NULL,
+     "Map of id(func.__globals__) to the globals shipped for it.", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
 /* Filled at run time: the offsets depend on the size of CPython's type. */
-static PyMemberDef Pickler_members[4];
+static PyMemberDef Pickler_members[3];
 
 PyDoc_STRVAR(Pickler_doc,
 "Pickler(file, protocol=None, buffer_callback=None, *, compat=None)\n--\n\n"
@@ -499,13 +515,9 @@ cpk_pickler_init_type(PyObject *module, cpk_state *st)
         "__dictoffset__", T_PYSSIZET, off + offsetof(cpk_pickler_ext, dict),
         READONLY, NULL};
     Pickler_members[1] = (PyMemberDef){
-        "globals_ref", T_OBJECT, off + offsetof(cpk_pickler_ext, globals_ref),
-        READONLY,
-        "Map of id(func.__globals__) to the globals shipped for it."};
-    Pickler_members[2] = (PyMemberDef){
         "proto", T_INT, off + offsetof(cpk_pickler_ext, proto), READONLY,
         "The pickle protocol in use."};
-    Pickler_members[3] = (PyMemberDef){NULL, 0, 0, 0, NULL};
+    Pickler_members[2] = (PyMemberDef){NULL, 0, 0, 0, NULL};
 
     PyType_Slot slots[] = {
         {Py_tp_new, Pickler_new},

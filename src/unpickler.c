@@ -19,20 +19,26 @@ static int base_is_heap;
  * containers by the million, each allocation counting towards a collection
  * that finds nothing to free. The collector's state is restored even when
  * the load fails. New reference. */
-static PyObject *
-load_paused(cpk_state *st, PyObject *unpickler)
+PyObject *
+cpk_call_paused(PyObject *callable, PyObject *const *args, Py_ssize_t nargs,
+                PyObject *kwnames)
 {
 #if PY_VERSION_HEX >= 0x030A0000
     int was_enabled = PyGC_Disable();
-    PyObject *args[1] = {unpickler};
-    PyObject *r = PyObject_Vectorcall(st->base_load, args, 1, NULL);
+    PyObject *r = PyObject_Vectorcall(callable, args, nargs, kwnames);
     if (was_enabled)
         PyGC_Enable();
     return r;
 #else
-    PyObject *args[1] = {unpickler};
-    return PyObject_Vectorcall(st->base_load, args, 1, NULL);
+    return PyObject_Vectorcall(callable, args, nargs, kwnames);
 #endif
+}
+
+static PyObject *
+load_paused(cpk_state *st, PyObject *unpickler)
+{
+    PyObject *args[1] = {unpickler};
+    return cpk_call_paused(st->base_load, args, 1, NULL);
 }
 
 PyObject *
@@ -208,6 +214,13 @@ cpk_unpickler_init_type(PyObject *module, cpk_state *st)
                                                       "find_class")) == NULL ||
         (st->base_load = PyObject_GetAttrString(st->base_unpickler,
                                                 "load")) == NULL)
+        return -1;
+    PyObject *pickle = PyImport_ImportModule("_pickle");
+    if (pickle == NULL)
+        return -1;
+    st->base_loads = PyObject_GetAttrString(pickle, "loads");
+    Py_DECREF(pickle);
+    if (st->base_loads == NULL)
         return -1;
     return 0;
 }
