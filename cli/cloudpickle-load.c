@@ -286,9 +286,16 @@ run(const options *o, const cpk_input *in)
         status = call(obj, o);
     else {
         if (cpk_report(stdout, obj, in->data, in->len) < 0) {
+            /* A repr() or signature that raised: one line, never
+             * PyErr_Print (which would exit on SystemExit). */
             cpk_host_exit_if_interrupted(NULL);
-            PyErr_Print();
-            status = CPK_EXIT_SYSTEM;
+            char *line = cpk_host_exception_line();
+            PyErr_Clear();
+            cpk_error("%s: cannot describe the object: %s", o->name,
+                      line ? line : "error");
+            free(line);
+            errno = 0;
+            status = CPK_EXIT_OBJECT;
         }
         else
             status = fflush(stdout) == 0 && !ferror(stdout) ? CPK_EXIT_OK
