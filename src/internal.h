@@ -372,6 +372,24 @@ int cpk_parse_args(const char *fname, PyObject *const *args, Py_ssize_t nargs,
                    PyObject *kwnames, const char *const *kwlist,
                    int npos_required, int npos_max, ...);
 
+/* subtype.c: subclasses of _pickle's types. */
+typedef struct {
+    newfunc tp_new;
+    initproc tp_init;
+    destructor tp_dealloc;
+    traverseproc tp_traverse;
+    inquiry tp_clear;
+    int is_heap;
+} cpk_base_slots;
+int cpk_base_slots_get(PyTypeObject *base, cpk_base_slots *slots);
+/* Where our record starts in an instance of a subclass of `base`. */
+Py_ssize_t cpk_ext_offset(PyTypeObject *base);
+/* A GC'd, subclassable heap type of `module` deriving from `base`. New
+ * reference. */
+PyTypeObject *cpk_make_subtype(PyObject *module, PyObject *base,
+                               const char *name, Py_ssize_t basicsize,
+                               PyType_Slot *slots);
+
 /* pickler.c: the Pickler type. */
 int cpk_pickler_init_type(PyObject *module, cpk_state *st);
 

@@ -11,12 +11,7 @@
 #include <structmember.h>
 
 /* CPython's Pickler slots, the same for every module instance. */
-static newfunc base_new;
-static initproc base_init;
-static destructor base_dealloc;
-static traverseproc base_traverse;
-static inquiry base_clear;
-static int base_is_heap;
+static cpk_base_slots base_slots;
 
 void
 cpk_table_add(cpk_state *st, PyTypeObject *type, int kind)
@@ -136,7 +131,7 @@ Pickler_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     PyObject *module = PyType_GetModuleByDef(type, &cpk_module_def);
     if (module == NULL)
         return NULL;
-    PyObject *self = base_new(type, args, kwds);
+    PyObject *self = base_slots.tp_new(type, args, kwds);
     if (self == NULL)
         return NULL;
     cpk_pickler_ext *ext = CPK_PICKLER_EXT(self);
@@ -215,7 +210,7 @@ Pickler_init(PyObject *self, PyObject *args, PyObject *kwds)
     if (bargs == NULL)
         return -1;
     ext->in_init = 1;
-    int r = base_init(self, bargs, NULL);
+    int r = base_slots.tp_init(self, bargs, NULL);
     ext->in_init = 0;
     Py_DECREF(bargs);
     if (r < 0)
@@ -261,16 +256,16 @@ Pickler_traverse(PyObject *self, visitproc visit, void *arg)
     Py_VISIT(ext->globals_ref);
     Py_VISIT(ext->globals_alive);
     /* A static base (CPython < 3.12) does not visit our heap type. */
-    if (!base_is_heap)
+    if (!base_slots.is_heap)
         Py_VISIT(Py_TYPE(self));
-    return base_traverse(self, visit, arg);
+    return base_slots.tp_traverse(self, visit, arg);
 }
 
 static int
 Pickler_clear(PyObject *self)
 {
     ext_clear(self);
-    return base_clear(self);
+    return base_slots.tp_clear(self);
 }
 
 static void
@@ -280,8 +275,8 @@ Pickler_dealloc(PyObject *self)
     PyObject_GC_UnTrack(self);
     ext_clear(self);
     Py_CLEAR(CPK_PICKLER_EXT(self)->module);
-    base_dealloc(self);
-    if (!base_is_heap)
+    base_slots.tp_dealloc(self);
+    if (!base_slots.is_heap)
         Py_DECREF(tp);
 }
 
@@ -492,24 +487,11 @@ find_dispatch_table_offset(PyObject *base)
 int
 cpk_pickler_init_type(PyObject *module, cpk_state *st)
 {
-    PyTypeObject *base = (PyTypeObject *)st->base_pickler;
-    if (find_dispatch_table_offset(st->base_pickler) < 0)
+    if (find_dispatch_table_offset(st->base_pickler) < 0 ||
+        cpk_base_slots_get((PyTypeObject *)st->base_pickler,
+                           &base_slots) < 0)
         return -1;
-
-    base_new = base->tp_new;
-    base_init = base->tp_init;
-    base_dealloc = base->tp_dealloc;
-    base_traverse = base->tp_traverse;
-    base_clear = base->tp_clear;
-    base_is_heap = (base->tp_flags & Py_TPFLAGS_HEAPTYPE) != 0;
-    if (base_new == NULL || base_init == NULL || base_traverse == NULL ||
-        base_clear == NULL) {
-        PyErr_SetString(PyExc_ImportError, "_pickle.Pickler lacks slots");
-        return -1;
-    }
-
-    Py_ssize_t align = (Py_ssize_t)sizeof(void *);
-    Py_ssize_t off = (base->tp_basicsize + align - 1) / align * align;
+    Py_ssize_t off = cpk_ext_offset((PyTypeObject *)st->base_pickler);
     cpk_pickler_ext_offset = off;
     Pickler_members[0] = (PyMemberDef){
         "__dictoffset__", T_PYSSIZET, off + offsetof(cpk_pickler_ext, dict),
@@ -531,19 +513,9 @@ cpk_pickler_init_type(PyObject *module, cpk_state *st)
         {Py_tp_doc, (void *)Pickler_doc},
         {0, NULL},
     };
-    PyType_Spec spec = {
-        .name = "ccloudpickle.Pickler",
-        .basicsize = (int)(off + sizeof(cpk_pickler_ext)),
-        .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE |
-                 Py_TPFLAGS_HAVE_GC,
-        .slots = slots,
-    };
-    PyObject *bases = PyTuple_Pack(1, st->base_pickler); /* 3.9: a tuple */
-    if (bases == NULL)
-        return -1;
-    st->pickler_type = (PyTypeObject *)PyType_FromModuleAndSpec(module, &spec,
-                                                                bases);
-    Py_DECREF(bases);
+    st->pickler_type = cpk_make_subtype(module, st->base_pickler,
+                                        "ccloudpickle.Pickler",
+                                        off + sizeof(cpk_pickler_ext), slots);
     if (st->pickler_type == NULL)
         return -1;
     st->table_descr_type = (PyTypeObject *)PyType_FromModuleAndSpec(

@@ -9,11 +9,8 @@
 #include <stddef.h>
 #include <structmember.h>
 
-static newfunc base_new;
-static destructor base_dealloc;
-static traverseproc base_traverse;
-static inquiry base_clear;
-static int base_is_heap;
+/* CPython's Unpickler slots, the same for every module instance. */
+static cpk_base_slots base_slots;
 
 /* Run the base load() with the collector paused: a load allocates
  * containers by the million, each allocation counting towards a collection
@@ -100,7 +97,7 @@ Unpickler_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     PyObject *module = PyType_GetModuleByDef(type, &cpk_module_def);
     if (module == NULL)
         return NULL;
-    PyObject *self = base_new(type, args, kwds);
+    PyObject *self = base_slots.tp_new(type, args, kwds);
     if (self == NULL)
         return NULL;
     CPK_UNPICKLER_EXT(self)->module = Py_NewRef(module);
@@ -113,16 +110,16 @@ Unpickler_traverse(PyObject *self, visitproc visit, void *arg)
     cpk_unpickler_ext *ext = CPK_UNPICKLER_EXT(self);
     Py_VISIT(ext->dict);
     Py_VISIT(ext->module);
-    if (!base_is_heap)
+    if (!base_slots.is_heap)
         Py_VISIT(Py_TYPE(self));
-    return base_traverse(self, visit, arg);
+    return base_slots.tp_traverse(self, visit, arg);
 }
 
 static int
 Unpickler_clear(PyObject *self)
 {
     Py_CLEAR(CPK_UNPICKLER_EXT(self)->dict);
-    return base_clear(self);
+    return base_slots.tp_clear(self);
 }
 
 static void
@@ -133,8 +130,8 @@ Unpickler_dealloc(PyObject *self)
     PyObject_GC_UnTrack(self);
     Py_CLEAR(ext->dict);
     Py_CLEAR(ext->module);
-    base_dealloc(self);
-    if (!base_is_heap)
+    base_slots.tp_dealloc(self);
+    if (!base_slots.is_heap)
         Py_DECREF(tp);
 }
 
@@ -165,19 +162,9 @@ PyDoc_STRVAR(Unpickler_doc,
 int
 cpk_unpickler_init_type(PyObject *module, cpk_state *st)
 {
-    PyTypeObject *base = (PyTypeObject *)st->base_unpickler;
-    base_new = base->tp_new;
-    base_dealloc = base->tp_dealloc;
-    base_traverse = base->tp_traverse;
-    base_clear = base->tp_clear;
-    base_is_heap = (base->tp_flags & Py_TPFLAGS_HEAPTYPE) != 0;
-    if (base_new == NULL || base_traverse == NULL || base_clear == NULL) {
-        PyErr_SetString(PyExc_ImportError, "_pickle.Unpickler lacks slots");
+    if (cpk_base_slots_get((PyTypeObject *)st->base_unpickler, &base_slots) < 0)
         return -1;
-    }
-
-    Py_ssize_t align = (Py_ssize_t)sizeof(void *);
-    Py_ssize_t off = (base->tp_basicsize + align - 1) / align * align;
+    Py_ssize_t off = cpk_ext_offset((PyTypeObject *)st->base_unpickler);
     cpk_unpickler_ext_offset = off;
     Unpickler_members[0] = (PyMemberDef){
         "__dictoffset__", T_PYSSIZET, off + offsetof(cpk_unpickler_ext, dict),
@@ -195,19 +182,10 @@ cpk_unpickler_init_type(PyObject *module, cpk_state *st)
         {Py_tp_doc, (void *)Unpickler_doc},
         {0, NULL},
     };
-    PyType_Spec spec = {
-        .name = "ccloudpickle.Unpickler",
-        .basicsize = (int)(off + sizeof(cpk_unpickler_ext)),
-        .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE |
-                 Py_TPFLAGS_HAVE_GC,
-        .slots = slots,
-    };
-    PyObject *bases = PyTuple_Pack(1, st->base_unpickler); /* 3.9: a tuple */
-    if (bases == NULL)
-        return -1;
-    st->unpickler_type = (PyTypeObject *)PyType_FromModuleAndSpec(
-        module, &spec, bases);
-    Py_DECREF(bases);
+    st->unpickler_type = cpk_make_subtype(module, st->base_unpickler,
+                                          "ccloudpickle.Unpickler",
+                                          off + sizeof(cpk_unpickler_ext),
+                                          slots);
     if (st->unpickler_type == NULL)
         return -1;
     if ((st->base_find_class = PyObject_GetAttrString(st->base_unpickler,
