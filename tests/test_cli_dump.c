@@ -519,3 +519,21 @@ Test(cli_dump, closed_pipe_kills_quietly)
     cr_assert_str_eq(p.err, "");
     cpk_proc_free(&p);
 }
+
+Test(cli_dump, output_onto_a_directory_is_refused_cleanly)
+{
+    char target[128];
+    snprintf(target, sizeof(target), "%s/adir", dir);
+    cr_assert(mkdir(target, 0755) == 0);
+    cpk_proc p;
+    dump(&p, dir, (const char *[]){"-o", target, "mod:add", NULL});
+    cpk_assert_exit(&p, 5);
+    char expected[300];
+    snprintf(expected, sizeof(expected),
+             "cloudpickle-dump: %s: rename: Is a directory\n", target);
+    cr_assert_str_eq(p.err, expected);
+    static const char *const files[] = {
+        "mod.py", "helper.py", "broken.py", "__pycache__", "adir", NULL};
+    assert_dir_holds_only(files);
+    cpk_proc_free(&p);
+}
