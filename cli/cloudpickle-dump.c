@@ -147,7 +147,7 @@ parse_options(int argc, char **argv, options *o)
                    PY_MICRO_VERSION);
             exit(fflush(stdout) == 0 ? CPK_EXIT_OK : CPK_EXIT_SYSTEM);
         default:
-            return cpk_option_error(c, argv);
+            return cpk_option_error(c, argv, longopts);
         }
     }
     if (optind >= argc)

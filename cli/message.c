@@ -52,7 +52,7 @@ cpk_usage_error(const char *fmt, ...)
 }
 
 int
-cpk_option_error(int c, char **argv)
+cpk_option_error(int c, char **argv, const struct option *longopts)
 {
     const char *arg = optind > 0 ? argv[optind - 1] : "";
     int is_long = strncmp(arg, "--", 2) == 0;
@@ -61,7 +61,17 @@ cpk_option_error(int c, char **argv)
             return cpk_usage_error("option '%s' requires an argument", arg);
         return cpk_usage_error("option requires an argument -- '%c'", optopt);
     }
-    if (is_long)
+    if (is_long) {
+        /* "--flag=value" for a flag that takes none. */
+        const char *eq = strchr(arg, '=');
+        size_t len = eq ? (size_t)(eq - arg - 2) : strlen(arg + 2);
+        for (const struct option *o = longopts; eq && o->name; o++)
+            if (o->has_arg == no_argument && strlen(o->name) == len &&
+                strncmp(o->name, arg + 2, len) == 0)
+                return cpk_usage_error("option '--%s' doesn't allow an "
+                                       "argument",
+                                       o->name);
         return cpk_usage_error("unrecognized option '%s'", arg);
+    }
     return cpk_usage_error("invalid option -- '%c'", optopt);
 }

@@ -29,9 +29,12 @@ void cpk_error(const char *fmt, ...)
 int cpk_usage_error(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)));
 
+struct option;
+
 /* After getopt_long (with opterr = 0 and ':' leading the short options)
  * returned '?' or ':': print what was wrong with argv, in our `prog:`
- * form, and return CPK_EXIT_USAGE. */
-int cpk_option_error(int c, char **argv);
+ * form, and return CPK_EXIT_USAGE. `longopts` is the table given to
+ * getopt_long. */
+int cpk_option_error(int c, char **argv, const struct option *longopts);
 
 #endif

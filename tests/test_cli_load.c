@@ -388,6 +388,8 @@ Test(cli_load, usage_errors)
          "cloudpickle-load: unexpected argument 'extra' (arguments are for "
          "--call)\n"},
         {{"--nope", NULL}, "cloudpickle-load: unrecognized option '--nope'\n"},
+        {{"--call=x", "-", NULL},
+         "cloudpickle-load: option '--call' doesn't allow an argument\n"},
         {{"-P", NULL}, "cloudpickle-load: option requires an argument -- "
                        "'P'\n"},
         {{"-P", "/nonexistent", "-", NULL},
