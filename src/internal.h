@@ -101,30 +101,20 @@ PyType_GetModuleByDef(PyTypeObject *type, PyModuleDef *def)
 
 /* Interned attribute and key names, one `str_<name>` field each. */
 #define CPK_NAMES(X)                                                         \
-    X(__annotations__) X(__bases__) X(__builtins__) X(__closure__)           \
-    X(__defaults__) X(__dict__) X(__doc__) X(__file__) X(__func__)           \
-    X(__globals__) X(__kwdefaults__) X(__module__) X(__name__)               \
-    X(__orig_bases__) X(__package__) X(__path__)             \
-    X(__qualname__) X(__self__) X(__slots__) X(__weakref__)                  \
+    X(__annotations__) X(__builtins__) X(__closure__) X(__defaults__)        \
+    X(__dict__) X(__doc__) X(__file__) X(__func__) X(__globals__)            \
+    X(__kwdefaults__) X(__module__) X(__name__) X(__orig_bases__)            \
+    X(__package__) X(__path__) X(__qualname__) X(__slots__) X(__weakref__)   \
     X(__submodules__) X(__type_params__) X(__bound__) X(__constraints__)     \
-    X(__covariant__) X(__contravariant__) X(__infer_variance__)              \
-    X(_abc_impl) X(_abc_cache) X(_abc_negative_cache)                        \
-    X(_abc_negative_cache_version) X(_abc_registry)                          \
+    X(__covariant__) X(__contravariant__) X(_abc_impl) X(_abc_cache)         \
+    X(_abc_negative_cache) X(_abc_negative_cache_version) X(_abc_registry)   \
     X(_cloudpickle_submodules) X(_member_map_) X(_member_names_)             \
     X(_member_type_) X(_value2member_map_) X(_generate_next_value_)          \
-    X(_use_args_) X(_unhashable_values_) X(_value_repr_) X(_new_member_)     \
-    X(_singles_mask_) X(_all_bits_) X(_flag_mask_) X(_inverted_)             \
-    X(_boundary_) X(__prepare__) X(__new__) X(__set_name__)                  \
-    X(cell_contents) X(closed) X(dump) X(fdel) X(fget) X(fset) X(find_class) \
-    X(getLogger) X(getvalue) X(isatty) X(items) X(keys) X(mode) X(name)      \
-    X(read) X(readinto) X(readline) X(register) X(seek) X(tell) X(peek)      \
-    X(values) X(write) X(stdout) X(stderr) X(stdin) X(modules) X(root)       \
-    X(_dump_registry) X(_get_dump) X(WeakSet) X(TypeVar) X(Logger)           \
-    X(RootLogger) X(_FIELD_BASE) X(_FIELD) X(_FIELD_CLASSVAR)                \
-    X(_FIELD_INITVAR) X(abstractproperty) X(abstractclassmethod)             \
-    X(abstractstaticmethod) X(abstractmethod) X(TextIOWrapper) X(StringIO)   \
-    X(ChainMap) X(dispatch_table) X(copy) X(update) X(fromkeys) X(tobytes)   \
-    X(ascii) X(__getattr__) X(_value_) X(_cpk_member_attrs) X(__objclass__)
+    X(__prepare__) X(__new__) X(closed) X(dump) X(fdel) X(fget) X(fset)      \
+    X(getLogger) X(isatty) X(mode) X(name) X(read) X(register) X(seek)       \
+    X(tell) X(write) X(stdout) X(stderr) X(stdin) X(TypeVar) X(_FIELD)       \
+    X(_FIELD_CLASSVAR) X(_FIELD_INITVAR) X(ChainMap) X(__getattr__)          \
+    X(_value_) X(_cpk_member_attrs) X(__objclass__)
 
 /* What reducer_override does with an object of a given exact type. */
 typedef enum {
@@ -259,7 +249,6 @@ typedef struct cpk_state {
     Py_ssize_t lazy_seen_modules; /* len(sys.modules) at the last look */
     PyObject *textio_type;       /* _io.TextIOWrapper */
     PyObject *stringio_type;     /* _io.StringIO */
-    PyObject *bytesio_type;      /* _io.BytesIO */
 
     /* Per-code-object cache slots (PEP 523 co_extra): global names, and
      * the native reduce tuple. */
@@ -300,7 +289,7 @@ typedef struct cpk_state {
     X(compat_import) X(shim) X(by_value) X(tracker_by_id)                    \
     X(tracker_by_class) X(types_names) X(default_table) X(extrefs)           \
     X(singletons) X(abc_types) X(textio_type) X(stringio_type)               \
-    X(bytesio_type) X(version_str) X(magic_int) X(str_ASCII) X(str_strict)   \
+    X(version_str) X(magic_int) X(str_ASCII) X(str_strict)                  \
     X(kwnames_compat) X(kwnames_unpickler)
 
 /* What our Pickler adds after CPython's PicklerObject. Its offset is known

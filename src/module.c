@@ -596,7 +596,6 @@ module_exec(PyObject *module)
             NULL ||
         (st->textio_type = import_attr("_io", "TextIOWrapper")) == NULL ||
         (st->stringio_type = import_attr("_io", "StringIO")) == NULL ||
-        (st->bytesio_type = import_attr("_io", "BytesIO")) == NULL ||
         (st->abcmeta = import_attr("abc", "ABCMeta")) == NULL ||
         (st->abc_get_dump = import_attr("_abc", "_get_dump")) == NULL ||
         (st->sys_modules = PyImport_GetModuleDict()) == NULL)
