@@ -31,24 +31,19 @@ cpk_call_paused(PyObject *callable, PyObject *const *args, Py_ssize_t nargs,
 #endif
 }
 
-static PyObject *
-load_paused(cpk_state *st, PyObject *unpickler)
-{
-    PyObject *args[1] = {unpickler};
-    return cpk_call_paused(st->base_load, args, 1, NULL);
-}
-
+/* The base load() with the collector paused: see cpk_call_paused. */
 PyObject *
 cpk_load_with(cpk_state *st, PyObject *unpickler)
 {
-    return load_paused(st, unpickler);
+    PyObject *args[1] = {unpickler};
+    return cpk_call_paused(st->base_load, args, 1, NULL);
 }
 
 static PyObject *
 Unpickler_load(PyObject *self, PyObject *unused)
 {
     (void)unused;
-    return load_paused(cpk_get_state(CPK_UNPICKLER_EXT(self)->module), self);
+    return cpk_load_with(cpk_get_state(CPK_UNPICKLER_EXT(self)->module), self);
 }
 
 /* A name of our module that this version does not have: most likely a
