@@ -246,7 +246,9 @@ typedef struct cpk_state {
     PyObject *abc_types;         /* abc.abstractproperty & co (table keys) */
     PyObject *lazy_types[CPK_LAZY_COUNT];
     PyObject *lazy_modules[CPK_LAZY_COUNT]; /* their modules' names */
-    Py_ssize_t lazy_seen_modules; /* len(sys.modules) at the last look */
+    PyObject *lazy_sources[CPK_LAZY_COUNT]; /* module objects they came from */
+    PyObject *lazy_retired;      /* classes of modules imported anew */
+    uint64_t lazy_stamp;         /* sys.modules' version at the last look */
     PyObject *textio_type;       /* _io.TextIOWrapper */
     PyObject *stringio_type;     /* _io.StringIO */
 
@@ -290,7 +292,7 @@ typedef struct cpk_state {
     X(tracker_by_class) X(types_names) X(default_table) X(extrefs)           \
     X(singletons) X(abc_types) X(textio_type) X(stringio_type)               \
     X(version_str) X(magic_int) X(str_ASCII) X(str_strict)                  \
-    X(kwnames_compat) X(kwnames_unpickler)
+    X(kwnames_compat) X(kwnames_unpickler) X(lazy_retired)
 
 /* What our Pickler adds after CPython's PicklerObject. Its offset is known
  * only at run time (the base's size differs between CPython versions). */
@@ -355,8 +357,11 @@ cpk_table_lookup(const cpk_state *st, PyTypeObject *type)
     }
 }
 
-/* module.c */
+/* lazytypes.c: resolve the classes of lazy_specs whose module has been
+ * imported (or imported anew) since the last call; cheap when nothing was. */
 int cpk_refresh_lazy_types(cpk_state *st);
+
+/* args.c */
 int cpk_parse_args(const char *fname, PyObject *const *args, Py_ssize_t nargs,
                    PyObject *kwnames, const char *const *kwlist,
                    int npos_required, int npos_max, ...);
@@ -474,10 +479,20 @@ PyObject *cpk_reduce_extref(cpk_state *st, PyObject *ref);
 extern PyMethodDef cpk_diagnose_methods[];
 
 /* Helpers. */
-/* Build a reduce tuple with a state setter (6 items); steals nothing. */
-PyObject *cpk_reduce6(PyObject *func, PyObject *args, PyObject *state,
-                      PyObject *state_setter);
+/* Build a reduce tuple with a state setter (6 items); steals nothing. New
+ * reference. */
+static inline PyObject *
+cpk_reduce6(PyObject *func, PyObject *args, PyObject *state,
+            PyObject *state_setter)
+{
+    return PyTuple_Pack(6, func, args, state, Py_None, Py_None, state_setter);
+}
+
 /* Python version "3.11" of this interpreter (new reference). */
-PyObject *cpk_python_version(void);
+static inline PyObject *
+cpk_python_version(void)
+{
+    return PyUnicode_FromFormat("%d.%d", PY_MAJOR_VERSION, PY_MINOR_VERSION);
+}
 
 #endif

@@ -1,5 +1,6 @@
 /* module.c - the ccloudpickle module: definition, state (fill, traverse,
- * clear) and the public functions dumps, dump, loads, load. The Pickler and
+ * clear) and the public functions dumps, dump, loads, load: the top of the
+ * include graph, which no other file calls into. The Pickler and
  * Unpickler types live in pickler.c and unpickler.c, the by-value registry
  * functions in lookup.c, the reconstructors in reconstruct.c and compat.c.
  */
@@ -11,95 +12,6 @@
 Py_ssize_t cpk_pickler_ext_offset;
 Py_ssize_t cpk_unpickler_ext_offset;
 Py_ssize_t cpk_dispatch_table_offset;
-
-PyObject *
-cpk_reduce6(PyObject *func, PyObject *args, PyObject *state,
-            PyObject *state_setter)
-{
-    return PyTuple_Pack(6, func, args, state, Py_None, Py_None, state_setter);
-}
-
-PyObject *
-cpk_python_version(void)
-{
-    return PyUnicode_FromFormat("%d.%d", PY_MAJOR_VERSION, PY_MINOR_VERSION);
-}
-
-/* Lazily resolved classes --------------------------------------------- */
-
-static const struct {
-    const char *module, *name;
-    int kind;
-} lazy_specs[CPK_LAZY_COUNT] = {
-    [CPK_LAZY_LOGGER] = {"logging", "Logger", CPK_KIND_LOGGER},
-    [CPK_LAZY_ROOT_LOGGER] = {"logging", "RootLogger", CPK_KIND_ROOT_LOGGER},
-    [CPK_LAZY_WEAKSET] = {"_weakrefset", "WeakSet", CPK_KIND_WEAKSET},
-    [CPK_LAZY_TYPEVAR] = {"typing", "TypeVar", CPK_KIND_TYPEVAR},
-    [CPK_LAZY_FIELD_BASE] = {"dataclasses", "_FIELD_BASE",
-                             CPK_KIND_FIELD_SENTINEL},
-    [CPK_LAZY_DC_MISSING] = {"dataclasses", "_MISSING_TYPE",
-                             CPK_KIND_SINGLETON},
-    [CPK_LAZY_DC_KW_ONLY] = {"dataclasses", "_KW_ONLY_TYPE",
-                             CPK_KIND_SINGLETON},
-    [CPK_LAZY_ENUM] = {"enum", "Enum", CPK_KIND_NONE},
-};
-
-/* Names of the module-level singletons whose class is CPK_KIND_SINGLETON. */
-static const char *const singleton_names[CPK_LAZY_COUNT] = {
-    [CPK_LAZY_DC_MISSING] = "MISSING",
-    [CPK_LAZY_DC_KW_ONLY] = "KW_ONLY",
-};
-
-/* Resolve the classes whose module has been imported since the last call.
- * Nothing to do unless sys.modules grew: a class's module is imported. */
-int
-cpk_refresh_lazy_types(cpk_state *st)
-{
-    Py_ssize_t nmodules = PyDict_Check(st->sys_modules)
-                              ? PyDict_GET_SIZE(st->sys_modules)
-                              : -1;
-    if (nmodules >= 0 && nmodules == st->lazy_seen_modules)
-        return 0;
-    st->lazy_seen_modules = nmodules;
-    for (int i = 0; i < CPK_LAZY_COUNT; i++) {
-        if (st->lazy_types[i] != NULL)
-            continue;
-        if (st->lazy_modules[i] == NULL &&
-            (st->lazy_modules[i] =
-                 PyUnicode_InternFromString(lazy_specs[i].module)) == NULL)
-            return -1;
-        PyObject *mod = PyDict_GetItemWithError(st->sys_modules,
-                                                st->lazy_modules[i]);
-        if (mod == NULL) {
-            if (PyErr_Occurred())
-                return -1;
-            continue;
-        }
-        PyObject *cls = PyObject_GetAttrString(mod, lazy_specs[i].name);
-        if (cls == NULL) {
-            /* A module of that name without the class: not the stdlib's. */
-            PyErr_Clear();
-            continue;
-        }
-        if (!PyType_Check(cls)) {
-            Py_DECREF(cls);
-            continue;
-        }
-        if (singleton_names[i] != NULL) {
-            PyObject *name = PyUnicode_InternFromString(singleton_names[i]);
-            if (name == NULL || PyDict_SetItem(st->singletons, cls, name) < 0) {
-                Py_XDECREF(name);
-                Py_DECREF(cls);
-                return -1;
-            }
-            Py_DECREF(name);
-        }
-        st->lazy_types[i] = cls;
-        if (lazy_specs[i].kind != CPK_KIND_NONE)
-            cpk_table_add(st, (PyTypeObject *)cls, lazy_specs[i].kind);
-    }
-    return 0;
-}
 
 /* Public functions ---------------------------------------------------- */
 
@@ -358,74 +270,6 @@ static PyMethodDef module_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-/* Argument parsing ------------------------------------------------------ */
-
-/* Parse positional-or-keyword arguments of a METH_FASTCALL|METH_KEYWORDS
- * function: `npos_required` leading parameters are required, the first
- * `npos_max` may be positional, the rest are keyword-only. The outputs are
- * borrowed references. Returns 1 on success, 0 with an exception set. */
-int
-cpk_parse_args(const char *fname, PyObject *const *args, Py_ssize_t nargs,
-               PyObject *kwnames, const char *const *kwlist,
-               int npos_required, int npos_max, ...)
-{
-    int nparams = 0;
-    while (kwlist[nparams] != NULL)
-        nparams++;
-    PyObject **out[16];
-    va_list ap;
-    va_start(ap, npos_max);
-    for (int i = 0; i < nparams && i < 16; i++)
-        out[i] = va_arg(ap, PyObject **);
-    va_end(ap);
-
-    if (nargs > npos_max) {
-        PyErr_Format(PyExc_TypeError,
-                     "%s() takes at most %d positional argument%s (%zd given)",
-                     fname, npos_max, npos_max == 1 ? "" : "s", nargs);
-        return 0;
-    }
-    int seen[16] = {0};
-    for (Py_ssize_t i = 0; i < nargs; i++) {
-        *out[i] = args[i];
-        seen[i] = 1;
-    }
-    Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
-    for (Py_ssize_t k = 0; k < nkw; k++) {
-        PyObject *key = PyTuple_GET_ITEM(kwnames, k);
-        int found = -1;
-        for (int i = 0; i < nparams; i++) {
-            if (PyUnicode_CompareWithASCIIString(key, kwlist[i]) == 0) {
-                found = i;
-                break;
-            }
-        }
-        if (found < 0) {
-            PyErr_Format(PyExc_TypeError,
-                         "%s() got an unexpected keyword argument '%U'",
-                         fname, key);
-            return 0;
-        }
-        if (seen[found]) {
-            PyErr_Format(PyExc_TypeError,
-                         "%s() got multiple values for argument '%s'", fname,
-                         kwlist[found]);
-            return 0;
-        }
-        *out[found] = args[nargs + k];
-        seen[found] = 1;
-    }
-    for (int i = 0; i < npos_required; i++) {
-        if (!seen[i]) {
-            PyErr_Format(PyExc_TypeError,
-                         "%s() missing required argument '%s' (pos %d)", fname,
-                         kwlist[i], i + 1);
-            return 0;
-        }
-    }
-    return 1;
-}
-
 /* State ------------------------------------------------------------------ */
 
 static int
@@ -440,6 +284,7 @@ module_traverse(PyObject *module, visitproc visit, void *arg)
     for (int i = 0; i < CPK_LAZY_COUNT; i++) {
         Py_VISIT(st->lazy_types[i]);
         Py_VISIT(st->lazy_modules[i]);
+        Py_VISIT(st->lazy_sources[i]);
     }
     return 0;
 }
@@ -459,6 +304,7 @@ module_clear(PyObject *module)
     for (int i = 0; i < CPK_LAZY_COUNT; i++) {
         Py_CLEAR(st->lazy_types[i]);
         Py_CLEAR(st->lazy_modules[i]);
+        Py_CLEAR(st->lazy_sources[i]);
     }
     /* The table's entries are borrowed from the fields cleared above. */
     memset(st->table, 0, sizeof(st->table));

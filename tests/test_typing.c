@@ -78,3 +78,35 @@ Test(typing, annotations_with_dynamic_types)
                      "assert Node.__name__ == 'Node'\n"
                      "assert obj([]) is None and obj([1]) == 1\n");
 }
+
+/* The classes of typing, enum, logging... are found again when their
+ * module is imported anew, even when sys.modules keeps its size (a pop then
+ * an import): identity, not the count of modules, decides. */
+Test(typing, lazy_types_follow_a_reimported_module)
+{
+    cpk_py("import sys, importlib, typing, enum, ccloudpickle as cp\n"
+           "cp.dumps(1)\n"
+           "n = len(sys.modules)\n"
+           "sys.modules.pop('typing'); sys.modules.pop('enum')\n"
+           "sys.modules['cpk_pad1'] = sys; sys.modules['cpk_pad2'] = sys\n"
+           "cp.dumps(2)\n"
+           "del sys.modules['cpk_pad1'], sys.modules['cpk_pad2']\n"
+           "typing2 = importlib.import_module('typing')\n"
+           "enum2 = importlib.import_module('enum')\n"
+           "assert typing2 is not typing and enum2 is not enum\n"
+           "assert len(sys.modules) == n\n"
+           "def make():\n"
+           "    T = typing2.TypeVar('T')\n"
+           "    class Color(enum2.Enum):\n"
+           "        RED = 1\n"
+           "    return T, Color\n"
+           "T2, Color2 = make()\n"
+           "assert b'_make_typevar' in cp.dumps(T2)\n"
+           "assert b'_make_skeleton_enum' in cp.dumps(Color2)\n"
+           /* Objects of the old classes keep their reducer too. */
+           "def make_old():\n"
+           "    return typing.TypeVar('U')\n"
+           "assert b'_make_typevar' in cp.dumps(make_old())\n"
+           "T3, C3 = cp.loads(cp.dumps((T2, Color2)))\n"
+           "assert T3 is T2 and C3 is Color2\n");
+}
