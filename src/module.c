@@ -9,10 +9,6 @@
 /* The highest protocol of every CPython this builds for (3.8 and later). */
 #define CPK_HIGHEST_PROTOCOL 5
 
-Py_ssize_t cpk_pickler_ext_offset;
-Py_ssize_t cpk_unpickler_ext_offset;
-Py_ssize_t cpk_dispatch_table_offset;
-
 /* Public functions ---------------------------------------------------- */
 
 /* Parse the (obj, protocol, buffer_callback, *, compat) tail shared by dump

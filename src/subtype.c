@@ -6,6 +6,12 @@
  */
 #include "internal.h"
 
+/* Offsets in instances, set when pickler.c and unpickler.c make the types
+ * (the same for every module instance: the base is _pickle's). */
+Py_ssize_t cpk_pickler_ext_offset;
+Py_ssize_t cpk_unpickler_ext_offset;
+Py_ssize_t cpk_dispatch_table_offset;
+
 int
 cpk_base_slots_get(PyTypeObject *base, cpk_base_slots *slots)
 {
