@@ -235,7 +235,7 @@ do_loads(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
                               errors ? errors : st->str_strict, buffers};
         int defaults = fix_imports == Py_True && encoding == NULL &&
                        errors == NULL && buffers == Py_None;
-        return cpk_call_paused(st->base_loads, fargs, 1,
+        return cpk_call_paused(st, st->base_loads, fargs, 1,
                                defaults ? NULL : st->kwnames_unpickler);
     }
     PyObject *reader = cpk_reader_new(st, data);
