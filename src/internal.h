@@ -430,11 +430,13 @@ Py_ssize_t cpk_reader_remaining(PyObject *reader);
 
 /* unpickler.c */
 int cpk_unpickler_init_type(PyObject *module, cpk_state *st);
-/* Vectorcall with the cyclic GC paused (restored even on error). */
-PyObject *cpk_call_paused(cpk_state *st, PyObject *callable,
+/* Vectorcall of a load of `size` bytes (-1: unknown) with automatic
+ * collection paused if the load is large (restored even on error). */
+PyObject *cpk_call_paused(cpk_state *st, Py_ssize_t size, PyObject *callable,
                           PyObject *const *args, Py_ssize_t nargs,
                           PyObject *kwnames);
-PyObject *cpk_load_with(cpk_state *st, PyObject *unpickler); /* new ref */
+/* unpickler.load(), the same way. New reference. */
+PyObject *cpk_load_with(cpk_state *st, PyObject *unpickler, Py_ssize_t size);
 
 /* lookup.c: by reference or by value. */
 int cpk_is_registered_by_value(cpk_state *st, PyObject *module_name);

@@ -27,7 +27,13 @@ static cpk_base_slots base_slots;
  * then somebody called gc.set_threshold() meanwhile, and that setting
  * stands. (A gc.set_threshold(0, ...) made during the load is the one
  * choice we cannot tell from ours; it is undone.) Nested and concurrent
- * loads pause once: a depth count under the GIL. */
+ * loads pause once: a depth count under the GIL.
+ *
+ * Reading and setting the threshold costs about a microsecond (gc's
+ * functions, called through Python), as much as a whole small load; and a
+ * small load makes too few objects for the collector to matter. So loads
+ * below CPK_PAUSE_MIN_SIZE bytes run as they are, without any pause. */
+#define CPK_PAUSE_MIN_SIZE 65536
 
 /* Fill st->gc_get_threshold/gc_set_threshold on first use. */
 static int
@@ -129,9 +135,11 @@ gc_resume(cpk_state *st)
 /* Vectorcall with automatic collection paused (see above). New
  * reference. */
 PyObject *
-cpk_call_paused(cpk_state *st, PyObject *callable, PyObject *const *args,
-                Py_ssize_t nargs, PyObject *kwnames)
+cpk_call_paused(cpk_state *st, Py_ssize_t size, PyObject *callable,
+                PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
+    if (size >= 0 && size < CPK_PAUSE_MIN_SIZE)
+        return PyObject_Vectorcall(callable, args, nargs, kwnames);
     if (gc_pause(st) < 0)
         return NULL;
     PyObject *r = PyObject_Vectorcall(callable, args, nargs, kwnames);
@@ -142,17 +150,18 @@ cpk_call_paused(cpk_state *st, PyObject *callable, PyObject *const *args,
 
 /* The base load() with the collector paused: see cpk_call_paused. */
 PyObject *
-cpk_load_with(cpk_state *st, PyObject *unpickler)
+cpk_load_with(cpk_state *st, PyObject *unpickler, Py_ssize_t size)
 {
     PyObject *args[1] = {unpickler};
-    return cpk_call_paused(st, st->base_load, args, 1, NULL);
+    return cpk_call_paused(st, size, st->base_load, args, 1, NULL);
 }
 
 static PyObject *
 Unpickler_load(PyObject *self, PyObject *unused)
 {
     (void)unused;
-    return cpk_load_with(cpk_get_state(CPK_UNPICKLER_EXT(self)->module), self);
+    return cpk_load_with(cpk_get_state(CPK_UNPICKLER_EXT(self)->module), self,
+                         -1);
 }
 
 /* A name of our module that this version does not have: most likely a
