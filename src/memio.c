@@ -194,11 +194,10 @@ static PyObject *
 Reader_read(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
 {
     cpk_reader *self = (cpk_reader *)op;
+    Py_ssize_t left = self->len - self->pos;
     Py_ssize_t n = size_arg(args, nargs, -1);
     if (n == -1 && PyErr_Occurred())
         return NULL;
-    /* After the size: its __index__ may have read from us meanwhile. */
-    Py_ssize_t left = self->len - self->pos;
     if (n < 0 || n > left)
         n = left;
     PyObject *r = slice(self, self->pos, self->pos + n);
