@@ -337,9 +337,18 @@ Pickler_init(PyObject *self, PyObject *args, PyObject *kwds)
     return 0;
 }
 
-/* The map itself, as cloudpickle exposes it: whoever holds it may clear or
- * change it, so from now on function.c looks every entry up instead of
- * trusting its one-entry cache. */
+/* globals_ref is now the user's too: they may clear or change it, so from
+ * now on function.c looks every entry up instead of trusting its one-entry
+ * cache, which goes. */
+static void
+share_globals_ref(cpk_pickler_ext *ext)
+{
+    ext->globals_ref_shared = 1;
+    Py_CLEAR(ext->last_globals);
+    Py_CLEAR(ext->last_base);
+}
+
+/* The map itself, as cloudpickle exposes it. */
 static PyObject *
 Pickler_get_globals_ref(PyObject *self, void *closure)
 {
@@ -347,7 +356,7 @@ Pickler_get_globals_ref(PyObject *self, void *closure)
     (void)closure;
     if (cpk_pickler_globals_ref(ext) < 0)
         return NULL;
-    ext->globals_ref_shared = 1;
+    share_globals_ref(ext);
     return Py_NewRef(ext->globals_ref);
 }
 
@@ -370,7 +379,7 @@ Pickler_set_globals_ref(PyObject *self, PyObject *value, void *closure)
     if (cpk_pickler_globals_ref(ext) < 0)
         return -1;
     Py_SETREF(ext->globals_ref, Py_NewRef(value));
-    ext->globals_ref_shared = 1;
+    share_globals_ref(ext);
     return 0;
 }
 
