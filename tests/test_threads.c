@@ -30,6 +30,10 @@ Test(threads, eight_threads_pickle_and_load_shared_objects, .timeout = 60)
            "        return cls(1)\n"
            "adders = [make_adder(i) for i in range(10)]\n"
            "shared = cp.dumps([adders[0], square, Shape])\n"
+           /* Large enough for loads to pause the collector (unpickler.c):
+            * eight threads pausing and resuming it. */
+           "big = cp.dumps([adders[1], [list(range(10)) for _ in range(3000)]])\n"
+           "assert len(big) > 65536\n"
            "before = (gc.isenabled(), gc.get_threshold())\n"
            "deadline = time.monotonic() + 1.0\n"
            "errors, counts = [], [0] * 8\n"
@@ -66,6 +70,10 @@ Test(threads, eight_threads_pickle_and_load_shared_objects, .timeout = 60)
            "            a, sq, S = cp.loads(shared)\n"
            "            assert a(2) == 2 and sq(1) == 3 and S(2).area() == 24\n"
            "            assert a.__globals__ is sq.__globals__\n"
+           "            if n % 5 == 0:\n"
+           "                f, rows = cp.loads(big)\n"
+           "                assert f(0) == 3 and len(rows) == 3000\n"
+           "                assert rows[-1] == list(range(10))\n"
            "            counts[i] += 1\n"
            "    except BaseException:\n"
            "        errors.append(traceback.format_exc())\n"
