@@ -66,10 +66,10 @@ cpk_dict_get_ref(PyObject *d, PyObject *key, PyObject **result)
 #endif
 }
 
-/* 1 if the pending exception is one Python's `except Exception` catches
- * (what cloudpickle swallows), 0 for KeyboardInterrupt, SystemExit,
- * GeneratorExit and other BaseException-only ones, which must
- * propagate. */
+/* 1 if the pending exception may be cleared where cloudpickle's `except
+ * Exception` would swallow it; 0 for KeyboardInterrupt, SystemExit and the
+ * other BaseException-only ones, and for MemoryError (STYLE.md), which
+ * must propagate. */
 static inline int
 cpk_error_clearable(void)
 {

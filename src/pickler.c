@@ -180,8 +180,9 @@ Pickler_clear_memo(PyObject *self, PyObject *unused)
     Py_RETURN_NONE;
 }
 
-/* Pickler.memo, CPython's, with one addition: after an assignment the memo
- * is no longer known to be empty. */
+/* Pickler.memo is CPython's, with one addition: after an assignment the
+ * memo is no longer known to be empty. This is CPython's descriptor (new
+ * reference). */
 static PyObject *
 base_memo_descr(PyObject *self)
 {
