@@ -35,6 +35,7 @@ else
 PROG_LDFLAGS := $(PY_LDFLAGS)
 endif
 EXT_SUFFIX := $(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')
+# SAN: flags for both compiling and linking (make sanitize, make coverage).
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -fPIC -fvisibility=hidden $(WARN) \
              $(PY_CFLAGS) -Isrc $(SAN) $(CFLAGS)
 ALL_LDFLAGS = $(SAN) $(LDFLAGS)
@@ -110,8 +111,7 @@ memcheck:
 # the programs and the test binaries instrumented, CPython's objects on
 # plain malloc so ASan sees each one (a use after free of a Python object
 # is reported, not hidden in a pymalloc pool). The uninstrumented
-# /usr/bin/python3 that fresh-process tests run gets the ASan runtime
-# preloaded (tests/support.c passes CPK_SAN_PRELOAD on as LD_PRELOAD).
+# $(PYTHON) that fresh-process tests run gets the ASan runtime preloaded (tests/support.c passes CPK_SAN_PRELOAD on as LD_PRELOAD).
 # Leak detection is off: an embedded CPython does not free everything at
 # exit, and `make memcheck` checks definite leaks with its suppressions.
 SAN_FLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer \
