@@ -111,7 +111,8 @@ memcheck:
 # the programs and the test binaries instrumented, CPython's objects on
 # plain malloc so ASan sees each one (a use after free of a Python object
 # is reported, not hidden in a pymalloc pool). The uninstrumented
-# $(PYTHON) that fresh-process tests run gets the ASan runtime preloaded (tests/support.c passes CPK_SAN_PRELOAD on as LD_PRELOAD).
+# $(PYTHON) that fresh-process tests run gets the ASan runtime preloaded
+# (tests/support.c passes CPK_SAN_PRELOAD on to children as LD_PRELOAD).
 # Leak detection is off: an embedded CPython does not free everything at
 # exit, and `make memcheck` checks definite leaks with its suppressions.
 SAN_FLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer \
