@@ -6,6 +6,7 @@
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include "pycompat.h" /* Py_NewRef before 3.10 */
 
 /* Build the positional tuple and keyword dict (new references). Returns
  * 0, or -1 with a Python exception set; a keyword given twice sets
