@@ -113,7 +113,9 @@ on_fatal_signal(int sig)
     errno = saved_errno;
 }
 
-/* Install our handler for the first `n` fatal signals, saving theirs. */
+/* Install our handler for the first `n` fatal signals, saving theirs. A
+ * signal the program was started ignoring (nohup, `cmd &` for SIGINT)
+ * stays ignored: it is nobody's request to stop. */
 static void
 watch_signals(size_t n)
 {
@@ -123,8 +125,11 @@ watch_signals(size_t n)
     sigemptyset(&sa.sa_mask);
     for (size_t i = 0; i < NFATAL; i++)
         sigaddset(&sa.sa_mask, fatal_signals[i]);
-    for (size_t i = (size_t)nsaved; i < n; i++)
-        sigaction(fatal_signals[i], &sa, &saved_actions[i]);
+    for (size_t i = (size_t)nsaved; i < n; i++) {
+        sigaction(fatal_signals[i], NULL, &saved_actions[i]);
+        if (saved_actions[i].sa_handler != SIG_IGN)
+            sigaction(fatal_signals[i], &sa, NULL);
+    }
     if ((size_t)nsaved < n)
         nsaved = (int)n;
 }
@@ -133,7 +138,8 @@ static void
 unwatch_signals(void)
 {
     for (int i = 0; i < nsaved; i++)
-        sigaction(fatal_signals[i], &saved_actions[i], NULL);
+        if (saved_actions[i].sa_handler != SIG_IGN)
+            sigaction(fatal_signals[i], &saved_actions[i], NULL);
     nsaved = 0;
 }
 

@@ -11,7 +11,8 @@
  *   the program dies by the signal; SIGINT is Python's KeyboardInterrupt,
  *   which the caller turns into cpk_output_abort and death by SIGINT. The
  *   temp file's name is registered before the file exists, so no signal
- *   can leave it behind.
+ *   can leave it behind. A signal the program was started ignoring (nohup)
+ *   stays ignored.
  * - The rename is the commit point. SIGINT, SIGTERM, SIGHUP and SIGQUIT are
  *   blocked across it, and from then on they no longer kill the program: a
  *   signal that arrives during or after the rename ends it with status 0

@@ -512,3 +512,30 @@ Test(cli_output, link_loop_is_refused)
     assert_no_temp_in(dir);
     cpk_proc_free(&p);
 }
+
+/* Under nohup, SIGHUP is ignored: it must not remove the temp file and
+ * kill the program either. */
+Test(cli_output, sighup_under_nohup_stays_ignored)
+{
+    char out[128], mark[128], mark_env[160], pre_env[160], preload[200];
+    path_in(out, sizeof(out), "out.pkl");
+    path_in(mark, sizeof(mark), "mark");
+    cpk_write_file(out, "old");
+    snprintf(mark_env, sizeof(mark_env), "CPK_SHIM_MARK=%s", mark);
+    snprintf(pre_env, sizeof(pre_env), "CPK_SHIM_PREFIX=.out.pkl.");
+    snprintf(preload, sizeof(preload), "LD_PRELOAD=%s", shim);
+    const char *env[] = {mark_env, pre_env, "CPK_SHIM_AT=create", preload,
+                         "ASAN_OPTIONS=verify_asan_link_order=0", NULL};
+    const char *argv[] = {"/usr/bin/nohup", CPK_DUMP, "-o", out, "mod:add",
+                          NULL};
+    cpk_spawn_opts o = {.argv = argv, .cwd = dir, .env = env,
+                        .signal = SIGHUP, .signal_when_exists = mark};
+    cpk_proc p;
+    cpk_spawn_ex(&p, &o);
+    cr_assert(access(mark, F_OK) == 0, "the window never opened: %s", p.err);
+    unlink(mark);
+    cpk_assert_exit(&p, 0);
+    assert_pickle(out);
+    assert_no_temp_in(dir);
+    cpk_proc_free(&p);
+}
