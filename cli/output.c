@@ -228,6 +228,18 @@ cpk_output_open(cpk_output *out, const char *target)
     out->target = target;
     out->fd = -1;
     learn_umask();
+    struct stat sb;
+    if (stat(target, &sb) == 0 && !S_ISREG(sb.st_mode) &&
+        !S_ISDIR(sb.st_mode)) {
+        /* A device, FIFO or socket (/dev/null, /dev/stdout): nothing to
+         * replace atomically, and replacing it would be a disaster. */
+        snprintf(out->path, sizeof(out->path), "%s", target);
+        out->fd = open(target, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+        if (out->fd < 0)
+            return errno;
+        out->direct = 1;
+        return 0;
+    }
     int e = resolve_target(target, out->path, sizeof(out->path));
     if (e != 0)
         return e;
@@ -265,6 +277,12 @@ cpk_output_open(cpk_output *out, const char *target)
 void
 cpk_output_abort(cpk_output *out)
 {
+    if (out->direct) {
+        if (out->fd >= 0)
+            close(out->fd);
+        out->fd = -1;
+        return;
+    }
     if (atomic_load(&state) == ST_COMMITTED)
         return; /* nothing to undo */
     if (out->fd >= 0) {
@@ -293,6 +311,15 @@ int
 cpk_output_commit(cpk_output *out, const char **what)
 {
     int e = 0;
+    if (out->direct) {
+        int fd = out->fd;
+        out->fd = -1;
+        if (close(fd) != 0) {
+            *what = "close";
+            return errno;
+        }
+        return 0;
+    }
     if (fchmod(out->fd, output_mode(out)) != 0) {
         e = errno;
         *what = "chmod";

@@ -22,6 +22,11 @@
  *   program started with (cpk_output_init). The umask is never changed
  *   while Python threads may run.
  *
+ * - A target that exists and is no regular file or directory (a device
+ *   such as /dev/null, a FIFO, /dev/stdout) is opened and written in
+ *   place: nothing to replace atomically, and replacing it would be
+ *   wrong.
+ *
  * Standard output: the caller pickles into memory first and writes once,
  * so a failed pickle writes nothing.
  */
@@ -38,6 +43,7 @@ typedef struct {
     char tmp[PATH_MAX];
     int fd;
     int write_errno; /* first write(2) error of the writer, or 0 */
+    int direct;      /* a device, FIFO or socket: written in place */
 } cpk_output;
 
 /* Record the process umask. Call once, early in main, before the

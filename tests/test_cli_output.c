@@ -4,11 +4,13 @@
  * windows around the temp file's creation and rename are widened by an
  * LD_PRELOAD shim (fixtures/cpk_slow_io.c), built by the suite's init. */
 #include <dirent.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -536,6 +538,48 @@ Test(cli_output, sighup_under_nohup_stays_ignored)
     unlink(mark);
     cpk_assert_exit(&p, 0);
     assert_pickle(out);
+    assert_no_temp_in(dir);
+    cpk_proc_free(&p);
+}
+
+/* A device or FIFO is written in place, never replaced by a file (as root
+ * -o /dev/null replaced the device). A private null device, so that a
+ * regression cannot touch /dev. */
+Test(cli_output, device_is_written_in_place_not_replaced)
+{
+    char dev[128];
+    path_in(dev, sizeof(dev), "null");
+    if (mknod(dev, S_IFCHR | 0666, makedev(1, 3)) != 0)
+        cr_skip_test("cannot make a device node here");
+    cpk_proc p;
+    dump_to(&p, dev, "mod:add");
+    cpk_assert_exit(&p, 0);
+    cr_assert_str_eq(p.err, "");
+    struct stat sb;
+    cr_assert(lstat(dev, &sb) == 0 && S_ISCHR(sb.st_mode),
+              "the device was replaced");
+    assert_no_temp_in(dir);
+    cpk_proc_free(&p);
+}
+
+Test(cli_output, fifo_is_written_in_place)
+{
+    char fifo[128];
+    path_in(fifo, sizeof(fifo), "fifo");
+    cr_assert(mkfifo(fifo, 0600) == 0);
+    int rd = open(fifo, O_RDONLY | O_NONBLOCK);
+    cr_assert(rd >= 0);
+    cpk_proc p;
+    dump_to(&p, fifo, "mod:add");
+    cpk_assert_exit(&p, 0);
+    char buf[65536];
+    ssize_t n = read(rd, buf, sizeof(buf));
+    close(rd);
+    cr_assert(n > 3 && (unsigned char)buf[0] == 0x80 && buf[n - 1] == '.',
+              "no pickle through the FIFO (%zd bytes)", n);
+    struct stat sb;
+    cr_assert(lstat(fifo, &sb) == 0 && S_ISFIFO(sb.st_mode),
+              "the FIFO was replaced");
     assert_no_temp_in(dir);
     cpk_proc_free(&p);
 }
