@@ -138,7 +138,8 @@ parse_options(int argc, char **argv, options *o)
     if (strcmp(o->file, "-") == 0 && isatty(STDIN_FILENO))
         return cpk_usage_error("refusing to read a pickle from a terminal "
                                "(give a FILE or a pipe)");
-    return 0;
+    /* Usage errors before the input is read. */
+    return cpk_host_check_paths(o->npaths, o->paths);
 }
 
 /* Did the pending exception come from bytes that are no valid pickle (or

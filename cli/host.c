@@ -285,17 +285,24 @@ cpk_host_stdout_discard(void)
 }
 
 int
+cpk_host_check_paths(int npaths, const char **paths)
+{
+    for (int i = 0; i < npaths; i++) {
+        struct stat sb;
+        if (stat(paths[i], &sb) != 0)
+            return cpk_usage_error("-P %s: %s", paths[i], strerror(errno));
+        if (!S_ISDIR(sb.st_mode))
+            return cpk_usage_error("-P %s: not a directory", paths[i]);
+    }
+    return 0;
+}
+
+int
 cpk_host_start(const cpk_host_config *cfg)
 {
-    for (int i = 0; i < cfg->npaths; i++) {
-        struct stat sb;
-        if (stat(cfg->paths[i], &sb) != 0) {
-            return cpk_usage_error("-P %s: %s", cfg->paths[i],
-                                   strerror(errno));
-        }
-        if (!S_ISDIR(sb.st_mode))
-            return cpk_usage_error("-P %s: not a directory", cfg->paths[i]);
-    }
+    int rc = cpk_host_check_paths(cfg->npaths, cfg->paths);
+    if (rc != 0)
+        return rc;
     if (PyImport_AppendInittab(CPK_MODULE_NAME, PyInit_ccloudpickle) < 0) {
         cpk_error("cannot register the ccloudpickle module");
         return CPK_EXIT_SYSTEM;
@@ -332,7 +339,7 @@ cpk_host_start(const cpk_host_config *cfg)
     config.parse_argv = 0;
     config.install_signal_handlers = 1;
     config.site_import = 1;
-    int rc = use_virtualenv(cfg, &config);
+    rc = use_virtualenv(cfg, &config);
     if (rc != 0) {
         PyConfig_Clear(&config);
         return rc;

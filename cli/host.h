@@ -31,6 +31,10 @@ typedef struct {
                           * cpk_host_venv_note() then says why */
 } cpk_host_config;
 
+/* Check the -P directories (each must be a directory): 0, or the usage
+ * error's exit status after saying so. cpk_host_start checks them too. */
+int cpk_host_check_paths(int npaths, const char **paths);
+
 /* Start the interpreter with ccloudpickle built in. Returns 0, or an exit
  * status after printing why it could not. */
 int cpk_host_start(const cpk_host_config *cfg);
