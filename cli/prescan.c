@@ -199,25 +199,33 @@ utf8_invalid(const unsigned char *p, size_t n, int surrogates)
     return n;
 }
 
-/* An integer literal as int(s, 0) reads it, with LONG's trailing 'L'
- * and the surrounding blanks PyLong_FromString strips. */
+/* INT's and LONG's argument as _pickle.c reads it: decimal digits (with
+ * Python's underscores) and a sign, blanks around them, LONG's trailing
+ * 'L'; INT also takes what strtol(s, NULL, 0) reads, a hex or octal
+ * literal. */
 static int
-int_literal(const unsigned char *p, size_t n)
+int_literal(const unsigned char *p, size_t n, int is_long)
 {
     while (n > 0 && (p[n - 1] == ' ' || p[n - 1] == '\t'))
         n--;
     while (n > 0 && (*p == ' ' || *p == '\t'))
         p++, n--;
-    if (n > 0 && p[n - 1] == 'L')
+    if (is_long && n > 0 && p[n - 1] == 'L')
         n--;
     if (n > 0 && (*p == '+' || *p == '-'))
         p++, n--;
-    if (n == 0 || *p < '0' || *p > '9')
+    int hex = !is_long && n > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X');
+    if (hex)
+        p += 2, n -= 2;
+    if (n == 0)
         return 0;
-    for (size_t i = 0; i < n; i++)
-        if (!(p[i] >= '0' && p[i] <= '9') && !(p[i] >= 'a' && p[i] <= 'z') &&
-            !(p[i] >= 'A' && p[i] <= 'Z') && p[i] != '_')
+    for (size_t i = 0; i < n; i++) {
+        int digit = (p[i] >= '0' && p[i] <= '9') ||
+                    (hex && ((p[i] >= 'a' && p[i] <= 'f') ||
+                             (p[i] >= 'A' && p[i] <= 'F')));
+        if (!digit && !(p[i] == '_' && !hex && i > 0 && i + 1 < n))
             return 0;
+    }
     return 1;
 }
 
@@ -430,7 +438,7 @@ cpk_prescan_feed(cpk_prescan *s, const unsigned char *data, size_t len,
         case C_INT:
             if (!(data[at] == 'I' && arglen == 2 && a[0] == '0' &&
                   (a[1] == '0' || a[1] == '1')) &&
-                !int_literal(a, arglen))
+                !int_literal(a, arglen, data[at] == 'L'))
                 return fail(s, "%s at byte %zu: not an integer", op->name,
                             at);
             break;
