@@ -198,7 +198,8 @@ load_failed(const options *o)
     else if (PyErr_GivenExceptionMatches(type, PyExc_ImportError)) {
         what = "cannot load, a module is missing";
         if (cpk_host_venv_note() != NULL)
-            snprintf(venv, sizeof(venv), " (ignored %s; run 'deactivate')",
+            snprintf(venv, sizeof(venv), " (ignored %s; run "
+                     "'deactivate')",
                      cpk_host_venv_note());
     }
     Py_XDECREF(type);

@@ -80,18 +80,18 @@ use_virtualenv(const cpk_host_config *cfg, PyConfig *config)
     if (snprintf(python, sizeof(python), "%s/bin/python", venv) >=
             (int)sizeof(python) ||
         access(python, X_OK) != 0)
-        snprintf(why, sizeof(why), "has no bin/python: not a virtualenv "
-                 "(a stale one?)");
+        snprintf(why, sizeof(why), "has no bin/python (a stale "
+                 "virtualenv?)");
     else if (version[0] != '\0' && strcmp(version, mine) != 0)
         snprintf(why, sizeof(why), "is a Python %s environment and %s "
                  "embeds Python %s", version, cpk_prog, mine);
     if (why[0] != '\0') {
-        snprintf(venv_note, sizeof(venv_note), "VIRTUAL_ENV=%s %s; run "
-                 "'deactivate'", venv, why);
-        if (cfg->venv_optional)
+        if (cfg->venv_optional) {
+            snprintf(venv_note, sizeof(venv_note), "VIRTUAL_ENV=%s, which "
+                     "%s", venv, why);
             return 0;
-        cpk_error("%s", venv_note);
-        venv_note[0] = '\0';
+        }
+        cpk_error("VIRTUAL_ENV=%s %s; run 'deactivate'", venv, why);
         return CPK_EXIT_SYSTEM;
     }
     PyStatus status = PyConfig_SetBytesString(config, &config->program_name,

@@ -69,7 +69,7 @@ int cpk_host_stdout_restore(void);
 void cpk_host_stdout_discard(void);
 
 /* Why the VIRTUAL_ENV in the environment was ignored (venv_optional), as
- * "VIRTUAL_ENV=... <reason>; run 'deactivate'", or NULL if it was not. */
+ * "VIRTUAL_ENV=..., which <reason>", or NULL if it was not. */
 const char *cpk_host_venv_note(void);
 
 /* Import `name` or return NULL with the exception set. */
