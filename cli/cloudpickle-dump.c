@@ -261,8 +261,8 @@ resolve(const char *spec, int *status, PyObject **module_out)
         char *line = cpk_host_exception_line();
         cpk_host_exit_if_interrupted(NULL);
         PyErr_Clear();
-        cpk_error("%s: cannot import %s: %s%s", spec,
-                  PyUnicode_AsUTF8(modname), line ? line : "error", where);
+        cpk_error("%s: cannot import %.*s: %s%s", spec, (int)(colon - spec),
+                  spec, line ? line : "error", where);
         free(line);
         *status = CPK_EXIT_OBJECT;
         goto done;

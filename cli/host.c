@@ -412,7 +412,16 @@ cpk_host_exception_line(void)
     const char *dot = strrchr(tname, '.');
     fold(buf, sizeof(buf), &len, dot ? dot + 1 : tname);
     PyObject *str = value ? PyObject_Str(value) : NULL;
-    const char *msg = str ? PyUnicode_AsUTF8(str) : NULL;
+    /* A message may hold a path or argument decoded with surrogateescape
+     * (UTF-8 mode): give those bytes back as they came. */
+    PyObject *bytes = str ? PyUnicode_AsEncodedString(str, "utf-8",
+                                                      "surrogateescape")
+                          : NULL;
+    if (bytes == NULL && str != NULL) {
+        PyErr_Clear();
+        bytes = PyUnicode_AsEncodedString(str, "utf-8", "backslashreplace");
+    }
+    const char *msg = bytes ? PyBytes_AsString(bytes) : NULL;
     if (msg == NULL)
         PyErr_Clear();
     else if (*msg != '\0' && len + 2 < sizeof(buf)) {
@@ -421,6 +430,7 @@ cpk_host_exception_line(void)
         buf[len] = '\0';
         fold(buf, sizeof(buf), &len, msg);
     }
+    Py_XDECREF(bytes);
     Py_XDECREF(str);
     PyErr_Restore(type, value, tb);
     return strdup(buf);
