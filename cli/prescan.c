@@ -199,6 +199,22 @@ utf8_invalid(const unsigned char *p, size_t n, int surrogates)
     return n;
 }
 
+/* Strip what strtol() and PyLong_FromString() skip around a number. */
+static int
+blank(unsigned char c)
+{
+    return c == ' ' || c == '\t' || c == '\v' || c == '\f' || c == '\r';
+}
+
+static void
+trim(const unsigned char **p, size_t *n)
+{
+    while (*n > 0 && blank((*p)[*n - 1]))
+        (*n)--;
+    while (*n > 0 && blank(**p))
+        (*p)++, (*n)--;
+}
+
 /* INT's and LONG's argument as _pickle.c reads it: decimal digits (with
  * Python's underscores) and a sign, blanks around them, LONG's trailing
  * 'L'; INT also takes what strtol(s, NULL, 0) reads, a hex or octal
@@ -206,10 +222,7 @@ utf8_invalid(const unsigned char *p, size_t n, int surrogates)
 static int
 int_literal(const unsigned char *p, size_t n, int is_long)
 {
-    while (n > 0 && (p[n - 1] == ' ' || p[n - 1] == '\t'))
-        n--;
-    while (n > 0 && (*p == ' ' || *p == '\t'))
-        p++, n--;
+    trim(&p, &n);
     if (is_long && n > 0 && p[n - 1] == 'L')
         n--;
     if (n > 0 && (*p == '+' || *p == '-'))
@@ -223,7 +236,8 @@ int_literal(const unsigned char *p, size_t n, int is_long)
         int digit = (p[i] >= '0' && p[i] <= '9') ||
                     (hex && ((p[i] >= 'a' && p[i] <= 'f') ||
                              (p[i] >= 'A' && p[i] <= 'F')));
-        if (!digit && !(p[i] == '_' && !hex && i > 0 && i + 1 < n))
+        if (!digit && !(p[i] == '_' && !hex && i > 0 && i + 1 < n &&
+                        p[i - 1] != '_'))
             return 0;
     }
     return 1;
@@ -270,14 +284,21 @@ string_literal(const unsigned char *p, size_t n)
     return 1;
 }
 
-/* A decimal memo index (GET, PUT) into *out; 0 if not one. */
+/* A decimal memo index (GET, PUT) into *out, as PyLong_FromString(s,
+ * NULL, 10) reads it (blanks, a '+', underscores between digits); 0 if
+ * not one. */
 static int
 decimal(const unsigned char *p, size_t n, uint64_t *out)
 {
     uint64_t v = 0;
+    trim(&p, &n);
+    if (n > 0 && *p == '+')
+        p++, n--;
     if (n == 0)
         return 0;
     for (size_t i = 0; i < n; i++) {
+        if (p[i] == '_' && i > 0 && i + 1 < n && p[i - 1] != '_')
+            continue;
         if (p[i] < '0' || p[i] > '9')
             return 0;
         if (v > (UINT64_MAX - 9) / 10)

@@ -159,6 +159,49 @@ Test(cli_badinput, well_formed_pickles_of_every_protocol_load)
     cpk_proc_free(&mk);
 }
 
+/* Arguments the check must read as CPython's unpickler does. */
+typedef struct {
+    char data[32];
+    size_t len;
+    char value[32];
+} good_case;
+
+#define GOOD(bytes, v) {bytes, sizeof(bytes) - 1, v}
+
+static const good_case good_cases[] = {
+    GOOD("I\x0b" "81\n.", "81"),         /* strtol skips \v */
+    GOOD("I 7 \n.", "7"),
+    GOOD("I-0x1F\n.", "-31"),            /* strtol(s, NULL, 0) */
+    GOOD("I01\n.", "True"),
+    GOOD("I1_000\n.", "1000"),
+    GOOD("L 5L\n.", "5"),
+    GOOD("F1.5e3\n.", "1500.0"),
+    GOOD("N\x94g+0\n.", "None"),         /* PyLong_FromString(s, 10) */
+    GOOD("N\x94g 0\r\n.", "None"),
+    GOOD("S'a\\x41'\n.", "'aA'"),
+    GOOD("Vcaf\\u00e9\n.", "'caf\xc3\xa9'"),
+    GOOD("\x80\x04X\x03\x00\x00\x00\xed\xa0\x80.", "'\\ud800'"),
+    GOOD("]q\x00h\x00" "a.", "[[...]]"),
+};
+
+ParameterizedTestParameters(cli_badinput, accepted_as_cpython_does)
+{
+    return cr_make_param_array(good_case, (good_case *)good_cases,
+                               sizeof(good_cases) / sizeof(good_cases[0]));
+}
+
+ParameterizedTest(good_case *c, cli_badinput, accepted_as_cpython_does)
+{
+    const char *argv[] = {CPK_LOAD, NULL};
+    cpk_proc p;
+    cpk_spawn(&p, argv, dir, c->data, c->len, NULL);
+    cpk_assert_exit(&p, 0);
+    char row[64];
+    snprintf(row, sizeof(row), "value      %s\n", c->value);
+    cr_assert(strstr(p.out, row) != NULL, "%s", p.out);
+    cpk_proc_free(&p);
+}
+
 Test(cli_badinput, well_formed_but_missing_module_is_still_exit_4)
 {
     const char data[] = "\x80\x04\x8c\x0bnot_here_xy\x94\x8c\x04" "func\x94"
