@@ -384,7 +384,7 @@ dump_to_stdout(PyObject *cpk, PyObject *obj, const options *o)
     /* The private descriptor, not fd 1 (standard error meanwhile, and
      * left open for Python's flush at exit); closing it reports a delayed
      * write error, as fclose(stdout) would. */
-    int fd = cpk_host_stdout_fd();
+    int fd = cpk_host_stdout_take();
     int e = fd < 0 ? EBADF
                    : cpk_write_all(fd, PyBytes_AS_STRING(data),
                                    (size_t)PyBytes_GET_SIZE(data));

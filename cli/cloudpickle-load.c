@@ -339,7 +339,7 @@ call(PyObject *obj, const options *o)
 static int
 describe(PyObject *obj, const options *o, const cpk_input *in)
 {
-    int fd = cpk_host_stdout_fd();
+    int fd = cpk_host_stdout_take();
     FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
     if (out == NULL) {
         cpk_error("standard output: %s", strerror(fd >= 0 ? errno : EBADF));

@@ -172,9 +172,11 @@ done:
 static int private_stdout = -1;
 
 int
-cpk_host_stdout_fd(void)
+cpk_host_stdout_take(void)
 {
-    return private_stdout;
+    int fd = private_stdout;
+    private_stdout = -1;
+    return fd;
 }
 
 /* Before Python starts: keep the real standard output on a private
@@ -229,7 +231,7 @@ cpk_host_stdout_restore(void)
     if (PyErr_Occurred())
         return -1;
     if (private_stdout < 0) {
-        /* There was no standard output: the first write says so. */
+        /* There was no standard output. */
         errno = EBADF;
         PyErr_SetFromErrno(PyExc_OSError);
         return -1;

@@ -5,7 +5,7 @@
  * the program's own output; describe exceptions in one line, shut it down.
  *
  * Standard output: before Python starts, fd 1 is duplicated to a private
- * descriptor (cpk_host_stdout_fd) and fd 1 is pointed at standard error;
+ * descriptor (cpk_host_stdout_take) and fd 1 is pointed at standard error;
  * sys.stdout is sys.stderr. So whatever user code prints while it is
  * imported, loaded or pickled goes to standard error, and the pickle or
  * the report written to the private descriptor is all standard output
@@ -54,9 +54,10 @@ void cpk_host_exit_if_interrupted(void (*cleanup)(void));
 /* Re-raise `sig` with its default action (after cleanup): never returns. */
 _Noreturn void cpk_die_by_signal(int sig);
 
-/* The private duplicate of the original standard output (>= 3), or -1
- * when there was none or it was given back by cpk_host_stdout_restore. */
-int cpk_host_stdout_fd(void);
+/* The private duplicate of the original standard output (>= 3), now the
+ * caller's to write to and close; -1 when there was none, or when it was
+ * taken or given back to fd 1 (cpk_host_stdout_restore) already. */
+int cpk_host_stdout_take(void);
 
 /* Give fd 1 and sys.stdout back to the original standard output (what was
  * printed until now went to standard error). Returns 0, or -1 with a
