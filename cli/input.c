@@ -11,6 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* The most one read(2) asks for. */
+#define CPK_INPUT_CHUNK ((size_t)1 << 20)
+
 int
 cpk_read_input(const char *path, size_t limit, cpk_input *in,
                cpk_input_check check, void *ctx)
@@ -57,7 +60,14 @@ cpk_read_input(const char *path, size_t limit, cpk_input *in,
             buf = bigger;
             cap = bigger_cap;
         }
-        ssize_t n = read(fd, buf + in->len, cap - in->len);
+        /* A bounded read at a time, so that the check refuses garbage
+         * at the start of a big file without reading the rest (the buffer
+         * of a regular file is its size, but untouched pages cost
+         * nothing). */
+        size_t want = cap - in->len;
+        if (want > CPK_INPUT_CHUNK)
+            want = CPK_INPUT_CHUNK;
+        ssize_t n = read(fd, buf + in->len, want);
         if (n < 0) {
             if (errno == EINTR)
                 continue;
