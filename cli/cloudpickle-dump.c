@@ -5,6 +5,10 @@
  *
  * Options and exit statuses: man/cloudpickle-dump.1. The interpreter is
  * started by host.c, the output written by output.c.
+ *
+ * Standard output carries the pickle and nothing else: the pickle goes to
+ * host.c's private duplicate of it, and what the module prints while it is
+ * imported or pickled goes to standard error.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -78,6 +82,9 @@ usage(void)
            "virtualenv, then the system.\nMODULE (and, for a package, its "
            "submodules) is pickled by value unless\n--by-ref is given; other "
            "imports stay references.\n"
+           "\n"
+           "What the module prints while it is imported or pickled goes to "
+           "standard error.\n"
            "\n"
            "Exit status: 0 success, 2 usage error, 4 the object could not be "
            "imported\nor pickled, 5 the output could not be written.\n",
@@ -254,13 +261,14 @@ resolve(const char *spec, int *status, PyObject **module_out)
         char *line = cpk_host_exception_line();
         cpk_host_exit_if_interrupted(NULL);
         PyErr_Clear();
-        cpk_error("%s: cannot import %s: %s%s", spec,
-                  PyUnicode_AsUTF8(modname), line ? line : "error", where);
+        cpk_error("%s: cannot import %.*s: %s%s", spec, (int)(colon - spec),
+                  spec, line ? line : "error", where);
         free(line);
         *status = CPK_EXIT_OBJECT;
         goto done;
     }
-    obj = Py_NewRef(module);
+    Py_INCREF(module);
+    obj = module;
     for (Py_ssize_t j = 0; j < PyList_GET_SIZE(parts); j++) {
         Py_SETREF(obj, PyObject_GetAttr(obj, PyList_GET_ITEM(parts, j)));
         if (obj == NULL) {
@@ -373,10 +381,15 @@ dump_to_stdout(PyObject *cpk, PyObject *obj, const options *o)
     Py_DECREF(args);
     if (data == NULL)
         return pickling_failed(cpk, obj, o, NULL);
-    int e = cpk_write_all(STDOUT_FILENO, PyBytes_AS_STRING(data),
-                          (size_t)PyBytes_GET_SIZE(data));
+    /* The private descriptor, not fd 1 (standard error meanwhile, and
+     * left open for Python's flush at exit); closing it reports a delayed
+     * write error, as fclose(stdout) would. */
+    int fd = cpk_host_stdout_take();
+    int e = fd < 0 ? EBADF
+                   : cpk_write_all(fd, PyBytes_AS_STRING(data),
+                                   (size_t)PyBytes_GET_SIZE(data));
     Py_DECREF(data);
-    if (e == 0 && close(STDOUT_FILENO) != 0)
+    if (fd >= 0 && close(fd) != 0 && e == 0)
         e = errno;
     if (e != 0) {
         cpk_error("standard output: %s", strerror(e));

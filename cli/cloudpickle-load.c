@@ -5,10 +5,16 @@
  *     cloudpickle-load [options] --call FILE|- [-- ARG... NAME=VALUE...]
  *
  * Options and exit statuses: man/cloudpickle-load.1. The input is read by
- * input.c, described by report.c; --call arguments are parsed by
- * callargs.c; the interpreter is host.c's.
+ * input.c and checked as it arrives by prescan.c, described by report.c;
+ * --call arguments are parsed by callargs.c; the interpreter is host.c's.
+ *
+ * Standard output is the program's output: the report, or with --call
+ * what the called function prints and then repr() of its result, in that
+ * order. What runs while the pickle is loaded (imports of the modules it
+ * names) prints to standard error.
  */
 #include <errno.h>
+#include <limits.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -21,14 +27,17 @@
 #include "host.h"
 #include "input.h"
 #include "message.h"
+#include "prescan.h"
 #include "report.h"
 
 enum {
-    OPT_CALL = 256,
+    OPT_CALL = 256, /* long-only options: above any char */
+    OPT_MAX_SIZE,
 };
 
 static const struct option longopts[] = {
     {"call", no_argument, NULL, OPT_CALL},
+    {"max-size", required_argument, NULL, OPT_MAX_SIZE},
     {"path", required_argument, NULL, 'P'},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
@@ -43,6 +52,7 @@ typedef struct {
     int nargs;
     const char **paths;
     int npaths;
+    size_t max_size; /* refuse longer input */
 } options;
 
 static void
@@ -59,7 +69,13 @@ usage(void)
            "                       result; each ARG is a Python literal, "
            "else a string;\n"
            "                       NAME=VALUE passes a keyword argument\n"
-           "  -P, --path=DIR       also search DIR for modules (repeatable)\n"
+           "      --max-size=SIZE  refuse input longer than SIZE bytes (K, M, "
+           "G suffixes;\n"
+           "                       default 1G)\n"
+           "  -P, --path=DIR       also search DIR for modules (repeatable; "
+           "the current\n"
+           "                       directory is searched last unless given "
+           "here)\n"
            "  -h, --help           show this help and exit\n"
            "  -V, --version        show the version and exit\n"
            "\n"
@@ -67,7 +83,9 @@ usage(void)
            "on stderr),\n2 usage error, 3 bad input (not a pickle, "
            "truncated, wrong Python version),\n4 the pickle needs a module "
            "or object that cannot be loaded, 5 the output\ncould not be "
-           "written. A called function's SystemExit(n) exits with n.\n",
+           "written. A called function's SystemExit(n) exits with n.\n"
+           "\nLoading a pickle runs code it carries: only load pickles from "
+           "sources you trust.\n",
            cpk_prog, cpk_prog);
 }
 
@@ -75,6 +93,7 @@ static int
 parse_options(int argc, char **argv, options *o)
 {
     memset(o, 0, sizeof(*o));
+    o->max_size = CPK_INPUT_LIMIT;
     o->paths = calloc((size_t)argc, sizeof(char *));
     if (o->paths == NULL) {
         cpk_error("out of memory");
@@ -86,6 +105,12 @@ parse_options(int argc, char **argv, options *o)
         switch (c) {
         case OPT_CALL:
             o->call = 1;
+            break;
+        case OPT_MAX_SIZE:
+            if (cpk_parse_size(optarg, &o->max_size) < 0 || o->max_size == 0)
+                return cpk_usage_error("invalid size '%s' for --max-size "
+                                       "(bytes, or with a K, M or G suffix)",
+                                       optarg);
             break;
         case 'P':
             o->paths[o->npaths++] = optarg;
@@ -113,58 +138,74 @@ parse_options(int argc, char **argv, options *o)
     if (strcmp(o->file, "-") == 0 && isatty(STDIN_FILENO))
         return cpk_usage_error("refusing to read a pickle from a terminal "
                                "(give a FILE or a pipe)");
-    return 0;
+    /* Usage errors before the input is read. */
+    return cpk_host_check_paths(o->npaths, o->paths);
+}
+
+/* Did the pending exception come from bytes that are no valid pickle (or
+ * not one for this version), rather than from the objects it names? The
+ * pre-scan refused most of those already; these are what only CPython's
+ * unpickler sees (stack errors, a bad STRING or UNICODE escape). */
+static int
+malformed(PyObject *type, const char *line)
+{
+    PyObject *pickle = PyImport_ImportModule("_pickle");
+    PyObject *unpickling_error =
+        pickle ? PyObject_GetAttrString(pickle, "UnpicklingError") : NULL;
+    PyErr_Clear();
+    int bad =
+        PyErr_GivenExceptionMatches(type, PyExc_EOFError) ||
+        PyErr_GivenExceptionMatches(type, PyExc_UnicodeDecodeError) ||
+        (unpickling_error != NULL &&
+         PyErr_GivenExceptionMatches(type, unpickling_error)) ||
+        (PyErr_GivenExceptionMatches(type, PyExc_ValueError) && line &&
+         strstr(line, "unsupported pickle protocol")) ||
+        /* unpickler.c's own_name(): a reconstructor this version lacks. */
+        (PyErr_GivenExceptionMatches(type, PyExc_AttributeError) && line &&
+         strstr(line, "written by a newer version?"));
+    Py_XDECREF(unpickling_error);
+    Py_XDECREF(pickle);
+    return bad;
 }
 
 /* Map a failed load to a message and exit status. */
 static int
-load_failed(const options *o, const cpk_input *in)
+load_failed(const options *o)
 {
     cpk_host_exit_if_interrupted(NULL);
     char *line = cpk_host_exception_line();
     PyObject *type, *value, *tb;
     PyErr_Fetch(&type, &value, &tb);
-    /* ccloudpickle.UnpicklingError is _pickle's. */
-    PyObject *pickle = PyImport_ImportModule("_pickle");
-    PyObject *unpickling_error =
-        pickle ? PyObject_GetAttrString(pickle, "UnpicklingError") : NULL;
-    PyErr_Clear();
     int status = CPK_EXIT_OBJECT;
     const char *what = "cannot load";
-    if (PyErr_GivenExceptionMatches(type, PyExc_EOFError)) {
+    const char *detail = line ? line : "error";
+    char venv[PATH_MAX + 200] = "";
+    if (malformed(type, line)) {
         status = CPK_EXIT_INPUT;
-        what = "truncated pickle";
+        /* A code object of another Python: the pickle is fine, this
+         * interpreter is not the one for it. */
+        what = line && strstr(line, "compiled by Python") ? "bad pickle"
+                                                          : "not a valid "
+                                                            "pickle";
+        /* "UnpicklingError: msg" says no more than "not a valid pickle:
+         * msg", nor does the AttributeError of a missing reconstructor. */
+        const char *colon = strstr(detail, ": ");
+        if (colon != NULL &&
+            (strncmp(detail, "UnpicklingError:", 16) == 0 ||
+             strncmp(detail, "AttributeError:", 15) == 0))
+            detail = colon + 2;
     }
-    else if (unpickling_error != NULL &&
-             PyErr_GivenExceptionMatches(type, unpickling_error)) {
-        status = CPK_EXIT_INPUT;
-        what = line && strstr(line, "invalid load key") ? "not a pickle"
-               : line && strstr(line, "truncated")      ? "truncated pickle"
-                                                        : "bad pickle";
-    }
-    else if (PyErr_GivenExceptionMatches(type, PyExc_ValueError) && line &&
-             strstr(line, "unsupported pickle protocol")) {
-        status = CPK_EXIT_INPUT;
-        what = "not a pickle";
-    }
-    else if (PyErr_GivenExceptionMatches(type, PyExc_ImportError))
+    else if (PyErr_GivenExceptionMatches(type, PyExc_ImportError)) {
         what = "cannot load, a module is missing";
-    /* Every pickle of protocol 2 and later starts with PROTO; one that
-     * does not and fails to load is most likely no pickle at all. */
-    if (status == CPK_EXIT_INPUT && (unsigned char)in->data[0] != 0x80)
-        what = "not a pickle";
+        if (cpk_host_venv_note() != NULL)
+            snprintf(venv, sizeof(venv), " (ignored %s; run "
+                     "'deactivate')",
+                     cpk_host_venv_note());
+    }
     Py_XDECREF(type);
     Py_XDECREF(value);
     Py_XDECREF(tb);
-    Py_XDECREF(unpickling_error);
-    Py_XDECREF(pickle);
-    /* "UnpicklingError: msg" says no more than "bad pickle: msg". */
-    const char *detail = line ? line : "error";
-    const char *colon = strstr(detail, ": ");
-    if (status == CPK_EXIT_INPUT && colon != NULL &&
-        strncmp(detail, "UnpicklingError", 15) == 0)
-        detail = colon + 2;
-    cpk_error("%s: %s: %s", o->name, what, detail);
+    cpk_error("%s: %s: %s%s", o->name, what, detail, venv);
     free(line);
     return status;
 }
@@ -201,7 +242,38 @@ system_exit_status(void)
     return status;
 }
 
-/* Write repr(result) and a newline to sys.stdout, then flush it. */
+/* One line for a failed write to standard output, whose unwritten rest is
+ * then dropped (no "Exception ignored" from Python's flush at exit). */
+static int
+stdout_failed(void)
+{
+    cpk_host_exit_if_interrupted(NULL);
+    char *line = cpk_host_exception_line();
+    PyErr_Clear();
+    cpk_error("standard output: %s", line ? line : "error");
+    free(line);
+    cpk_host_stdout_discard();
+    return CPK_EXIT_SYSTEM;
+}
+
+/* Flush sys.stdout: 0, or -1 with the exception set. */
+static int
+flush_stdout(void)
+{
+    PyObject *out = PySys_GetObject("stdout"); /* borrowed */
+    if (out == NULL || out == Py_None)
+        return 0;
+    Py_INCREF(out);
+    PyObject *r = PyObject_CallMethod(out, "flush", NULL);
+    Py_DECREF(out);
+    if (r == NULL)
+        return -1;
+    Py_DECREF(r);
+    return 0;
+}
+
+/* Write repr(result) and a newline to sys.stdout, the writer the called
+ * function printed to, then flush it: one stream, in order. */
 static int
 print_result(PyObject *result)
 {
@@ -210,24 +282,12 @@ print_result(PyObject *result)
         cpk_error("no sys.stdout to print the result to");
         return CPK_EXIT_SYSTEM;
     }
-    if (PyFile_WriteObject(result, out, 0) < 0 ||
-        PyFile_WriteString("\n", out) < 0) {
-        cpk_host_exit_if_interrupted(NULL);
-        char *line = cpk_host_exception_line();
-        PyErr_Clear();
-        cpk_error("standard output: %s", line ? line : "error");
-        free(line);
-        return CPK_EXIT_SYSTEM;
-    }
-    PyObject *r = PyObject_CallMethod(out, "flush", NULL);
-    if (r == NULL) {
-        char *line = cpk_host_exception_line();
-        PyErr_Clear();
-        cpk_error("standard output: %s", line ? line : "error");
-        free(line);
-        return CPK_EXIT_SYSTEM;
-    }
-    Py_DECREF(r);
+    Py_INCREF(out);
+    int rc = PyFile_WriteObject(result, out, 0) < 0 ||
+             PyFile_WriteString("\n", out) < 0;
+    Py_DECREF(out);
+    if (rc || flush_stdout() < 0)
+        return stdout_failed();
     return CPK_EXIT_OK;
 }
 
@@ -257,13 +317,57 @@ call(PyObject *obj, const options *o)
     if (result == NULL) {
         cpk_host_exit_if_interrupted(NULL);
         /* Before PyErr_Print, which would exit the process on it. */
+        int status;
         if (PyErr_ExceptionMatches(PyExc_SystemExit))
-            return system_exit_status();
-        PyErr_Print();
-        return CPK_EXIT_RAISED;
+            status = system_exit_status();
+        else {
+            PyErr_Print();
+            status = CPK_EXIT_RAISED;
+        }
+        /* What the function printed before it raised. */
+        if (flush_stdout() < 0) {
+            int st = stdout_failed();
+            if (status == CPK_EXIT_OK)
+                status = st;
+        }
+        return status;
     }
     int status = print_result(result);
     Py_DECREF(result);
+    return status;
+}
+
+/* The report, on the private standard output (host.h): what repr()
+ * or a property of the object prints meanwhile goes to standard error. */
+static int
+describe(PyObject *obj, const options *o, const cpk_input *in)
+{
+    int fd = cpk_host_stdout_take();
+    FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (out == NULL) {
+        cpk_error("standard output: %s", strerror(fd >= 0 ? errno : EBADF));
+        return CPK_EXIT_SYSTEM;
+    }
+    int status = CPK_EXIT_OK;
+    if (cpk_report(out, obj, in->data, in->len) < 0) {
+        /* A repr() or signature that raised: one line, never
+         * PyErr_Print (which would exit on SystemExit). */
+        cpk_host_exit_if_interrupted(NULL);
+        char *line = cpk_host_exception_line();
+        PyErr_Clear();
+        cpk_error("%s: cannot describe the object: %s", o->name,
+                  line ? line : "error");
+        free(line);
+        status = CPK_EXIT_OBJECT;
+    }
+    errno = 0;
+    int failed = ferror(out);
+    if (fclose(out) != 0 || failed) {
+        if (status == CPK_EXIT_OK)
+            cpk_error("standard output: %s",
+                      strerror(errno != 0 ? errno : EIO));
+        status = status == CPK_EXIT_OK ? CPK_EXIT_SYSTEM : status;
+    }
     return status;
 }
 
@@ -272,41 +376,88 @@ run(const options *o, const cpk_input *in)
 {
     PyObject *cpk = cpk_host_import(CPK_MODULE_NAME);
     if (cpk == NULL) {
-        PyErr_Print();
-        cpk_error("cannot import ccloudpickle");
+        cpk_host_exit_if_interrupted(NULL);
+        char *line = cpk_host_exception_line();
+        PyErr_Clear();
+        cpk_error("cannot import ccloudpickle: %s", line ? line : "error");
+        free(line);
         return CPK_EXIT_SYSTEM;
     }
-    PyObject *data = PyBytes_FromStringAndSize(in->data, (Py_ssize_t)in->len);
+    /* The bytes read, lent to Python without a copy; main() frees them
+     * only after finalization. */
+    PyObject *data = PyMemoryView_FromMemory(in->data, (Py_ssize_t)in->len,
+                                             PyBUF_READ);
     PyObject *obj = data ? PyObject_CallMethod(cpk, "_loads_exact", "(O)",
                                                data)
                          : NULL;
     Py_XDECREF(data);
     Py_DECREF(cpk);
     if (obj == NULL)
-        return load_failed(o, in);
+        return load_failed(o);
+    if (cpk_host_venv_note() != NULL)
+        cpk_error("warning: ignored %s; run 'deactivate'",
+                  cpk_host_venv_note());
     int status;
-    if (o->call)
-        status = call(obj, o);
-    else {
-        if (cpk_report(stdout, obj, in->data, in->len) < 0) {
-            /* A repr() or signature that raised: one line, never
-             * PyErr_Print (which would exit on SystemExit). */
-            cpk_host_exit_if_interrupted(NULL);
-            char *line = cpk_host_exception_line();
-            PyErr_Clear();
-            cpk_error("%s: cannot describe the object: %s", o->name,
-                      line ? line : "error");
-            free(line);
-            errno = 0;
-            status = CPK_EXIT_OBJECT;
-        }
+    if (o->call) {
+        if (cpk_host_stdout_restore() < 0)
+            status = stdout_failed();
         else
-            status = fflush(stdout) == 0 && !ferror(stdout) ? CPK_EXIT_OK
-                                                            : CPK_EXIT_SYSTEM;
-        if (status == CPK_EXIT_SYSTEM && errno != 0)
-            cpk_error("standard output: %s", strerror(errno));
+            status = call(obj, o);
     }
+    else
+        status = describe(obj, o, in);
     Py_DECREF(obj);
+    return status;
+}
+
+/* cpk_input_check: the pre-scan, as the input arrives. */
+typedef struct {
+    cpk_prescan scan;
+    int bad;
+} check_ctx;
+
+enum { INPUT_NOT_A_PICKLE = -2 };
+
+static int
+check_input(void *ctx, const char *data, size_t len, int eof)
+{
+    check_ctx *c = ctx;
+    if (eof && len == 0)
+        return 0; /* "empty input" */
+    if (cpk_prescan_feed(&c->scan, (const unsigned char *)data, len, eof) <
+        0)
+        return INPUT_NOT_A_PICKLE;
+    return 0;
+}
+
+/* Read and check the input; 0 or an exit status after saying why. */
+static int
+read_input(const options *o, cpk_input *in)
+{
+    check_ctx c;
+    cpk_prescan_init(&c.scan);
+    int e = cpk_read_input(o->file, o->max_size, in, check_input, &c);
+    int status = CPK_EXIT_INPUT;
+    char limit[32], size[32];
+    cpk_format_size(o->max_size, limit, sizeof(limit));
+    if (e == INPUT_NOT_A_PICKLE)
+        cpk_error("%s: not a valid pickle: %s", o->name, c.scan.err);
+    else if (e == CPK_INPUT_TOO_BIG && in->size > 0) {
+        cpk_format_size(in->size, size, sizeof(size));
+        cpk_error("%s: %s, more than the %s limit (raise it with "
+                  "--max-size)",
+                  o->name, size, limit);
+    }
+    else if (e == CPK_INPUT_TOO_BIG)
+        cpk_error("%s: more than the %s limit (raise it with --max-size)",
+                  o->name, limit);
+    else if (e != 0)
+        cpk_error("%s: %s", o->name, strerror(e));
+    else if (in->len == 0)
+        cpk_error("%s: empty input, not a pickle", o->name);
+    else
+        status = 0;
+    cpk_prescan_free(&c.scan);
     return status;
 }
 
@@ -321,17 +472,11 @@ main(int argc, char **argv)
         return status;
     }
     cpk_input in;
-    int e = cpk_read_input(o.file, &in);
-    if (e != 0) {
-        cpk_error("%s: %s", o.name, strerror(e));
-        free(o.paths);
-        return CPK_EXIT_INPUT;
-    }
-    if (in.len == 0) {
-        cpk_error("%s: empty input, not a pickle", o.name);
+    status = read_input(&o, &in);
+    if (status != 0) {
         free(o.paths);
         cpk_input_free(&in);
-        return CPK_EXIT_INPUT;
+        return status;
     }
     /* sys.argv is what the called function sees: the file and its args. */
     char **py_argv = calloc((size_t)o.nargs + 1, sizeof(char *));
@@ -349,6 +494,8 @@ main(int argc, char **argv)
         .argv = py_argv,
         .npaths = o.npaths,
         .paths = o.paths,
+        .cwd_last = 1,
+        .venv_optional = 1,
     };
     status = cpk_host_start(&cfg);
     if (status == 0)

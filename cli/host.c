@@ -2,6 +2,7 @@
 #include "host.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -52,29 +53,45 @@ venv_version(const char *venv, char *out, size_t outlen)
     fclose(f);
 }
 
+static char venv_note[PATH_MAX + 256];
+
+const char *
+cpk_host_venv_note(void)
+{
+    return venv_note[0] != '\0' ? venv_note : NULL;
+}
+
 /* Point the interpreter at an active virtualenv, as its bin/python would
- * be: getpath then finds pyvenv.cfg and site adds its site-packages. */
+ * be: getpath then finds pyvenv.cfg and site adds its site-packages. A
+ * stale VIRTUAL_ENV (the directory is gone) or one made with another
+ * Python version cannot be honoured: refused, or ignored with a note when
+ * cfg->venv_optional. */
 static int
-use_virtualenv(PyConfig *config)
+use_virtualenv(const cpk_host_config *cfg, PyConfig *config)
 {
     const char *venv = getenv("VIRTUAL_ENV");
     if (venv == NULL || *venv == '\0')
         return 0;
-    char python[PATH_MAX];
-    if (snprintf(python, sizeof(python), "%s/bin/python", venv) >=
-            (int)sizeof(python) ||
-        access(python, X_OK) != 0) {
-        cpk_error("VIRTUAL_ENV=%s: no %s/bin/python; not a virtualenv",
-                  venv, venv);
-        return CPK_EXIT_SYSTEM;
-    }
+    char python[PATH_MAX], why[PATH_MAX + 128];
     char version[32], mine[32];
+    why[0] = '\0';
     venv_version(venv, version, sizeof(version));
     snprintf(mine, sizeof(mine), "%d.%d", PY_MAJOR_VERSION, PY_MINOR_VERSION);
-    if (version[0] != '\0' && strcmp(version, mine) != 0) {
-        cpk_error("VIRTUAL_ENV=%s is a Python %s environment; %s embeds "
-                  "Python %s",
-                  venv, version, cpk_prog, mine);
+    if (snprintf(python, sizeof(python), "%s/bin/python", venv) >=
+            (int)sizeof(python) ||
+        access(python, X_OK) != 0)
+        snprintf(why, sizeof(why), "has no bin/python (a stale "
+                 "virtualenv?)");
+    else if (version[0] != '\0' && strcmp(version, mine) != 0)
+        snprintf(why, sizeof(why), "is a Python %s environment and %s "
+                 "embeds Python %s", version, cpk_prog, mine);
+    if (why[0] != '\0') {
+        if (cfg->venv_optional) {
+            snprintf(venv_note, sizeof(venv_note), "VIRTUAL_ENV=%s, which "
+                     "%s", venv, why);
+            return 0;
+        }
+        cpk_error("VIRTUAL_ENV=%s %s; run 'deactivate'", venv, why);
         return CPK_EXIT_SYSTEM;
     }
     PyStatus status = PyConfig_SetBytesString(config, &config->program_name,
@@ -86,51 +103,198 @@ use_virtualenv(PyConfig *config)
     return 0;
 }
 
-/* sys.path = [cwd, -P dirs..., PYTHONPATH entries..., the rest]. */
+/* Insert the decoded `dir` into sys.path at *at (then one further), or
+ * append it when at is NULL. */
+static int
+path_add(PyObject *path, Py_ssize_t *at, const char *dir)
+{
+    PyObject *s = PyUnicode_DecodeFSDefault(dir);
+    if (s == NULL)
+        return -1;
+    int rc = at != NULL ? PyList_Insert(path, (*at)++, s)
+                        : PyList_Append(path, s);
+    Py_DECREF(s);
+    return rc;
+}
+
+/* sys.path = [cwd, -P dirs..., PYTHONPATH entries..., the rest], as
+ * `python -m` has it; with cfg->cwd_last the current directory comes
+ * after the rest instead (the reasoning of Python 3.11's -P: a file that
+ * happens to be in the current directory, say typing.py, must not run in
+ * place of the standard library's). */
 static int
 set_path(const cpk_host_config *cfg)
 {
     PyObject *path = PySys_GetObject("path"); /* borrowed */
     if (path == NULL || !PyList_Check(path))
         return -1;
+    Py_INCREF(path);
     Py_ssize_t at = 0;
+    int rc = -1;
     char cwd[PATH_MAX];
-    if (getcwd(cwd, sizeof(cwd)) != NULL) {
-        PyObject *s = PyUnicode_DecodeFSDefault(cwd);
-        if (s == NULL || PyList_Insert(path, at++, s) < 0) {
-            Py_XDECREF(s);
-            return -1;
-        }
-        Py_DECREF(s);
-    }
+    int have_cwd = getcwd(cwd, sizeof(cwd)) != NULL;
+    if (have_cwd && !cfg->cwd_last && path_add(path, &at, cwd) < 0)
+        goto done;
     for (int i = 0; i < cfg->npaths; i++) {
         char abs[PATH_MAX];
         const char *dir = cfg->paths[i];
         if (realpath(dir, abs) != NULL)
             dir = abs;
-        PyObject *s = PyUnicode_DecodeFSDefault(dir);
-        if (s == NULL || PyList_Insert(path, at++, s) < 0) {
-            Py_XDECREF(s);
-            return -1;
-        }
-        Py_DECREF(s);
+        if (path_add(path, &at, dir) < 0)
+            goto done;
     }
     const char *pp = getenv("PYTHONPATH");
     if (pp != NULL && *pp != '\0') {
         char *copy = strdup(pp), *save = NULL;
-        if (copy == NULL)
-            return -1;
+        if (copy == NULL) {
+            PyErr_NoMemory();
+            goto done;
+        }
         for (char *tok = strtok_r(copy, ":", &save); tok != NULL;
              tok = strtok_r(NULL, ":", &save)) {
-            PyObject *s = PyUnicode_DecodeFSDefault(tok);
-            if (s == NULL || PyList_Insert(path, at++, s) < 0) {
-                Py_XDECREF(s);
+            if (path_add(path, &at, tok) < 0) {
                 free(copy);
-                return -1;
+                goto done;
             }
-            Py_DECREF(s);
         }
         free(copy);
+    }
+    if (have_cwd && cfg->cwd_last && path_add(path, NULL, cwd) < 0)
+        goto done;
+    rc = 0;
+done:
+    Py_DECREF(path);
+    return rc;
+}
+
+/* Standard output ------------------------------------------------------ */
+
+static int private_stdout = -1;
+
+int
+cpk_host_stdout_take(void)
+{
+    int fd = private_stdout;
+    private_stdout = -1;
+    return fd;
+}
+
+/* Before Python starts: keep the real standard output on a private
+ * descriptor and make fd 1 a copy of standard error, so that nothing,
+ * Python's own sys.stdout included, can write to it behind our back. */
+static void
+divert_stdout(void)
+{
+    private_stdout = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+    if (dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+        int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+        if (null >= 0) {
+            dup2(null, STDOUT_FILENO);
+            close(null);
+        }
+    }
+}
+
+/* After Python started: sys.stdout is sys.stderr, so a print and a
+ * message written to sys.stderr keep their order. */
+static int
+stdout_is_stderr(void)
+{
+    PyObject *err = PySys_GetObject("stderr"); /* borrowed */
+    if (err == NULL)
+        return 0;
+    Py_INCREF(err);
+    int rc = PySys_SetObject("stdout", err);
+    Py_DECREF(err);
+    return rc;
+}
+
+/* Flush sys.<name>, ignoring (and clearing) an ordinary failure. */
+static void
+flush_quietly(const char *name)
+{
+    PyObject *f = PySys_GetObject(name); /* borrowed */
+    if (f == NULL || f == Py_None)
+        return;
+    Py_INCREF(f);
+    PyObject *r = PyObject_CallMethod(f, "flush", NULL);
+    Py_DECREF(f);
+    if (r == NULL && PyErr_ExceptionMatches(PyExc_Exception))
+        PyErr_Clear();
+    Py_XDECREF(r);
+}
+
+int
+cpk_host_stdout_restore(void)
+{
+    flush_quietly("stdout");
+    if (PyErr_Occurred())
+        return -1;
+    if (private_stdout < 0) {
+        /* There was no standard output. */
+        errno = EBADF;
+        PyErr_SetFromErrno(PyExc_OSError);
+        return -1;
+    }
+    if (dup2(private_stdout, STDOUT_FILENO) < 0) {
+        PyErr_SetFromErrno(PyExc_OSError);
+        return -1;
+    }
+    close(private_stdout);
+    private_stdout = -1;
+    /* sys.__stdout__ was made over fd 1 while it was standard error: its
+     * line buffering follows the real standard output now, as Python's
+     * create_stdio decides it (line-buffered on a terminal). */
+    PyObject *out = PySys_GetObject("__stdout__"); /* borrowed */
+    if (out == NULL || out == Py_None)
+        return 0;
+    Py_INCREF(out);
+    int rc = -1;
+    PyObject *meth = NULL, *args = NULL, *kw = NULL, *r = NULL;
+    if (PySys_SetObject("stdout", out) < 0)
+        goto done;
+    meth = PyObject_GetAttrString(out, "reconfigure");
+    args = PyTuple_New(0);
+    kw = Py_BuildValue("{s:O}", "line_buffering",
+                       isatty(STDOUT_FILENO) ? Py_True : Py_False);
+    if (meth == NULL || args == NULL || kw == NULL)
+        goto done;
+    r = PyObject_Call(meth, args, kw);
+    if (r != NULL)
+        rc = 0;
+done:
+    Py_XDECREF(r);
+    Py_XDECREF(kw);
+    Py_XDECREF(args);
+    Py_XDECREF(meth);
+    Py_DECREF(out);
+    return rc;
+}
+
+void
+cpk_host_stdout_discard(void)
+{
+    int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    if (null >= 0) {
+        dup2(null, STDOUT_FILENO);
+        close(null);
+    }
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    flush_quietly("stdout");
+    flush_quietly("__stdout__");
+    PyErr_Restore(type, value, tb);
+}
+
+int
+cpk_host_check_paths(int npaths, const char **paths)
+{
+    for (int i = 0; i < npaths; i++) {
+        struct stat sb;
+        if (stat(paths[i], &sb) != 0)
+            return cpk_usage_error("-P %s: %s", paths[i], strerror(errno));
+        if (!S_ISDIR(sb.st_mode))
+            return cpk_usage_error("-P %s: not a directory", paths[i]);
     }
     return 0;
 }
@@ -138,32 +302,36 @@ set_path(const cpk_host_config *cfg)
 int
 cpk_host_start(const cpk_host_config *cfg)
 {
-    for (int i = 0; i < cfg->npaths; i++) {
-        struct stat sb;
-        if (stat(cfg->paths[i], &sb) != 0) {
-            return cpk_usage_error("-P %s: %s", cfg->paths[i],
-                                   strerror(errno));
-        }
-        if (!S_ISDIR(sb.st_mode))
-            return cpk_usage_error("-P %s: not a directory", cfg->paths[i]);
-    }
+    int rc = cpk_host_check_paths(cfg->npaths, cfg->paths);
+    if (rc != 0)
+        return rc;
     if (PyImport_AppendInittab(CPK_MODULE_NAME, PyInit_ccloudpickle) < 0) {
         cpk_error("cannot register the ccloudpickle module");
         return CPK_EXIT_SYSTEM;
     }
 
-    /* PYTHONMALLOC=malloc (memory debugging, valgrind) is the one PYTHON*
-     * variable honoured besides PYTHONPATH. */
+    /* Isolated, but not at the cost of text: UTF-8 mode (PEP 540), so
+     * that the standard streams, file names and sys.argv are UTF-8 under
+     * any locale, the POSIX one included, where python3 turns UTF-8 mode
+     * on by itself. The isolated preset leaves the locale alone
+     * (configure_locale = 0) and UTF-8 mode off, which made all text
+     * ASCII. PyConfig_SetBytesArgv below decodes argv with this, as
+     * CPython decodes its own (UTF-8, surrogateescape for bad bytes).
+     * PYTHONMALLOC=malloc (memory debugging, valgrind) is the one
+     * PYTHON* variable honoured besides PYTHONPATH. */
+    PyPreConfig pre;
+    PyPreConfig_InitIsolatedConfig(&pre);
+    pre.utf8_mode = 1;
+    pre.configure_locale = 1;
+    pre.coerce_c_locale = 0;
     const char *alloc = getenv("PYTHONMALLOC");
-    if (alloc != NULL && strcmp(alloc, "malloc") == 0) {
-        PyPreConfig pre;
-        PyPreConfig_InitIsolatedConfig(&pre);
+    if (alloc != NULL && strcmp(alloc, "malloc") == 0)
         pre.allocator = PYMEM_ALLOCATOR_MALLOC;
-        PyStatus st = Py_PreInitialize(&pre);
-        if (PyStatus_Exception(st)) {
-            cpk_error("cannot start Python: %s", st.err_msg);
-            return CPK_EXIT_SYSTEM;
-        }
+    PyStatus status = Py_PreInitialize(&pre);
+    if (PyStatus_Exception(status)) {
+        cpk_error("cannot start Python: %s",
+                  status.err_msg ? status.err_msg : "unknown error");
+        return CPK_EXIT_SYSTEM;
     }
 
     /* Isolated: no PYTHON* variables, no user site, no script directory;
@@ -173,14 +341,16 @@ cpk_host_start(const cpk_host_config *cfg)
     config.parse_argv = 0;
     config.install_signal_handlers = 1;
     config.site_import = 1;
-    int rc = use_virtualenv(&config);
+    rc = use_virtualenv(cfg, &config);
     if (rc != 0) {
         PyConfig_Clear(&config);
         return rc;
     }
-    PyStatus status = PyConfig_SetBytesArgv(&config, cfg->argc, cfg->argv);
-    if (!PyStatus_Exception(status))
+    status = PyConfig_SetBytesArgv(&config, cfg->argc, cfg->argv);
+    if (!PyStatus_Exception(status)) {
+        divert_stdout();
         status = Py_InitializeFromConfig(&config);
+    }
     PyConfig_Clear(&config);
     if (PyStatus_Exception(status)) {
         cpk_error("cannot start Python %d.%d: %s", PY_MAJOR_VERSION,
@@ -188,11 +358,18 @@ cpk_host_start(const cpk_host_config *cfg)
                   status.err_msg ? status.err_msg : "unknown error");
         return CPK_EXIT_SYSTEM;
     }
+    if (stdout_is_stderr() < 0) {
+        PyErr_Clear();
+        cpk_error("cannot set sys.stdout");
+        return CPK_EXIT_SYSTEM;
+    }
     /* Python ignores SIGPIPE; a Unix filter dies of it on a closed pipe. */
     signal(SIGPIPE, SIG_DFL);
     if (set_path(cfg) < 0) {
-        PyErr_Print();
-        cpk_error("cannot set sys.path");
+        char *line = PyErr_Occurred() ? cpk_host_exception_line() : NULL;
+        PyErr_Clear();
+        cpk_error("cannot set sys.path: %s", line ? line : "error");
+        free(line);
         return CPK_EXIT_SYSTEM;
     }
     return 0;
@@ -237,7 +414,16 @@ cpk_host_exception_line(void)
     const char *dot = strrchr(tname, '.');
     fold(buf, sizeof(buf), &len, dot ? dot + 1 : tname);
     PyObject *str = value ? PyObject_Str(value) : NULL;
-    const char *msg = str ? PyUnicode_AsUTF8(str) : NULL;
+    /* A message may hold a path or argument decoded with surrogateescape
+     * (UTF-8 mode): give those bytes back as they came. */
+    PyObject *bytes = str ? PyUnicode_AsEncodedString(str, "utf-8",
+                                                      "surrogateescape")
+                          : NULL;
+    if (bytes == NULL && str != NULL) {
+        PyErr_Clear();
+        bytes = PyUnicode_AsEncodedString(str, "utf-8", "backslashreplace");
+    }
+    const char *msg = bytes ? PyBytes_AsString(bytes) : NULL;
     if (msg == NULL)
         PyErr_Clear();
     else if (*msg != '\0' && len + 2 < sizeof(buf)) {
@@ -246,6 +432,7 @@ cpk_host_exception_line(void)
         buf[len] = '\0';
         fold(buf, sizeof(buf), &len, msg);
     }
+    Py_XDECREF(bytes);
     Py_XDECREF(str);
     PyErr_Restore(type, value, tb);
     return strdup(buf);

@@ -1,5 +1,7 @@
 /* input.h - cloudpickle-load's input: a whole file, or standard input,
- * read into memory before the interpreter starts. */
+ * read once into memory before the interpreter starts, never more than a
+ * limit, and handed to a check (prescan.c) as it arrives so that bad
+ * input is refused without reading the rest of it. */
 #ifndef CPK_INPUT_H
 #define CPK_INPUT_H
 
@@ -8,12 +10,37 @@
 typedef struct {
     char *data;
     size_t len;
+    size_t size; /* the size of a regular file over the limit, else 0 */
 } cpk_input;
 
-/* Read all of `path` ("-": standard input). Returns 0, or an errno value
- * (EISDIR for a directory). */
-int cpk_read_input(const char *path, cpk_input *in);
+/* The default of --max-size: 1 GiB. */
+#define CPK_INPUT_LIMIT ((size_t)1 << 30)
+
+/* Called with all the data read so far after each read, and once more at
+ * the end with eof set; a nonzero return stops reading (and is returned
+ * by cpk_read_input). */
+typedef int (*cpk_input_check)(void *ctx, const char *data, size_t len,
+                               int eof);
+
+enum {
+    CPK_INPUT_TOO_BIG = -1, /* more than `limit` bytes */
+};
+
+/* Read all of `path` ("-": standard input), at most `limit` bytes: a
+ * regular file larger than that is refused from its size alone. Returns
+ * 0, an errno value (EISDIR for a directory), CPK_INPUT_TOO_BIG, or what
+ * `check` returned to stop the read. In every case the caller frees `in`
+ * with cpk_input_free. */
+int cpk_read_input(const char *path, size_t limit, cpk_input *in,
+                   cpk_input_check check, void *ctx);
 
 void cpk_input_free(cpk_input *in);
+
+/* Parse a size: digits with an optional K, M, G or T suffix (powers of
+ * 1024; "KiB", "K" and "k" alike). Returns 0, or -1 if malformed. */
+int cpk_parse_size(const char *s, size_t *out);
+
+/* A size for messages: "1 GiB", "1.5 MiB", "512 bytes". */
+void cpk_format_size(size_t n, char *buf, size_t cap);
 
 #endif

@@ -57,21 +57,33 @@ cpk_option_error(int c, char **argv, const struct option *longopts)
     const char *arg = optind > 0 ? argv[optind - 1] : "";
     int is_long = strncmp(arg, "--", 2) == 0;
     if (c == ':') {
+        /* A missing argument is always that of the last element getopt
+         * finished (a cluster like -fP ends with the option). */
         if (is_long)
             return cpk_usage_error("option '%s' requires an argument", arg);
         return cpk_usage_error("option requires an argument -- '%c'", optopt);
     }
+    /* glibc sets optopt to 0 for an unrecognized long option, to the
+     * option's val for "--flag=value", and to the character for a bad
+     * short one. Inside a cluster (-Zx) getopt has not moved optind past
+     * the cluster yet, so argv[optind - 1] is the element before it: only
+     * optopt says which it was. */
+    if (is_long && optopt == 0)
+        return cpk_usage_error("unrecognized option '%s'", arg);
     if (is_long) {
-        /* "--flag=value" for a flag that takes none. */
+        /* "--flag=value" for a flag that takes none (or an abbreviation
+         * of it, which getopt_long accepts). */
         const char *eq = strchr(arg, '=');
         size_t len = eq ? (size_t)(eq - arg - 2) : strlen(arg + 2);
         for (const struct option *o = longopts; eq && o->name; o++)
-            if (o->has_arg == no_argument && strlen(o->name) == len &&
+            if (o->has_arg == no_argument && o->val == optopt &&
+                strlen(o->name) >= len &&
                 strncmp(o->name, arg + 2, len) == 0)
                 return cpk_usage_error("option '--%s' doesn't allow an "
                                        "argument",
                                        o->name);
-        return cpk_usage_error("unrecognized option '%s'", arg);
     }
-    return cpk_usage_error("invalid option -- '%c'", optopt);
+    if (optopt > 0 && optopt < 256)
+        return cpk_usage_error("invalid option -- '%c'", optopt);
+    return cpk_usage_error("unrecognized option '%s'", arg);
 }

@@ -446,8 +446,8 @@ Test(cli_dump, virtualenv_is_honoured)
     cpk_assert_exit(&p, 5);
     char expected[400];
     snprintf(expected, sizeof(expected),
-             "cloudpickle-dump: VIRTUAL_ENV=%s is a Python 3.%d environment; "
-             "cloudpickle-dump embeds Python %d.%d\n",
+             "cloudpickle-dump: VIRTUAL_ENV=%s is a Python 3.%d environment "
+             "and cloudpickle-dump embeds Python %d.%d; run 'deactivate'\n",
              venv, PY_MINOR_VERSION + 1, PY_MAJOR_VERSION, PY_MINOR_VERSION);
     cr_assert_str_eq(p.err, expected);
     cpk_proc_free(&p);

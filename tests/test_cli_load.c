@@ -285,6 +285,24 @@ bad_input(const char *data, size_t len, int status, const char *msg)
     cpk_proc_free(&p);
 }
 
+/* bad_input, for a message known only up to its end. */
+static void
+bad_input_prefix(const char *data, size_t len, const char *msg)
+{
+    const char *path = file_with("bad.pkl", data, len);
+    cpk_proc p;
+    load(&p, NULL, 0, (const char *[]){path, NULL});
+    cpk_assert_exit(&p, 3);
+    char expected[600];
+    snprintf(expected, sizeof(expected), "cloudpickle-load: %s: %s", path,
+             msg);
+    cr_assert(strncmp(p.err, expected, strlen(expected)) == 0 &&
+                  strchr(p.err, '\n') == p.err + p.err_len - 1,
+              "%s", p.err);
+    cr_assert_eq(p.out_len, 0);
+    cpk_proc_free(&p);
+}
+
 Test(cli_load, empty_file)
 {
     bad_input("", 0, 3, "empty input, not a pickle");
@@ -294,26 +312,33 @@ Test(cli_load, not_a_pickle)
 {
     const char text[] = "#!/bin/sh\necho hello\n";
     bad_input(text, sizeof(text) - 1, 3,
-              "not a pickle: invalid load key, '#'.");
+              "not a valid pickle: unknown opcode '#' at byte 0");
     const char elf[] = "\x7f" "ELF\x02\x01\x01";
     bad_input(elf, sizeof(elf) - 1, 3,
-              "not a pickle: invalid load key, '\\x7f'.");
+              "not a valid pickle: unknown opcode 0x7f at byte 0");
 }
 
 Test(cli_load, unsupported_protocol)
 {
     const char data[] = "\x80\x09garbage";
     bad_input(data, sizeof(data) - 1, 3,
-              "not a pickle: ValueError: unsupported pickle protocol: 9");
+              "not a valid pickle: unsupported protocol 9 at byte 0 (this "
+              "Python reads 0 to 5; written by a newer version?)");
 }
 
 Test(cli_load, truncated_pickle)
 {
     size_t len;
     char *data = pickle_of("data = cp.dumps(lambda x: x)\n", &len);
-    bad_input(data, len / 2, 3, "truncated pickle: pickle data was truncated");
-    bad_input(data, len - 1, 3, "truncated pickle: pickle data was truncated");
-    bad_input(data, 2, 3, "truncated pickle: EOFError: Ran out of input");
+    char msg[100];
+    snprintf(msg, sizeof(msg), "not a valid pickle: truncated at byte %zu (",
+             len / 2);
+    bad_input_prefix(data, len / 2, msg);
+    snprintf(msg, sizeof(msg), "not a valid pickle: truncated at byte %zu (",
+             len - 1);
+    bad_input_prefix(data, len - 1, msg);
+    bad_input(data, 2, 3, "not a valid pickle: truncated at byte 2 (no STOP "
+                          "opcode)");
     free(data);
 }
 
@@ -321,8 +346,10 @@ Test(cli_load, trailing_data)
 {
     size_t len;
     char *data = pickle_of("data = cp.dumps(1) + b'xyz'\n", &len);
-    bad_input(data, len, 3, "bad pickle: 3 bytes of trailing data after the "
-                            "pickle");
+    char msg[100];
+    snprintf(msg, sizeof(msg), "not a valid pickle: 3 bytes of trailing data "
+             "after the end of the pickle at byte %zu", len - 3);
+    bad_input(data, len, 3, msg);
     free(data);
 }
 

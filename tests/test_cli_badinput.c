@@ -1,0 +1,345 @@
+/* test_cli_badinput.c - cloudpickle-load refuses malformed input with
+ * exit 3 and one line saying it is not a valid pickle and at which byte,
+ * cheaply: without reading an endless or oversized input, and without
+ * letting CPython allocate for a memo index nothing stored. Well-formed
+ * pickles of every protocol still load. */
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ccloudpickle.h"
+#include "support.h"
+
+#include <criterion/parameterized.h>
+
+static char dir[64];
+
+static void
+setup(void)
+{
+    cpk_tmpdir(dir, sizeof(dir));
+}
+
+TestSuite(cli_badinput, .init = setup);
+
+typedef struct {
+    char data[64];
+    size_t len;
+    char msg[200]; /* after "cloudpickle-load: standard input: " */
+    int prefix;    /* msg is only the start of the line */
+} bad_case;
+
+#define CASE(bytes, m) {bytes, sizeof(bytes) - 1, m, 0}
+#define CASE_PREFIX(bytes, m) {bytes, sizeof(bytes) - 1, m, 1}
+
+static const bad_case bad_cases[] = {
+    /* Text, JSON, and text that starts with a protocol-0 opcode. */
+    CASE("hello world\n",
+         "BINGET at byte 0: memo index 101 was never stored"),
+    CASE("{\"a\": 1}\n", "unknown opcode '{' at byte 0"),
+    CASE("[1, 2]\n", "unknown opcode '[' at byte 0"),
+    CASE("garbage\n", "GET at byte 0: memo index is not a decimal number"),
+    CASE("p1\n.", "PUT at byte 0: memo index 1 out of range (0 stored "
+                  "before it)"),
+    CASE("(lp0\n", "truncated at byte 5 (no STOP opcode)"),
+    CASE("#!/bin/sh\n", "unknown opcode '#' at byte 0"),
+    CASE("\x7f" "ELF\x02\x01", "unknown opcode 0x7f at byte 0"),
+    CASE("Iab\n.", "INT at byte 0: not an integer"),
+    CASE("I0x1g\n.", "INT at byte 0: not an integer"),
+    CASE("L12x\n.", "LONG at byte 0: not an integer"),
+    CASE("Fx\n.", "FLOAT at byte 0: not a number"),
+    CASE("S\"\\x4\"\n.", "STRING at byte 0: not a quoted string literal"),
+    CASE("Sabc\n.", "STRING at byte 0: not a quoted string literal"),
+    CASE("c\nfoo\n.", "GLOBAL at byte 0: empty module or name"),
+    CASE("N.xyz", "3 bytes of trailing data after the end of the pickle "
+                  "at byte 2"),
+    /* Binary protocols. */
+    CASE("\x80\x09garbage", "unsupported protocol 9 at byte 0 (this Python "
+                            "reads 0 to 5; written by a newer version?)"),
+    CASE("\x80\x02\xff", "unknown opcode 0xff at byte 2"),
+    CASE("\x80\x04\x8c\x02\xff\xfe.",
+         "SHORT_BINUNICODE at byte 2: invalid UTF-8 at byte 4"),
+    CASE("\x80\x04X\x03\x00\x00\x00\xc3\x28!.",
+         "BINUNICODE at byte 2: invalid UTF-8 at byte 7"),
+    CASE("\x80\x04Nr\x00\x00\x00\x10.",
+         "LONG_BINPUT at byte 3: memo index 268435456 out of range (0 "
+         "stored before it)"),
+    CASE("\x80\x04N\x94h\x01.", "BINGET at byte 4: memo index 1 was never "
+                                "stored"),
+    CASE("\x80\x04Nj\xff\xff\xff\x7f.",
+         "LONG_BINGET at byte 3: memo index 2147483647 was never stored"),
+    CASE("\x80\x02T\xff\xff\xff\xff.", "BINSTRING at byte 2: negative "
+                                       "length"),
+    CASE("\x80\x05\x8d\xff\xff\xff\xff\xff\xff\x00\x00x.",
+         "truncated at byte 13 (in BINUNICODE8 at byte 2)"),
+    CASE("\x80\x04\x95\x10\x00\x00\x00\x00\x00\x00\x00N.",
+         "truncated at byte 13 (a FRAME runs to byte 27)"),
+    CASE("\x80\x04\x8c\x06hello", "truncated at byte 9 (in "
+                                  "SHORT_BINUNICODE at byte 2)"),
+    CASE("\x80", "truncated at byte 1 (in PROTO at byte 0)"),
+    /* Only CPython's unpickler sees these: no byte offset. */
+    CASE("0.", "unpickling stack underflow"),
+    CASE("\x80\x04t.", "could not find MARK"),
+    CASE_PREFIX("Vab\\u12\n.", "UnicodeDecodeError: 'rawunicodeescape' "
+                               "codec can't decode bytes"),
+    CASE_PREFIX("\x80\x02U\x02\xff\xfe.", "UnicodeDecodeError: 'ascii' "
+                                          "codec can't decode byte 0xff"),
+    /* A reconstructor name this version does not have. */
+    CASE("\x80\x04\x8c\x0c" "ccloudpickle\x94\x8c\x0d_functoin_new\x94\x93"
+         "\x94.",
+         "this pickle needs ccloudpickle._functoin_new, which ccloudpickle "
+         CPK_VERSION " does not have (written by a newer version?)"),
+};
+
+ParameterizedTestParameters(cli_badinput, malformed_is_exit_3)
+{
+    return cr_make_param_array(bad_case, (bad_case *)bad_cases,
+                               sizeof(bad_cases) / sizeof(bad_cases[0]));
+}
+
+ParameterizedTest(bad_case *c, cli_badinput, malformed_is_exit_3)
+{
+    const char *argv[] = {CPK_LOAD, NULL};
+    cpk_proc p;
+    cpk_spawn(&p, argv, dir, c->data, c->len, NULL);
+    cpk_assert_exit(&p, 3);
+    char expected[300];
+    snprintf(expected, sizeof(expected),
+             "cloudpickle-load: standard input: not a valid pickle: %s%s",
+             c->msg, c->prefix ? "" : "\n");
+    if (c->prefix)
+        cr_assert(strncmp(p.err, expected, strlen(expected)) == 0 &&
+                      strchr(p.err, '\n') == p.err + p.err_len - 1,
+                  "%s", p.err);
+    else
+        cr_assert_str_eq(p.err, expected);
+    cr_assert_eq(p.out_len, 0);
+    cpk_proc_free(&p);
+}
+
+/* Well-formed pickles, memo and frames included, must pass the check. */
+Test(cli_badinput, well_formed_pickles_of_every_protocol_load)
+{
+    const char *code =
+        "import sys, pickle, ccloudpickle\n"
+        "s = ['s%d' % i for i in range(300)]\n"
+        "obj = [s, s, {'k': s[7]}, 'caf\\xe9 \\ud800', b'\\x00\\xff' * 40,\n"
+        "       1.5, -2**70, 2**31, (1, 2, 3), {1, 2}, frozenset({3}),\n"
+        "       bytearray(b'ab'), None, True, 'x' * 70000]\n"
+        "obj.append(obj)\n"
+        "out = sys.stdout.buffer\n"
+        "for p in range(6):\n"
+        "    d = pickle.dumps(obj, protocol=p)\n"
+        "    out.write(len(d).to_bytes(8, 'little') + d)\n"
+        "for p in (2, 5):\n"
+        "    d = ccloudpickle.dumps(lambda x, y=s: (x, y[1]), protocol=p)\n"
+        "    out.write(len(d).to_bytes(8, 'little') + d)\n";
+    cpk_proc mk;
+    cpk_python(&mk, code, NULL, 0);
+    cpk_assert_exit(&mk, 0);
+    size_t off = 0;
+    int n = 0;
+    while (off < mk.out_len) {
+        size_t len = 0;
+        for (int i = 7; i >= 0; i--)
+            len = (len << 8) | (unsigned char)mk.out[off + (size_t)i];
+        off += 8;
+        const char *argv[] = {CPK_LOAD, NULL};
+        cpk_proc p;
+        cpk_spawn(&p, argv, dir, mk.out + off, len, NULL);
+        cpk_assert_exit(&p, 0);
+        cr_assert_str_eq(p.err, "", "pickle %d", n);
+        cpk_proc_free(&p);
+        off += len;
+        n++;
+    }
+    cr_assert_eq(n, 8);
+    cpk_proc_free(&mk);
+}
+
+/* Arguments the check must read as CPython's unpickler does. */
+typedef struct {
+    char data[32];
+    size_t len;
+    char value[32];
+} good_case;
+
+#define GOOD(bytes, v) {bytes, sizeof(bytes) - 1, v}
+
+static const good_case good_cases[] = {
+    GOOD("I\x0b" "81\n.", "81"),         /* strtol skips \v */
+    GOOD("I 7 \n.", "7"),
+    GOOD("I-0x1F\n.", "-31"),            /* strtol(s, NULL, 0) */
+    GOOD("I01\n.", "True"),
+    GOOD("I1_000\n.", "1000"),
+    GOOD("L 5L\n.", "5"),
+    GOOD("F1.5e3\n.", "1500.0"),
+    GOOD("N\x94g+0\n.", "None"),         /* PyLong_FromString(s, 10) */
+    GOOD("N\x94g 0\r\n.", "None"),
+    GOOD("S'a\\x41'\n.", "'aA'"),
+    GOOD("Vcaf\\u00e9\n.", "'caf\xc3\xa9'"),
+    GOOD("\x80\x04X\x03\x00\x00\x00\xed\xa0\x80.", "'\\ud800'"),
+    GOOD("]q\x00h\x00" "a.", "[[...]]"),
+};
+
+ParameterizedTestParameters(cli_badinput, accepted_as_cpython_does)
+{
+    return cr_make_param_array(good_case, (good_case *)good_cases,
+                               sizeof(good_cases) / sizeof(good_cases[0]));
+}
+
+ParameterizedTest(good_case *c, cli_badinput, accepted_as_cpython_does)
+{
+    const char *argv[] = {CPK_LOAD, NULL};
+    cpk_proc p;
+    cpk_spawn(&p, argv, dir, c->data, c->len, NULL);
+    cpk_assert_exit(&p, 0);
+    char row[64];
+    snprintf(row, sizeof(row), "value      %s\n", c->value);
+    cr_assert(strstr(p.out, row) != NULL, "%s", p.out);
+    cpk_proc_free(&p);
+}
+
+Test(cli_badinput, well_formed_but_missing_module_is_still_exit_4)
+{
+    const char data[] = "\x80\x04\x8c\x0bnot_here_xy\x94\x8c\x04" "func\x94"
+                        "\x93\x94.";
+    const char *argv[] = {CPK_LOAD, NULL};
+    cpk_proc p;
+    cpk_spawn(&p, argv, dir, data, sizeof(data) - 1, NULL);
+    cpk_assert_exit(&p, 4);
+    cpk_proc_free(&p);
+}
+
+/* Run cloudpickle-load and measure the child: wall time and peak RSS. */
+static void
+measured(cpk_proc *p, const cpk_spawn_opts *o, double *secs, long *rss_mb)
+{
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    cpk_spawn_ex(p, o);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    *secs = (double)(t1.tv_sec - t0.tv_sec) +
+            (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    struct rusage ru;
+    getrusage(RUSAGE_CHILDREN, &ru);
+    *rss_mb = ru.ru_maxrss / 1024;
+}
+
+/* The generous bounds of a cheap refusal: CPython starting up takes a
+ * few tens of milliseconds and megabytes; the defects took 4 GB. */
+#define CHEAP_SECS 5.0
+#define CHEAP_MB 200
+
+Test(cli_badinput, huge_memo_index_is_refused_cheaply)
+{
+    const char data[] = "\x80\x04Nr\x00\x00\x00\x10.";
+    const char *argv[] = {CPK_LOAD, NULL};
+    cpk_spawn_opts o = {.argv = argv, .cwd = dir, .in = data,
+                        .in_len = sizeof(data) - 1};
+    cpk_proc p;
+    double secs;
+    long mb;
+    measured(&p, &o, &secs, &mb);
+    cpk_assert_exit(&p, 3);
+    cr_assert(secs < CHEAP_SECS && mb < CHEAP_MB, "%.2f s, %ld MB", secs, mb);
+    cpk_proc_free(&p);
+}
+
+Test(cli_badinput, dev_zero_is_refused_at_once)
+{
+    const char *argv[] = {CPK_LOAD, "/dev/zero", NULL};
+    cpk_spawn_opts o = {.argv = argv, .cwd = dir};
+    cpk_proc p;
+    double secs;
+    long mb;
+    measured(&p, &o, &secs, &mb);
+    cpk_assert_exit(&p, 3);
+    cr_assert_str_eq(p.err, "cloudpickle-load: /dev/zero: not a valid "
+                            "pickle: unknown opcode 0x00 at byte 0\n");
+    cr_assert(secs < CHEAP_SECS && mb < CHEAP_MB, "%.2f s, %ld MB", secs, mb);
+    cpk_proc_free(&p);
+}
+
+Test(cli_badinput, oversized_file_is_refused_by_its_size)
+{
+    char path[128];
+    snprintf(path, sizeof(path), "%s/big.pkl", dir);
+    FILE *f = fopen(path, "wb");
+    cr_assert(f != NULL);
+    fputs("\x80\x04N.", f);
+    cr_assert(fclose(f) == 0);
+    cr_assert(truncate(path, (off_t)2 << 30) == 0); /* sparse: 2 GiB */
+    const char *argv[] = {CPK_LOAD, path, NULL};
+    cpk_spawn_opts o = {.argv = argv, .cwd = dir};
+    cpk_proc p;
+    double secs;
+    long mb;
+    measured(&p, &o, &secs, &mb);
+    cpk_assert_exit(&p, 3);
+    char expected[300];
+    snprintf(expected, sizeof(expected),
+             "cloudpickle-load: %s: 2 GiB, more than the 1 GiB limit (raise "
+             "it with --max-size)\n",
+             path);
+    cr_assert_str_eq(p.err, expected);
+    cr_assert(secs < CHEAP_SECS && mb < CHEAP_MB, "%.2f s, %ld MB", secs, mb);
+    cpk_proc_free(&p);
+}
+
+Test(cli_badinput, max_size_option)
+{
+    /* A valid pickle of 5 bytes against limits around it. */
+    char path[128];
+    snprintf(path, sizeof(path), "%s/small.pkl", dir);
+    FILE *f = fopen(path, "wb");
+    cr_assert(f != NULL);
+    fputs("\x80\x04K\x07.", f);
+    cr_assert(fclose(f) == 0);
+    cpk_proc p;
+    const char *ok[] = {CPK_LOAD, "--max-size", "5", path, NULL};
+    cpk_spawn(&p, ok, dir, NULL, 0, NULL);
+    cpk_assert_exit(&p, 0);
+    cpk_proc_free(&p);
+    const char *ok_k[] = {CPK_LOAD, "--max-size=1K", path, NULL};
+    cpk_spawn(&p, ok_k, dir, NULL, 0, NULL);
+    cpk_assert_exit(&p, 0);
+    cpk_proc_free(&p);
+    const char *small[] = {CPK_LOAD, "--max-size", "4", path, NULL};
+    cpk_spawn(&p, small, dir, NULL, 0, NULL);
+    cpk_assert_exit(&p, 3);
+    char expected[300];
+    snprintf(expected, sizeof(expected),
+             "cloudpickle-load: %s: 5 bytes, more than the 4 bytes limit "
+             "(raise it with --max-size)\n",
+             path);
+    cr_assert_str_eq(p.err, expected);
+    cpk_proc_free(&p);
+
+    /* A pipe is cut off at the limit: valid opcodes forever. */
+    static char marks[3 << 20];
+    memset(marks, '(', sizeof(marks));
+    const char *pipe_args[] = {CPK_LOAD, "--max-size", "1M", NULL};
+    cpk_spawn(&p, pipe_args, dir, marks, sizeof(marks), NULL);
+    cpk_assert_exit(&p, 3);
+    cr_assert_str_eq(p.err, "cloudpickle-load: standard input: more than "
+                            "the 1 MiB limit (raise it with --max-size)\n");
+    cpk_proc_free(&p);
+
+    static const char *const bad[] = {"1X", "0", "-5", "", "1.5G", "K",
+                                      "99999999999999999999"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        const char *argv[] = {CPK_LOAD, "--max-size", bad[i], path, NULL};
+        cpk_spawn(&p, argv, dir, NULL, 0, NULL);
+        cpk_assert_exit(&p, 2);
+        snprintf(expected, sizeof(expected),
+                 "cloudpickle-load: invalid size '%s' for --max-size (bytes, "
+                 "or with a K, M or G suffix)\n"
+                 "Try 'cloudpickle-load --help' for more information.\n",
+                 bad[i]);
+        cr_assert_str_eq(p.err, expected);
+        cpk_proc_free(&p);
+    }
+}

@@ -1,0 +1,123 @@
+/* test_cli_path.c - where the programs look for modules. cloudpickle-load
+ * never lets a file in the current directory shadow the standard library
+ * or an installed package (it searches the current directory last, -P
+ * directories first); cloudpickle-dump finds modules as `python -m` does,
+ * current directory first. */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "support.h"
+
+static char dir[64];
+
+/* A module that, when imported, leaves a marker file in the current
+ * directory: proof that it ran. */
+static void
+trap(const char *name)
+{
+    char path[128], text[256];
+    snprintf(path, sizeof(path), "%s/%s.py", dir, name);
+    snprintf(text, sizeof(text),
+             "open('ran-%s', 'w').close()\n"
+             "def dumps(*a, **k):\n"
+             "    return 'shadow'\n",
+             name);
+    cpk_write_file(path, text);
+}
+
+static void
+setup(void)
+{
+    cpk_tmpdir(dir, sizeof(dir));
+    trap("typing");
+    trap("inspect");
+    trap("json");
+    trap("enum");
+    char path[128];
+    snprintf(path, sizeof(path), "%s/localmod.py", dir);
+    cpk_write_file(path, "def f():\n    return 'local'\n");
+}
+
+TestSuite(cli_path, .init = setup);
+
+static int
+ran(const char *name)
+{
+    char path[128];
+    snprintf(path, sizeof(path), "%s/ran-%s", dir, name);
+    return access(path, F_OK) == 0;
+}
+
+/* cloudpickle-load with args and `in`, in dir. */
+static void
+load(cpk_proc *p, const char *in, size_t len, const char *const *args)
+{
+    const char *argv[16] = {CPK_LOAD};
+    int i = 1;
+    for (; args[i - 1] != NULL; i++)
+        argv[i] = args[i - 1];
+    argv[i] = NULL;
+    cpk_spawn(p, argv, dir, in, len, NULL);
+}
+
+Test(cli_path, current_directory_does_not_shadow_the_standard_library)
+{
+    /* A function whose report reads its signature (inspect), of a pickle
+     * naming json.dumps by reference. */
+    const char data[] = "\x80\x04\x8c\x04json\x94\x8c\x05" "dumps\x94\x93\x94.";
+    cpk_proc p;
+    load(&p, data, sizeof(data) - 1, (const char *[]){NULL});
+    cpk_assert_exit(&p, 0);
+    cr_assert(strstr(p.out, "module     json\n") != NULL, "%s", p.out);
+    cpk_proc_free(&p);
+    load(&p, data, sizeof(data) - 1,
+         (const char *[]){"--call", "-", "--", "[1]", NULL});
+    cpk_assert_exit(&p, 0);
+    cr_assert_str_eq(p.out, "'[1]'\n");
+    cpk_proc_free(&p);
+    cr_assert(!ran("typing") && !ran("inspect") && !ran("json") &&
+                  !ran("enum"),
+              "a module of the current directory ran");
+}
+
+Test(cli_path, current_directory_is_searched_last)
+{
+    /* What only the current directory has is still found there. */
+    const char data[] = "\x80\x04\x8c\x08localmod\x94\x8c\x01" "f\x94\x93\x94.";
+    cpk_proc p;
+    load(&p, data, sizeof(data) - 1, (const char *[]){"--call", "-", NULL});
+    cpk_assert_exit(&p, 0);
+    cr_assert_str_eq(p.out, "'local'\n");
+    cpk_proc_free(&p);
+}
+
+Test(cli_path, path_option_comes_first)
+{
+    /* -P . is a deliberate choice: its json wins. */
+    const char data[] = "\x80\x04\x8c\x04json\x94\x8c\x05" "dumps\x94\x93\x94.";
+    cpk_proc p;
+    load(&p, data, sizeof(data) - 1,
+         (const char *[]){"-P", ".", "--call", "-", NULL});
+    cpk_assert_exit(&p, 0);
+    cr_assert_str_eq(p.out, "'shadow'\n");
+    cr_assert(ran("json"));
+    cpk_proc_free(&p);
+}
+
+Test(cli_path, dump_searches_the_current_directory_first)
+{
+    /* python -m semantics, documented: the json of the current directory
+     * is the one pickled. */
+    const char *argv[] = {CPK_DUMP, "json:dumps", NULL};
+    cpk_proc p, q;
+    cpk_spawn(&p, argv, dir, NULL, 0, NULL);
+    cpk_assert_exit(&p, 0);
+    cr_assert(ran("json"));
+    const char *argv2[] = {CPK_LOAD, "--call", "-", NULL};
+    cpk_spawn(&q, argv2, "/", p.out, p.out_len, NULL);
+    cpk_assert_exit(&q, 0);
+    cr_assert_str_eq(q.out, "'shadow'\n");
+    cpk_proc_free(&p);
+    cpk_proc_free(&q);
+}
