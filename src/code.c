@@ -10,6 +10,15 @@
 
 #include <marshal.h>
 
+/* marshal version 2: the newest one that writes no object references.
+ * From version 3 on, marshal flags every object whose reference count is
+ * above 1 as shareable (FLAG_REF) and marks interned strings: the bytes
+ * would then depend on who else holds the code's constants and on what
+ * the process interned, not on the code (cloudpickle 3.x promises the same
+ * bytes for the same function). Version 2 writes each object by value;
+ * any version loads it. It costs some size (no short string forms). */
+#define CPK_MARSHAL_VERSION 2
+
 /* The constructor arguments of this version's types.CodeType, in order
  * (the layout stock cloudpickle 3.x uses for 3.11 and later). */
 static const char *const code_fields[] = {
@@ -75,7 +84,7 @@ cpk_reduce_code(cpk_state *st, PyObject *code, int format)
         return r;
     PyObject *args = NULL, *func = st->code_unmarshal;
     PyObject *payload = PyMarshal_WriteObjectToString(code,
-                                                      Py_MARSHAL_VERSION);
+                                                      CPK_MARSHAL_VERSION);
     if (payload == NULL) {
         if (!PyErr_ExceptionMatches(PyExc_ValueError))
             return NULL;

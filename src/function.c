@@ -78,8 +78,17 @@ used_globals(PyObject *globals, PyObject *names)
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(names); i++) {
         PyObject *k = PyTuple_GET_ITEM(names, i);
         PyObject *v = PyDict_GetItemWithError(globals, k);
-        if ((v == NULL && PyErr_Occurred()) ||
-            (v != NULL && PyDict_SetItem(out, k, v) < 0)) {
+        if (v == NULL && PyErr_Occurred()) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        if (v == NULL)
+            continue;
+        /* A fresh name: deterministic bytes (cpk_str_copy). */
+        PyObject *name = cpk_str_copy(k);
+        int r = name == NULL ? -1 : PyDict_SetItem(out, name, v);
+        Py_XDECREF(name);
+        if (r < 0) {
             Py_DECREF(out);
             return NULL;
         }

@@ -78,6 +78,29 @@ cpk_type_dict(PyTypeObject *type)
 #endif
 }
 
+/* A new str equal to `s` that nothing else shares, never the interned
+ * one (new reference; other objects are returned as they are). For names
+ * the loader interns (class and function attribute names, global names,
+ * module names): pickle memoizes by identity, so a name that is the very
+ * object of an equal string value where it was defined, but not where it
+ * was loaded, would change the bytes of the next pickle (cloudpickle 3.x
+ * copies them for the same reason). */
+static inline PyObject *
+cpk_str_copy(PyObject *s)
+{
+    if (!PyUnicode_CheckExact(s) || PyUnicode_GET_LENGTH(s) == 0)
+        return Py_NewRef(s);
+    /* Not PyUnicode_FromKindAndData: it returns the shared object of a
+     * one-character string, which a loaded pickle's strings are and
+     * compiled constants may not be. */
+    Py_ssize_t n = PyUnicode_GET_LENGTH(s);
+    PyObject *copy = PyUnicode_New(n, PyUnicode_MAX_CHAR_VALUE(s));
+    if (copy != NULL)
+        memcpy(PyUnicode_DATA(copy), PyUnicode_DATA(s),
+               (size_t)n * PyUnicode_KIND(s));
+    return copy;
+}
+
 #if PY_VERSION_HEX < 0x030B0000
 /* 3.11 added PyType_GetModuleByDef: the module of the first class in the
  * MRO that a module with `def` defined. Borrowed reference. */

@@ -29,7 +29,14 @@ cpk_reduce_cell(cpk_state *st, PyObject *cell, int format)
 PyObject *
 cpk_reduce_module(cpk_state *st, int format, PyObject *mod)
 {
-    PyObject *name = PyModule_GetNameObject(mod);
+    PyObject *modname = PyModule_GetNameObject(mod);
+    if (modname == NULL)
+        return NULL;
+    /* A fresh copy (cpk_str_copy): the module's own name is interned, and
+     * the name a function uses for it is interned only where it was
+     * compiled. */
+    PyObject *name = cpk_str_copy(modname);
+    Py_DECREF(modname);
     if (name == NULL)
         return NULL;
     PyObject *r = NULL;
