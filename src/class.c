@@ -372,6 +372,29 @@ winner_meta(PyTypeObject *meta, PyObject *bases)
     return Py_NewRef((PyObject *)winner);
 }
 
+/* (typing.TypedDict,) if `cls` is a TypedDict class (new reference), else
+ * NULL, with an exception only on error. */
+static PyObject *
+typeddict_bases(PyTypeObject *cls)
+{
+    PyObject *modules = PyImport_GetModuleDict();
+    PyObject *typing = PyDict_GetItemString(modules, "typing");
+    if (typing == NULL)
+        return NULL; /* no TypedDict without typing */
+    Py_INCREF(typing);
+    PyObject *meta = NULL, *td = NULL, *r = NULL;
+    if (PyObject_GetOptionalAttrString(typing, "_TypedDictMeta", &meta) < 0 ||
+        PyObject_GetOptionalAttrString(typing, "TypedDict", &td) < 0)
+        goto done;
+    if (meta != NULL && td != NULL && (PyObject *)Py_TYPE(cls) == meta)
+        r = PyTuple_Pack(1, td);
+done:
+    Py_DECREF(typing);
+    Py_XDECREF(meta);
+    Py_XDECREF(td);
+    return r;
+}
+
 /* The bases _make_skeleton_class rebuilds `cls` from (new reference). A
  * class statement calls the metaclass with the resolved __orig_bases__,
  * and some metaclasses then make other bases (TypedDict's: (dict,),
@@ -385,17 +408,27 @@ winner_meta(PyTypeObject *meta, PyObject *bases)
 static PyObject *
 class_bases(cpk_state *st, PyTypeObject *cls, PyObject *orig_bases)
 {
-    PyObject *bases = cls->tp_bases;
-    if (orig_bases == NULL || !PyTuple_Check(orig_bases))
-        return Py_NewRef(bases);
+    PyObject *held = NULL;
+    if (orig_bases == NULL) {
+        /* Before 3.12 a TypedDict subclassing another keeps no
+         * __orig_bases__ (gh-103699): its class statement named
+         * TypedDicts, which a TypedDict's own namespace (in the state:
+         * annotations, required and optional keys) stands for. */
+        held = typeddict_bases(cls);
+        if (held == NULL)
+            return PyErr_Occurred() ? NULL : Py_NewRef(cls->tp_bases);
+        orig_bases = held;
+    }
+    if (!PyTuple_Check(orig_bases))
+        return Py_NewRef(cls->tp_bases);
     PyObject *types = PyImport_ImportModule("types");
     if (types == NULL)
-        return NULL;
+        goto error;
     PyObject *resolved = PyObject_CallMethod(types, "resolve_bases", "(O)",
                                              orig_bases);
     Py_DECREF(types);
     if (resolved == NULL)
-        return NULL;
+        goto error;
     PyObject *winner = PyTuple_Check(resolved)
                            ? winner_meta(Py_TYPE(cls), resolved)
                            : NULL;
@@ -403,7 +436,12 @@ class_bases(cpk_state *st, PyTypeObject *cls, PyObject *orig_bases)
     PyObject *r = winner == (PyObject *)Py_TYPE(cls) ? orig_bases
                                                        : cls->tp_bases;
     Py_XDECREF(winner);
-    return Py_NewRef(r);
+    Py_INCREF(r);
+    Py_XDECREF(held);
+    return r;
+error:
+    Py_XDECREF(held);
+    return NULL;
 }
 
 /* (make, args, state, None, None, _class_setstate), `make` being the

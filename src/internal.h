@@ -48,6 +48,20 @@ PyObject_GetOptionalAttr(PyObject *obj, PyObject *name, PyObject **result)
 {
     return _PyObject_LookupAttr(obj, name, result);
 }
+
+static inline int
+PyObject_GetOptionalAttrString(PyObject *obj, const char *name,
+                               PyObject **result)
+{
+    PyObject *n = PyUnicode_FromString(name);
+    if (n == NULL) {
+        *result = NULL;
+        return -1;
+    }
+    int r = _PyObject_LookupAttr(obj, n, result);
+    Py_DECREF(n);
+    return r;
+}
 #endif
 
 /* The referent of a weak reference as a new reference, NULL if it died
