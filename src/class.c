@@ -287,6 +287,22 @@ class_state(cpk_state *st, PyTypeObject *cls, int in_namespace,
         goto error;
     if (pop(clsdict, st->str___dict__) < 0)
         goto error;
+    /* 3.13: setting __module__ deletes __firstlineno__ (type_set_module),
+     * and loaders set the state in order: it goes last. */
+    PyObject *first = PyDict_GetItemWithError(clsdict,
+                                              st->str___firstlineno__);
+    if (first == NULL && PyErr_Occurred())
+        goto error;
+    if (first != NULL) {
+        Py_INCREF(first);
+        PyObject *key = cpk_str_copy(st->str___firstlineno__);
+        int r = key == NULL || pop(clsdict, key) < 0 ||
+                PyDict_SetItem(clsdict, key, first) < 0;
+        Py_XDECREF(key);
+        Py_DECREF(first);
+        if (r)
+            goto error;
+    }
     PyObject *empty = PyDict_New();
     if (empty == NULL)
         goto error;

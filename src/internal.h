@@ -151,7 +151,7 @@ PyType_GetModuleByDef(PyTypeObject *type, PyModuleDef *def)
     X(getLogger) X(isatty) X(mode) X(name) X(read) X(register) X(seek)       \
     X(tell) X(write) X(stdout) X(stderr) X(stdin) X(TypeVar) X(_FIELD)       \
     X(_FIELD_CLASSVAR) X(_FIELD_INITVAR) X(ChainMap) X(__getattr__)          \
-    X(_value_) X(_cpk_member_attrs) X(__objclass__)
+    X(_value_) X(_cpk_member_attrs) X(__objclass__) X(__firstlineno__)
 
 /* What reducer_override does with an object of a given exact type. */
 typedef enum {
