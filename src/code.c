@@ -19,6 +19,218 @@
  * any version loads it. It costs some size (no short string forms). */
 #define CPK_MARSHAL_VERSION 2
 
+#if PY_VERSION_HEX < 0x030B0000
+/* Before 3.11 marshal writes a set's elements in hash order, which
+ * PYTHONHASHSEED changes for str and bytes (3.11 sorts them by their
+ * marshalled bytes, bpo-37596). We do the same to our version 2 payload:
+ * it holds no references, so each element is a self-contained run of
+ * bytes that can be moved. */
+
+typedef struct {
+    char *data;
+    size_t len, cap;
+} cpk_buf;
+
+static int
+buf_put(cpk_buf *b, const char *p, size_t n)
+{
+    if (b->len + n > b->cap) {
+        size_t cap = b->cap ? b->cap : 256;
+        while (cap < b->len + n)
+            cap *= 2;
+        char *d = PyMem_Realloc(b->data, cap);
+        if (d == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        b->data = d;
+        b->cap = cap;
+    }
+    memcpy(b->data + b->len, p, n);
+    b->len += n;
+    return 0;
+}
+
+typedef struct {
+    const unsigned char *p, *end;
+} cpk_reader;
+
+static int
+rd_long(cpk_reader *r, long *v)
+{
+    if (r->end - r->p < 4)
+        return -1;
+    uint32_t x = (uint32_t)r->p[0] | (uint32_t)r->p[1] << 8 |
+                 (uint32_t)r->p[2] << 16 | (uint32_t)r->p[3] << 24;
+    *v = (long)(int32_t)x;
+    return 0;
+}
+
+static int norm_object(cpk_reader *r, cpk_buf *out);
+
+/* Copy n raw bytes. */
+static int
+norm_raw(cpk_reader *r, cpk_buf *out, size_t n)
+{
+    if ((size_t)(r->end - r->p) < n)
+        return -1;
+    if (buf_put(out, (const char *)r->p, n) < 0)
+        return -1;
+    r->p += n;
+    return 0;
+}
+
+typedef struct {
+    char *data;
+    size_t len;
+} cpk_item;
+
+static int
+item_cmp(const void *a, const void *b)
+{
+    const cpk_item *x = a, *y = b;
+    size_t n = x->len < y->len ? x->len : y->len;
+    int c = memcmp(x->data, y->data, n);
+    return c != 0 ? c : (x->len > y->len) - (x->len < y->len);
+}
+
+/* A set's n elements, each normalized apart, written sorted. */
+static int
+norm_set(cpk_reader *r, cpk_buf *out, long n)
+{
+    if (n < 0 || n > r->end - r->p)
+        return -1;
+    cpk_item *items = PyMem_Calloc((size_t)n + 1, sizeof(*items));
+    if (items == NULL)
+        return -1;
+    int rc = 0;
+    for (long i = 0; i < n && rc == 0; i++) {
+        cpk_buf b = {0};
+        rc = norm_object(r, &b);
+        items[i].data = b.data;
+        items[i].len = b.len;
+    }
+    if (rc == 0) {
+        qsort(items, (size_t)n, sizeof(*items), item_cmp);
+        for (long i = 0; i < n && rc == 0; i++)
+            rc = buf_put(out, items[i].data, items[i].len);
+    }
+    for (long i = 0; i < n; i++)
+        PyMem_Free(items[i].data);
+    PyMem_Free(items);
+    return rc;
+}
+
+/* Copy one object of a version 2 marshal stream (the types code objects
+ * hold), sets sorted. -1 on anything unexpected. */
+static int
+norm_object(cpk_reader *r, cpk_buf *out)
+{
+    if (r->p >= r->end)
+        return -1;
+    int type = *r->p;
+    long n;
+    if (norm_raw(r, out, 1) < 0)
+        return -1;
+    switch (type) {
+    case '0': case 'N': case 'F': case 'T': case 'S': case '.':
+        return 0;
+    case 'i':
+        return norm_raw(r, out, 4);
+    case 'g':
+        return norm_raw(r, out, 8);
+    case 'y':
+        return norm_raw(r, out, 16);
+    case 'l':
+        if (rd_long(r, &n) < 0 || norm_raw(r, out, 4) < 0)
+            return -1;
+        n = n < 0 ? -n : n;
+        return n > (r->end - r->p) / 2 ? -1 : norm_raw(r, out, 2 * (size_t)n);
+    case 's': case 'u':
+        if (rd_long(r, &n) < 0 || n < 0 || norm_raw(r, out, 4) < 0)
+            return -1;
+        return norm_raw(r, out, (size_t)n);
+    case '(': case '[':
+        if (rd_long(r, &n) < 0 || n < 0 || norm_raw(r, out, 4) < 0)
+            return -1;
+        for (long i = 0; i < n; i++)
+            if (norm_object(r, out) < 0)
+                return -1;
+        return 0;
+    case '<': case '>':
+        if (rd_long(r, &n) < 0 || norm_raw(r, out, 4) < 0)
+            return -1;
+        return norm_set(r, out, n);
+    case '{':
+        for (;;) {
+            if (r->p >= r->end)
+                return -1;
+            if (*r->p == '0')
+                return norm_raw(r, out, 1);
+            if (norm_object(r, out) < 0 || norm_object(r, out) < 0)
+                return -1;
+        }
+    case 'c':
+        /* 3.9, 3.10: argcount, posonlyargcount, kwonlyargcount, nlocals,
+         * stacksize, flags; code, consts, names, varnames, freevars,
+         * cellvars, filename, name; firstlineno; lnotab/linetable. */
+        if (norm_raw(r, out, 6 * 4) < 0)
+            return -1;
+        for (int i = 0; i < 8; i++)
+            if (norm_object(r, out) < 0)
+                return -1;
+        if (norm_raw(r, out, 4) < 0)
+            return -1;
+        return norm_object(r, out);
+    default:
+        return -1;
+    }
+}
+
+/* Does `code` (or code nested in it) hold a frozenset constant? */
+static int
+has_set_constant(PyObject *consts)
+{
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(consts); i++) {
+        PyObject *c = PyTuple_GET_ITEM(consts, i);
+        if (PyAnySet_Check(c))
+            return 1;
+        if (PyTuple_Check(c) && has_set_constant(c))
+            return 1;
+        if (PyCode_Check(c) &&
+            has_set_constant(((PyCodeObject *)c)->co_consts))
+            return 1;
+    }
+    return 0;
+}
+
+/* The payload with its sets sorted (new reference; the payload itself
+ * when it has none). */
+static PyObject *
+sort_sets(PyObject *code, PyObject *payload)
+{
+    if (!has_set_constant(((PyCodeObject *)code)->co_consts))
+        return payload;
+    cpk_reader r = {(const unsigned char *)PyBytes_AS_STRING(payload),
+                    (const unsigned char *)PyBytes_AS_STRING(payload) +
+                        PyBytes_GET_SIZE(payload)};
+    cpk_buf out = {0};
+    if (norm_object(&r, &out) < 0 || r.p != r.end) {
+        PyMem_Free(out.data);
+        if (PyErr_Occurred()) {
+            Py_DECREF(payload);
+            return NULL;
+        }
+        return payload; /* unexpected: leave it as marshal wrote it */
+    }
+    PyObject *sorted = PyBytes_FromStringAndSize(out.data,
+                                                 (Py_ssize_t)out.len);
+    PyMem_Free(out.data);
+    Py_DECREF(payload);
+    return sorted;
+}
+#endif
+
 /* The constructor arguments of this version's types.CodeType, in order
  * (the layout stock cloudpickle 3.x uses for 3.11 and later). */
 static const char *const code_fields[] = {
@@ -95,6 +307,10 @@ cpk_reduce_code(cpk_state *st, PyObject *code, int format)
         if (payload == NULL)
             return NULL;
     }
+#if PY_VERSION_HEX < 0x030B0000
+    else if ((payload = sort_sets(code, payload)) == NULL)
+        return NULL;
+#endif
     args = PyTuple_Pack(3, st->version_str, st->magic_int, payload);
     Py_DECREF(payload);
     if (args == NULL)

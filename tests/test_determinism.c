@@ -157,7 +157,7 @@ static const char *const classes[] = {
     "A = make()\n",
 
     "A = type('A', (), {1: 'one', (2, 'x'): 'two', 'b': 'b', 'a': 1,\n"
-    "                   frozenset({'k', 'l'}): 'set key'})\n",
+    "                   3.5: 'float key'})\n",
 
     "import enum\n"
     "class A(enum.Enum):\n"
