@@ -317,7 +317,17 @@ cpk_reduce_code(cpk_state *st, PyObject *code, int format)
         return NULL;
     r = PyTuple_Pack(2, func, args);
     Py_DECREF(args);
-    if (r != NULL && cpk_code_cache_set(code, st->code_reduce_index, r) < 0)
+    if (r == NULL)
+        return NULL;
+    /* Allocating may have run the GC, finalizers and so other threads:
+     * one of them may have cached the code first. Every pickle of this
+     * code gets the same tuple. */
+    PyObject *cached = cpk_code_cache_get(code, st->code_reduce_index);
+    if (cached != NULL || PyErr_Occurred()) {
+        Py_DECREF(r);
+        return cached;
+    }
+    if (cpk_code_cache_set(code, st->code_reduce_index, r) < 0)
         Py_CLEAR(r);
     return r;
 }
