@@ -16,15 +16,17 @@
  * would then depend on who else holds the code's constants and on what
  * the process interned, not on the code (cloudpickle 3.x promises the same
  * bytes for the same function). Version 2 writes each object by value;
- * any version loads it. It costs some size (no short string forms). */
+ * any version loads it.
+ *
+ * Then one pass over those bytes (payload_normalize) makes them as compact
+ * as version 4's forms without its references: ASCII strings in the short
+ * forms (TYPE_SHORT_ASCII, TYPE_ASCII, not interned: the code constructor
+ * interns what it needs), small tuples as TYPE_SMALL_TUPLE; and sorts the
+ * elements of sets by their bytes, as 3.11's marshal does (bpo-37596;
+ * before 3.11 their order is the hash order, which PYTHONHASHSEED changes
+ * for str and bytes). Without references each object is a self-contained
+ * run of bytes, which is what makes the moves possible. */
 #define CPK_MARSHAL_VERSION 2
-
-#if PY_VERSION_HEX < 0x030B0000
-/* Before 3.11 marshal writes a set's elements in hash order, which
- * PYTHONHASHSEED changes for str and bytes (3.11 sorts them by their
- * marshalled bytes, bpo-37596). We do the same to our version 2 payload:
- * it holds no references, so each element is a self-contained run of
- * bytes that can be moved. */
 
 typedef struct {
     char *data;
@@ -121,47 +123,98 @@ norm_set(cpk_reader *r, cpk_buf *out, long n)
     return rc;
 }
 
-/* Copy one object of a version 2 marshal stream (the types code objects
- * hold), sets sorted. -1 on anything unexpected. */
+static int
+put_long(cpk_buf *out, long v)
+{
+    unsigned char b[4] = {(unsigned char)(v & 0xff),
+                          (unsigned char)((v >> 8) & 0xff),
+                          (unsigned char)((v >> 16) & 0xff),
+                          (unsigned char)((v >> 24) & 0xff)};
+    return buf_put(out, (const char *)b, 4);
+}
+
+static int
+is_ascii(const unsigned char *p, long n)
+{
+    for (long i = 0; i < n; i++)
+        if (p[i] >= 128)
+            return 0;
+    return 1;
+}
+
+/* Copy one object of a version 2 marshal stream of this interpreter's
+ * code objects, rewritten as described above. -1 on anything unexpected
+ * (the caller then keeps marshal's bytes). */
 static int
 norm_object(cpk_reader *r, cpk_buf *out)
 {
     if (r->p >= r->end)
         return -1;
-    int type = *r->p;
+    int type = *r->p++;
     long n;
-    if (norm_raw(r, out, 1) < 0)
-        return -1;
+    char t = (char)type;
     switch (type) {
     case '0': case 'N': case 'F': case 'T': case 'S': case '.':
-        return 0;
+        return buf_put(out, &t, 1);
     case 'i':
-        return norm_raw(r, out, 4);
+        return buf_put(out, &t, 1) < 0 ? -1 : norm_raw(r, out, 4);
     case 'g':
-        return norm_raw(r, out, 8);
+        return buf_put(out, &t, 1) < 0 ? -1 : norm_raw(r, out, 8);
     case 'y':
-        return norm_raw(r, out, 16);
+        return buf_put(out, &t, 1) < 0 ? -1 : norm_raw(r, out, 16);
     case 'l':
-        if (rd_long(r, &n) < 0 || norm_raw(r, out, 4) < 0)
+        if (buf_put(out, &t, 1) < 0 || rd_long(r, &n) < 0 ||
+            norm_raw(r, out, 4) < 0)
             return -1;
         n = n < 0 ? -n : n;
         return n > (r->end - r->p) / 2 ? -1 : norm_raw(r, out, 2 * (size_t)n);
-    case 's': case 'u':
-        if (rd_long(r, &n) < 0 || n < 0 || norm_raw(r, out, 4) < 0)
+    case 's':
+        if (buf_put(out, &t, 1) < 0 || rd_long(r, &n) < 0 || n < 0 ||
+            norm_raw(r, out, 4) < 0)
             return -1;
         return norm_raw(r, out, (size_t)n);
+    case 'u':
+        if (rd_long(r, &n) < 0 || n < 0 || n > r->end - r->p - 4)
+            return -1;
+        r->p += 4;
+        if (!is_ascii(r->p, n)) {
+            if (buf_put(out, &t, 1) < 0 || put_long(out, n) < 0)
+                return -1;
+        }
+        else if (n < 256) {
+            char h[2] = {'z', (char)(unsigned char)n};
+            if (buf_put(out, h, 2) < 0)
+                return -1;
+        }
+        else {
+            char a = 'a';
+            if (buf_put(out, &a, 1) < 0 || put_long(out, n) < 0)
+                return -1;
+        }
+        return norm_raw(r, out, (size_t)n);
     case '(': case '[':
-        if (rd_long(r, &n) < 0 || n < 0 || norm_raw(r, out, 4) < 0)
+        if (rd_long(r, &n) < 0 || n < 0 || n > r->end - r->p)
+            return -1;
+        r->p += 4;
+        if (type == '(' && n < 256) {
+            char h[2] = {')', (char)(unsigned char)n};
+            if (buf_put(out, h, 2) < 0)
+                return -1;
+        }
+        else if (buf_put(out, &t, 1) < 0 || put_long(out, n) < 0)
             return -1;
         for (long i = 0; i < n; i++)
             if (norm_object(r, out) < 0)
                 return -1;
         return 0;
     case '<': case '>':
-        if (rd_long(r, &n) < 0 || norm_raw(r, out, 4) < 0)
+        if (buf_put(out, &t, 1) < 0 || rd_long(r, &n) < 0 ||
+            norm_raw(r, out, 4) < 0)
             return -1;
         return norm_set(r, out, n);
     case '{':
+        if (buf_put(out, &t, 1) < 0)
+            return -1;
         for (;;) {
             if (r->p >= r->end)
                 return -1;
@@ -171,6 +224,22 @@ norm_object(cpk_reader *r, cpk_buf *out)
                 return -1;
         }
     case 'c':
+        if (buf_put(out, &t, 1) < 0)
+            return -1;
+#if PY_VERSION_HEX >= 0x030B0000
+        /* 3.11-3.13 (marshal.c w_complex_object): argcount,
+         * posonlyargcount, kwonlyargcount, stacksize, flags; code,
+         * consts, names, localsplusnames, localspluskinds, filename, name,
+         * qualname; firstlineno; linetable, exceptiontable. */
+        if (norm_raw(r, out, 5 * 4) < 0)
+            return -1;
+        for (int i = 0; i < 8; i++)
+            if (norm_object(r, out) < 0)
+                return -1;
+        if (norm_raw(r, out, 4) < 0)
+            return -1;
+        return norm_object(r, out) < 0 ? -1 : norm_object(r, out);
+#else
         /* 3.9, 3.10: argcount, posonlyargcount, kwonlyargcount, nlocals,
          * stacksize, flags; code, consts, names, varnames, freevars,
          * cellvars, filename, name; firstlineno; lnotab/linetable. */
@@ -182,35 +251,17 @@ norm_object(cpk_reader *r, cpk_buf *out)
         if (norm_raw(r, out, 4) < 0)
             return -1;
         return norm_object(r, out);
+#endif
     default:
         return -1;
     }
 }
 
-/* Does `code` (or code nested in it) hold a frozenset constant? */
-static int
-has_set_constant(PyObject *consts)
-{
-    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(consts); i++) {
-        PyObject *c = PyTuple_GET_ITEM(consts, i);
-        if (PyAnySet_Check(c))
-            return 1;
-        if (PyTuple_Check(c) && has_set_constant(c))
-            return 1;
-        if (PyCode_Check(c) &&
-            has_set_constant(((PyCodeObject *)c)->co_consts))
-            return 1;
-    }
-    return 0;
-}
-
-/* The payload with its sets sorted (new reference; the payload itself
- * when it has none). */
+/* The payload rewritten by norm_object (new reference; the payload itself
+ * if its bytes are not what we expect). Steals `payload`. */
 static PyObject *
-sort_sets(PyObject *code, PyObject *payload)
+payload_normalize(PyObject *payload)
 {
-    if (!has_set_constant(((PyCodeObject *)code)->co_consts))
-        return payload;
     cpk_reader r = {(const unsigned char *)PyBytes_AS_STRING(payload),
                     (const unsigned char *)PyBytes_AS_STRING(payload) +
                         PyBytes_GET_SIZE(payload)};
@@ -223,13 +274,12 @@ sort_sets(PyObject *code, PyObject *payload)
         }
         return payload; /* unexpected: leave it as marshal wrote it */
     }
-    PyObject *sorted = PyBytes_FromStringAndSize(out.data,
-                                                 (Py_ssize_t)out.len);
+    PyObject *compact = PyBytes_FromStringAndSize(out.data,
+                                                  (Py_ssize_t)out.len);
     PyMem_Free(out.data);
     Py_DECREF(payload);
-    return sorted;
+    return compact;
 }
-#endif
 
 /* The constructor arguments of this version's types.CodeType, in order
  * (the layout stock cloudpickle 3.x uses for 3.11 and later). */
@@ -307,10 +357,8 @@ cpk_reduce_code(cpk_state *st, PyObject *code, int format)
         if (payload == NULL)
             return NULL;
     }
-#if PY_VERSION_HEX < 0x030B0000
-    else if ((payload = sort_sets(code, payload)) == NULL)
+    else if ((payload = payload_normalize(payload)) == NULL)
         return NULL;
-#endif
     args = PyTuple_Pack(3, st->version_str, st->magic_int, payload);
     Py_DECREF(payload);
     if (args == NULL)

@@ -233,3 +233,24 @@ Test(determinism, class_ignores_hash_seed)
         drive(code);
     }
 }
+
+Test(determinism, code_payload_is_normalized)
+{
+    /* The payload is marshal version 2 rewritten (code.c): no reference
+     * flags, short string and tuple forms, so smaller than version 2 and
+     * equal to the code once loaded. A version whose code layout the
+     * rewrite does not know would fall back to plain version 2. */
+    drive("import marshal, pickletools, types, ccloudpickle\n"
+          "import json.encoder as je\n"
+          "for f in (je._make_iterencode, je.py_encode_basestring,\n"
+          "          lambda x: x in {'a b', 'c d'}):\n"
+          "    g = types.FunctionType(f.__code__, {})\n"
+          "    data = ccloudpickle.dumps(g)\n"
+          "    payload = max((a for op, a, pos in pickletools.genops(data)\n"
+          "                   if isinstance(a, bytes)), key=len)\n"
+          "    assert payload[0] == ord('c'), payload[:1]\n"
+          "    assert len(payload) < len(marshal.dumps(f.__code__, 2))\n"
+          "    assert marshal.loads(payload) == f.__code__\n"
+          "    assert marshal.dumps(marshal.loads(payload), 2) == \\\n"
+          "        marshal.dumps(f.__code__, 2)\n");
+}
