@@ -67,11 +67,12 @@ builtin_type_name(cpk_state *st, PyTypeObject *cls)
 /* cls.__dict__ minus what is the very same object in the bases'
  * namespaces, split in two new dicts: *named, the attributes whose names
  * are str, sorted by name (deterministic pickles), each name a fresh copy
- * (cpk_str_copy: the loader interns the names it sets); *other, those with
+ * (cpk_name: the loader interns the names it sets); *other, those with
  * other keys (type("C", (), {1: "one"})), in the class's own order, which
  * only a namespace can restore (setattr takes str). 0 or -1. */
 static int
-class_dict(PyTypeObject *cls, PyObject **named, PyObject **other)
+class_dict(cpk_state *st, PyTypeObject *cls, PyObject **named,
+           PyObject **other)
 {
     PyObject *keys = NULL, *names = NULL, *bases = NULL, *inherited = NULL;
     *named = *other = NULL;
@@ -129,7 +130,7 @@ class_dict(PyTypeObject *cls, PyObject **named, PyObject **other)
                 r = -1;
             else if (base_v != v) {
                 if (part == 0) {
-                    PyObject *copy = cpk_str_copy(k);
+                    PyObject *copy = cpk_name(st, k);
                     r = copy == NULL ? -1 : PyDict_SetItem(*named, copy, v);
                     Py_XDECREF(copy);
                 }
@@ -259,7 +260,7 @@ class_state(cpk_state *st, PyTypeObject *cls, int in_namespace,
             PyObject *slots, PyObject **other)
 {
     PyObject *clsdict;
-    if (class_dict(cls, &clsdict, other) < 0)
+    if (class_dict(st, cls, &clsdict, other) < 0)
         return NULL;
     if (pop(clsdict, st->str___weakref__) < 0)
         goto error;
@@ -295,7 +296,7 @@ class_state(cpk_state *st, PyTypeObject *cls, int in_namespace,
         goto error;
     if (first != NULL) {
         Py_INCREF(first);
-        PyObject *key = cpk_str_copy(st->str___firstlineno__);
+        PyObject *key = cpk_name(st, st->str___firstlineno__);
         int r = key == NULL || pop(clsdict, key) < 0 ||
                 PyDict_SetItem(clsdict, key, first) < 0;
         Py_XDECREF(key);
@@ -573,10 +574,10 @@ enum_members(cpk_state *st, PyObject *cls)
             Py_CLEAR(out);
             break;
         }
-        /* Member names are names the loader interns (cpk_str_copy). */
+        /* Member names are names the loader interns (cpk_name). */
         PyObject *value = PyObject_GetAttr(PyTuple_GET_ITEM(pair, 1),
                                            st->str__value_);
-        PyObject *key = cpk_str_copy(PyTuple_GET_ITEM(pair, 0));
+        PyObject *key = cpk_name(st, PyTuple_GET_ITEM(pair, 0));
         if (value == NULL || key == NULL ||
             PyDict_SetItem(out, key, value) < 0)
             Py_CLEAR(out);
@@ -645,7 +646,7 @@ enum_member_attrs(cpk_state *st, PyObject *cls)
             Py_DECREF(seq);
             goto error;
         }
-        PyObject *key = cpk_str_copy(name);
+        PyObject *key = cpk_name(st, name);
         int e = key == NULL || (PyDict_GET_SIZE(attrs) > 0 &&
                                 PyDict_SetItem(out, key, attrs) < 0);
         Py_XDECREF(key);

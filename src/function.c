@@ -70,7 +70,7 @@ error:
 
 /* {name: value} for the names in `names` that `globals` holds. */
 static PyObject *
-used_globals(PyObject *globals, PyObject *names)
+used_globals(cpk_state *st, PyObject *globals, PyObject *names)
 {
     PyObject *out = PyDict_New();
     if (out == NULL)
@@ -84,8 +84,8 @@ used_globals(PyObject *globals, PyObject *names)
         }
         if (v == NULL)
             continue;
-        /* A fresh name: deterministic bytes (cpk_str_copy). */
-        PyObject *name = cpk_str_copy(k);
+        /* Our copy of the name: deterministic bytes (cpk_name). */
+        PyObject *name = cpk_name(st, k);
         int r = name == NULL ? -1 : PyDict_SetItem(out, name, v);
         Py_XDECREF(name);
         if (r < 0) {
@@ -386,7 +386,7 @@ cpk_reduce_function(cpk_state *st, PyObject *pickler, PyObject *func)
     info = cpk_codeinfo_get(st, f->func_code);
     if (info == NULL)
         goto done;
-    fglobals = used_globals(f->func_globals, PyTuple_GET_ITEM(info, 0));
+    fglobals = used_globals(st, f->func_globals, PyTuple_GET_ITEM(info, 0));
     if (fglobals == NULL)
         goto done;
 

@@ -284,6 +284,7 @@ typedef struct cpk_state {
     PyObject *lazy_types[CPK_LAZY_COUNT];
     PyObject *lazy_modules[CPK_LAZY_COUNT]; /* their modules' names */
     Py_ssize_t lazy_seen_modules; /* len(sys.modules) at the last look */
+    PyObject *name_copies;       /* {name: its private copy} (cpk_name) */
     PyObject *textio_type;       /* _io.TextIOWrapper */
     PyObject *stringio_type;     /* _io.StringIO */
 
@@ -325,7 +326,8 @@ typedef struct cpk_state {
     X(reduce_builtin) X(cp_make_function) X(cp_function_setstate)            \
     X(compat_import) X(shim) X(by_value) X(tracker_by_id)                    \
     X(tracker_by_class) X(types_names) X(default_table) X(extrefs)           \
-    X(singletons) X(abc_types) X(textio_type) X(stringio_type)               \
+    X(singletons) X(abc_types) X(name_copies) X(textio_type)                 \
+    X(stringio_type)                                                         \
     X(version_str) X(magic_int) X(str_ASCII) X(str_strict)                  \
     X(kwnames_compat) X(kwnames_unpickler)
 
@@ -516,5 +518,31 @@ PyObject *cpk_reduce6(PyObject *func, PyObject *args, PyObject *state,
                       PyObject *state_setter);
 /* Python version "3.11" of this interpreter (new reference). */
 PyObject *cpk_python_version(void);
+
+/* The private copy (cpk_str_copy) of the str `name` that every pickle
+ * uses for it: one object per name, so the names of a pickle share
+ * memo entries exactly as their values say, in any process; and never
+ * the object a user value could be. New reference. */
+static inline PyObject *
+cpk_name(cpk_state *st, PyObject *name)
+{
+    if (!PyUnicode_CheckExact(name) || PyUnicode_GET_LENGTH(name) == 0)
+        return Py_NewRef(name);
+    if (st->name_copies == NULL && (st->name_copies = PyDict_New()) == NULL)
+        return NULL;
+    /* str keys: nothing here runs Python code or lets another thread in
+     * between the look-up and the store. */
+    PyObject *copy = PyDict_GetItemWithError(st->name_copies, name);
+    if (copy != NULL)
+        return Py_NewRef(copy);
+    if (PyErr_Occurred())
+        return NULL;
+    PyObject *fresh = cpk_str_copy(name);
+    if (fresh == NULL)
+        return NULL;
+    copy = PyDict_SetDefault(st->name_copies, name, fresh);
+    Py_DECREF(fresh);
+    return Py_XNewRef(copy);
+}
 
 #endif

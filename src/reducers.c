@@ -36,10 +36,10 @@ cpk_reduce_module(cpk_state *st, int format, PyObject *mod)
     PyObject *modname = PyModule_GetNameObject(mod);
     if (modname == NULL)
         return NULL;
-    /* A fresh copy (cpk_str_copy): the module's own name is interned, and
-     * the name a function uses for it is interned only where it was
+    /* Our copy (cpk_name): the module's own name is interned, and the
+     * name a function uses for it is interned only where it was
      * compiled. */
-    PyObject *name = cpk_str_copy(modname);
+    PyObject *name = cpk_name(st, modname);
     Py_DECREF(modname);
     if (name == NULL)
         return NULL;
