@@ -66,10 +66,11 @@ builtin_type_name(cpk_state *st, PyTypeObject *cls)
 
 /* cls.__dict__ minus what is the very same object in the bases'
  * namespaces, split in two new dicts: *named, the attributes whose names
- * are str, sorted by name (deterministic pickles), each name a fresh copy
- * (cpk_name: the loader interns the names it sets); *other, those with
- * other keys (type("C", (), {1: "one"})), in the class's own order, which
- * only a namespace can restore (setattr takes str). 0 or -1. */
+ * are str, sorted by name (deterministic pickles), each name our private
+ * copy (cpk_name: the loader interns the names it sets); *other, those
+ * with other keys (type("C", (), {1: "one"})), in the class's own order,
+ * which only a namespace can restore (setattr takes str); NULL when there
+ * are none, the common case. 0 or -1. */
 static int
 class_dict(cpk_state *st, PyTypeObject *cls, PyObject **named,
            PyObject **other)
@@ -80,15 +81,24 @@ class_dict(cpk_state *st, PyTypeObject *cls, PyObject **named,
     if (dict == NULL)
         return -1;
     keys = PyDict_Keys(dict);
-    names = PyList_New(0);
     *named = PyDict_New();
-    *other = PyDict_New();
-    if (keys == NULL || names == NULL || *named == NULL || *other == NULL)
+    if (keys == NULL || *named == NULL)
         goto error;
-    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(keys); i++) {
-        PyObject *k = PyList_GET_ITEM(keys, i);
-        if (PyUnicode_CheckExact(k) && PyList_Append(names, k) < 0)
+    Py_ssize_t nkeys = PyList_GET_SIZE(keys), nstr = 0;
+    for (Py_ssize_t i = 0; i < nkeys; i++)
+        nstr += PyUnicode_CheckExact(PyList_GET_ITEM(keys, i));
+    if (nstr == nkeys)
+        names = Py_NewRef(keys);
+    else {
+        names = PyList_New(0);
+        *other = PyDict_New();
+        if (names == NULL || *other == NULL)
             goto error;
+        for (Py_ssize_t i = 0; i < nkeys; i++) {
+            PyObject *k = PyList_GET_ITEM(keys, i);
+            if (PyUnicode_CheckExact(k) && PyList_Append(names, k) < 0)
+                goto error;
+        }
     }
     /* Exact str only: comparing them runs no Python code. */
     if (PyList_Sort(names) < 0)
@@ -109,38 +119,46 @@ class_dict(cpk_state *st, PyTypeObject *cls, PyObject **named,
     }
     if (inherited == NULL)
         goto error;
-    /* Names first (in sorted order), then the other keys (in class order);
-     * a key whose __eq__ runs Python code may change the class dict, so
-     * each value is held while it is looked up in the bases. */
-    for (int part = 0; part < 2; part++) {
-        PyObject *list = part == 0 ? names : keys;
-        for (Py_ssize_t i = 0; i < PyList_GET_SIZE(list); i++) {
-            PyObject *k = PyList_GET_ITEM(list, i);
-            if (part == 1 && PyUnicode_CheckExact(k))
-                continue;
-            PyObject *v = Py_XNewRef(PyDict_GetItemWithError(dict, k));
-            if (v == NULL) {
-                if (PyErr_Occurred())
-                    goto error;
-                continue;
-            }
-            PyObject *base_v = PyDict_GetItemWithError(inherited, k);
-            int r = 0;
-            if (base_v == NULL && PyErr_Occurred())
-                r = -1;
-            else if (base_v != v) {
-                if (part == 0) {
-                    PyObject *copy = cpk_name(st, k);
-                    r = copy == NULL ? -1 : PyDict_SetItem(*named, copy, v);
-                    Py_XDECREF(copy);
-                }
-                else
-                    r = PyDict_SetItem(*other, k, v);
-            }
-            Py_DECREF(v);
-            if (r < 0)
+    /* Names first: str keys hash and compare in C, so the borrowed values
+     * stay valid until stored. */
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(names); i++) {
+        PyObject *k = PyList_GET_ITEM(names, i);
+        PyObject *v = PyDict_GetItemWithError(dict, k);
+        if (v == NULL) {
+            if (PyErr_Occurred())
                 goto error;
+            continue;
         }
+        PyObject *base_v = PyDict_GetItemWithError(inherited, k);
+        if (base_v == NULL && PyErr_Occurred())
+            goto error;
+        if (base_v == v)
+            continue;
+        PyObject *name = cpk_name(st, k);
+        int r = name == NULL ? -1 : PyDict_SetItem(*named, name, v);
+        Py_XDECREF(name);
+        if (r < 0)
+            goto error;
+    }
+    /* Then the other keys, in class order; their __eq__ may run Python
+     * code that changes the class dict, so each value is held. */
+    for (Py_ssize_t i = 0; *other != NULL && i < nkeys; i++) {
+        PyObject *k = PyList_GET_ITEM(keys, i);
+        if (PyUnicode_CheckExact(k))
+            continue;
+        PyObject *v = Py_XNewRef(PyDict_GetItemWithError(dict, k));
+        if (v == NULL) {
+            if (PyErr_Occurred())
+                goto error;
+            continue;
+        }
+        PyObject *base_v = PyDict_GetItemWithError(inherited, k);
+        int r = (base_v == NULL && PyErr_Occurred())
+                    ? -1
+                    : base_v == v ? 0 : PyDict_SetItem(*other, k, v);
+        Py_DECREF(v);
+        if (r < 0)
+            goto error;
     }
     Py_DECREF(keys);
     Py_DECREF(names);
@@ -254,7 +272,8 @@ error:
 /* (clsdict, {}) as cloudpickle's _class_getstate returns it, minus what
  * the skeleton's namespace already holds when `in_namespace` (plain
  * classes: __slots__ and its descriptors, __orig_bases__). The attributes
- * whose keys are not str go to *other instead (new reference). */
+ * whose keys are not str go to *other instead (new reference, NULL when
+ * there are none). */
 static PyObject *
 class_state(cpk_state *st, PyTypeObject *cls, int in_namespace,
             PyObject *slots, PyObject **other)
@@ -482,7 +501,7 @@ static int
 refuse_other_keys(cpk_state *st, PyTypeObject *cls, PyObject *other,
                   const char *why)
 {
-    if (PyDict_GET_SIZE(other) == 0)
+    if (other == NULL || PyDict_GET_SIZE(other) == 0)
         return 0;
     PyErr_Format(st->PicklingError,
                  "Can't pickle %R: its namespace has keys that are not "
@@ -514,7 +533,7 @@ reduce_plain_class(cpk_state *st, int format, PyTypeObject *cls)
         if (refuse_other_keys(st, cls, other, "cloudpickle's format") < 0)
             goto done;
     }
-    else if (PyDict_Update(kw, other) < 0)
+    else if (other != NULL && PyDict_Update(kw, other) < 0)
         goto done;
     args = PyTuple_Pack(6, (PyObject *)Py_TYPE(cls), name, bases, kw, tid,
                         Py_None);
