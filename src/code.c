@@ -303,10 +303,32 @@ static const char *const code_fields[] = {
     "co_freevars",     "co_cellvars",        NULL,
 };
 
-/* (co_argcount, ..., co_cellvars) with co_name interned, as cloudpickle
- * does so names compare by identity after loading. New reference. */
+/* A tuple of names as our private copies (cpk_name), new reference. */
 static PyObject *
-code_args(PyObject *code)
+names_tuple(cpk_state *st, PyObject *names)
+{
+    if (!PyTuple_CheckExact(names))
+        return Py_NewRef(names);
+    Py_ssize_t n = PyTuple_GET_SIZE(names);
+    PyObject *t = PyTuple_New(n);
+    for (Py_ssize_t i = 0; t != NULL && i < n; i++) {
+        PyObject *name = cpk_name(st, PyTuple_GET_ITEM(names, i));
+        if (name == NULL)
+            Py_CLEAR(t);
+        else
+            PyTuple_SET_ITEM(t, i, name);
+    }
+    return t;
+}
+
+/* (co_argcount, ..., co_cellvars), the arguments of types.CodeType. The
+ * names (co_name, co_qualname, co_filename and the tuples of names) are our
+ * private copies (cpk_name): the code constructor interns some of them
+ * where the pickle is loaded, so sharing them with equal strings elsewhere
+ * in the pickle would make the next pickle of the loaded code differ.
+ * New reference. */
+static PyObject *
+code_args(cpk_state *st, PyObject *code)
 {
     Py_ssize_t n = 0;
     while (code_fields[n] != NULL)
@@ -320,8 +342,19 @@ code_args(PyObject *code)
             Py_DECREF(args);
             return NULL;
         }
-        if (strcmp(code_fields[i], "co_name") == 0 && PyUnicode_CheckExact(v))
-            PyUnicode_InternInPlace(&v);
+        const char *f = code_fields[i];
+        if (strcmp(f, "co_name") == 0 || strcmp(f, "co_qualname") == 0 ||
+            strcmp(f, "co_filename") == 0)
+            Py_SETREF(v, cpk_name(st, v));
+        else if (strcmp(f, "co_names") == 0 ||
+                 strcmp(f, "co_varnames") == 0 ||
+                 strcmp(f, "co_freevars") == 0 ||
+                 strcmp(f, "co_cellvars") == 0)
+            Py_SETREF(v, names_tuple(st, v));
+        if (v == NULL) {
+            Py_DECREF(args);
+            return NULL;
+        }
         PyTuple_SET_ITEM(args, i, v);
     }
     return args;
@@ -331,7 +364,7 @@ PyObject *
 cpk_reduce_code(cpk_state *st, PyObject *code, int format)
 {
     if (format == CPK_FORMAT_CLOUDPICKLE) {
-        PyObject *args = code_args(code);
+        PyObject *args = code_args(st, code);
         if (args == NULL)
             return NULL;
         PyObject *r = PyTuple_Pack(2, (PyObject *)&PyCode_Type, args);
@@ -352,7 +385,7 @@ cpk_reduce_code(cpk_state *st, PyObject *code, int format)
             return NULL;
         /* Constants marshal cannot write: ship the fields instead. */
         PyErr_Clear();
-        payload = code_args(code);
+        payload = code_args(st, code);
         func = st->code_new;
         if (payload == NULL)
             return NULL;

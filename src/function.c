@@ -311,18 +311,19 @@ cloudpickle_state(cpk_state *st, PyFunctionObject *f, PyObject *fglobals,
                   PyObject *submodules)
 {
     PyObject *slot = PyDict_New(), *dict = NULL, *name = NULL, *ann = NULL;
-    PyObject *state = NULL;
+    PyObject *state = NULL, *qualname = NULL;
     if (slot == NULL)
         return NULL;
-    name = Py_NewRef(f->func_name);
-    PyUnicode_InternInPlace(&name);
+    /* Our copies of the names (cpk_name): deterministic bytes. */
+    name = cpk_name(st, f->func_name);
+    qualname = cpk_name(st, f->func_qualname);
     ann = PyObject_GetAttr((PyObject *)f, st->str___annotations__);
     dict = f->func_dict ? Py_NewRef(f->func_dict) : PyDict_New();
-    if (ann == NULL || dict == NULL)
+    if (name == NULL || qualname == NULL || ann == NULL || dict == NULL)
         goto done;
 #define OR_NONE(x) ((x) ? (x) : Py_None)
     if (PyDict_SetItem(slot, st->str___name__, name) < 0 ||
-        PyDict_SetItem(slot, st->str___qualname__, f->func_qualname) < 0 ||
+        PyDict_SetItem(slot, st->str___qualname__, qualname) < 0 ||
         PyDict_SetItem(slot, st->str___annotations__, ann) < 0 ||
         PyDict_SetItem(slot, st->str___kwdefaults__,
                        OR_NONE(f->func_kwdefaults)) < 0 ||
@@ -342,6 +343,7 @@ cloudpickle_state(cpk_state *st, PyFunctionObject *f, PyObject *fglobals,
 done:
     Py_XDECREF(dict);
     Py_XDECREF(name);
+    Py_XDECREF(qualname);
     Py_XDECREF(ann);
     Py_DECREF(slot);
     return state;

@@ -254,3 +254,28 @@ Test(determinism, code_payload_is_normalized)
           "    assert marshal.dumps(marshal.loads(payload), 2) == \\\n"
           "        marshal.dumps(f.__code__, 2)\n");
 }
+
+Test(determinism, cloudpickle_format_chain)
+{
+    /* compat='cloudpickle' ships code as types.CodeType's arguments: their
+     * names are what the code constructor interns where it is loaded.
+     * (Not frozenset constants: pickle writes sets in hash order, as for
+     * cloudpickle 3.x.) */
+    drive("SRC = '''import math\n"
+          "SCALE = 'SCALE'\n"
+          "def helper(x):\n"
+          "    return x * SCALE\n"
+          "def f(a, b=('x', 1.5), *, c=None):\n"
+          "    def inner(y):\n"
+          "        return helper(y) + str(math.floor(1.5))\n"
+          "    return [a in ('p q', 'r s'), b, c, inner(a), 'f', 'a b']\n"
+          "'''\n"
+          "CLS = ('class A:\\n'\n"
+          "       '    arg_1 = \"join\"\\n'\n"
+          "       '    def join(self, arg_1):\\n'\n"
+          "       '        return arg_1\\n'\n"
+          "       'A.join.arg_1 = \"join\"\\n')\n"
+          "for proto in (2, 5):\n"
+          "    assert_chain(SRC, 'f', proto, compat='cloudpickle')\n"
+          "    assert_chain(CLS, 'A', proto, compat='cloudpickle')\n");
+}
