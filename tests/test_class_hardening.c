@@ -227,7 +227,7 @@ Test(class_hardening, tracker_ignores_errors_of_cloudpickle)
 
 /* Threads pickling one fresh class at the same moment: one tracker id,
  * so one class when all their pickles are loaded in another process. */
-Test(class_hardening, one_tracker_id_per_class_under_threads, .timeout = 120)
+Test(class_hardening, one_tracker_id_per_class_under_threads, .timeout = 900)
 {
     cpk_py("import sys, threading, re, pickle, ccloudpickle\n"
            "try:\n"
@@ -237,7 +237,7 @@ Test(class_hardening, one_tracker_id_per_class_under_threads, .timeout = 120)
            "sys.setswitchinterval(1e-6)\n"
            "N = 8\n"
            "runs = []\n"
-           "for run in range(150):\n"
+           "for run in range(100):\n"
            "    C = type('C%d' % run, (), {'v': run})\n"
            "    out = [None] * N\n"
            "    barrier = threading.Barrier(N)\n"
