@@ -528,8 +528,16 @@ cpk_name(cpk_state *st, PyObject *name)
 {
     if (!PyUnicode_CheckExact(name) || PyUnicode_GET_LENGTH(name) == 0)
         return Py_NewRef(name);
-    if (st->name_copies == NULL && (st->name_copies = PyDict_New()) == NULL)
-        return NULL;
+    if (st->name_copies == NULL) {
+        /* Allocating may run the GC and other threads: re-check. */
+        PyObject *d = PyDict_New();
+        if (d == NULL)
+            return NULL;
+        if (st->name_copies == NULL)
+            st->name_copies = d;
+        else
+            Py_DECREF(d);
+    }
     /* str keys: nothing here runs Python code or lets another thread in
      * between the look-up and the store. */
     PyObject *copy = PyDict_GetItemWithError(st->name_copies, name);
