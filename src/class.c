@@ -413,6 +413,11 @@ winner_meta(PyTypeObject *meta, PyObject *bases)
 static PyObject *
 typeddict_bases(PyTypeObject *cls)
 {
+    /* The common case costs a pointer compare and a strcmp. */
+    PyTypeObject *cls_meta = Py_TYPE(cls);
+    if (cls_meta == &PyType_Type ||
+        strcmp(cls_meta->tp_name, "_TypedDictMeta") != 0)
+        return NULL;
     PyObject *modules = PyImport_GetModuleDict();
     PyObject *typing = PyDict_GetItemString(modules, "typing");
     if (typing == NULL)
@@ -422,7 +427,7 @@ typeddict_bases(PyTypeObject *cls)
     if (PyObject_GetOptionalAttrString(typing, "_TypedDictMeta", &meta) < 0 ||
         PyObject_GetOptionalAttrString(typing, "TypedDict", &td) < 0)
         goto done;
-    if (meta != NULL && td != NULL && (PyObject *)Py_TYPE(cls) == meta)
+    if (meta != NULL && td != NULL && (PyObject *)cls_meta == meta)
         r = PyTuple_Pack(1, td);
 done:
     Py_DECREF(typing);
