@@ -167,38 +167,37 @@ static const char *const classes[] = {
     "        return self.name + '=' + self.value\n",
 };
 
+/* `src` as a Python string literal, in `lit`. */
+static void
+py_literal(const char *src, char *lit, size_t cap)
+{
+    size_t n = 0;
+    lit[n++] = '\'';
+    for (const char *s = src; *s; s++) {
+        cr_assert(n + 4 < cap, "source too long");
+        if (*s == '\n') {
+            lit[n++] = '\\';
+            lit[n++] = 'n';
+            continue;
+        }
+        if (*s == '\'' || *s == '\\')
+            lit[n++] = '\\';
+        lit[n++] = *s;
+    }
+    lit[n++] = '\'';
+    lit[n] = '\0';
+}
+
 Test(determinism, class_chain)
 {
-    char code[8192];
+    char code[8192], lit[4096];
     for (size_t i = 0; i < sizeof(classes) / sizeof(classes[0]); i++) {
+        py_literal(classes[i], lit, sizeof(lit));
         snprintf(code, sizeof(code),
                  "SRC = %s\n"
                  "for proto in (2, 5):\n"
                  "    assert_chain(SRC, 'A', proto)\n"
-                 "    assert_chain(SRC, '[A, A]', proto)\n",
-                 "'''" /* the source, as a Python string */);
-        /* Python string literal of the source. */
-        char lit[4096];
-        size_t n = 0;
-        lit[n++] = '\'';
-        for (const char *s = classes[i]; *s && n < sizeof(lit) - 8; s++) {
-            if (*s == '\n') {
-                lit[n++] = '\\';
-                lit[n++] = 'n';
-            }
-            else if (*s == '\'' || *s == '\\') {
-                lit[n++] = '\\';
-                lit[n++] = *s;
-            }
-            else
-                lit[n++] = *s;
-        }
-        lit[n++] = '\'';
-        lit[n] = '\0';
-        snprintf(code, sizeof(code),
-                 "SRC = %s\n"
-                 "for proto in (2, 5):\n"
-                 "    assert_chain(SRC, 'A', proto)\n",
+                 "assert_chain(SRC, '[A, A]', 5)\n",
                  lit);
         drive(code);
     }
@@ -208,21 +207,7 @@ Test(determinism, class_ignores_hash_seed)
 {
     char code[8192], lit[4096];
     for (size_t i = 0; i < sizeof(classes) / sizeof(classes[0]); i++) {
-        size_t n = 0;
-        lit[n++] = '\'';
-        for (const char *s = classes[i]; *s && n < sizeof(lit) - 8; s++) {
-            if (*s == '\n') {
-                lit[n++] = '\\';
-                lit[n++] = 'n';
-            }
-            else {
-                if (*s == '\'' || *s == '\\')
-                    lit[n++] = '\\';
-                lit[n++] = *s;
-            }
-        }
-        lit[n++] = '\'';
-        lit[n] = '\0';
+        py_literal(classes[i], lit, sizeof(lit));
         snprintf(code, sizeof(code),
                  "SRC = %s\n"
                  "first = without_tracker_ids(dump_in_child(SRC, 'A', 0))\n"
