@@ -8,7 +8,8 @@
  */
 #include "internal.h"
 
-/* {type: name} for the classes of the `types` module, built on first use. */
+/* {type: name} for the classes of the `types` module, built on first use.
+ * Borrowed (the state holds it). */
 static PyObject *
 types_names(cpk_state *st)
 {
@@ -26,12 +27,19 @@ types_names(cpk_state *st)
             Py_CLEAR(map);
     }
     Py_DECREF(types);
-    st->types_names = map;
-    return map;
+    if (map == NULL)
+        return NULL;
+    /* The import may have let another thread build it first: keep theirs,
+     * which its callers may be using. */
+    if (st->types_names == NULL)
+        st->types_names = map;
+    else
+        Py_DECREF(map);
+    return st->types_names;
 }
 
 /* The name of `cls` in the `types` module if plain pickle cannot name it
- * (borrowed), NULL without error otherwise. */
+ * (new reference), NULL without error otherwise. */
 static PyObject *
 builtin_type_name(cpk_state *st, PyTypeObject *cls)
 {
@@ -39,30 +47,63 @@ builtin_type_name(cpk_state *st, PyTypeObject *cls)
         return NULL;
     /* int, dict, ...: builtins has them, no need for the map. */
     if (strchr(cls->tp_name, '.') == NULL) {
-        PyObject *b = PyDict_GetItemString(PyModule_GetDict(st->builtins_module),
-                                           cls->tp_name);
+        PyObject *name = PyUnicode_FromString(cls->tp_name);
+        if (name == NULL)
+            return NULL;
+        PyObject *b = PyDict_GetItemWithError(
+            PyModule_GetDict(st->builtins_module), name);
+        Py_DECREF(name);
         if (b == (PyObject *)cls)
+            return NULL;
+        if (b == NULL && PyErr_Occurred())
             return NULL;
     }
     PyObject *map = types_names(st);
     if (map == NULL)
         return NULL;
-    return PyDict_GetItemWithError(map, (PyObject *)cls);
+    return Py_XNewRef(PyDict_GetItemWithError(map, (PyObject *)cls));
 }
 
-/* cls.__dict__ as a dict with sorted keys (deterministic pickles), minus
- * what is the very same object in the bases' namespaces. New reference. */
-static PyObject *
-class_dict(PyTypeObject *cls)
+/* cls.__dict__ minus what is the very same object in the bases'
+ * namespaces, split in two new dicts: *named, the attributes whose names
+ * are str, sorted by name (deterministic pickles), each name our private
+ * copy (cpk_name: the loader interns the names it sets); *other, those
+ * with other keys (type("C", (), {1: "one"})), in the class's own order,
+ * which only a namespace can restore (setattr takes str); NULL when there
+ * are none, the common case. 0 or -1. */
+static int
+class_dict(cpk_state *st, PyTypeObject *cls, PyObject **named,
+           PyObject **other)
 {
-    PyObject *keys = NULL, *inherited = NULL, *out = NULL;
+    PyObject *keys = NULL, *names = NULL, *bases = NULL, *inherited = NULL;
+    *named = *other = NULL;
     PyObject *dict = cpk_type_dict(cls);
     if (dict == NULL)
-        return NULL;
+        return -1;
     keys = PyDict_Keys(dict);
-    if (keys == NULL || PyList_Sort(keys) < 0)
-        goto done;
-    PyObject *bases = cls->tp_bases;
+    *named = PyDict_New();
+    if (keys == NULL || *named == NULL)
+        goto error;
+    Py_ssize_t nkeys = PyList_GET_SIZE(keys), nstr = 0;
+    for (Py_ssize_t i = 0; i < nkeys; i++)
+        nstr += PyUnicode_CheckExact(PyList_GET_ITEM(keys, i));
+    if (nstr == nkeys)
+        names = Py_NewRef(keys);
+    else {
+        names = PyList_New(0);
+        *other = PyDict_New();
+        if (names == NULL || *other == NULL)
+            goto error;
+        for (Py_ssize_t i = 0; i < nkeys; i++) {
+            PyObject *k = PyList_GET_ITEM(keys, i);
+            if (PyUnicode_CheckExact(k) && PyList_Append(names, k) < 0)
+                goto error;
+        }
+    }
+    /* Exact str only: comparing them runs no Python code. */
+    if (PyList_Sort(names) < 0)
+        goto error;
+    bases = Py_NewRef(cls->tp_bases);
     if (PyTuple_GET_SIZE(bases) == 1)
         inherited = cpk_type_dict((PyTypeObject *)PyTuple_GET_ITEM(bases, 0));
     else {
@@ -77,12 +118,11 @@ class_dict(PyTypeObject *cls)
         }
     }
     if (inherited == NULL)
-        goto done;
-    out = PyDict_New();
-    if (out == NULL)
-        goto done;
-    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(keys); i++) {
-        PyObject *k = PyList_GET_ITEM(keys, i);
+        goto error;
+    /* Names first: str keys hash and compare in C, so the borrowed values
+     * stay valid until stored. */
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(names); i++) {
+        PyObject *k = PyList_GET_ITEM(names, i);
         PyObject *v = PyDict_GetItemWithError(dict, k);
         if (v == NULL) {
             if (PyErr_Occurred())
@@ -94,17 +134,47 @@ class_dict(PyTypeObject *cls)
             goto error;
         if (base_v == v)
             continue;
-        if (PyDict_SetItem(out, k, v) < 0)
+        PyObject *name = cpk_name(st, k);
+        int r = name == NULL ? -1 : PyDict_SetItem(*named, name, v);
+        Py_XDECREF(name);
+        if (r < 0)
             goto error;
     }
-    goto done;
+    /* Then the other keys, in class order; their __eq__ may run Python
+     * code that changes the class dict, so each value is held. */
+    for (Py_ssize_t i = 0; *other != NULL && i < nkeys; i++) {
+        PyObject *k = PyList_GET_ITEM(keys, i);
+        if (PyUnicode_CheckExact(k))
+            continue;
+        PyObject *v = Py_XNewRef(PyDict_GetItemWithError(dict, k));
+        if (v == NULL) {
+            if (PyErr_Occurred())
+                goto error;
+            continue;
+        }
+        PyObject *base_v = PyDict_GetItemWithError(inherited, k);
+        int r = (base_v == NULL && PyErr_Occurred())
+                    ? -1
+                    : base_v == v ? 0 : PyDict_SetItem(*other, k, v);
+        Py_DECREF(v);
+        if (r < 0)
+            goto error;
+    }
+    Py_DECREF(keys);
+    Py_DECREF(names);
+    Py_DECREF(bases);
+    Py_DECREF(inherited);
+    Py_DECREF(dict);
+    return 0;
 error:
-    Py_CLEAR(out);
-done:
     Py_XDECREF(keys);
+    Py_XDECREF(names);
+    Py_XDECREF(bases);
     Py_XDECREF(inherited);
     Py_DECREF(dict);
-    return out;
+    Py_CLEAR(*named);
+    Py_CLEAR(*other);
+    return -1;
 }
 
 static int
@@ -201,13 +271,15 @@ error:
 
 /* (clsdict, {}) as cloudpickle's _class_getstate returns it, minus what
  * the skeleton's namespace already holds when `in_namespace` (plain
- * classes: __slots__ and its descriptors, __orig_bases__). */
+ * classes: __slots__ and its descriptors, __orig_bases__). The attributes
+ * whose keys are not str go to *other instead (new reference, NULL when
+ * there are none). */
 static PyObject *
 class_state(cpk_state *st, PyTypeObject *cls, int in_namespace,
-            PyObject *slots)
+            PyObject *slots, PyObject **other)
 {
-    PyObject *clsdict = class_dict(cls);
-    if (clsdict == NULL)
+    PyObject *clsdict;
+    if (class_dict(st, cls, &clsdict, other) < 0)
         return NULL;
     if (pop(clsdict, st->str___weakref__) < 0)
         goto error;
@@ -235,43 +307,73 @@ class_state(cpk_state *st, PyTypeObject *cls, int in_namespace,
         goto error;
     if (pop(clsdict, st->str___dict__) < 0)
         goto error;
+    /* 3.13: setting __module__ deletes __firstlineno__ (type_set_module),
+     * and loaders set the state in order: it goes last. */
+    PyObject *first = PyDict_GetItemWithError(clsdict,
+                                              st->str___firstlineno__);
+    if (first == NULL && PyErr_Occurred())
+        goto error;
+    if (first != NULL) {
+        Py_INCREF(first);
+        PyObject *key = cpk_name(st, st->str___firstlineno__);
+        int r = key == NULL || pop(clsdict, key) < 0 ||
+                PyDict_SetItem(clsdict, key, first) < 0;
+        Py_XDECREF(key);
+        Py_DECREF(first);
+        if (r)
+            goto error;
+    }
     PyObject *empty = PyDict_New();
     if (empty == NULL)
         goto error;
     PyObject *state = PyTuple_Pack(2, clsdict, empty);
     Py_DECREF(empty);
     Py_DECREF(clsdict);
+    if (state == NULL)
+        Py_CLEAR(*other);
     return state;
 error:
     Py_DECREF(clsdict);
+    Py_CLEAR(*other);
     return NULL;
-}
-
-/* cls.__dict__[key] of a heap class (whose tp_dict is always set):
- * borrowed, NULL without error when absent. */
-static PyObject *
-own_item(PyTypeObject *cls, PyObject *key)
-{
-    return PyDict_GetItemWithError(cls->tp_dict, key);
 }
 
 /* The namespace the skeleton is created with: what must exist before the
  * class does. cloudpickle 3.x ships __module__ and a __dict__ property; we
  * add __qualname__, __orig_bases__ and __slots__ (real slots, not a plain
- * attribute). */
+ * attribute). *slots and *orig_bases get the class's own __slots__ and
+ * __orig_bases__ (new references, NULL when it has none). */
 static PyObject *
-type_kwargs(cpk_state *st, PyTypeObject *cls, PyObject **slots)
+type_kwargs(cpk_state *st, PyTypeObject *cls, PyObject **slots,
+            PyObject **orig_bases)
 {
+    *slots = *orig_bases = NULL;
+    PyObject *dict = cpk_type_dict(cls);
+    if (dict == NULL)
+        return NULL;
     PyObject *kw = PyDict_New();
     if (kw == NULL)
-        return NULL;
-    PyObject *v;
-    *slots = NULL;
-    if ((v = own_item(cls, st->str___module__)) != NULL &&
-        PyDict_SetItem(kw, st->str___module__, v) < 0)
         goto error;
-    if (PyErr_Occurred())
-        goto error;
+    /* Looked up with exact str keys: no Python code runs, the borrowed
+     * values stay valid until they are stored. */
+    PyObject *own[] = {st->str___module__, st->str___orig_bases__,
+                       st->str___slots__, st->str___dict__};
+    for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++) {
+        PyObject *v = PyDict_GetItemWithError(dict, own[i]);
+        if (v == NULL) {
+            if (PyErr_Occurred())
+                goto error;
+            continue;
+        }
+        if (own[i] == st->str___dict__ && !Py_IS_TYPE(v, &PyProperty_Type))
+            continue;
+        if (own[i] == st->str___slots__)
+            *slots = Py_NewRef(v);
+        if (own[i] == st->str___orig_bases__)
+            *orig_bases = Py_NewRef(v);
+        if (PyDict_SetItem(kw, own[i], v) < 0)
+            goto error;
+    }
     if (cls->tp_flags & Py_TPFLAGS_HEAPTYPE) {
         PyObject *q = ((PyHeapTypeObject *)cls)->ht_qualname;
         PyObject *n = ((PyHeapTypeObject *)cls)->ht_name;
@@ -279,27 +381,107 @@ type_kwargs(cpk_state *st, PyTypeObject *cls, PyObject **slots)
             PyDict_SetItem(kw, st->str___qualname__, q) < 0)
             goto error;
     }
-    if ((v = own_item(cls, st->str___orig_bases__)) != NULL &&
-        PyDict_SetItem(kw, st->str___orig_bases__, v) < 0)
-        goto error;
-    if (PyErr_Occurred())
-        goto error;
-    if ((v = own_item(cls, st->str___slots__)) != NULL) {
-        if (PyDict_SetItem(kw, st->str___slots__, v) < 0)
-            goto error;
-        *slots = v;
-    }
-    if (PyErr_Occurred())
-        goto error;
-    if ((v = own_item(cls, st->str___dict__)) != NULL &&
-        Py_IS_TYPE(v, &PyProperty_Type) &&
-        PyDict_SetItem(kw, st->str___dict__, v) < 0)
-        goto error;
-    if (PyErr_Occurred())
-        goto error;
+    Py_DECREF(dict);
     return kw;
 error:
-    Py_DECREF(kw);
+    Py_XDECREF(kw);
+    Py_CLEAR(*slots);
+    Py_CLEAR(*orig_bases);
+    Py_DECREF(dict);
+    return NULL;
+}
+
+/* The metaclass type() would pick for `meta` and `bases` (new reference),
+ * or NULL without an error on a conflict. */
+static PyObject *
+winner_meta(PyTypeObject *meta, PyObject *bases)
+{
+    PyTypeObject *winner = meta;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(bases); i++) {
+        PyTypeObject *t = Py_TYPE(PyTuple_GET_ITEM(bases, i));
+        if (PyType_IsSubtype(winner, t))
+            continue;
+        if (!PyType_IsSubtype(t, winner))
+            return NULL;
+        winner = t;
+    }
+    return Py_NewRef((PyObject *)winner);
+}
+
+/* (typing.TypedDict,) if `cls` is a TypedDict class (new reference), else
+ * NULL, with an exception only on error. */
+static PyObject *
+typeddict_bases(PyTypeObject *cls)
+{
+    /* The common case costs a pointer compare and a strcmp. */
+    PyTypeObject *cls_meta = Py_TYPE(cls);
+    if (cls_meta == &PyType_Type ||
+        strcmp(cls_meta->tp_name, "_TypedDictMeta") != 0)
+        return NULL;
+    PyObject *modules = PyImport_GetModuleDict();
+    PyObject *typing = PyDict_GetItemString(modules, "typing");
+    if (typing == NULL)
+        return NULL; /* no TypedDict without typing */
+    Py_INCREF(typing);
+    PyObject *meta = NULL, *td = NULL, *r = NULL;
+    if (PyObject_GetOptionalAttrString(typing, "_TypedDictMeta", &meta) < 0 ||
+        PyObject_GetOptionalAttrString(typing, "TypedDict", &td) < 0)
+        goto done;
+    if (meta != NULL && td != NULL && (PyObject *)cls_meta == meta)
+        r = PyTuple_Pack(1, td);
+done:
+    Py_DECREF(typing);
+    Py_XDECREF(meta);
+    Py_XDECREF(td);
+    return r;
+}
+
+/* The bases _make_skeleton_class rebuilds `cls` from (new reference). A
+ * class statement calls the metaclass with the resolved __orig_bases__,
+ * and some metaclasses then make other bases (TypedDict's: (dict,),
+ * NamedTuple's: (tuple,)); TypedDict's refuses to be called with those
+ * again ("cannot inherit from both a TypedDict type and a non-TypedDict
+ * base class"). So __orig_bases__ travel as the bases when resolving them
+ * picks the class's own metaclass, as for a class statement (TypedDict,
+ * Generic[T]); otherwise (NamedTuple: the class is a plain `type`, its
+ * metaclass would make another namedtuple) the real bases go, and
+ * __orig_bases__ stays in the namespace for __init_subclass__ hooks. */
+static PyObject *
+class_bases(cpk_state *st, PyTypeObject *cls, PyObject *orig_bases)
+{
+    PyObject *held = NULL;
+    if (orig_bases == NULL) {
+        /* Before 3.12 a TypedDict subclassing another keeps no
+         * __orig_bases__ (gh-103699): its class statement named
+         * TypedDicts, which a TypedDict's own namespace (in the state:
+         * annotations, required and optional keys) stands for. */
+        held = typeddict_bases(cls);
+        if (held == NULL)
+            return PyErr_Occurred() ? NULL : Py_NewRef(cls->tp_bases);
+        orig_bases = held;
+    }
+    if (!PyTuple_Check(orig_bases))
+        return Py_NewRef(cls->tp_bases);
+    PyObject *types = PyImport_ImportModule("types");
+    if (types == NULL)
+        goto error;
+    PyObject *resolved = PyObject_CallMethod(types, "resolve_bases", "(O)",
+                                             orig_bases);
+    Py_DECREF(types);
+    if (resolved == NULL)
+        goto error;
+    PyObject *winner = PyTuple_Check(resolved)
+                           ? winner_meta(Py_TYPE(cls), resolved)
+                           : NULL;
+    Py_DECREF(resolved);
+    PyObject *r = winner == (PyObject *)Py_TYPE(cls) ? orig_bases
+                                                       : cls->tp_bases;
+    Py_XDECREF(winner);
+    Py_INCREF(r);
+    Py_XDECREF(held);
+    return r;
+error:
+    Py_XDECREF(held);
     return NULL;
 }
 
@@ -319,31 +501,58 @@ class_reduce_value(cpk_state *st, int format, PyObject *native,
     return cpk_reduce6(make, args, state, setstate);
 }
 
+/* Refuse attributes with keys other than str where they cannot travel. */
+static int
+refuse_other_keys(cpk_state *st, PyTypeObject *cls, PyObject *other,
+                  const char *why)
+{
+    if (other == NULL || PyDict_GET_SIZE(other) == 0)
+        return 0;
+    PyErr_Format(st->PicklingError,
+                 "Can't pickle %R: its namespace has keys that are not "
+                 "strings, which %s cannot carry", (PyObject *)cls, why);
+    return -1;
+}
+
 static PyObject *
 reduce_plain_class(cpk_state *st, int format, PyTypeObject *cls)
 {
-    /* The resolved bases; __orig_bases__ (Generic[T], NamedTuple) goes in
-     * the namespace, where __init_subclass__ hooks look for it. Resolving
-     * it again could pick another metaclass (NamedTuple's). */
-    PyObject *bases = cls->tp_bases;
-    PyObject *slots, *args = NULL, *state = NULL, *r = NULL;
-    PyObject *kw = type_kwargs(st, cls, &slots);
+    PyObject *slots, *orig_bases, *bases = NULL, *tid = NULL, *name = NULL;
+    PyObject *other = NULL, *args = NULL, *state = NULL, *r = NULL;
+    PyObject *kw = type_kwargs(st, cls, &slots, &orig_bases);
     if (kw == NULL)
         return NULL;
-    PyObject *tid = cpk_tracker_get_or_create_id(st, (PyObject *)cls);
-    PyObject *name = PyObject_GetAttr((PyObject *)cls, st->str___name__);
+    bases = class_bases(st, cls, orig_bases);
+    if (bases == NULL)
+        goto done;
+    tid = cpk_tracker_get_or_create_id(st, (PyObject *)cls);
+    name = PyObject_GetAttr((PyObject *)cls, st->str___name__);
     if (tid == NULL || name == NULL)
+        goto done;
+    state = class_state(st, cls, 1, slots, &other);
+    if (state == NULL)
+        goto done;
+    /* Keys setattr cannot take are part of the namespace the class is
+     * made with (cloudpickle's loader interns every key: not there). */
+    if (format == CPK_FORMAT_CLOUDPICKLE) {
+        if (refuse_other_keys(st, cls, other, "cloudpickle's format") < 0)
+            goto done;
+    }
+    else if (other != NULL && PyDict_Update(kw, other) < 0)
         goto done;
     args = PyTuple_Pack(6, (PyObject *)Py_TYPE(cls), name, bases, kw, tid,
                         Py_None);
-    state = class_state(st, cls, 1, slots);
-    if (args != NULL && state != NULL)
+    if (args != NULL)
         r = class_reduce_value(st, format, st->make_skeleton_class,
                                "_make_skeleton_class", args, state);
 done:
-    Py_XDECREF(kw);
+    Py_DECREF(kw);
+    Py_XDECREF(slots);
+    Py_XDECREF(orig_bases);
+    Py_XDECREF(bases);
     Py_XDECREF(tid);
     Py_XDECREF(name);
+    Py_XDECREF(other);
     Py_XDECREF(args);
     Py_XDECREF(state);
     return r;
@@ -384,11 +593,19 @@ enum_members(cpk_state *st, PyObject *cls)
     PyObject *out = PyDict_New();
     for (Py_ssize_t i = 0; out != NULL && i < PyList_GET_SIZE(items); i++) {
         PyObject *pair = PyList_GET_ITEM(items, i);
+        if (!PyTuple_Check(pair) || PyTuple_GET_SIZE(pair) != 2) {
+            PyErr_SetString(PyExc_TypeError, "bad enum _member_map_");
+            Py_CLEAR(out);
+            break;
+        }
+        /* Member names are names the loader interns (cpk_name). */
         PyObject *value = PyObject_GetAttr(PyTuple_GET_ITEM(pair, 1),
                                            st->str__value_);
-        if (value == NULL ||
-            PyDict_SetItem(out, PyTuple_GET_ITEM(pair, 0), value) < 0)
+        PyObject *key = cpk_name(st, PyTuple_GET_ITEM(pair, 0));
+        if (value == NULL || key == NULL ||
+            PyDict_SetItem(out, key, value) < 0)
             Py_CLEAR(out);
+        Py_XDECREF(key);
         Py_XDECREF(value);
     }
     Py_DECREF(items);
@@ -418,11 +635,12 @@ enum_member_attrs(cpk_state *st, PyObject *cls)
     PyObject *out = PyDict_New();
     if (names == NULL || out == NULL)
         goto error;
-    PyObject *seq = PySequence_Fast(names, "_member_names_");
+    /* A copy: the attribute lookups below may run Python code. */
+    PyObject *seq = PySequence_Tuple(names);
     if (seq == NULL)
         goto error;
-    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq); i++) {
-        PyObject *name = PySequence_Fast_GET_ITEM(seq, i);
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(seq); i++) {
+        PyObject *name = PyTuple_GET_ITEM(seq, i);
         PyObject *member = PyObject_GetAttr(cls, name);
         if (member == NULL) {
             Py_DECREF(seq);
@@ -448,14 +666,19 @@ enum_member_attrs(cpk_state *st, PyObject *cls)
                 Py_CLEAR(attrs);
         }
         Py_DECREF(dict);
-        if (attrs == NULL ||
-            (PyDict_GET_SIZE(attrs) > 0 &&
-             PyDict_SetItem(out, name, attrs) < 0)) {
-            Py_XDECREF(attrs);
+        if (attrs == NULL) {
             Py_DECREF(seq);
             goto error;
         }
+        PyObject *key = cpk_name(st, name);
+        int e = key == NULL || (PyDict_GET_SIZE(attrs) > 0 &&
+                                PyDict_SetItem(out, key, attrs) < 0);
+        Py_XDECREF(key);
         Py_DECREF(attrs);
+        if (e) {
+            Py_DECREF(seq);
+            goto error;
+        }
     }
     Py_DECREF(seq);
     Py_DECREF(names);
@@ -472,6 +695,7 @@ reduce_enum(cpk_state *st, int format, PyTypeObject *cls)
     PyObject *o = (PyObject *)cls;
     PyObject *members = NULL, *name = NULL, *qualname = NULL, *module = NULL;
     PyObject *tid = NULL, *args = NULL, *state = NULL, *r = NULL;
+    PyObject *bases = NULL, *other = NULL;
     members = enum_members(st, o);
     name = PyObject_GetAttr(o, st->str___name__);
     qualname = PyObject_GetAttr(o, st->str___qualname__);
@@ -481,10 +705,12 @@ reduce_enum(cpk_state *st, int format, PyTypeObject *cls)
     tid = cpk_tracker_get_or_create_id(st, o);
     if (tid == NULL)
         goto done;
-    args = PyTuple_Pack(7, cls->tp_bases, name, qualname, members, module, tid,
+    bases = Py_NewRef(cls->tp_bases);
+    args = PyTuple_Pack(7, bases, name, qualname, members, module, tid,
                         Py_None);
-    state = class_state(st, cls, 0, NULL);
+    state = class_state(st, cls, 0, NULL, &other);
     if (args == NULL || state == NULL ||
+        refuse_other_keys(st, cls, other, "an enum's pickle") < 0 ||
         pop_enum_internals(st, PyTuple_GET_ITEM(state, 0), members) < 0)
         goto done;
     if (format == CPK_FORMAT_NATIVE) {
@@ -505,6 +731,8 @@ done:
     Py_XDECREF(qualname);
     Py_XDECREF(module);
     Py_XDECREF(tid);
+    Py_XDECREF(bases);
+    Py_XDECREF(other);
     Py_XDECREF(args);
     Py_XDECREF(state);
     return r;
@@ -532,14 +760,21 @@ cpk_reduce_class(cpk_state *st, PyObject *pickler, PyObject *obj)
     if (name != NULL) {
         PyObject *f = cpk_callable(st, format, st->builtin_type,
                                    "cloudpickle.cloudpickle", "_builtin_type");
-        return f ? Py_BuildValue("(O(O))", f, name) : NULL;
+        PyObject *r = f ? Py_BuildValue("(O(O))", f, name) : NULL;
+        Py_DECREF(name);
+        return r;
     }
     if (PyErr_Occurred())
         return NULL;
     int by_ref = cpk_should_pickle_by_reference(st, obj);
     if (by_ref < 0)
         return NULL;
-    if (by_ref)
+    /* A static type (type(sys.flags)) that cannot be found by name cannot
+     * be rebuilt by value either: a copy would be another class, and its
+     * namespace is not a dict we may read (per interpreter since 3.12).
+     * pickle's own save_global refuses it with a PicklingError naming it
+     * ("it's not the same object as sys.flags"). */
+    if (by_ref || !(cls->tp_flags & Py_TPFLAGS_HEAPTYPE))
         Py_RETURN_NOTIMPLEMENTED;
     PyObject *enum_type = st->lazy_types[CPK_LAZY_ENUM];
     if (enum_type != NULL && PyType_IsSubtype(cls, (PyTypeObject *)enum_type))

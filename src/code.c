@@ -10,6 +10,277 @@
 
 #include <marshal.h>
 
+/* marshal version 2: the newest one that writes no object references.
+ * From version 3 on, marshal flags every object whose reference count is
+ * above 1 as shareable (FLAG_REF) and marks interned strings: the bytes
+ * would then depend on who else holds the code's constants and on what
+ * the process interned, not on the code (cloudpickle 3.x promises the same
+ * bytes for the same function). Version 2 writes each object by value;
+ * any version loads it.
+ *
+ * Then one pass over those bytes (payload_normalize) makes them as compact
+ * as version 4's forms without its references: ASCII strings in the short
+ * forms (TYPE_SHORT_ASCII, TYPE_ASCII, not interned: the code constructor
+ * interns what it needs), small tuples as TYPE_SMALL_TUPLE; and sorts the
+ * elements of sets by their bytes, as 3.11's marshal does (bpo-37596;
+ * before 3.11 their order is the hash order, which PYTHONHASHSEED changes
+ * for str and bytes). Without references each object is a self-contained
+ * run of bytes, which is what makes the moves possible. */
+#define CPK_MARSHAL_VERSION 2
+
+typedef struct {
+    char *data;
+    size_t len, cap;
+} cpk_buf;
+
+static int
+buf_put(cpk_buf *b, const char *p, size_t n)
+{
+    if (b->len + n > b->cap) {
+        size_t cap = b->cap ? b->cap : 256;
+        while (cap < b->len + n)
+            cap *= 2;
+        char *d = PyMem_Realloc(b->data, cap);
+        if (d == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        b->data = d;
+        b->cap = cap;
+    }
+    memcpy(b->data + b->len, p, n);
+    b->len += n;
+    return 0;
+}
+
+typedef struct {
+    const unsigned char *p, *end;
+} cpk_reader;
+
+static int
+rd_long(cpk_reader *r, long *v)
+{
+    if (r->end - r->p < 4)
+        return -1;
+    uint32_t x = (uint32_t)r->p[0] | (uint32_t)r->p[1] << 8 |
+                 (uint32_t)r->p[2] << 16 | (uint32_t)r->p[3] << 24;
+    *v = (long)(int32_t)x;
+    return 0;
+}
+
+static int norm_object(cpk_reader *r, cpk_buf *out);
+
+/* Copy n raw bytes. */
+static int
+norm_raw(cpk_reader *r, cpk_buf *out, size_t n)
+{
+    if ((size_t)(r->end - r->p) < n)
+        return -1;
+    if (buf_put(out, (const char *)r->p, n) < 0)
+        return -1;
+    r->p += n;
+    return 0;
+}
+
+typedef struct {
+    char *data;
+    size_t len;
+} cpk_item;
+
+static int
+item_cmp(const void *a, const void *b)
+{
+    const cpk_item *x = a, *y = b;
+    size_t n = x->len < y->len ? x->len : y->len;
+    int c = memcmp(x->data, y->data, n);
+    return c != 0 ? c : (x->len > y->len) - (x->len < y->len);
+}
+
+/* A set's n elements, each normalized apart, written sorted. */
+static int
+norm_set(cpk_reader *r, cpk_buf *out, long n)
+{
+    if (n < 0 || n > r->end - r->p)
+        return -1;
+    cpk_item *items = PyMem_Calloc((size_t)n + 1, sizeof(*items));
+    if (items == NULL)
+        return -1;
+    int rc = 0;
+    for (long i = 0; i < n && rc == 0; i++) {
+        cpk_buf b = {0};
+        rc = norm_object(r, &b);
+        items[i].data = b.data;
+        items[i].len = b.len;
+    }
+    if (rc == 0) {
+        qsort(items, (size_t)n, sizeof(*items), item_cmp);
+        for (long i = 0; i < n && rc == 0; i++)
+            rc = buf_put(out, items[i].data, items[i].len);
+    }
+    for (long i = 0; i < n; i++)
+        PyMem_Free(items[i].data);
+    PyMem_Free(items);
+    return rc;
+}
+
+static int
+put_long(cpk_buf *out, long v)
+{
+    unsigned char b[4] = {(unsigned char)(v & 0xff),
+                          (unsigned char)((v >> 8) & 0xff),
+                          (unsigned char)((v >> 16) & 0xff),
+                          (unsigned char)((v >> 24) & 0xff)};
+    return buf_put(out, (const char *)b, 4);
+}
+
+static int
+is_ascii(const unsigned char *p, long n)
+{
+    for (long i = 0; i < n; i++)
+        if (p[i] >= 128)
+            return 0;
+    return 1;
+}
+
+/* Copy one object of a version 2 marshal stream of this interpreter's
+ * code objects, rewritten as described above. -1 on anything unexpected
+ * (the caller then keeps marshal's bytes). */
+static int
+norm_object(cpk_reader *r, cpk_buf *out)
+{
+    if (r->p >= r->end)
+        return -1;
+    int type = *r->p++;
+    long n;
+    char t = (char)type;
+    switch (type) {
+    case '0': case 'N': case 'F': case 'T': case 'S': case '.':
+        return buf_put(out, &t, 1);
+    case 'i':
+        return buf_put(out, &t, 1) < 0 ? -1 : norm_raw(r, out, 4);
+    case 'g':
+        return buf_put(out, &t, 1) < 0 ? -1 : norm_raw(r, out, 8);
+    case 'y':
+        return buf_put(out, &t, 1) < 0 ? -1 : norm_raw(r, out, 16);
+    case 'l':
+        if (buf_put(out, &t, 1) < 0 || rd_long(r, &n) < 0 ||
+            norm_raw(r, out, 4) < 0)
+            return -1;
+        n = n < 0 ? -n : n;
+        return n > (r->end - r->p) / 2 ? -1 : norm_raw(r, out, 2 * (size_t)n);
+    case 's':
+        if (buf_put(out, &t, 1) < 0 || rd_long(r, &n) < 0 || n < 0 ||
+            norm_raw(r, out, 4) < 0)
+            return -1;
+        return norm_raw(r, out, (size_t)n);
+    case 'u':
+        if (rd_long(r, &n) < 0 || n < 0 || n > r->end - r->p - 4)
+            return -1;
+        r->p += 4;
+        if (!is_ascii(r->p, n)) {
+            if (buf_put(out, &t, 1) < 0 || put_long(out, n) < 0)
+                return -1;
+        }
+        else if (n < 256) {
+            char h[2] = {'z', (char)(unsigned char)n};
+            if (buf_put(out, h, 2) < 0)
+                return -1;
+        }
+        else {
+            char a = 'a';
+            if (buf_put(out, &a, 1) < 0 || put_long(out, n) < 0)
+                return -1;
+        }
+        return norm_raw(r, out, (size_t)n);
+    case '(': case '[':
+        if (rd_long(r, &n) < 0 || n < 0 || n > r->end - r->p)
+            return -1;
+        r->p += 4;
+        if (type == '(' && n < 256) {
+            char h[2] = {')', (char)(unsigned char)n};
+            if (buf_put(out, h, 2) < 0)
+                return -1;
+        }
+        else if (buf_put(out, &t, 1) < 0 || put_long(out, n) < 0)
+            return -1;
+        for (long i = 0; i < n; i++)
+            if (norm_object(r, out) < 0)
+                return -1;
+        return 0;
+    case '<': case '>':
+        if (buf_put(out, &t, 1) < 0 || rd_long(r, &n) < 0 ||
+            norm_raw(r, out, 4) < 0)
+            return -1;
+        return norm_set(r, out, n);
+    case '{':
+        if (buf_put(out, &t, 1) < 0)
+            return -1;
+        for (;;) {
+            if (r->p >= r->end)
+                return -1;
+            if (*r->p == '0')
+                return norm_raw(r, out, 1);
+            if (norm_object(r, out) < 0 || norm_object(r, out) < 0)
+                return -1;
+        }
+    case 'c':
+        if (buf_put(out, &t, 1) < 0)
+            return -1;
+#if PY_VERSION_HEX >= 0x030B0000
+        /* 3.11-3.13 (marshal.c w_complex_object): argcount,
+         * posonlyargcount, kwonlyargcount, stacksize, flags; code,
+         * consts, names, localsplusnames, localspluskinds, filename, name,
+         * qualname; firstlineno; linetable, exceptiontable. */
+        if (norm_raw(r, out, 5 * 4) < 0)
+            return -1;
+        for (int i = 0; i < 8; i++)
+            if (norm_object(r, out) < 0)
+                return -1;
+        if (norm_raw(r, out, 4) < 0)
+            return -1;
+        return norm_object(r, out) < 0 ? -1 : norm_object(r, out);
+#else
+        /* 3.9, 3.10: argcount, posonlyargcount, kwonlyargcount, nlocals,
+         * stacksize, flags; code, consts, names, varnames, freevars,
+         * cellvars, filename, name; firstlineno; lnotab/linetable. */
+        if (norm_raw(r, out, 6 * 4) < 0)
+            return -1;
+        for (int i = 0; i < 8; i++)
+            if (norm_object(r, out) < 0)
+                return -1;
+        if (norm_raw(r, out, 4) < 0)
+            return -1;
+        return norm_object(r, out);
+#endif
+    default:
+        return -1;
+    }
+}
+
+/* The payload rewritten by norm_object (new reference; the payload itself
+ * if its bytes are not what we expect). Steals `payload`. */
+static PyObject *
+payload_normalize(PyObject *payload)
+{
+    cpk_reader r = {(const unsigned char *)PyBytes_AS_STRING(payload),
+                    (const unsigned char *)PyBytes_AS_STRING(payload) +
+                        PyBytes_GET_SIZE(payload)};
+    cpk_buf out = {0};
+    if (norm_object(&r, &out) < 0 || r.p != r.end) {
+        PyMem_Free(out.data);
+        if (PyErr_Occurred()) {
+            Py_DECREF(payload);
+            return NULL;
+        }
+        return payload; /* unexpected: leave it as marshal wrote it */
+    }
+    PyObject *compact = PyBytes_FromStringAndSize(out.data,
+                                                  (Py_ssize_t)out.len);
+    PyMem_Free(out.data);
+    Py_DECREF(payload);
+    return compact;
+}
+
 /* The constructor arguments of this version's types.CodeType, in order
  * (the layout stock cloudpickle 3.x uses for 3.11 and later). */
 static const char *const code_fields[] = {
@@ -32,10 +303,32 @@ static const char *const code_fields[] = {
     "co_freevars",     "co_cellvars",        NULL,
 };
 
-/* (co_argcount, ..., co_cellvars) with co_name interned, as cloudpickle
- * does so names compare by identity after loading. New reference. */
+/* A tuple of names as our private copies (cpk_name), new reference. */
 static PyObject *
-code_args(PyObject *code)
+names_tuple(cpk_state *st, PyObject *names)
+{
+    if (!PyTuple_CheckExact(names))
+        return Py_NewRef(names);
+    Py_ssize_t n = PyTuple_GET_SIZE(names);
+    PyObject *t = PyTuple_New(n);
+    for (Py_ssize_t i = 0; t != NULL && i < n; i++) {
+        PyObject *name = cpk_name(st, PyTuple_GET_ITEM(names, i));
+        if (name == NULL)
+            Py_CLEAR(t);
+        else
+            PyTuple_SET_ITEM(t, i, name);
+    }
+    return t;
+}
+
+/* (co_argcount, ..., co_cellvars), the arguments of types.CodeType. The
+ * names (co_name, co_qualname, co_filename and the tuples of names) are our
+ * private copies (cpk_name): the code constructor interns some of them
+ * where the pickle is loaded, so sharing them with equal strings elsewhere
+ * in the pickle would make the next pickle of the loaded code differ.
+ * New reference. */
+static PyObject *
+code_args(cpk_state *st, PyObject *code)
 {
     Py_ssize_t n = 0;
     while (code_fields[n] != NULL)
@@ -49,8 +342,19 @@ code_args(PyObject *code)
             Py_DECREF(args);
             return NULL;
         }
-        if (strcmp(code_fields[i], "co_name") == 0 && PyUnicode_CheckExact(v))
-            PyUnicode_InternInPlace(&v);
+        const char *f = code_fields[i];
+        if (strcmp(f, "co_name") == 0 || strcmp(f, "co_qualname") == 0 ||
+            strcmp(f, "co_filename") == 0)
+            Py_SETREF(v, cpk_name(st, v));
+        else if (strcmp(f, "co_names") == 0 ||
+                 strcmp(f, "co_varnames") == 0 ||
+                 strcmp(f, "co_freevars") == 0 ||
+                 strcmp(f, "co_cellvars") == 0)
+            Py_SETREF(v, names_tuple(st, v));
+        if (v == NULL) {
+            Py_DECREF(args);
+            return NULL;
+        }
         PyTuple_SET_ITEM(args, i, v);
     }
     return args;
@@ -60,7 +364,7 @@ PyObject *
 cpk_reduce_code(cpk_state *st, PyObject *code, int format)
 {
     if (format == CPK_FORMAT_CLOUDPICKLE) {
-        PyObject *args = code_args(code);
+        PyObject *args = code_args(st, code);
         if (args == NULL)
             return NULL;
         PyObject *r = PyTuple_Pack(2, (PyObject *)&PyCode_Type, args);
@@ -75,24 +379,36 @@ cpk_reduce_code(cpk_state *st, PyObject *code, int format)
         return r;
     PyObject *args = NULL, *func = st->code_unmarshal;
     PyObject *payload = PyMarshal_WriteObjectToString(code,
-                                                      Py_MARSHAL_VERSION);
+                                                      CPK_MARSHAL_VERSION);
     if (payload == NULL) {
         if (!PyErr_ExceptionMatches(PyExc_ValueError))
             return NULL;
         /* Constants marshal cannot write: ship the fields instead. */
         PyErr_Clear();
-        payload = code_args(code);
+        payload = code_args(st, code);
         func = st->code_new;
         if (payload == NULL)
             return NULL;
     }
+    else if ((payload = payload_normalize(payload)) == NULL)
+        return NULL;
     args = PyTuple_Pack(3, st->version_str, st->magic_int, payload);
     Py_DECREF(payload);
     if (args == NULL)
         return NULL;
     r = PyTuple_Pack(2, func, args);
     Py_DECREF(args);
-    if (r != NULL && cpk_code_cache_set(code, st->code_reduce_index, r) < 0)
+    if (r == NULL)
+        return NULL;
+    /* Allocating may have run the GC, finalizers and so other threads:
+     * one of them may have cached the code first. Every pickle of this
+     * code gets the same tuple. */
+    PyObject *cached = cpk_code_cache_get(code, st->code_reduce_index);
+    if (cached != NULL || PyErr_Occurred()) {
+        Py_DECREF(r);
+        return cached;
+    }
+    if (cpk_code_cache_set(code, st->code_reduce_index, r) < 0)
         Py_CLEAR(r);
     return r;
 }

@@ -172,8 +172,16 @@ cpk_codeinfo_get(cpk_state *st, PyObject *code)
     if (info != NULL || PyErr_Occurred())
         return info;
     info = compute((PyCodeObject *)code);
-    if (info != NULL &&
-        cpk_code_cache_set(code, st->code_extra_index, info) < 0)
+    if (info == NULL)
+        return NULL;
+    /* Another thread may have cached it while we allocated (the GC can
+     * run finalizers): keep the first, as code.c does. */
+    PyObject *cached = cpk_code_cache_get(code, st->code_extra_index);
+    if (cached != NULL || PyErr_Occurred()) {
+        Py_DECREF(info);
+        return cached;
+    }
+    if (cpk_code_cache_set(code, st->code_extra_index, info) < 0)
         Py_CLEAR(info);
     return info;
 }

@@ -102,16 +102,26 @@ error:
 
 /* {name: value} for the names in `names` that `globals` holds. */
 static PyObject *
-used_globals(PyObject *globals, PyObject *names)
+used_globals(cpk_state *st, PyObject *globals, PyObject *names)
 {
     PyObject *out = PyDict_New();
     if (out == NULL)
         return NULL;
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(names); i++) {
-        PyObject *k = PyTuple_GET_ITEM(names, i);
-        PyObject *v = PyDict_GetItemWithError(globals, k);
-        if ((v == NULL && PyErr_Occurred()) ||
-            (v != NULL && PyDict_SetItem(out, k, v) < 0)) {
+        PyObject *k = PyTuple_GET_ITEM(names, i), *v;
+        /* Strong: the lookup (a colliding key's __eq__) and the copy
+         * below (a collection) may run code that changes `globals`. */
+        int r = cpk_dict_get_ref(globals, k, &v);
+        if (r == 0)
+            continue;
+        if (r > 0) {
+            /* Our copy of the name: deterministic bytes (cpk_name). */
+            PyObject *name = cpk_name(st, k);
+            r = name == NULL ? -1 : PyDict_SetItem(out, name, v);
+            Py_XDECREF(name);
+            Py_DECREF(v);
+        }
+        if (r < 0) {
             Py_DECREF(out);
             return NULL;
         }
@@ -389,18 +399,19 @@ cloudpickle_state(cpk_state *st, PyFunctionObject *f, const fn_fields *x,
                   PyObject *fglobals, PyObject *submodules)
 {
     PyObject *slot = PyDict_New(), *dict = NULL, *name = NULL, *ann = NULL;
-    PyObject *state = NULL;
+    PyObject *state = NULL, *qualname = NULL;
     if (slot == NULL)
         return NULL;
-    name = Py_NewRef(x->name);
-    PyUnicode_InternInPlace(&name);
+    /* Our copies of the names (cpk_name): deterministic bytes. */
+    name = cpk_name(st, x->name);
+    qualname = cpk_name(st, x->qualname);
     ann = PyObject_GetAttr((PyObject *)f, st->str___annotations__);
     dict = x->dict ? Py_NewRef(x->dict) : PyDict_New();
-    if (ann == NULL || dict == NULL)
+    if (name == NULL || qualname == NULL || ann == NULL || dict == NULL)
         goto done;
 #define OR_NONE(x) ((x) ? (x) : Py_None)
     if (PyDict_SetItem(slot, st->str___name__, name) < 0 ||
-        PyDict_SetItem(slot, st->str___qualname__, x->qualname) < 0 ||
+        PyDict_SetItem(slot, st->str___qualname__, qualname) < 0 ||
         PyDict_SetItem(slot, st->str___annotations__, ann) < 0 ||
         PyDict_SetItem(slot, st->str___kwdefaults__,
                        OR_NONE(x->kwdefaults)) < 0 ||
@@ -418,6 +429,7 @@ cloudpickle_state(cpk_state *st, PyFunctionObject *f, const fn_fields *x,
 done:
     Py_XDECREF(dict);
     Py_XDECREF(name);
+    Py_XDECREF(qualname);
     Py_XDECREF(ann);
     Py_DECREF(slot);
     return state;
@@ -464,7 +476,7 @@ cpk_reduce_function(cpk_state *st, PyObject *pickler, PyObject *func)
     info = cpk_codeinfo_get(st, x.code);
     if (info == NULL)
         goto done;
-    fglobals = used_globals(x.globals, PyTuple_GET_ITEM(info, 0));
+    fglobals = used_globals(st, x.globals, PyTuple_GET_ITEM(info, 0));
     if (fglobals == NULL)
         goto done;
 

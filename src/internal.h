@@ -48,6 +48,20 @@ PyObject_GetOptionalAttr(PyObject *obj, PyObject *name, PyObject **result)
 {
     return _PyObject_LookupAttr(obj, name, result);
 }
+
+static inline int
+PyObject_GetOptionalAttrString(PyObject *obj, const char *name,
+                               PyObject **result)
+{
+    PyObject *n = PyUnicode_FromString(name);
+    if (n == NULL) {
+        *result = NULL;
+        return -1;
+    }
+    int r = _PyObject_LookupAttr(obj, n, result);
+    Py_DECREF(n);
+    return r;
+}
 #endif
 
 /* d[key] as a new reference in *result: 1 found, 0 missing (*result
@@ -105,6 +119,29 @@ cpk_type_dict(PyTypeObject *type)
 #endif
 }
 
+/* A new str equal to `s` that nothing else shares, never the interned
+ * one (new reference; other objects are returned as they are). For names
+ * the loader interns (class and function attribute names, global names,
+ * module names): pickle memoizes by identity, so a name that is the very
+ * object of an equal string value where it was defined, but not where it
+ * was loaded, would change the bytes of the next pickle (cloudpickle 3.x
+ * copies them for the same reason). */
+static inline PyObject *
+cpk_str_copy(PyObject *s)
+{
+    if (!PyUnicode_CheckExact(s) || PyUnicode_GET_LENGTH(s) == 0)
+        return Py_NewRef(s);
+    /* Not PyUnicode_FromKindAndData: it returns the shared object of a
+     * one-character string, which a loaded pickle's strings are and
+     * compiled constants may not be. */
+    Py_ssize_t n = PyUnicode_GET_LENGTH(s);
+    PyObject *copy = PyUnicode_New(n, PyUnicode_MAX_CHAR_VALUE(s));
+    if (copy != NULL)
+        memcpy(PyUnicode_DATA(copy), PyUnicode_DATA(s),
+               (size_t)n * PyUnicode_KIND(s));
+    return copy;
+}
+
 #if PY_VERSION_HEX < 0x030B0000
 /* 3.11 added PyType_GetModuleByDef: the module of the first class in the
  * MRO that a module with `def` defined. Borrowed reference. */
@@ -141,7 +178,7 @@ PyType_GetModuleByDef(PyTypeObject *type, PyModuleDef *def)
     X(getLogger) X(isatty) X(mode) X(name) X(read) X(register) X(seek)       \
     X(tell) X(write) X(stdout) X(stderr) X(stdin) X(TypeVar) X(_FIELD)       \
     X(_FIELD_CLASSVAR) X(_FIELD_INITVAR) X(ChainMap) X(__getattr__)          \
-    X(_value_) X(_cpk_member_attrs) X(__objclass__)
+    X(_value_) X(_cpk_member_attrs) X(__objclass__) X(__firstlineno__)
 
 /* What reducer_override does with an object of a given exact type. */
 typedef enum {
@@ -276,6 +313,7 @@ typedef struct cpk_state {
     PyObject *lazy_sources[CPK_LAZY_COUNT]; /* module objects they came from */
     PyObject *lazy_retired;      /* classes of modules imported anew */
     uint64_t lazy_stamp;         /* sys.modules' version at the last look */
+    PyObject *name_copies;       /* {name: its private copy} (cpk_name) */
     PyObject *textio_type;       /* _io.TextIOWrapper */
     PyObject *stringio_type;     /* _io.StringIO */
     PyObject *gc_get_threshold;  /* gc.get_threshold (unpickler.c) */
@@ -321,8 +359,8 @@ typedef struct cpk_state {
     X(reduce_builtin) X(cp_make_function) X(cp_function_setstate)            \
     X(compat_import) X(shim) X(by_value) X(tracker_by_id)                    \
     X(tracker_by_class) X(types_names) X(default_table) X(extrefs)           \
-    X(singletons) X(abc_types) X(textio_type) X(stringio_type)               \
-    X(gc_get_threshold) X(gc_set_threshold)                                  \
+    X(singletons) X(abc_types) X(name_copies) X(textio_type)                 \
+    X(stringio_type) X(gc_get_threshold) X(gc_set_threshold)                 \
     X(version_str) X(magic_int) X(str_ASCII) X(str_strict)                  \
     X(kwnames_compat) X(kwnames_unpickler) X(lazy_retired)
 
@@ -535,6 +573,40 @@ static inline PyObject *
 cpk_python_version(void)
 {
     return PyUnicode_FromFormat("%d.%d", PY_MAJOR_VERSION, PY_MINOR_VERSION);
+}
+
+/* The private copy (cpk_str_copy) of the str `name` that every pickle
+ * uses for it: one object per name, so the names of a pickle share
+ * memo entries exactly as their values say, in any process; and never
+ * the object a user value could be. New reference. */
+static inline PyObject *
+cpk_name(cpk_state *st, PyObject *name)
+{
+    if (!PyUnicode_CheckExact(name) || PyUnicode_GET_LENGTH(name) == 0)
+        return Py_NewRef(name);
+    if (st->name_copies == NULL) {
+        /* Allocating may run the GC and other threads: re-check. */
+        PyObject *d = PyDict_New();
+        if (d == NULL)
+            return NULL;
+        if (st->name_copies == NULL)
+            st->name_copies = d;
+        else
+            Py_DECREF(d);
+    }
+    /* str keys: nothing here runs Python code or lets another thread in
+     * between the look-up and the store. */
+    PyObject *copy = PyDict_GetItemWithError(st->name_copies, name);
+    if (copy != NULL)
+        return Py_NewRef(copy);
+    if (PyErr_Occurred())
+        return NULL;
+    PyObject *fresh = cpk_str_copy(name);
+    if (fresh == NULL)
+        return NULL;
+    copy = PyDict_SetDefault(st->name_copies, name, fresh);
+    Py_DECREF(fresh);
+    return Py_XNewRef(copy);
 }
 
 #endif

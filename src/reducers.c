@@ -11,7 +11,9 @@
 PyObject *
 cpk_reduce_cell(cpk_state *st, PyObject *cell, int format)
 {
-    PyObject *v = PyCell_GET(cell);
+    /* Held: looking the reconstructor up may allocate, run the GC and
+     * with it code that changes the cell. */
+    PyObject *v = Py_XNewRef(PyCell_GET(cell));
     if (v == NULL) {
         PyObject *f = cpk_callable(st, format, st->make_empty_cell,
                                    "cloudpickle.cloudpickle",
@@ -20,7 +22,9 @@ cpk_reduce_cell(cpk_state *st, PyObject *cell, int format)
     }
     PyObject *f = cpk_callable(st, format, st->make_cell,
                                "cloudpickle.cloudpickle", "_make_cell");
-    return f ? Py_BuildValue("(O(O))", f, v) : NULL;
+    PyObject *r = f ? Py_BuildValue("(O(O))", f, v) : NULL;
+    Py_DECREF(v);
+    return r;
 }
 
 /* An importable module by name; a dynamic one (not in sys.modules, or
@@ -29,7 +33,14 @@ cpk_reduce_cell(cpk_state *st, PyObject *cell, int format)
 PyObject *
 cpk_reduce_module(cpk_state *st, int format, PyObject *mod)
 {
-    PyObject *name = PyModule_GetNameObject(mod);
+    PyObject *modname = PyModule_GetNameObject(mod);
+    if (modname == NULL)
+        return NULL;
+    /* Our copy (cpk_name): the module's own name is interned, and the
+     * name a function uses for it is interned only where it was
+     * compiled. */
+    PyObject *name = cpk_name(st, modname);
+    Py_DECREF(modname);
     if (name == NULL)
         return NULL;
     PyObject *r = NULL;
@@ -97,6 +108,8 @@ static PyObject *
 reduce_method(cpk_state *st, PyObject *obj)
 {
     (void)st;
+    /* Borrowed from a method object nothing can change: Py_BuildValue
+     * takes its references before anything else runs. */
     return Py_BuildValue("(O(OO))", (PyObject *)&PyMethod_Type,
                          PyMethod_GET_FUNCTION(obj), PyMethod_GET_SELF(obj));
 }

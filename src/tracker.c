@@ -141,10 +141,20 @@ new_tracker_id(void)
     return PyUnicode_FromStringAndSize(hex, 32);
 }
 
+/* What the registry stores for a class: the by_class key id(cls) and the
+ * entry, whose weak reference removes both when the class dies. Made
+ * before the registry is looked at for the last time: allocating can run
+ * the cyclic GC, hence finalizers, hence other threads. */
+typedef struct {
+    PyObject *key;   /* id(cls) */
+    PyObject *entry; /* (weakref(cls), tid, reconstructed) */
+} cpk_track_rec;
+
 static int
-track(cpk_state *st, PyObject *module, PyObject *cls, PyObject *tid,
-      int reconstructed)
+track_prepare(cpk_state *st, PyObject *module, PyObject *cls, PyObject *tid,
+              int reconstructed, cpk_track_rec *rec)
 {
+    rec->key = rec->entry = NULL;
     PyObject *key = PyLong_FromVoidPtr(cls);
     if (key == NULL)
         return -1;
@@ -159,20 +169,41 @@ track(cpk_state *st, PyObject *module, PyObject *cls, PyObject *tid,
     PyObject_GC_Track(cb);
     PyObject *wr = PyWeakref_NewRef(cls, (PyObject *)cb);
     Py_DECREF(cb);
-    int r = -1;
-    if (wr == NULL)
-        goto done;
-    PyObject *entry = PyTuple_Pack(3, wr, tid,
-                                   reconstructed ? Py_True : Py_False);
-    if (entry == NULL)
-        goto done;
-    if (PyDict_SetItem(st->tracker_by_class, key, entry) == 0 &&
-        PyDict_SetItem(st->tracker_by_id, tid, wr) == 0)
-        r = 0;
-    Py_DECREF(entry);
-done:
+    PyObject *entry = NULL;
+    if (wr != NULL)
+        entry = PyTuple_Pack(3, wr, tid, reconstructed ? Py_True : Py_False);
     Py_XDECREF(wr);
-    Py_DECREF(key);
+    if (entry == NULL) {
+        Py_DECREF(key);
+        return -1;
+    }
+    rec->key = key;
+    rec->entry = entry;
+    return 0;
+}
+
+static void
+track_discard(cpk_track_rec *rec)
+{
+    Py_CLEAR(rec->key);
+    Py_CLEAR(rec->entry);
+}
+
+/* Store a prepared record. Between the caller's last look at the registry
+ * and here nothing may run Python code: int and str keys compare in C,
+ * and what the stores replace is a dead class's entry, whose release runs
+ * no Python code (a weak reference freed before its referent calls no
+ * callback). */
+static int
+track_commit(cpk_state *st, cpk_track_rec *rec)
+{
+    PyObject *tid = PyTuple_GET_ITEM(rec->entry, 1);
+    PyObject *wr = PyTuple_GET_ITEM(rec->entry, 0);
+    int r = PyDict_SetItem(st->tracker_by_class, rec->key, rec->entry) == 0 &&
+                    PyDict_SetItem(st->tracker_by_id, tid, wr) == 0
+                ? 0
+                : -1;
+    track_discard(rec);
     return r;
 }
 
@@ -212,15 +243,19 @@ cloudpickle_tracker_get(const char *attr, PyObject *key)
     PyObject *cp = PyDict_GetItemString(modules, "cloudpickle.cloudpickle");
     if (cp == NULL)
         return NULL;
+    Py_INCREF(cp);
     PyObject *tracker = PyObject_GetAttrString(cp, attr);
+    Py_DECREF(cp);
     PyObject *r = tracker ? PyObject_CallMethod(tracker, "get", "(O)", key)
                           : NULL;
     Py_XDECREF(tracker);
     if (r == NULL || r == Py_None) {
         /* A cloudpickle without that private dict, or an unhashable key:
-         * nothing to share. */
-        PyErr_Clear();
+         * nothing to share (what cloudpickle's `except Exception` would
+         * ignore; KeyboardInterrupt, MemoryError and SystemExit go on). */
         Py_XDECREF(r);
+        if (r == NULL && PyErr_ExceptionMatches(PyExc_Exception))
+            PyErr_Clear();
         return NULL;
     }
     return r;
@@ -236,17 +271,44 @@ cpk_tracker_get_or_create_id(cpk_state *st, PyObject *cls)
         return NULL;
     PyObject *tid = cloudpickle_tracker_get("_DYNAMIC_CLASS_TRACKER_BY_CLASS",
                                             cls);
+    if (tid == NULL && PyErr_Occurred())
+        return NULL;
     if (tid != NULL && !PyUnicode_Check(tid))
         Py_CLEAR(tid);
     if (tid == NULL)
         tid = new_tracker_id();
     if (tid == NULL)
         return NULL;
-    if (track(st, module_of(st), cls, tid, 0) < 0) {
+    cpk_track_rec rec;
+    if (track_prepare(st, module_of(st), cls, tid, 0, &rec) < 0) {
+        Py_DECREF(tid);
+        return NULL;
+    }
+    /* Another thread may have given the class its id while cloudpickle's
+     * tracker ran or the record was made: that id wins. From this look to
+     * the stores nothing runs Python code, so no thread can slip in. */
+    entry = entry_of(st, cls);
+    if (entry != NULL || PyErr_Occurred()) {
+        PyObject *theirs = entry ? Py_NewRef(PyTuple_GET_ITEM(entry, 1))
+                                 : NULL;
+        track_discard(&rec);
+        Py_DECREF(tid);
+        return theirs;
+    }
+    if (track_commit(st, &rec) < 0) {
         Py_DECREF(tid);
         return NULL;
     }
     return tid;
+}
+
+/* The live class tracked under `tid` (new reference), or NULL (with an
+ * exception only on error). */
+static PyObject *
+tracked_class(cpk_state *st, PyObject *tid)
+{
+    PyObject *wr = PyDict_GetItemWithError(st->tracker_by_id, tid);
+    return wr != NULL ? cpk_weakref_get(wr) : NULL;
 }
 
 PyObject *
@@ -261,32 +323,40 @@ cpk_tracker_lookup_or_track(cpk_state *st, PyObject *tid, PyObject *cls,
                         "class tracker id must be a str or None");
         return NULL;
     }
-    PyObject *wr = PyDict_GetItemWithError(st->tracker_by_id, tid);
-    if (wr != NULL) {
-        PyObject *existing = cpk_weakref_get(wr);
-        if (existing != NULL) {
-            *found = 1;
-            return existing;
-        }
+    PyObject *existing = tracked_class(st, tid);
+    if (existing != NULL || PyErr_Occurred()) {
+        *found = existing != NULL;
+        return existing;
     }
-    else if (PyErr_Occurred())
-        return NULL;
     /* A class stock cloudpickle holds under that id (it pickled it here,
      * or loaded it): the same class. */
     PyObject *theirs = cloudpickle_tracker_get("_DYNAMIC_CLASS_TRACKER_BY_ID",
                                                tid);
-    if (theirs != NULL) {
-        *found = 1;
-        int r = track(st, module_of(st), theirs, tid, 0);
-        if (r < 0) {
-            Py_DECREF(theirs);
-            return NULL;
-        }
-        return theirs;
-    }
-    if (track(st, module_of(st), cls, tid, 1) < 0)
+    if (theirs == NULL && PyErr_Occurred())
         return NULL;
-    return Py_NewRef(cls);
+    PyObject *mine = theirs != NULL ? theirs : Py_NewRef(cls);
+    cpk_track_rec rec;
+    if (track_prepare(st, module_of(st), mine, tid, theirs == NULL, &rec) <
+        0) {
+        Py_DECREF(mine);
+        return NULL;
+    }
+    /* Another thread loading the same id may have tracked its class
+     * meanwhile: one class per id, theirs. Nothing runs Python code from
+     * this look to the stores. */
+    existing = tracked_class(st, tid);
+    if (existing != NULL || PyErr_Occurred()) {
+        track_discard(&rec);
+        Py_DECREF(mine);
+        *found = existing != NULL;
+        return existing;
+    }
+    if (track_commit(st, &rec) < 0) {
+        Py_DECREF(mine);
+        return NULL;
+    }
+    *found = theirs != NULL;
+    return mine;
 }
 
 int
