@@ -452,8 +452,10 @@ set_member_attrs(cpk_state *st, PyObject *cls, PyObject *attrs)
                              values, CPK_ARG_DICT))
             return -1;
         /* getattr and setattr run code, which may change attrs. */
+        Py_INCREF(name);
         Py_INCREF(values);
         PyObject *member = PyObject_GetAttr(cls, name);
+        Py_DECREF(name);
         int r = member == NULL ? -1 : 0;
         Py_ssize_t p2 = 0;
         PyObject *k, *v;
@@ -503,6 +505,65 @@ register_subclasses(cpk_state *st, PyObject *cls, PyObject *registry)
     return PyErr_Occurred() ? -1 : 0;
 }
 
+/* The shape of _class_setstate's (state, slotstate), checked whole before
+ * anything is set (and before a class defined here is left untouched):
+ * str keys; state['_abc_impl'] a list; state['_cpk_member_attrs']
+ * {member name: {attribute name: value}}. Runs no Python code. 1, or 0
+ * with an exception set. */
+static int
+check_class_state(cpk_state *st, PyObject *state)
+{
+    static const char *const fname = "_class_setstate";
+    if (PyTuple_GET_SIZE(state) != 2)
+        return cpk_arg_error(st, 1, fname,
+                             "argument 2 (state) must be a (state, "
+                             "slotstate) pair, not a tuple of %zd",
+                             PyTuple_GET_SIZE(state));
+    if (!cpk_check_items(st, fname, "argument 2 (state)", state,
+                         CPK_ARG_DICT))
+        return 0;
+    for (int part = 0; part < 2; part++) {
+        Py_ssize_t pos = 0;
+        PyObject *k, *v;
+        while (PyDict_Next(PyTuple_GET_ITEM(state, part), &pos, &k, &v)) {
+            if (!cpk_check_value(st, fname, "argument 2 (state) key", k,
+                                 CPK_ARG_STR))
+                return 0;
+            if (part == 1)
+                continue;
+            if (PyUnicode_Compare(k, st->str__abc_impl) == 0 &&
+                !cpk_check_value(st, fname, "state['_abc_impl']", v,
+                                 CPK_ARG_SEQ))
+                return 0;
+            if (PyUnicode_Compare(k, st->str__cpk_member_attrs) != 0)
+                continue;
+            if (!cpk_check_value(st, fname, "state['_cpk_member_attrs']", v,
+                                 CPK_ARG_DICT))
+                return 0;
+            Py_ssize_t p2 = 0;
+            PyObject *name, *attrs;
+            while (PyDict_Next(v, &p2, &name, &attrs)) {
+                if (!cpk_check_value(st, fname,
+                                     "state['_cpk_member_attrs'] key", name,
+                                     CPK_ARG_STR) ||
+                    !cpk_check_value(st, fname,
+                                     "state['_cpk_member_attrs'] value",
+                                     attrs, CPK_ARG_DICT))
+                    return 0;
+                Py_ssize_t p3 = 0;
+                PyObject *attr, *unused;
+                while (PyDict_Next(attrs, &p3, &attr, &unused))
+                    if (!cpk_check_value(st, fname,
+                                         "state['_cpk_member_attrs'] "
+                                         "attribute name",
+                                         attr, CPK_ARG_STR))
+                        return 0;
+            }
+        }
+    }
+    return 1;
+}
+
 SIG(_class_setstate, -1, {"cls", CPK_ARG_CLASS}, {"state", CPK_ARG_TUPLE});
 
 /* _class_setstate(cls, (state, slotstate)): set the class attributes and
@@ -518,15 +579,7 @@ class_setstate(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
     if (!cpk_check_args(st, &_class_setstate_sig, args, nargs))
         return NULL;
     PyObject *cls = args[0], *state = args[1];
-    if (PyTuple_GET_SIZE(state) != 2) {
-        cpk_arg_error(st, 1, fname,
-                      "argument 2 (state) must be a (state, slotstate) "
-                      "pair, not a tuple of %zd",
-                      PyTuple_GET_SIZE(state));
-        return NULL;
-    }
-    if (!cpk_check_items(st, fname, "argument 2 (state)", state,
-                         CPK_ARG_DICT))
+    if (!check_class_state(st, state))
         return NULL;
     int original = cpk_tracker_is_original(st, cls);
     if (original < 0)
