@@ -1,6 +1,9 @@
 /* args.c - argument parsing shared by the module's public functions
- * (module.c) and its reconstructors (reconstruct.c, compat.c), as Argument
- * Clinic would generate it. Nothing here runs Python code.
+ * (module.c) and its reconstructors (reconstruct.c, compat.c, code.c), as
+ * Argument Clinic would generate it: a reconstructor states its signature
+ * (count and kind of each argument) and checks it before reading anything,
+ * and its errors name it. Nothing here runs Python code, except a repr a
+ * caller of cpk_arg_error asks for with %R.
  */
 #include "internal.h"
 

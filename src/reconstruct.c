@@ -1,9 +1,12 @@
 /* reconstruct.c - the callables our pickles reference by name: the load
  * side of function.c, class.c and reducers.c. Their names and signatures
  * are the file format (doc/FORMAT.md): never rename one, add a new name.
- * Arguments come from a pickle, which may be damaged: each callable checks
- * what it is given and fails with an exception, never a crash. cloudpickle
- * names that differ from ours are in compat.c; code objects in code.c.
+ * Arguments come from a pickle, which may be damaged or hostile: each
+ * callable checks the count, types and lengths of what it is given against
+ * its signature (args.c) before reading it, and fails with
+ * ReconstructorTypeError or ReconstructorValueError, never a crash.
+ * cloudpickle names that differ from ours are in compat.c; code objects in
+ * code.c.
  */
 #include "internal.h"
 
