@@ -35,6 +35,7 @@ else
 PROG_LDFLAGS := $(PY_LDFLAGS)
 endif
 EXT_SUFFIX := $(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')
+# SAN: flags for both compiling and linking (make sanitize, make coverage).
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -fPIC -fvisibility=hidden $(WARN) \
              $(PY_CFLAGS) -Isrc $(SAN) $(CFLAGS)
 ALL_LDFLAGS = $(SAN) $(LDFLAGS)
@@ -57,7 +58,8 @@ CRITERION_LIBS := $(shell pkg-config --libs criterion 2>/dev/null || echo -lcrit
 # Keep test objects between runs.
 .SECONDARY:
 
-.PHONY: all check test demo bench bench-quick memcheck install uninstall clean deps lint-man
+.PHONY: all check test demo bench bench-quick memcheck sanitize coverage \
+        check-pythons install uninstall clean deps lint-man
 
 all: $(EXT) $(PROGS)
 
@@ -86,9 +88,10 @@ $(BUILD)/tests/%.o: tests/%.c $(HEADERS) tests/support.h
 $(BUILD)/tests/test_%: $(BUILD)/tests/test_%.o $(TEST_SUPPORT_OBJ) $(LIB_OBJ)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PY_LDFLAGS) $(CRITERION_LIBS) -lutil
 
-# Criterion forks a process per test; --jobs keeps both cores busy.
+# Criterion forks a process per test; --jobs keeps both cores busy. Every
+# binary runs even after a failure; the summary names each failing one.
 test: all $(TEST_BIN) lint-man
-	@set -e; for t in $(TEST_BIN); do echo "== $$t"; $$t --jobs 2 $(TEST_ARGS); done
+	@scripts/run-tests --summary $(BUILD)/tests/summary $(TEST_BIN) -- $(TEST_ARGS)
 
 check:
 	@scripts/install-deps check
@@ -103,6 +106,45 @@ memcheck:
 	@scripts/install-deps memcheck
 	@$(MAKE) --no-print-directory all $(TEST_BIN)
 	@scripts/memcheck $(TEST_BIN)
+
+# The suite with ASan + UBSan in their own build directory: the module,
+# the programs and the test binaries instrumented, CPython's objects on
+# plain malloc so ASan sees each one (a use after free of a Python object
+# is reported, not hidden in a pymalloc pool). The uninstrumented
+# $(PYTHON) that fresh-process tests run gets the ASan runtime preloaded
+# (tests/support.c passes CPK_SAN_PRELOAD on to children as LD_PRELOAD).
+# Leak detection is off: an embedded CPython does not free everything at
+# exit, and `make memcheck` checks definite leaks with its suppressions.
+SAN_FLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer \
+            -fno-sanitize-recover=undefined
+# Exit status 86 for a report, so no test mistakes one for the program's
+# own exit status 1.
+SAN_ENV = CPK_SAN_PRELOAD=$$($(CC) -print-file-name=libasan.so) \
+          ASAN_OPTIONS=detect_leaks=0:exitcode=86 \
+          UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=86 \
+          PYTHONMALLOC=malloc
+
+sanitize:
+	@scripts/install-deps check
+	@$(SAN_ENV) $(MAKE) --no-print-directory BUILD=$(BUILD)/sanitize \
+	    OPT=-O1 SAN='$(SAN_FLAGS)' test
+
+# Line coverage of src/ and cli/ over the whole suite (test binaries,
+# programs and fresh interpreters all write the counters), in its own build
+# directory; the per-file table and totals by gcovr.
+coverage:
+	@scripts/install-deps check coverage
+	@if [ -d $(BUILD)/coverage ]; then find $(BUILD)/coverage -name '*.gcda' -delete; fi
+	@status=0; $(MAKE) --no-print-directory BUILD=$(BUILD)/coverage OPT=-O0 \
+	    SAN=--coverage test || status=$$?; \
+	    scripts/coverage $(BUILD)/coverage && exit $$status
+
+# The suite against every CPython 3.9-3.13 on the machine (pyenv's with a
+# shared libpython, and /usr/bin/python3), each in $(BUILD)/py-VERSION;
+# a table at the end, exit status 1 if any failed.
+check-pythons:
+	@scripts/install-deps check
+	@PYTHONS="$(PYTHONS)" scripts/check-pythons $(BUILD)
 
 demo:
 	@scripts/install-deps build

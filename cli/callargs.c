@@ -1,11 +1,16 @@
-/* callargs.c - parse --call arguments (callargs.h). Integers, True, False,
- * None and bare words skip the `ast` import: a call without such
- * arguments costs no parsing time. Everything else goes through
- * ast.literal_eval, so the result is exactly Python's. */
+/* callargs.c - parse --call arguments and bind them to the callable's
+ * signature (the rules are in callargs.h). Integers, True, False, None and
+ * strings skip the `ast` import: a call without other literals costs no
+ * parsing time. The rest goes through ast.literal_eval, so a literal means
+ * exactly what it means in Python. */
 #include "callargs.h"
 
 #include <ctype.h>
 #include <string.h>
+
+#include "message.h"
+
+#define SHOWN_MAX 60 /* bytes of an argument quoted in a message */
 
 /* A decimal integer as Python spells one: no leading zeros but "0". */
 static int
@@ -21,32 +26,44 @@ is_plain_int(const char *s)
     return 1;
 }
 
-/* ASCII letters, digits, underscore, not starting with a digit: a name
- * that literal_eval rejects, so the argument is that string. */
+/* Rule 1 of callargs.h: the ARG must be a Python literal. */
 static int
-is_ascii_word(const char *s)
+looks_literal(const char *s)
 {
-    if (!(isalpha((unsigned char)*s) || *s == '_'))
-        return 0;
-    for (; *s != '\0'; s++)
-        if (!(isalnum((unsigned char)*s) || *s == '_'))
-            return 0;
-    return 1;
+    if (*s != '\0' && strchr("[({'\"", *s) != NULL)
+        return 1;
+    if (*s == '-' || *s == '+')
+        s++;
+    if (*s == '.')
+        s++;
+    if (isdigit((unsigned char)*s))
+        return 1;
+    return 0;
 }
 
-PyObject *
-cpk_callargs_value(const char *s)
+/* A string prefix (b, r, u, f, or two of them) and a quote. */
+static int
+is_prefixed_string(const char *s)
+{
+    int n = 0;
+    while (n < 2 && s[n] != '\0' && strchr("bBrRuUfF", s[n]) != NULL)
+        n++;
+    return n > 0 && (s[n] == '\'' || s[n] == '"');
+}
+
+/* An argument for a message: at most SHOWN_MAX bytes, then "...". */
+#define SHOWN_FMT "'%.*s%s'"
+#define SHOWN(s)                                                              \
+    (int)(strlen(s) > SHOWN_MAX ? SHOWN_MAX : strlen(s)), (s),                \
+        (strlen(s) > SHOWN_MAX ? "..." : "")
+
+/* ast.literal_eval(s): new reference; NULL without an exception when s is
+ * no valid literal; NULL with one that must propagate. */
+static PyObject *
+literal(const char *s)
 {
     if (is_plain_int(s))
         return PyLong_FromString(s, NULL, 10);
-    if (strcmp(s, "True") == 0)
-        Py_RETURN_TRUE;
-    if (strcmp(s, "False") == 0)
-        Py_RETURN_FALSE;
-    if (strcmp(s, "None") == 0)
-        Py_RETURN_NONE;
-    if (is_ascii_word(s))
-        return PyUnicode_DecodeFSDefault(s);
     PyObject *text = PyUnicode_DecodeFSDefault(s);
     if (text == NULL)
         return NULL;
@@ -56,64 +73,201 @@ cpk_callargs_value(const char *s)
         v = PyObject_CallMethod(ast, "literal_eval", "(O)", text);
         Py_DECREF(ast);
     }
+    Py_DECREF(text);
     if (v == NULL && (PyErr_ExceptionMatches(PyExc_SyntaxError) ||
                       PyErr_ExceptionMatches(PyExc_ValueError) ||
                       PyErr_ExceptionMatches(PyExc_TypeError) ||
-                      PyErr_ExceptionMatches(PyExc_RecursionError))) {
+                      PyErr_ExceptionMatches(PyExc_RecursionError)))
         PyErr_Clear();
-        return text;
-    }
-    Py_DECREF(text);
     return v;
 }
 
+/* The value of s by rules 1, 3, 4, 5 (new reference). NULL: either a
+ * usage error, printed, with *usage set, or a Python exception. `arg` is
+ * the whole argument, for messages. */
+static PyObject *
+value(const char *s, const char *arg, int *usage)
+{
+    if (looks_literal(s) || is_prefixed_string(s)) {
+        PyObject *v = literal(s);
+        if (v == NULL && !PyErr_Occurred()) {
+            *usage = cpk_usage_error("--call argument " SHOWN_FMT ": not a "
+                                     "valid Python literal",
+                                     SHOWN(arg));
+        }
+        return v;
+    }
+    if (*s == '-') {
+        *usage = cpk_usage_error("--call argument " SHOWN_FMT ": looks like "
+                                 "an option, not a value",
+                                 SHOWN(arg));
+        return NULL;
+    }
+    if (strcmp(s, "True") == 0)
+        Py_RETURN_TRUE;
+    if (strcmp(s, "False") == 0)
+        Py_RETURN_FALSE;
+    if (strcmp(s, "None") == 0)
+        Py_RETURN_NONE;
+    return PyUnicode_DecodeFSDefault(s);
+}
+
+/* The callable's name for messages, as UTF-8 with control characters
+ * replaced, in buf: __qualname__, else __name__, else <TYPE object>.
+ * Returns 0, or -1 with an exception that must propagate. */
+static int
+callable_name(PyObject *callable, char *buf, size_t cap)
+{
+    static const char *const attrs[] = {"__qualname__", "__name__"};
+    snprintf(buf, cap, "<%s object>", Py_TYPE(callable)->tp_name);
+    for (size_t i = 0; i < 2; i++) {
+        PyObject *v = PyObject_GetAttrString(callable, attrs[i]);
+        if (v == NULL) {
+            if (!PyErr_ExceptionMatches(PyExc_Exception) ||
+                PyErr_ExceptionMatches(PyExc_MemoryError))
+                return -1;
+            PyErr_Clear();
+            continue;
+        }
+        const char *u = PyUnicode_Check(v) ? PyUnicode_AsUTF8(v) : NULL;
+        if (u != NULL)
+            snprintf(buf, cap, "%s", u);
+        PyErr_Clear(); /* AsUTF8 on surrogates: UnicodeEncodeError */
+        Py_DECREF(v);
+        if (u != NULL)
+            break;
+    }
+    return 0;
+}
+
+/* Control characters of a message from the pickle shown as '?'; cut at
+ * a character boundary to fit. */
+static void
+clean(char *s, size_t max)
+{
+    size_t n = strlen(s);
+    if (n > max) {
+        while (max > 0 && ((unsigned char)s[max] & 0xc0) == 0x80)
+            max--;
+        s[max] = '\0';
+    }
+    for (; *s != '\0'; s++)
+        if ((unsigned char)*s < 0x20 || *s == 0x7f)
+            *s = '?';
+}
+
+/* inspect.signature(callable).bind(*args, **kwargs). Returns 0 (bound,
+ * or no signature to check against), CPK_EXIT_USAGE after the message, or
+ * -1 with an exception that must propagate. */
+static int
+check_binding(PyObject *callable, PyObject *args, PyObject *kwargs)
+{
+    PyObject *inspect = PyImport_ImportModule("inspect");
+    if (inspect == NULL)
+        return -1;
+    PyObject *sig = PyObject_CallMethod(inspect, "signature", "(O)",
+                                        callable);
+    Py_DECREF(inspect);
+    PyObject *bind = sig ? PyObject_GetAttrString(sig, "bind") : NULL;
+    Py_XDECREF(sig);
+    PyObject *bound = bind ? PyObject_Call(bind, args, kwargs) : NULL;
+    Py_XDECREF(bind);
+    if (bound != NULL) {
+        Py_DECREF(bound);
+        return 0;
+    }
+    if (!PyErr_ExceptionMatches(PyExc_Exception) ||
+        PyErr_ExceptionMatches(PyExc_MemoryError))
+        return -1;
+    if (!PyErr_ExceptionMatches(PyExc_TypeError) || bind == NULL) {
+        /* No signature (a builtin without one: ValueError), or one that
+         * cannot be used: call unchecked, the call itself will tell. */
+        PyErr_Clear();
+        return 0;
+    }
+    char problem[512] = "the arguments do not match its signature";
+    PyObject *type, *exc, *tb;
+    PyErr_Fetch(&type, &exc, &tb);
+    PyObject *s = exc ? PyObject_Str(exc) : NULL;
+    const char *u = s ? PyUnicode_AsUTF8(s) : NULL;
+    if (u != NULL && *u != '\0')
+        snprintf(problem, sizeof(problem), "%s", u);
+    PyErr_Clear();
+    Py_XDECREF(s);
+    Py_XDECREF(type);
+    Py_XDECREF(exc);
+    Py_XDECREF(tb);
+    char name[256];
+    if (callable_name(callable, name, sizeof(name)) < 0)
+        return -1;
+    clean(name, 100);
+    clean(problem, 300);
+    return cpk_usage_error("--call %s(): %s", name, problem);
+}
+
 int
-cpk_callargs_build(int n, char **strs, PyObject **args, PyObject **kwargs)
+cpk_callargs_build(PyObject *callable, int n, char **strs, PyObject **args,
+                   PyObject **kwargs)
 {
     PyObject *pos = PyList_New(0), *kw = PyDict_New();
+    int usage = 0;
+    *args = *kwargs = NULL;
     if (pos == NULL || kw == NULL)
         goto error;
     for (int i = 0; i < n; i++) {
         const char *s = strs[i];
         const char *eq = strchr(s, '=');
-        PyObject *name = NULL;
-        if (eq != NULL && eq != s) {
+        PyObject *name = NULL, *v;
+        if (eq != NULL && !looks_literal(s) && !is_prefixed_string(s)) {
             name = PyUnicode_DecodeFSDefaultAndSize(s, eq - s);
             if (name == NULL)
                 goto error;
-            if (!PyUnicode_IsIdentifier(name))
-                Py_CLEAR(name);
+            if (!PyUnicode_IsIdentifier(name)) {
+                Py_DECREF(name);
+                usage = cpk_usage_error("--call argument " SHOWN_FMT ": '%.*s' "
+                                        "is not a Python identifier",
+                                        SHOWN(s),
+                                        (int)(eq - s > SHOWN_MAX ? SHOWN_MAX
+                                                                 : eq - s),
+                                        s);
+                goto error;
+            }
+            int r = PyDict_Contains(kw, name);
+            if (r != 0) {
+                Py_DECREF(name);
+                if (r > 0)
+                    usage = cpk_usage_error("--call argument " SHOWN_FMT
+                                            ": keyword '%.*s' given twice",
+                                            SHOWN(s), (int)(eq - s), s);
+                goto error;
+            }
+            v = value(eq + 1, s, &usage);
         }
-        PyObject *v = cpk_callargs_value(name ? eq + 1 : s);
+        else
+            v = value(s, s, &usage);
         if (v == NULL) {
             Py_XDECREF(name);
             goto error;
         }
-        int r;
-        if (name == NULL)
-            r = PyList_Append(pos, v);
-        else if ((r = PyDict_Contains(kw, name)) == 1) {
-            PyErr_Format(PyExc_TypeError,
-                         "keyword argument '%U' given twice", name);
-            r = -1;
-        }
-        else if (r == 0)
-            r = PyDict_SetItem(kw, name, v);
+        int r = name ? PyDict_SetItem(kw, name, v) : PyList_Append(pos, v);
         Py_DECREF(v);
         Py_XDECREF(name);
         if (r < 0)
             goto error;
     }
     *args = PyList_AsTuple(pos);
-    Py_DECREF(pos);
-    if (*args == NULL) {
-        Py_DECREF(kw);
-        return -1;
+    if (*args == NULL)
+        goto error;
+    Py_CLEAR(pos);
+    usage = check_binding(callable, *args, kw);
+    if (usage != 0) {
+        Py_CLEAR(*args);
+        goto error;
     }
     *kwargs = kw;
     return 0;
 error:
     Py_XDECREF(pos);
     Py_XDECREF(kw);
-    return -1;
+    return usage != 0 ? usage : -1;
 }

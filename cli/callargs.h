@@ -1,19 +1,44 @@
-/* callargs.h - cloudpickle-load --call's arguments: each one a Python
- * literal (ast.literal_eval), or else the string itself; NAME=VALUE, with
- * NAME an identifier, passes a keyword argument. */
+/* callargs.h - cloudpickle-load --call's arguments, turned into Python
+ * values and checked against the callable's signature before the call.
+ *
+ * The rules, in order, for each ARG (man/cloudpickle-load.1 has them too):
+ *
+ * 1. A literal: an ARG that starts with [ ( { ' " or a digit, with + or -
+ *    then a digit (or . and a digit), with . and a digit, or with a string
+ *    prefix (b r u f, or two of them) then a quote, is a Python literal,
+ *    evaluated by ast.literal_eval. It must be a valid one: "[1," "007"
+ *    "1.2.3" "1+2" are errors, not strings.
+ * 2. A keyword: an ARG with = in it (and not a literal by rule 1) is
+ *    NAME=VALUE. NAME, before the first =, must be a Python identifier
+ *    ("--x=1" and "x-y=1" are errors); VALUE follows rules 1, 3, 4 and 5.
+ *    A NAME given twice is an error.
+ * 3. An ARG that starts with - and is no number looks like a misplaced
+ *    option: an error.
+ * 4. True, False and None are those constants.
+ * 5. Anything else is the string itself, as given (no evaluation).
+ *
+ * A string that breaks these rules is passed quoted as a literal:
+ * "'x-y=1'", "'-v'", "'007'".
+ *
+ * Then the positional and keyword arguments are bound to
+ * inspect.signature(callable); a mismatch (missing, surplus or unknown
+ * arguments) is a usage error naming the callable. A callable without a
+ * signature (inspect.signature raises) is called unchecked.
+ */
 #ifndef CPK_CALLARGS_H
 #define CPK_CALLARGS_H
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include "pycompat.h" /* Py_NewRef before 3.10 */
 
-/* Build the positional tuple and keyword dict (new references). Returns
- * 0, or -1 with a Python exception set; a keyword given twice sets
- * TypeError. */
-int cpk_callargs_build(int n, char **strs, PyObject **args,
-                       PyObject **kwargs);
-
-/* One argument's value (new reference). */
-PyObject *cpk_callargs_value(const char *s);
+/* Build the positional tuple and keyword dict for calling `callable` with
+ * the n strings of strs (new references in *args and *kwargs). Returns 0;
+ * CPK_EXIT_USAGE after printing the usage error (one line
+ * `prog: --call ...: problem` and the --help hint); or -1 with a Python
+ * exception set that must not be swallowed (KeyboardInterrupt,
+ * MemoryError, SystemExit). */
+int cpk_callargs_build(PyObject *callable, int n, char **strs,
+                       PyObject **args, PyObject **kwargs);
 
 #endif

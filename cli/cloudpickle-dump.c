@@ -460,6 +460,7 @@ int
 main(int argc, char **argv)
 {
     cpk_message_init(argv[0]);
+    cpk_output_init(); /* before any Python thread exists */
     options o;
     int status = parse_options(argc, argv, &o);
     if (status != 0) {

@@ -240,7 +240,10 @@ call(PyObject *obj, const options *o)
         return CPK_EXIT_INPUT;
     }
     PyObject *args, *kwargs;
-    if (cpk_callargs_build(o->nargs, o->args, &args, &kwargs) < 0) {
+    int bad = cpk_callargs_build(obj, o->nargs, o->args, &args, &kwargs);
+    if (bad > 0)
+        return bad; /* a usage error, printed */
+    if (bad < 0) {
         cpk_host_exit_if_interrupted(NULL);
         char *line = cpk_host_exception_line();
         PyErr_Clear();

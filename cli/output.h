@@ -1,9 +1,31 @@
 /* output.h - where cloudpickle-dump's pickle goes.
  *
  * A file (-o FILE): a temp file in the target's directory that the pickler
- * streams into, fsync'd, then renamed over the target. On any failure, and
- * on SIGTERM, SIGHUP or SIGQUIT, the temp file is removed: the target is
- * either untouched or the complete new pickle (git's lockfile pattern).
+ * streams into, fsync'd, then renamed over the target (git's lockfile
+ * pattern). The target is either untouched or the complete new pickle:
+ *
+ * - A symbolic link is written through: the link chain is followed (as
+ *   git's lock files do), the temp file goes next to the final target and
+ *   replaces it; the links stay links. A dangling link's target is created.
+ * - Until the rename, SIGTERM, SIGHUP and SIGQUIT remove the temp file and
+ *   the program dies by the signal; SIGINT is Python's KeyboardInterrupt,
+ *   which the caller turns into cpk_output_abort and death by SIGINT. The
+ *   temp file's name is registered before the file exists, so no signal
+ *   can leave it behind. A signal the program was started ignoring (nohup)
+ *   stays ignored.
+ * - The rename is the commit point. SIGINT, SIGTERM, SIGHUP and SIGQUIT are
+ *   blocked across it, and from then on they no longer kill the program: a
+ *   signal that arrives during or after the rename ends it with status 0
+ *   (at once, or at its normal exit), since the new file is in place.
+ * - Mode: an existing target's permission bits (0777; setuid, setgid and
+ *   sticky bits are dropped, as xz does), else 0666 less the umask the
+ *   program started with (cpk_output_init). The umask is never changed
+ *   while Python threads may run.
+ *
+ * - A target that exists and is no regular file or directory (a device
+ *   such as /dev/null, a FIFO, /dev/stdout) is opened and written in
+ *   place: nothing to replace atomically, and replacing it would be
+ *   wrong.
  *
  * Standard output: the caller pickles into memory first and writes once,
  * so a failed pickle writes nothing.
@@ -16,13 +38,22 @@
 #include <limits.h>
 
 typedef struct {
-    const char *target;
+    const char *target; /* as given, for messages */
+    char path[PATH_MAX]; /* the file the rename replaces: symlinks resolved */
     char tmp[PATH_MAX];
     int fd;
     int write_errno; /* first write(2) error of the writer, or 0 */
+    int direct;      /* a device, FIFO or socket: written in place */
 } cpk_output;
 
-/* Create the temp file next to `target`. Returns 0 or an errno value. */
+/* Record the process umask. Call once, early in main, before the
+ * interpreter starts: reading the umask means setting it, which races
+ * with threads an imported module may start. Without it the umask is read
+ * from /proc/self/status when the output is opened. */
+void cpk_output_init(void);
+
+/* Create the temp file next to `target` (after following symbolic
+ * links). Returns 0 or an errno value. */
 int cpk_output_open(cpk_output *out, const char *target);
 
 /* A Python object whose write(b) writes all of b to the temp file; on
@@ -30,9 +61,12 @@ int cpk_output_open(cpk_output *out, const char *target);
  * output must outlive it. New reference. */
 PyObject *cpk_output_writer(cpk_output *out);
 
-/* Give the file the target's mode (or the umask's), fsync, close, rename
- * over the target, fsync the directory. Returns 0, or an errno value after
- * removing the temp file; *what names the step that failed. */
+/* Give the file its mode (see above), fsync, close, rename over the
+ * target, fsync the directory. Returns 0 once the file is in place (the
+ * fatal signals stay blocked in the calling thread until exit), or an
+ * errno value after removing the temp file; *what names the step that
+ * failed. EINTR with a Python exception set: a KeyboardInterrupt arrived
+ * before the rename. */
 int cpk_output_commit(cpk_output *out, const char **what);
 
 /* Remove the temp file (idempotent). */

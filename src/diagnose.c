@@ -13,7 +13,10 @@ typedef struct {
     PyObject *module;
     cpk_state *st;
     PyObject *protocol;
-    PyObject *seen; /* ids of objects already tried */
+    /* {id(obj): obj} of the objects already tried. The values keep them
+     * alive for the whole search: an id alone could be reused by an object
+     * made later (a __reduce_ex__ result), which would then be skipped. */
+    PyObject *seen;
     int tries;
 } search;
 
@@ -28,8 +31,7 @@ picklable(search *s, PyObject *obj)
         Py_DECREF(r);
         return 1;
     }
-    if (PyErr_ExceptionMatches(PyExc_KeyboardInterrupt) ||
-        PyErr_ExceptionMatches(PyExc_MemoryError))
+    if (!cpk_error_clearable())
         return -1;
     PyErr_Clear();
     return 0;
@@ -41,6 +43,8 @@ short_repr(PyObject *o)
 {
     PyObject *r = PyObject_Repr(o);
     if (r == NULL) {
+        if (!cpk_error_clearable())
+            return NULL;
         PyErr_Clear();
         return PyUnicode_FromString("?");
     }
@@ -71,14 +75,19 @@ add(PyObject *children, PyObject *path, PyObject *child)
 }
 
 /* Children of a mapping: ".key" for str keys when fmt_attr (".%U") is
- * given, else prefix[repr(key)]. */
+ * given, else prefix[repr(key)]. Walks a copy of the items: a key's
+ * __repr__ may change the dict, and would free what PyDict_Next lent. */
 static int
 add_items(PyObject *children, PyObject *dict, const char *fmt_attr,
           const char *prefix)
 {
-    Py_ssize_t pos = 0;
-    PyObject *k, *v;
-    while (PyDict_Next(dict, &pos, &k, &v)) {
+    PyObject *items = PyDict_Items(dict);
+    if (items == NULL)
+        return -1;
+    int r = 0;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(items) && r == 0; i++) {
+        PyObject *k = PyTuple_GET_ITEM(PyList_GET_ITEM(items, i), 0);
+        PyObject *v = PyTuple_GET_ITEM(PyList_GET_ITEM(items, i), 1);
         PyObject *path;
         if (fmt_attr != NULL && PyUnicode_Check(k))
             path = PyUnicode_FromFormat(fmt_attr, k);
@@ -87,10 +96,10 @@ add_items(PyObject *children, PyObject *dict, const char *fmt_attr,
             path = kr ? PyUnicode_FromFormat("%s[%U]", prefix, kr) : NULL;
             Py_XDECREF(kr);
         }
-        if (add(children, path, v) < 0)
-            return -1;
+        r = add(children, path, v);
     }
-    return 0;
+    Py_DECREF(items);
+    return r;
 }
 
 static int
@@ -116,16 +125,15 @@ function_children(search *s, PyObject *children, PyFunctionObject *f)
     PyObject *names = PyTuple_GET_ITEM(info, 0);
     int r = 0;
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(names) && r == 0; i++) {
-        PyObject *k = PyTuple_GET_ITEM(names, i);
-        PyObject *v = PyDict_GetItemWithError(f->func_globals, k);
-        if (v == NULL) {
-            r = PyErr_Occurred() ? -1 : 0;
+        PyObject *k = PyTuple_GET_ITEM(names, i), *v;
+        r = cpk_dict_get_ref(f->func_globals, k, &v);
+        if (r <= 0)
             continue;
-        }
         PyObject *kr = short_repr(k);
         r = add(children,
                 kr ? PyUnicode_FromFormat(".__globals__[%U]", kr) : NULL, v);
         Py_XDECREF(kr);
+        Py_DECREF(v);
     }
     Py_DECREF(info);
     if (r == 0 && f->func_closure != NULL) {
@@ -190,8 +198,12 @@ children_of(search *s, PyObject *obj)
         /* Anything else: what its own reduction is made of. */
         PyObject *rv = PyObject_CallMethod(obj, "__reduce_ex__", "(O)",
                                            s->protocol);
-        if (rv == NULL)
-            PyErr_Clear();
+        if (rv == NULL) {
+            if (cpk_error_clearable())
+                PyErr_Clear();
+            else
+                r = -1;
+        }
         else if (PyTuple_Check(rv)) {
             if (PyTuple_GET_SIZE(rv) > 1 && PyTuple_Check(PyTuple_GET_ITEM(rv, 1)))
                 r = add_seq(children, PyTuple_GET_ITEM(rv, 1),
@@ -222,9 +234,9 @@ find(search *s, PyObject *obj, int depth)
     PyObject *key = PyLong_FromVoidPtr(obj);
     if (key == NULL)
         return NULL;
-    int seen = PySet_Contains(s->seen, key);
+    int seen = PyDict_Contains(s->seen, key);
     if (seen == 0)
-        seen = PySet_Add(s->seen, key) < 0 ? -1 : 0;
+        seen = PyDict_SetItem(s->seen, key, obj) < 0 ? -1 : 0;
     Py_DECREF(key);
     if (seen < 0)
         return NULL;
@@ -269,7 +281,7 @@ find_unpicklable(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
                         "_find_unpicklable(obj, protocol=5)");
         return NULL;
     }
-    search s = {m, cpk_get_state(m), NULL, PySet_New(NULL), 0};
+    search s = {m, cpk_get_state(m), NULL, PyDict_New(), 0};
     if (s.seen == NULL)
         return NULL;
     s.protocol = nargs > 1 ? Py_NewRef(args[1]) : PyLong_FromLong(5);

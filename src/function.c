@@ -11,60 +11,92 @@
  */
 #include "internal.h"
 
-/* The dict that will be the function's globals after loading: one per
- * distinct __globals__ in a Pickler's lifetime, so functions that shared
- * globals share them again. Seeded with what relative imports need.
- * Borrowed reference (owned by ext->globals_ref). */
+/* Make ext->globals_ref and ext->globals_alive if not yet made. */
 int
 cpk_pickler_globals_ref(cpk_pickler_ext *ext)
 {
-    if (ext->globals_ref == NULL && (ext->globals_ref = PyDict_New()) == NULL)
-        return -1;
-    if (ext->globals_alive == NULL &&
-        (ext->globals_alive = PyList_New(0)) == NULL)
-        return -1;
+    /* Allocating a container may run a collection, hence finalizers and
+     * other threads: assign only if still empty afterwards. */
+    if (ext->globals_ref == NULL) {
+        PyObject *d = PyDict_New();
+        if (d == NULL)
+            return -1;
+        if (ext->globals_ref == NULL)
+            ext->globals_ref = d;
+        else
+            Py_DECREF(d);
+    }
+    if (ext->globals_alive == NULL) {
+        PyObject *l = PyList_New(0);
+        if (l == NULL)
+            return -1;
+        if (ext->globals_alive == NULL)
+            ext->globals_alive = l;
+        else
+            Py_DECREF(l);
+    }
     return 0;
 }
 
+/* The dict that will be the function's globals after loading: one per
+ * distinct __globals__ in a Pickler's lifetime, so functions that shared
+ * globals share them again. Seeded with what relative imports need.
+ * New reference: the caller runs Python code (attribute lookups,
+ * comparisons) that may clear or replace p.globals_ref. */
 static PyObject *
 base_globals(cpk_state *st, cpk_pickler_ext *ext, PyObject *globals)
 {
-    if (ext->last_globals == globals)
-        return ext->last_base;
+    /* The one-entry cache is only good while globals_ref is ours alone:
+     * once handed out, whoever holds it may have changed it. */
+    if (ext->last_globals == globals && !ext->globals_ref_shared)
+        return Py_NewRef(ext->last_base);
     if (cpk_pickler_globals_ref(ext) < 0)
         return NULL;
+    PyObject *ref = Py_NewRef(ext->globals_ref), *base = NULL;
     PyObject *key = PyLong_FromVoidPtr(globals);
     if (key == NULL)
-        return NULL;
-    PyObject *base = PyDict_GetItemWithError(ext->globals_ref, key);
-    if (base == NULL) {
-        if (PyErr_Occurred())
-            goto error;
+        goto error;
+    int found = cpk_dict_get_ref(ref, key, &base);
+    if (found < 0)
+        goto error;
+    if (!found) {
         base = PyDict_New();
         if (base == NULL)
             goto error;
         PyObject *seed[] = {st->str___package__, st->str___name__,
                             st->str___path__, st->str___file__};
         for (size_t i = 0; i < sizeof(seed) / sizeof(seed[0]); i++) {
-            PyObject *v = PyDict_GetItemWithError(globals, seed[i]);
-            if ((v == NULL && PyErr_Occurred()) ||
-                (v != NULL && PyDict_SetItem(base, seed[i], v) < 0)) {
-                Py_DECREF(base);
-                goto error;
+            PyObject *v;
+            int r = cpk_dict_get_ref(globals, seed[i], &v);
+            if (r > 0) {
+                r = PyDict_SetItem(base, seed[i], v);
+                Py_DECREF(v);
             }
+            if (r < 0)
+                goto error;
         }
-        int r = PyDict_SetItem(ext->globals_ref, key, base);
-        Py_DECREF(base);
-        /* Holding the globals keeps their id from being reused. */
-        if (r < 0 || PyList_Append(ext->globals_alive, globals) < 0)
+        /* cloudpickle's setdefault: an entry made meanwhile wins. */
+        PyObject *entry = PyDict_SetDefault(ref, key, base);
+        if (entry == NULL)
+            goto error;
+        Py_SETREF(base, Py_NewRef(entry));
+        /* Holding the globals keeps their id from being reused. (Made
+         * again if a re-entrant __init__ dropped the list.) */
+        if (cpk_pickler_globals_ref(ext) < 0 ||
+            PyList_Append(ext->globals_alive, globals) < 0)
             goto error;
     }
     Py_DECREF(key);
-    ext->last_globals = globals;
-    ext->last_base = base;
+    Py_DECREF(ref);
+    if (!ext->globals_ref_shared) {
+        Py_XSETREF(ext->last_globals, Py_NewRef(globals));
+        Py_XSETREF(ext->last_base, Py_NewRef(base));
+    }
     return base;
 error:
-    Py_DECREF(key);
+    Py_XDECREF(key);
+    Py_XDECREF(base);
+    Py_DECREF(ref);
     return NULL;
 }
 
@@ -104,11 +136,9 @@ add_submodules(cpk_state *st, PyObject *prefix, PyObject *all_names,
             Py_DECREF(it);
             return -1;
         }
-        PyObject *mod = PyDict_GetItemWithError(st->sys_modules, full);
-        int r = 0;
-        if (mod == NULL)
-            r = PyErr_Occurred() ? -1 : 0;
-        else if (PyModule_Check(mod)) {
+        PyObject *mod;
+        int r = cpk_dict_get_ref(st->sys_modules, full, &mod);
+        if (r > 0 && PyModule_Check(mod)) {
             int seen = PyDict_Contains(found, full);
             if (seen < 0)
                 r = -1;
@@ -118,6 +148,7 @@ add_submodules(cpk_state *st, PyObject *prefix, PyObject *all_names,
                         ? -1
                         : 0;
         }
+        Py_XDECREF(mod);
         Py_DECREF(full);
         if (r < 0) {
             Py_DECREF(it);
@@ -140,15 +171,22 @@ cpk_find_submodules(cpk_state *st, PyObject *all_names, PyObject *values)
         PyObject *v = PyList_GET_ITEM(values, i);
         if (!PyModule_Check(v))
             continue;
+        /* cloudpickle: `hasattr(x, "__package__") and x.__package__`,
+         * whose errors propagate. */
         PyObject *package;
         if (PyObject_GetOptionalAttr(v, st->str___package__, &package) < 0)
             goto error;
-        int is_package = package != NULL && PyObject_IsTrue(package) == 1;
+        int is_package = package != NULL ? PyObject_IsTrue(package) : 0;
         Py_XDECREF(package);
+        if (is_package < 0)
+            goto error;
         if (!is_package)
             continue;
         PyObject *name = PyModule_GetNameObject(v);
         if (name == NULL) {
+            /* A nameless module has no submodules to find. */
+            if (!cpk_error_clearable())
+                goto error;
             PyErr_Clear();
             continue;
         }
@@ -171,8 +209,57 @@ error:
     return NULL;
 }
 
+/* Strong references to the fields of a function the reducer reads. The
+ * reducer runs Python code (comparisons of __doc__, __name__, __module__,
+ * which may be any object or a str subclass; attribute lookups on global
+ * values), and that code may reassign those attributes, freeing what a
+ * borrowed pointer would still point at. */
+typedef struct {
+    PyObject *code, *globals, *closure, *defaults, *kwdefaults, *doc;
+    PyObject *name, *qualname, *module, *dict;
+#if PY_VERSION_HEX >= 0x030C0000
+    PyObject *typeparams; /* 3.12: PEP 695 type parameters */
+#endif
+} fn_fields;
+
+static void
+fields_get(fn_fields *x, PyFunctionObject *f)
+{
+    x->code = Py_NewRef(f->func_code);
+    x->globals = Py_NewRef(f->func_globals);
+    x->closure = Py_XNewRef(f->func_closure);
+    x->defaults = Py_XNewRef(f->func_defaults);
+    x->kwdefaults = Py_XNewRef(f->func_kwdefaults);
+    x->doc = Py_NewRef(f->func_doc ? f->func_doc : Py_None);
+    x->name = Py_NewRef(f->func_name);
+    x->qualname = Py_NewRef(f->func_qualname);
+    x->module = Py_NewRef(f->func_module ? f->func_module : Py_None);
+    x->dict = Py_XNewRef(f->func_dict);
+#if PY_VERSION_HEX >= 0x030C0000
+    x->typeparams = Py_XNewRef(f->func_typeparams);
+#endif
+}
+
+static void
+fields_release(fn_fields *x)
+{
+    Py_XDECREF(x->code);
+    Py_XDECREF(x->globals);
+    Py_XDECREF(x->closure);
+    Py_XDECREF(x->defaults);
+    Py_XDECREF(x->kwdefaults);
+    Py_XDECREF(x->doc);
+    Py_XDECREF(x->name);
+    Py_XDECREF(x->qualname);
+    Py_XDECREF(x->module);
+    Py_XDECREF(x->dict);
+#if PY_VERSION_HEX >= 0x030C0000
+    Py_XDECREF(x->typeparams);
+#endif
+}
+
 /* The __doc__ PyFunction_New derives from the code (CPython 3.8-3.13: the
- * first constant when it is a str). Borrowed. */
+ * first constant when it is a str). Borrowed from the code object. */
 static PyObject *
 default_doc(PyCodeObject *co)
 {
@@ -183,6 +270,8 @@ default_doc(PyCodeObject *co)
     return Py_None;
 }
 
+/* 1 if a and b differ, 0 if equal, -1 on error (of __eq__). The caller
+ * holds both. */
 static int
 differs(PyObject *a, PyObject *b)
 {
@@ -227,14 +316,15 @@ closure_values(cpk_state *st, PyObject *closure, PyObject *values)
 /* Native format: state holds only what differs from what
  * _function_new(code, globals, ncells) already gives (doc/FORMAT.md). */
 static PyObject *
-native_state(cpk_state *st, PyFunctionObject *f, PyObject *base,
-             PyObject *fglobals, PyObject *closure_vals, PyObject *submodules)
+native_state(cpk_state *st, PyFunctionObject *f, const fn_fields *x,
+             PyObject *base, PyObject *fglobals, PyObject *closure_vals,
+             PyObject *submodules)
 {
-    PyCodeObject *co = (PyCodeObject *)f->func_code;
+    PyCodeObject *co = (PyCodeObject *)x->code;
+    PyObject *annotations = NULL, *default_module = NULL;
     PyObject *state = PyDict_New();
     if (state == NULL)
         return NULL;
-    PyObject *annotations = NULL;
     if (f->func_annotations != NULL) {
         /* The getter turns CPython's compact tuple form into a dict. */
         annotations = PyObject_GetAttr((PyObject *)f, st->str___annotations__);
@@ -246,84 +336,79 @@ native_state(cpk_state *st, PyFunctionObject *f, PyObject *base,
 #else
     PyObject *default_qualname = co->co_name;
 #endif
-    PyObject *default_module = PyDict_GetItemWithError(base,
-                                                       st->str___name__);
-    if (default_module == NULL && PyErr_Occurred())
+    if (cpk_dict_get_ref(base, st->str___name__, &default_module) < 0)
         goto error;
     if (default_module == NULL)
-        default_module = Py_None;
-    PyObject *module = f->func_module ? f->func_module : Py_None;
+        default_module = Py_NewRef(Py_None);
 
     if (set_if(state, st->str___globals__, fglobals,
                PyDict_GET_SIZE(fglobals) > 0) < 0 ||
         (closure_vals != NULL &&
          PyDict_SetItem(state, st->str___closure__, closure_vals) < 0) ||
-        (f->func_defaults != NULL &&
-         PyDict_SetItem(state, st->str___defaults__, f->func_defaults) < 0) ||
-        (f->func_kwdefaults != NULL &&
-         PyDict_SetItem(state, st->str___kwdefaults__, f->func_kwdefaults) <
-             0) ||
+        (x->defaults != NULL &&
+         PyDict_SetItem(state, st->str___defaults__, x->defaults) < 0) ||
+        (x->kwdefaults != NULL &&
+         PyDict_SetItem(state, st->str___kwdefaults__, x->kwdefaults) < 0) ||
         (annotations != NULL &&
          set_if(state, st->str___annotations__, annotations,
                 PyObject_IsTrue(annotations)) < 0) ||
-        set_if(state, st->str___doc__, f->func_doc ? f->func_doc : Py_None,
-               differs(f->func_doc ? f->func_doc : Py_None, default_doc(co))) <
-            0 ||
-        set_if(state, st->str___name__, f->func_name,
-               differs(f->func_name, co->co_name)) < 0 ||
-        set_if(state, st->str___qualname__, f->func_qualname,
-               differs(f->func_qualname, default_qualname)) < 0 ||
-        set_if(state, st->str___module__, module,
-               differs(module, default_module)) < 0 ||
-        (f->func_dict != NULL &&
-         set_if(state, st->str___dict__, f->func_dict,
-                PyDict_GET_SIZE(f->func_dict) > 0) < 0) ||
+        set_if(state, st->str___doc__, x->doc,
+               differs(x->doc, default_doc(co))) < 0 ||
+        set_if(state, st->str___name__, x->name,
+               differs(x->name, co->co_name)) < 0 ||
+        set_if(state, st->str___qualname__, x->qualname,
+               differs(x->qualname, default_qualname)) < 0 ||
+        set_if(state, st->str___module__, x->module,
+               differs(x->module, default_module)) < 0 ||
+        (x->dict != NULL &&
+         set_if(state, st->str___dict__, x->dict,
+                PyDict_GET_SIZE(x->dict) > 0) < 0) ||
         set_if(state, st->str___submodules__, submodules,
                PyList_GET_SIZE(submodules) > 0) < 0)
         goto error;
 #if PY_VERSION_HEX >= 0x030C0000
-    if (f->func_typeparams != NULL &&
-        set_if(state, st->str___type_params__, f->func_typeparams,
-               PyTuple_Check(f->func_typeparams) &&
-                   PyTuple_GET_SIZE(f->func_typeparams) > 0) < 0)
+    if (x->typeparams != NULL &&
+        set_if(state, st->str___type_params__, x->typeparams,
+               PyTuple_Check(x->typeparams) &&
+                   PyTuple_GET_SIZE(x->typeparams) > 0) < 0)
         goto error;
 #endif
     Py_XDECREF(annotations);
+    Py_DECREF(default_module);
     return state;
 error:
     Py_XDECREF(annotations);
+    Py_XDECREF(default_module);
     Py_DECREF(state);
     return NULL;
 }
 
 /* cloudpickle 3.x's layout: (func.__dict__, slotstate) with every slot. */
 static PyObject *
-cloudpickle_state(cpk_state *st, PyFunctionObject *f, PyObject *fglobals,
-                  PyObject *submodules)
+cloudpickle_state(cpk_state *st, PyFunctionObject *f, const fn_fields *x,
+                  PyObject *fglobals, PyObject *submodules)
 {
     PyObject *slot = PyDict_New(), *dict = NULL, *name = NULL, *ann = NULL;
     PyObject *state = NULL;
     if (slot == NULL)
         return NULL;
-    name = Py_NewRef(f->func_name);
+    name = Py_NewRef(x->name);
     PyUnicode_InternInPlace(&name);
     ann = PyObject_GetAttr((PyObject *)f, st->str___annotations__);
-    dict = f->func_dict ? Py_NewRef(f->func_dict) : PyDict_New();
+    dict = x->dict ? Py_NewRef(x->dict) : PyDict_New();
     if (ann == NULL || dict == NULL)
         goto done;
 #define OR_NONE(x) ((x) ? (x) : Py_None)
     if (PyDict_SetItem(slot, st->str___name__, name) < 0 ||
-        PyDict_SetItem(slot, st->str___qualname__, f->func_qualname) < 0 ||
+        PyDict_SetItem(slot, st->str___qualname__, x->qualname) < 0 ||
         PyDict_SetItem(slot, st->str___annotations__, ann) < 0 ||
         PyDict_SetItem(slot, st->str___kwdefaults__,
-                       OR_NONE(f->func_kwdefaults)) < 0 ||
-        PyDict_SetItem(slot, st->str___defaults__,
-                       OR_NONE(f->func_defaults)) < 0 ||
-        PyDict_SetItem(slot, st->str___module__, OR_NONE(f->func_module)) <
+                       OR_NONE(x->kwdefaults)) < 0 ||
+        PyDict_SetItem(slot, st->str___defaults__, OR_NONE(x->defaults)) <
             0 ||
-        PyDict_SetItem(slot, st->str___doc__, OR_NONE(f->func_doc)) < 0 ||
-        PyDict_SetItem(slot, st->str___closure__, OR_NONE(f->func_closure)) <
-            0 ||
+        PyDict_SetItem(slot, st->str___module__, x->module) < 0 ||
+        PyDict_SetItem(slot, st->str___doc__, x->doc) < 0 ||
+        PyDict_SetItem(slot, st->str___closure__, OR_NONE(x->closure)) < 0 ||
         PyDict_SetItem(slot, st->str__cloudpickle_submodules, submodules) <
             0 ||
         PyDict_SetItem(slot, st->str___globals__, fglobals) < 0)
@@ -367,17 +452,19 @@ cpk_reduce_function(cpk_state *st, PyObject *pickler, PyObject *func)
 
     cpk_pickler_ext *ext = CPK_PICKLER_EXT(pickler);
     PyFunctionObject *f = (PyFunctionObject *)func;
-    PyObject *info = NULL, *fglobals = NULL, *values = NULL;
+    PyObject *info = NULL, *fglobals = NULL, *values = NULL, *base = NULL;
     PyObject *closure_vals = NULL, *submodules = NULL, *state = NULL;
     PyObject *args = NULL, *result = NULL;
+    fn_fields x;
+    fields_get(&x, f);
 
-    PyObject *base = base_globals(st, ext, f->func_globals);
+    base = base_globals(st, ext, x.globals);
     if (base == NULL)
-        return NULL;
-    info = cpk_codeinfo_get(st, f->func_code);
+        goto done;
+    info = cpk_codeinfo_get(st, x.code);
     if (info == NULL)
         goto done;
-    fglobals = used_globals(f->func_globals, PyTuple_GET_ITEM(info, 0));
+    fglobals = used_globals(x.globals, PyTuple_GET_ITEM(info, 0));
     if (fglobals == NULL)
         goto done;
 
@@ -385,8 +472,8 @@ cpk_reduce_function(cpk_state *st, PyObject *pickler, PyObject *func)
     values = PyDict_Values(fglobals);
     if (values == NULL)
         goto done;
-    if (f->func_closure != NULL) {
-        closure_vals = closure_values(st, f->func_closure, values);
+    if (x.closure != NULL) {
+        closure_vals = closure_values(st, x.closure, values);
         if (closure_vals == NULL)
             goto done;
     }
@@ -395,14 +482,14 @@ cpk_reduce_function(cpk_state *st, PyObject *pickler, PyObject *func)
         goto done;
 
     if (ext->format == CPK_FORMAT_CLOUDPICKLE) {
-        PyObject *cells = f->func_closure
-                              ? empty_cells(PyTuple_GET_SIZE(f->func_closure))
+        PyObject *cells = x.closure
+                              ? empty_cells(PyTuple_GET_SIZE(x.closure))
                               : Py_NewRef(Py_None);
         if (cells == NULL)
             goto done;
-        args = PyTuple_Pack(5, f->func_code, base, Py_None, Py_None, cells);
+        args = PyTuple_Pack(5, x.code, base, Py_None, Py_None, cells);
         Py_DECREF(cells);
-        state = cloudpickle_state(st, f, fglobals, submodules);
+        state = cloudpickle_state(st, f, &x, fglobals, submodules);
         if (args == NULL || state == NULL)
             goto done;
         PyObject *make = cpk_callable(st, ext->format, st->cp_make_function,
@@ -418,14 +505,13 @@ cpk_reduce_function(cpk_state *st, PyObject *pickler, PyObject *func)
     }
 
     PyObject *ncells =
-        f->func_closure
-            ? PyLong_FromSsize_t(PyTuple_GET_SIZE(f->func_closure))
-            : Py_NewRef(Py_None);
+        x.closure ? PyLong_FromSsize_t(PyTuple_GET_SIZE(x.closure))
+                  : Py_NewRef(Py_None);
     if (ncells == NULL)
         goto done;
-    args = PyTuple_Pack(3, f->func_code, base, ncells);
+    args = PyTuple_Pack(3, x.code, base, ncells);
     Py_DECREF(ncells);
-    state = native_state(st, f, base, fglobals, closure_vals, submodules);
+    state = native_state(st, f, &x, base, fglobals, closure_vals, submodules);
     if (args == NULL || state == NULL)
         goto done;
     if (PyDict_GET_SIZE(state) == 0)
@@ -433,6 +519,8 @@ cpk_reduce_function(cpk_state *st, PyObject *pickler, PyObject *func)
     else
         result = cpk_reduce6(st->function_new, args, state, st->function_fill);
 done:
+    fields_release(&x);
+    Py_XDECREF(base);
     Py_XDECREF(info);
     Py_XDECREF(fglobals);
     Py_XDECREF(values);

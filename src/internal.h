@@ -50,6 +50,33 @@ PyObject_GetOptionalAttr(PyObject *obj, PyObject *name, PyObject **result)
 }
 #endif
 
+/* d[key] as a new reference in *result: 1 found, 0 missing (*result
+ * NULL), -1 error. What 3.13's PyDict_GetItemRef does; the lookup may run
+ * Python code (a colliding key's __eq__), so a borrowed result could be
+ * gone by the time the caller uses it. */
+static inline int
+cpk_dict_get_ref(PyObject *d, PyObject *key, PyObject **result)
+{
+#if PY_VERSION_HEX >= 0x030D0000
+    return PyDict_GetItemRef(d, key, result);
+#else
+    PyObject *v = PyDict_GetItemWithError(d, key);
+    *result = Py_XNewRef(v);
+    return v != NULL ? 1 : PyErr_Occurred() ? -1 : 0;
+#endif
+}
+
+/* 1 if the pending exception may be cleared where cloudpickle's `except
+ * Exception` would swallow it; 0 for KeyboardInterrupt, SystemExit and the
+ * other BaseException-only ones, and for MemoryError (STYLE.md), which
+ * must propagate. */
+static inline int
+cpk_error_clearable(void)
+{
+    return PyErr_ExceptionMatches(PyExc_Exception) &&
+           !PyErr_ExceptionMatches(PyExc_MemoryError);
+}
+
 /* The referent of a weak reference as a new reference, NULL if it died
  * (3.13 deprecates PyWeakref_GET_OBJECT for PyWeakref_GetRef). */
 static inline PyObject *
@@ -253,6 +280,10 @@ typedef struct cpk_state {
     uint64_t lazy_stamp;         /* sys.modules' version at the last look */
     PyObject *textio_type;       /* _io.TextIOWrapper */
     PyObject *stringio_type;     /* _io.StringIO */
+    PyObject *gc_get_threshold;  /* gc.get_threshold (unpickler.c) */
+    PyObject *gc_set_threshold;  /* gc.set_threshold */
+    int gc_pause_depth;          /* loads running with the GC paused */
+    long gc_saved_threshold;     /* threshold0 before the outermost one */
 
     /* Per-code-object cache slots (PEP 523 co_extra): global names, and
      * the native reduce tuple. */
@@ -294,6 +325,7 @@ typedef struct cpk_state {
     X(compat_import) X(shim) X(by_value) X(tracker_by_id)                    \
     X(tracker_by_class) X(types_names) X(default_table) X(extrefs)           \
     X(singletons) X(abc_types) X(textio_type) X(stringio_type)               \
+    X(gc_get_threshold) X(gc_set_threshold)                                  \
     X(version_str) X(magic_int) X(str_ASCII) X(str_strict)                  \
     X(kwnames_compat) X(kwnames_unpickler) X(lazy_retired)
 
@@ -305,8 +337,15 @@ typedef struct {
     struct cpk_state *st;    /* the module's state, cached for the hot path */
     PyObject *globals_ref;   /* {id(func.__globals__): base globals dict} */
     PyObject *globals_alive; /* keeps the keys of globals_ref from reuse */
-    PyObject *last_globals;  /* last hit in globals_ref (kept alive above) */
-    PyObject *last_base;
+    PyObject *last_globals;  /* last hit in globals_ref (strong) ... */
+    PyObject *last_base;     /* ... and its base dict (strong) */
+    PyObject *table_view;    /* this instance's dispatch_table when none was
+                              * set: ChainMap(table_overlay, *default) */
+    PyObject *table_overlay; /* its first map: the user's entries */
+    int globals_ref_shared;  /* globals_ref was handed out: the one-entry
+                              * cache above may be stale, look it up */
+    int memo_used;           /* the memo may hold entries (0: known empty,
+                              * so a failed dump can be undone exactly) */
     int proto;
     int format;              /* cpk_format */
     int in_init;             /* set while CPython's __init__ runs */
@@ -439,10 +478,13 @@ Py_ssize_t cpk_reader_remaining(PyObject *reader);
 
 /* unpickler.c */
 int cpk_unpickler_init_type(PyObject *module, cpk_state *st);
-/* Vectorcall with the cyclic GC paused (restored even on error). */
-PyObject *cpk_call_paused(PyObject *callable, PyObject *const *args,
-                          Py_ssize_t nargs, PyObject *kwnames);
-PyObject *cpk_load_with(cpk_state *st, PyObject *unpickler); /* new ref */
+/* Vectorcall of a load of `size` bytes (-1: unknown) with automatic
+ * collection paused if the load is large (restored even on error). */
+PyObject *cpk_call_paused(cpk_state *st, Py_ssize_t size, PyObject *callable,
+                          PyObject *const *args, Py_ssize_t nargs,
+                          PyObject *kwnames);
+/* unpickler.load(), the same way. New reference. */
+PyObject *cpk_load_with(cpk_state *st, PyObject *unpickler, Py_ssize_t size);
 
 /* lookup.c: by reference or by value. */
 int cpk_is_registered_by_value(cpk_state *st, PyObject *module_name);

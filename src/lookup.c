@@ -37,6 +37,8 @@ module_registered(cpk_state *st, PyObject *module)
     else
         name = PyObject_GetAttr(module, st->str___name__);
     if (name == NULL) {
+        /* A nameless module (SystemError from PyModule_GetNameObject) or
+         * object: not registered. */
         if (!PyErr_ExceptionMatches(PyExc_AttributeError) &&
             !PyErr_ExceptionMatches(PyExc_SystemError))
             return -1;
@@ -50,19 +52,17 @@ module_registered(cpk_state *st, PyObject *module)
 
 /* getattr(obj, name) that reports "missing" as 0 rather than by raising,
  * for plain modules without a module __getattr__ (the common case, and the
- * one where a miss is common: lambdas, "<locals>"). */
+ * one where a miss is common: lambdas, "<locals>"). New reference in
+ * *result. */
 static int
 lookup_attr(cpk_state *st, PyObject *obj, PyObject *name, PyObject **result)
 {
     if (Py_IS_TYPE(obj, &PyModule_Type)) {
-        PyObject *dict = PyModule_GetDict(obj); /* borrowed */
-        PyObject *v = PyDict_GetItemWithError(dict, name);
-        if (v != NULL) {
-            *result = Py_NewRef(v);
-            return 1;
-        }
-        if (PyErr_Occurred())
-            return -1;
+        /* A module's dict is never replaced; the module is the caller's. */
+        PyObject *dict = PyModule_GetDict(obj);
+        int r = cpk_dict_get_ref(dict, name, result);
+        if (r != 0)
+            return r;
         int has_getattr = PyDict_Contains(dict, st->str___getattr__);
         if (has_getattr < 0)
             return -1;
@@ -137,16 +137,24 @@ whichmodule(cpk_state *st, PyObject *obj, PyObject *name)
     if (items == NULL)
         return NULL;
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(items); i++) {
+        /* `items` is ours alone: its pairs stay alive. */
         PyObject *pair = PyList_GET_ITEM(items, i);
         PyObject *mname = PyTuple_GET_ITEM(pair, 0);
         PyObject *module = PyTuple_GET_ITEM(pair, 1);
         if (!PyModule_Check(module) || !PyUnicode_Check(mname) ||
-            PyUnicode_CompareWithASCIIString(mname, "__main__") == 0)
+            PyUnicode_CompareWithASCIIString(mname, "__main__") == 0 ||
+            PyUnicode_CompareWithASCIIString(mname, "__mp_main__") == 0)
             continue;
         PyObject *found;
         int r = getattribute(st, module, name, &found);
         if (r < 0) {
-            /* Errors of module introspection are side effects: ignore. */
+            /* Errors of module introspection are side effects, ignored as
+             * cloudpickle's `except Exception` ignores them; Ctrl-C,
+             * SystemExit and MemoryError are not. */
+            if (!cpk_error_clearable()) {
+                Py_DECREF(items);
+                return NULL;
+            }
             PyErr_Clear();
             continue;
         }
@@ -190,13 +198,11 @@ cpk_lookup_module_and_qualname(cpk_state *st, PyObject *obj, PyObject *name,
         PyUnicode_CompareWithASCIIString(module_name, "__main__") == 0)
         goto done;
     /* In sys.modules means importable on the other side (cloudpickle #357). */
-    module = PyDict_GetItemWithError(st->sys_modules, module_name);
-    if (module == NULL) {
-        if (PyErr_Occurred())
-            goto error;
+    int in_modules = cpk_dict_get_ref(st->sys_modules, module_name, &module);
+    if (in_modules < 0)
+        goto error;
+    if (!in_modules)
         goto done;
-    }
-    Py_INCREF(module);
     PyObject *found_obj;
     int r = getattribute(st, module, qualname, &found_obj);
     if (r < 0)
@@ -224,39 +230,44 @@ error:
 int
 cpk_should_pickle_by_reference(cpk_state *st, PyObject *obj)
 {
-    PyObject *module, *qualname;
+    PyObject *module, *found_qualname;
     int r;
 
     if (PyFunction_Check(obj)) {
-        /* The fields PyFunction_New filled: no attribute lookups. */
+        /* The fields PyFunction_New filled: no attribute lookups. Held:
+         * the lookups below run Python code that may reassign them. */
         PyFunctionObject *f = (PyFunctionObject *)obj;
-        PyObject *mname = f->func_module;
-        if (mname != NULL && PyUnicode_CheckExact(mname) &&
+        if (f->func_module != NULL && PyUnicode_CheckExact(f->func_module) &&
             PyUnicode_CheckExact(f->func_qualname)) {
-            if (PyUnicode_CompareWithASCIIString(mname, "__main__") == 0)
+            if (PyUnicode_CompareWithASCIIString(f->func_module,
+                                                 "__main__") == 0)
                 return 0;
-            PyObject *m = PyDict_GetItemWithError(st->sys_modules, mname);
-            if (m == NULL)
-                return PyErr_Occurred() ? -1 : 0;
-            Py_INCREF(m);
-            PyObject *found;
-            r = getattribute(st, m, f->func_qualname, &found);
-            if (r == 1) {
-                Py_DECREF(found);
-                r = found == obj;
+            PyObject *mname = Py_NewRef(f->func_module);
+            PyObject *qualname = Py_NewRef(f->func_qualname);
+            PyObject *m, *found;
+            r = cpk_dict_get_ref(st->sys_modules, mname, &m);
+            if (r > 0) {
+                r = getattribute(st, m, qualname, &found);
                 if (r == 1) {
-                    r = module_registered(st, m);
-                    r = r < 0 ? -1 : !r;
+                    Py_DECREF(found);
+                    r = found == obj;
+                    if (r == 1) {
+                        r = module_registered(st, m);
+                        r = r < 0 ? -1 : !r;
+                    }
                 }
+                Py_DECREF(m);
             }
-            Py_DECREF(m);
+            Py_DECREF(mname);
+            Py_DECREF(qualname);
             return r;
         }
     }
-    r = cpk_lookup_module_and_qualname(st, obj, NULL, &module, &qualname);
+    r = cpk_lookup_module_and_qualname(st, obj, NULL, &module,
+                                       &found_qualname);
     if (r <= 0)
         return r;
-    Py_DECREF(qualname);
+    Py_DECREF(found_qualname);
     r = module_registered(st, module);
     Py_DECREF(module);
     return r < 0 ? -1 : !r;
@@ -271,6 +282,9 @@ cpk_module_by_reference(cpk_state *st, PyObject *module)
     /* sys.modules is our stand-in for "importable by name" (cloudpickle). */
     PyObject *name = PyModule_GetNameObject(module);
     if (name == NULL) {
+        /* Nameless: not importable by name. */
+        if (!cpk_error_clearable())
+            return -1;
         PyErr_Clear();
         return 0;
     }

@@ -143,7 +143,8 @@ do_loads(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
                               errors ? errors : st->str_strict, buffers};
         int defaults = fix_imports == Py_True && encoding == NULL &&
                        errors == NULL && buffers == Py_None;
-        return cpk_call_paused(st->base_loads, fargs, 1,
+        return cpk_call_paused(st, PyBytes_GET_SIZE(data), st->base_loads,
+                               fargs, 1,
                                defaults ? NULL : st->kwnames_unpickler);
     }
     PyObject *reader = cpk_reader_new(st, data);
@@ -154,7 +155,7 @@ do_loads(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
                                  buffers);
     if (u == NULL)
         goto done;
-    result = cpk_load_with(st, u);
+    result = cpk_load_with(st, u, cpk_reader_remaining(reader));
     Py_DECREF(u);
     if (result != NULL && exact) {
         Py_ssize_t left = cpk_reader_remaining(reader);
@@ -200,7 +201,7 @@ module_load(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
     PyObject *u = make_unpickler(st, file, fix_imports, encoding, errors,
                                  buffers);
     if (u != NULL) {
-        result = cpk_load_with(st, u);
+        result = cpk_load_with(st, u, -1);
         Py_DECREF(u);
     }
     return result;

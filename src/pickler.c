@@ -29,21 +29,34 @@ dispatch_slot(PyObject *pickler)
     return (PyObject **)((char *)pickler + cpk_dispatch_table_offset);
 }
 
-/* The user's reducer for `type` in the Pickler's own dispatch_table, if it
- * set one (borrowed: NULL without error when there is none). */
+/* The reducer for `type` in `table` (a user's mapping), called on obj.
+ * Returns a new reference to its result; NULL with an exception on error;
+ * NULL without one when the table has no entry for the type. The table and
+ * the reducer are held for the call: the reducer may replace the table
+ * (p.dispatch_table = ...) and so free both. */
 static PyObject *
-user_reducer(PyObject *pickler, PyTypeObject *type, PyObject **owned)
+call_user_reducer(PyObject *table, PyTypeObject *type, PyObject *obj)
 {
-    PyObject *table = *dispatch_slot(pickler);
-    *owned = NULL;
-    if (table == NULL)
-        return NULL;
-    if (PyDict_CheckExact(table))
-        return PyDict_GetItemWithError(table, (PyObject *)type);
-    PyObject *r = PyObject_GetItem(table, (PyObject *)type);
-    if (r == NULL && PyErr_ExceptionMatches(PyExc_KeyError))
-        PyErr_Clear();
-    *owned = r;
+    PyObject *reducer, *r = NULL;
+    Py_INCREF(table);
+    if (PyDict_CheckExact(table)) {
+        if (cpk_dict_get_ref(table, (PyObject *)type, &reducer) < 0)
+            goto done;
+    }
+    else {
+        reducer = PyObject_GetItem(table, (PyObject *)type);
+        if (reducer == NULL) {
+            if (PyErr_ExceptionMatches(PyExc_KeyError))
+                PyErr_Clear();
+            goto done;
+        }
+    }
+    if (reducer != NULL) {
+        r = PyObject_CallOneArg(reducer, obj);
+        Py_DECREF(reducer);
+    }
+done:
+    Py_DECREF(table);
     return r;
 }
 
@@ -63,29 +76,32 @@ Pickler_reducer_override(PyObject *self, PyObject *obj)
         kind = FUNCTION;
     else if (PyType_FastSubclass(type, Py_TPFLAGS_TYPE_SUBCLASS))
         kind = CLASS;
-    else {
+    else
         kind = cpk_table_lookup(st, type);
-        if (kind == CPK_KIND_NONE)
-            Py_RETURN_NOTIMPLEMENTED;
-    }
 
-    /* A dispatch_table the user set wins over our reducers. */
-    if (*dispatch_slot(self) != NULL && kind != CPK_KIND_EXTREF) {
-        PyObject *owned;
-        PyObject *reducer = user_reducer(self, type, &owned);
-        if (reducer != NULL) {
-            PyObject *r = PyObject_CallOneArg(reducer, obj);
-            Py_XDECREF(owned);
+    /* A dispatch_table the user set wins over our reducers; CPython
+     * consults it itself for the types we leave alone. Entries added to
+     * this instance's view of the default table (p.dispatch_table[T] = r)
+     * live in table_overlay, which CPython does not know: they are looked
+     * up here, for every type. */
+    PyObject *table = *dispatch_slot(self);
+    if (table == NULL && ext->table_overlay != NULL &&
+        PyDict_GET_SIZE(ext->table_overlay) > 0)
+        table = ext->table_overlay;
+    else if (kind == CPK_KIND_NONE)
+        Py_RETURN_NOTIMPLEMENTED;
+    if (table != NULL && kind != CPK_KIND_EXTREF) {
+        PyObject *r = call_user_reducer(table, type, obj);
+        if (r != NULL || PyErr_Occurred())
             return r;
-        }
-        if (PyErr_Occurred())
-            return NULL;
     }
 
     if (kind == FUNCTION)
         return cpk_reduce_function(st, self, obj);
     if (kind == CLASS)
         return cpk_reduce_class(st, self, obj);
+    if (kind == CPK_KIND_NONE)
+        Py_RETURN_NOTIMPLEMENTED;
     return cpk_reduce_kind(st, self, kind, obj);
 }
 
@@ -109,17 +125,103 @@ raise_from(PyObject *exc_type, const char *msg)
     Py_XDECREF(tb);
 }
 
+/* _pickle.Pickler.clear_memo(self). */
+static int
+base_clear_memo(PyObject *self)
+{
+    PyObject *r = PyObject_CallMethod(
+        CPK_PICKLER_EXT(self)->st->base_pickler, "clear_memo", "O", self);
+    Py_XDECREF(r);
+    return r == NULL ? -1 : 0;
+}
+
+/* A dump that fails leaves in the memo what it memoized before failing,
+ * though none of it was written: the next dump would refer to objects the
+ * stream lacks ("Memo value not found") and number its own entries out of
+ * step with the loader. When the memo was empty before the dump (a new
+ * Pickler, or after clear_memo()), emptying it again undoes that exactly.
+ * Otherwise the memo is left as stock pickle leaves it: finding what the
+ * failed dump added would cost a copy of the memo on every dump. */
 static PyObject *
 Pickler_dump(PyObject *self, PyObject *obj)
 {
-    cpk_state *st = cpk_get_state(CPK_PICKLER_EXT(self)->module);
+    cpk_pickler_ext *ext = CPK_PICKLER_EXT(self);
+    cpk_state *st = ext->st;
     if (cpk_refresh_lazy_types(st) < 0)
         return NULL;
+    int was_empty = !ext->memo_used;
+    ext->memo_used = 1;
     PyObject *args[2] = {self, obj};
     PyObject *r = PyObject_Vectorcall(st->base_dump, args, 2, NULL);
-    if (r == NULL && PyErr_ExceptionMatches(PyExc_RecursionError))
+    if (r != NULL)
+        return r;
+    if (PyErr_ExceptionMatches(PyExc_RecursionError))
         raise_from(st->PicklingError, "Could not pickle object as "
                                       "excessively deep recursion required.");
+    if (was_empty) {
+        PyObject *type, *value, *tb;
+        PyErr_Fetch(&type, &value, &tb);
+        if (base_clear_memo(self) == 0)
+            ext->memo_used = 0;
+        else
+            PyErr_Clear();
+        PyErr_Restore(type, value, tb);
+    }
+    return NULL;
+}
+
+static PyObject *
+Pickler_clear_memo(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    if (base_clear_memo(self) < 0)
+        return NULL;
+    CPK_PICKLER_EXT(self)->memo_used = 0;
+    Py_RETURN_NONE;
+}
+
+/* Pickler.memo is CPython's, with one addition: after an assignment the
+ * memo is no longer known to be empty. This is CPython's descriptor (new
+ * reference). */
+static PyObject *
+base_memo_descr(PyObject *self)
+{
+    PyObject *dict = cpk_type_dict(
+        (PyTypeObject *)CPK_PICKLER_EXT(self)->st->base_pickler);
+    if (dict == NULL)
+        return NULL;
+    PyObject *descr = NULL, *name = PyUnicode_InternFromString("memo");
+    int r = name ? cpk_dict_get_ref(dict, name, &descr) : -1;
+    Py_XDECREF(name);
+    Py_DECREF(dict);
+    if (r == 0)
+        PyErr_SetString(PyExc_AttributeError, "memo");
+    return r > 0 ? descr : NULL;
+}
+
+static PyObject *
+Pickler_get_memo(PyObject *self, void *closure)
+{
+    (void)closure;
+    PyObject *descr = base_memo_descr(self);
+    if (descr == NULL)
+        return NULL;
+    PyObject *r = Py_TYPE(descr)->tp_descr_get(descr, self,
+                                               (PyObject *)Py_TYPE(self));
+    Py_DECREF(descr);
+    return r;
+}
+
+static int
+Pickler_set_memo(PyObject *self, PyObject *value, void *closure)
+{
+    (void)closure;
+    PyObject *descr = base_memo_descr(self);
+    if (descr == NULL)
+        return -1;
+    int r = Py_TYPE(descr)->tp_descr_set(descr, self, value);
+    Py_DECREF(descr);
+    CPK_PICKLER_EXT(self)->memo_used = 1;
     return r;
 }
 
@@ -166,6 +268,17 @@ parse_init_args(PyObject *args, PyObject *kwds, PyObject **file,
                                        compat)
                ? 0
                : -1;
+}
+
+/* Forget the globals shared so far (the one-entry cache too). */
+static void
+clear_globals_ref(cpk_pickler_ext *ext)
+{
+    Py_CLEAR(ext->globals_ref);
+    Py_CLEAR(ext->globals_alive);
+    Py_CLEAR(ext->last_globals);
+    Py_CLEAR(ext->last_base);
+    ext->globals_ref_shared = 0;
 }
 
 static int
@@ -218,21 +331,57 @@ Pickler_init(PyObject *self, PyObject *args, PyObject *kwds)
 
     /* Fresh globals sharing for each __init__, as cloudpickle does; made
      * when the first function by value needs it. */
-    Py_CLEAR(ext->globals_ref);
-    Py_CLEAR(ext->globals_alive);
-    ext->last_globals = ext->last_base = NULL;
+    clear_globals_ref(ext);
+    ext->memo_used = 0; /* CPython's __init__ made a new, empty memo */
     ext->proto = proto;
     ext->format = format;
     return 0;
 }
 
+/* globals_ref is now the user's too: they may clear or change it, so from
+ * now on function.c looks every entry up instead of trusting its one-entry
+ * cache, which goes. */
+static void
+share_globals_ref(cpk_pickler_ext *ext)
+{
+    ext->globals_ref_shared = 1;
+    Py_CLEAR(ext->last_globals);
+    Py_CLEAR(ext->last_base);
+}
+
+/* The map itself, as cloudpickle exposes it. */
 static PyObject *
 Pickler_get_globals_ref(PyObject *self, void *closure)
 {
+    cpk_pickler_ext *ext = CPK_PICKLER_EXT(self);
     (void)closure;
-    if (cpk_pickler_globals_ref(CPK_PICKLER_EXT(self)) < 0)
+    if (cpk_pickler_globals_ref(ext) < 0)
         return NULL;
-    return Py_NewRef(CPK_PICKLER_EXT(self)->globals_ref);
+    share_globals_ref(ext);
+    return Py_NewRef(ext->globals_ref);
+}
+
+/* cloudpickle's globals_ref is a plain attribute: a dict may replace it. */
+static int
+Pickler_set_globals_ref(PyObject *self, PyObject *value, void *closure)
+{
+    cpk_pickler_ext *ext = CPK_PICKLER_EXT(self);
+    (void)closure;
+    if (value == NULL) {
+        PyErr_SetString(PyExc_TypeError,
+                        "globals_ref cannot be deleted; assign a dict");
+        return -1;
+    }
+    if (!PyDict_Check(value)) {
+        PyErr_Format(PyExc_TypeError, "globals_ref must be a dict, not %.100s",
+                     Py_TYPE(value)->tp_name);
+        return -1;
+    }
+    if (cpk_pickler_globals_ref(ext) < 0)
+        return -1;
+    Py_SETREF(ext->globals_ref, Py_NewRef(value));
+    share_globals_ref(ext);
+    return 0;
 }
 
 static int
@@ -240,9 +389,9 @@ ext_clear(PyObject *self)
 {
     cpk_pickler_ext *ext = CPK_PICKLER_EXT(self);
     Py_CLEAR(ext->dict);
-    Py_CLEAR(ext->globals_ref);
-    Py_CLEAR(ext->globals_alive);
-    ext->last_globals = ext->last_base = NULL;
+    clear_globals_ref(ext);
+    Py_CLEAR(ext->table_view);
+    Py_CLEAR(ext->table_overlay);
     /* ext->module stays: the state must outlive every instance. */
     return 0;
 }
@@ -255,6 +404,10 @@ Pickler_traverse(PyObject *self, visitproc visit, void *arg)
     Py_VISIT(ext->module);
     Py_VISIT(ext->globals_ref);
     Py_VISIT(ext->globals_alive);
+    Py_VISIT(ext->last_globals);
+    Py_VISIT(ext->last_base);
+    Py_VISIT(ext->table_view);
+    Py_VISIT(ext->table_overlay);
     /* A static base (CPython < 3.12) does not visit our heap type. */
     if (!base_slots.is_heap)
         Py_VISIT(Py_TYPE(self));
@@ -285,7 +438,14 @@ Pickler_dealloc(PyObject *self)
  * slot. Our descriptor answers that lookup with "none" so the pickler uses
  * its fast copyreg path, yet reads as cloudpickle's ChainMap everywhere
  * else, and writes go to the C slot, where the pickler sees them. A class
- * attribute of a subclass shadows the descriptor and lands in the slot. */
+ * attribute of a subclass shadows the descriptor and lands in the slot.
+ *
+ * On the class, the table is the shared default ChainMap(our reducers,
+ * copyreg.dispatch_table). On an instance without a table of its own it is
+ * that instance's view of the default, default.new_child(overlay), made
+ * when first read: `p.dispatch_table[T] = r` lands in the overlay, which
+ * reducer_override consults (CPython does not), so the entry is honoured by
+ * that Pickler and by no other. */
 
 enum { TABLE_DISPATCH_TABLE, TABLE_DISPATCH, TABLE_OWN };
 
@@ -316,24 +476,59 @@ own_table(cpk_state *st)
     return d;
 }
 
+/* The class-level table, made on first use. New reference. */
 static PyObject *
 default_table(cpk_state *st)
 {
-    if (st->default_table == NULL) {
-        PyObject *chainmap = NULL, *own = own_table(st);
-        PyObject *collections = PyImport_ImportModule("collections");
-        if (own != NULL && collections != NULL)
-            chainmap = PyObject_GetAttr(collections, st->str_ChainMap);
-        if (chainmap != NULL)
-            st->default_table = PyObject_CallFunctionObjArgs(
-                chainmap, own, st->copyreg_dispatch, NULL);
-        Py_XDECREF(chainmap);
-        Py_XDECREF(collections);
-        Py_XDECREF(own);
-        if (st->default_table == NULL)
-            return NULL;
+    if (st->default_table != NULL)
+        return Py_NewRef(st->default_table);
+    PyObject *chainmap = NULL, *table = NULL, *own = own_table(st);
+    PyObject *collections = PyImport_ImportModule("collections");
+    if (own != NULL && collections != NULL)
+        chainmap = PyObject_GetAttr(collections, st->str_ChainMap);
+    if (chainmap != NULL)
+        table = PyObject_CallFunctionObjArgs(chainmap, own,
+                                             st->copyreg_dispatch, NULL);
+    Py_XDECREF(chainmap);
+    Py_XDECREF(collections);
+    Py_XDECREF(own);
+    if (table == NULL)
+        return NULL;
+    /* The import and ChainMap.__init__ run Python code, which may switch
+     * threads: another thread may have made the table meanwhile. One
+     * table for everyone: keep the first. */
+    if (st->default_table == NULL)
+        st->default_table = Py_NewRef(table);
+    Py_SETREF(table, Py_NewRef(st->default_table));
+    return table;
+}
+
+/* This instance's view of the default table, made on first read. New
+ * reference. */
+static PyObject *
+instance_table(cpk_state *st, PyObject *pickler)
+{
+    cpk_pickler_ext *ext = CPK_PICKLER_EXT(pickler);
+    if (ext->table_view != NULL)
+        return Py_NewRef(ext->table_view);
+    PyObject *view = NULL, *dflt = default_table(st);
+    PyObject *overlay = PyDict_New();
+    if (dflt != NULL && overlay != NULL)
+        view = PyObject_CallMethod(dflt, "new_child", "O", overlay);
+    Py_XDECREF(dflt);
+    if (view == NULL) {
+        Py_XDECREF(overlay);
+        return NULL;
     }
-    return Py_NewRef(st->default_table);
+    /* new_child() is Python code: another thread may have read
+     * p.dispatch_table meanwhile; the first view made is the one. */
+    if (ext->table_view == NULL) {
+        ext->table_view = Py_NewRef(view);
+        Py_XSETREF(ext->table_overlay, Py_NewRef(overlay));
+    }
+    Py_DECREF(overlay);
+    Py_SETREF(view, Py_NewRef(ext->table_view));
+    return view;
 }
 
 static PyObject *
@@ -356,6 +551,7 @@ TableDescr_get(PyObject *self, PyObject *obj, PyObject *type)
             PyErr_SetString(PyExc_AttributeError, "dispatch_table");
             return NULL;
         }
+        return instance_table(st, obj);
     }
     return default_table(st);
 }
@@ -374,8 +570,18 @@ TableDescr_set(PyObject *self, PyObject *obj, PyObject *value)
         return -1;
     }
     PyObject **slot = dispatch_slot(obj);
-    if (value == NULL || value == st->default_table)
+    cpk_pickler_ext *ext = CPK_PICKLER_EXT(obj);
+    if (value != NULL && value == ext->table_view) {
+        /* p.dispatch_table = p.dispatch_table: its own view again. */
         Py_CLEAR(*slot);
+        return 0;
+    }
+    if (value == NULL || value == st->default_table) {
+        /* Back to the default, without the entries added to the view. */
+        Py_CLEAR(*slot);
+        Py_CLEAR(ext->table_view);
+        Py_CLEAR(ext->table_overlay);
+    }
     else
         Py_XSETREF(*slot, Py_NewRef(value));
     return 0;
@@ -439,12 +645,17 @@ static PyMethodDef Pickler_methods[] = {
                "plain pickle cannot handle; NotImplemented otherwise.")},
     {"dump", Pickler_dump, METH_O,
      PyDoc_STR("dump(obj)\n--\n\nWrite the pickle of obj to the file.")},
+    {"clear_memo", Pickler_clear_memo, METH_NOARGS,
+     PyDoc_STR("clear_memo()\n--\n\nForget the objects pickled so far: "
+               "later dumps repeat them instead of referring back.")},
     {NULL, NULL, 0, NULL},
 };
 
 static PyGetSetDef Pickler_getset[] = {
     {"__dict__", PyObject_GenericGetDict, PyObject_GenericSetDict, NULL, NULL},
-    {"globals_ref", Pickler_get_globals_ref, NULL,
+    {"memo", Pickler_get_memo, Pickler_set_memo,
+     "The pickler's memo (CPython's PicklerMemoProxy).", NULL},
+    {"globals_ref", Pickler_get_globals_ref, Pickler_set_globals_ref,
      "Map of id(func.__globals__) to the globals shipped for it.", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };

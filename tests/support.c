@@ -66,9 +66,12 @@ traceback_text(void)
         PyException_SetTraceback(value, tb);
     char *out = NULL;
     PyObject *mod = PyImport_ImportModule("traceback");
-    PyObject *lines = mod ? PyObject_CallMethod(mod, "format_exception", "(O)",
-                                                value ? value : Py_None)
-                          : NULL;
+    /* The three-argument form: 3.9 has no format_exception(exc). */
+    PyObject *lines =
+        mod ? PyObject_CallMethod(mod, "format_exception", "(OOO)",
+                                  type ? type : Py_None,
+                                  value ? value : Py_None, tb ? tb : Py_None)
+            : NULL;
     PyObject *empty = PyUnicode_FromString("");
     PyObject *text = lines && empty ? PyUnicode_Join(empty, lines) : NULL;
     const char *s = text ? PyUnicode_AsUTF8(text) : NULL;
@@ -200,6 +203,14 @@ cpk_spawn_ex(cpk_proc *p, const cpk_spawn_opts *o)
         signal(SIGINT, SIG_DFL);
         if (o->cwd != NULL && chdir(o->cwd) != 0)
             _exit(126);
+        /* make sanitize: the ASan runtime must be loaded first in a
+         * process that loads our instrumented module without being
+         * instrumented itself (CPK_PYTHON, and whatever a child runs).
+         * The instrumented programs already load it: preloading the same
+         * library again changes nothing there. */
+        const char *san = getenv("CPK_SAN_PRELOAD");
+        if (san != NULL && *san != '\0')
+            setenv("LD_PRELOAD", san, 1);
         for (int i = 0; o->unset != NULL && o->unset[i] != NULL; i++)
             unsetenv(o->unset[i]);
         for (int i = 0; o->env != NULL && o->env[i] != NULL; i++)
@@ -333,6 +344,45 @@ cpk_python_path(cpk_proc *p, const char *pythonpath, const char *code,
     snprintf(env_var, sizeof(env_var), "PYTHONPATH=%s", pythonpath);
     const char *env[] = {env_var, NULL};
     cpk_spawn(p, argv, "/", in, in_len, env);
+}
+
+void
+cpk_require(const char *module)
+{
+    char code[512];
+    /* find_spec: absent is None, not an import of the whole package. */
+    snprintf(code, sizeof(code),
+             "import importlib.util, sys\n"
+             "sys.exit(0 if importlib.util.find_spec('%s') else 3)\n",
+             module);
+    if (Py_IsInitialized()) {
+        char expr[256];
+        snprintf(expr, sizeof(expr),
+                 "__import__('importlib.util').util.find_spec('%s') is None",
+                 module);
+        PyObject *main = PyImport_AddModule("__main__"); /* borrowed */
+        PyObject *globals = main ? PyModule_GetDict(main) : NULL;
+        PyObject *r = globals ? PyRun_String(expr, Py_eval_input, globals,
+                                             globals)
+                              : NULL;
+        if (r == NULL) {
+            char *tb = traceback_text();
+            cr_assert_fail("looking for %s raised:\n%s", module, tb);
+        }
+        int absent = r == Py_True;
+        Py_DECREF(r);
+        if (absent)
+            cr_skip_test("needs %s, which Python %d.%d (embedded) lacks",
+                         module, PY_MAJOR_VERSION, PY_MINOR_VERSION);
+    }
+    cpk_proc p;
+    cpk_python(&p, code, NULL, 0);
+    int absent = p.exited && p.status == 3;
+    cr_assert(absent || (p.exited && p.status == 0),
+              "looking for %s in " CPK_PYTHON " failed:\n%s", module, p.err);
+    cpk_proc_free(&p);
+    if (absent)
+        cr_skip_test("needs %s, which " CPK_PYTHON " lacks", module);
 }
 
 char *

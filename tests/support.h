@@ -6,8 +6,11 @@
  * one), then cpk_py() runs a snippet in __main__ and fails the test with
  * the Python traceback if it raises. The snippets assert on behaviour.
  *
- * Subprocess tests spawn the built programs, or /usr/bin/python3 with the
- * built extension module, and capture exit status, stdout and stderr.
+ * Subprocess tests spawn the built programs, or CPK_PYTHON (the interpreter
+ * the build is for, /usr/bin/python3 by default) with the built extension
+ * module, and capture exit status, stdout and stderr. Under `make sanitize`
+ * every child gets LD_PRELOAD=$CPK_SAN_PRELOAD (the ASan runtime), so an
+ * uninstrumented interpreter can load the instrumented module.
  */
 #ifndef CPK_TEST_SUPPORT_H
 #define CPK_TEST_SUPPORT_H
@@ -45,8 +48,15 @@ void cpk_py_raises_run(const char *file, int line, const char *code,
 /* Evaluate `expr` (which must give bytes) in __main__; a malloc'd copy. */
 char *cpk_py_bytes(const char *expr, size_t *len);
 
+/* Skip the test, saying why, unless `module` (e.g. "numpy") can be
+ * imported both by the embedded interpreter (when one is running) and by
+ * CPK_PYTHON: Debian's python3 has numpy and cloudpickle (make check
+ * installs them), other interpreters under test may not. Only absence
+ * skips; a failing check fails the test. */
+void cpk_require(const char *module);
+
 /* Pickle in this process, load in a fresh one: evaluate `data_expr`
- * (bytes) here, then run /usr/bin/python3 with `check`, where `obj` is
+ * (bytes) here, then run CPK_PYTHON with `check`, where `obj` is
  * ccloudpickle.loads(those bytes); fails the test if the check raises. The
  * fresh interpreter has tests/fixtures on its path, not __main__'s code. */
 void cpk_fresh_run(const char *file, int line, const char *data_expr,
@@ -98,11 +108,11 @@ void cpk_spawn(cpk_proc *p, const char *const argv[], const char *cwd,
                const char *in, size_t in_len, const char *const env[]);
 void cpk_proc_free(cpk_proc *p);
 
-/* /usr/bin/python3 -c code, with the built module importable (PYTHONPATH
+/* CPK_PYTHON -c code, with the built module importable (PYTHONPATH
  * is the build directory); stdin as above. */
 void cpk_python(cpk_proc *p, const char *code, const char *in, size_t in_len);
 
-/* /usr/bin/python3 -S (no site: no dist-packages) -c code, with exactly
+/* CPK_PYTHON -S (no site: no dist-packages) -c code, with exactly
  * `pythonpath` added to the standard library: where ccloudpickle and
  * cloudpickle are importable is the test's choice. */
 void cpk_python_path(cpk_proc *p, const char *pythonpath, const char *code,

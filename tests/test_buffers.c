@@ -8,6 +8,7 @@ TestSuite(buffers, .init = cpk_py_start, .fini = cpk_py_stop);
 
 Test(buffers, numpy_array_out_of_band_without_copy)
 {
+    cpk_require("numpy");
     cpk_py("import ccloudpickle as cp, numpy as np, pickle\n"
            "a = np.arange(1 << 18, dtype=np.float64)\n"
            "bufs = []\n"
@@ -28,6 +29,7 @@ Test(buffers, numpy_array_out_of_band_without_copy)
 
 Test(buffers, numpy_array_in_band)
 {
+    cpk_require("numpy");
     cpk_py("import ccloudpickle as cp, numpy as np\n"
            "a = np.arange(100000, dtype=np.int32).reshape(100, 1000)\n"
            "for proto in (2, 5):\n"
@@ -55,6 +57,7 @@ Test(buffers, pickle_buffer_out_of_band_and_in_band)
 
 Test(buffers, functions_closing_over_arrays)
 {
+    cpk_require("numpy");
     cpk_py("import ccloudpickle as cp, numpy as np\n"
            "weights = np.linspace(0, 1, 1000)\n"
            "def score(x):\n"

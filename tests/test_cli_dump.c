@@ -405,11 +405,15 @@ Test(cli_dump, virtualenv_is_honoured)
     snprintf(link, sizeof(link), "%s/python", bin);
     cr_assert(symlink(CPK_PYTHON, link) == 0);
     snprintf(cfg, sizeof(cfg), "%s/pyvenv.cfg", venv);
-    char text[256];
+    /* home: the directory of the interpreter the build is for, as venv
+     * writes it (not /usr/bin: another Python's stdlib is not there). */
+    char home[256], text[512];
+    snprintf(home, sizeof(home), "%s", CPK_PYTHON);
+    *strrchr(home, '/') = '\0';
     snprintf(text, sizeof(text),
-             "home = /usr/bin\ninclude-system-site-packages = false\n"
+             "home = %s\ninclude-system-site-packages = false\n"
              "version = %d.%d.%d\n",
-             PY_MAJOR_VERSION, PY_MINOR_VERSION, PY_MICRO_VERSION);
+             home, PY_MAJOR_VERSION, PY_MINOR_VERSION, PY_MICRO_VERSION);
     cpk_write_file(cfg, text);
     snprintf(mod, sizeof(mod), "%s/venvmod.py", site);
     cpk_write_file(mod, "def f():\n    return 'from the venv'\n");

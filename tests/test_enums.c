@@ -54,7 +54,12 @@ Test(enums, flag_composite_and_zero_members)
                      "assert rx == Perm.R | Perm.X and Perm.X in rx\n"
                      "assert zero is Perm.NONE and not zero\n"
                      "assert all_ is Perm.ALL\n"
-                     "assert [m.name for m in Perm] == ['R', 'W', 'X']\n"
+                     /* 3.11 iterates a Flag's canonical (one-bit)
+                      * members only (bpo-38250); before, every member
+                      * that is not an alias. */
+                     "canonical = ['R', 'W', 'X'] if sys.version_info >= "
+                     "(3, 11) else ['NONE', 'R', 'W', 'X', 'RW', 'ALL']\n"
+                     "assert [m.name for m in Perm] == canonical\n"
                      "assert set(Perm.__members__) == "
                      "{'NONE', 'R', 'W', 'X', 'RW', 'ALL'}\n");
 }

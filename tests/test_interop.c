@@ -71,6 +71,8 @@ static char *
 stock_dumps(const char *path, const char *major, const char *code,
             size_t *len)
 {
+    if (path == NULL)
+        cpk_require("cloudpickle");
     char full[8192];
     snprintf(full, sizeof(full),
              "import sys, cloudpickle\n"
@@ -278,6 +280,7 @@ Test(interop, compat_pickles_also_load_with_ccloudpickle)
 
 Test(interop, one_identity_with_stock_cloudpickle_in_process)
 {
+    cpk_require("cloudpickle");
     cpk_py("import cloudpickle, ccloudpickle as cp, pickle, enum\n"
            "class C:\n"
            "    pass\n"

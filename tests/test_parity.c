@@ -17,7 +17,8 @@ Test(parity, class_dispatch_table_is_a_chainmap_over_copyreg)
            "assert t[types.CodeType]((lambda: 1).__code__)[0].__name__ == '_code_unmarshal'\n"
            "import io\n"
            "p = cp.Pickler(io.BytesIO())\n"
-           "assert p.dispatch_table is t\n"
+           /* An instance reads its own view of it (test_dispatch_table.c). */
+           "assert p.dispatch_table.maps[1:] == t.maps\n"
            "assert types.CodeType in cp.Pickler._dispatch_table\n");
 }
 
@@ -64,7 +65,7 @@ Test(parity, instance_dispatch_table_assignment)
            "p.dump(Special())\n"
            "assert cp.loads(buf.getvalue()) == 'instance table'\n"
            "del p.dispatch_table\n"
-           "assert p.dispatch_table is cp.Pickler.dispatch_table\n");
+           "assert p.dispatch_table.maps[1:] == cp.Pickler.dispatch_table.maps\n");
 }
 
 Test(parity, loky_sets_the_table_through_the_c_member)
