@@ -1,10 +1,15 @@
 /* args.c - argument parsing shared by the module's public functions
- * (module.c) and its reconstructors (reconstruct.c, compat.c), as Argument
- * Clinic would generate it. Nothing here runs Python code.
+ * (module.c) and its reconstructors (reconstruct.c, compat.c, code.c), as
+ * Argument Clinic would generate it: a reconstructor states its signature
+ * (count and kind of each argument) and checks it before reading anything,
+ * and its errors name it. Nothing here runs Python code, except a repr a
+ * caller of cpk_arg_error asks for with %R.
  */
 #include "internal.h"
 
 #include <stdarg.h>
+#include <stddef.h>
+#include <string.h>
 
 /* Parse positional-or-keyword arguments of a METH_FASTCALL|METH_KEYWORDS
  * function: `npos_required` leading parameters are required, the first
@@ -72,3 +77,208 @@ cpk_parse_args(const char *fname, PyObject *const *args, Py_ssize_t nargs,
     return 1;
 }
 
+/* Reconstructors ---------------------------------------------------------- */
+
+/* The exceptions a reconstructor raises for arguments no pickle we write
+ * holds. Each is both what types.FunctionType raises for such an argument
+ * (TypeError or ValueError) and pickle.UnpicklingError: the pickle is
+ * invalid, and callers that tell bad input from other failures by
+ * UnpicklingError (cloudpickle-load's exit status 3) keep doing so. */
+int
+cpk_args_init(PyObject *module, cpk_state *st)
+{
+    static const struct {
+        const char *name;
+        const char *doc;
+        size_t field;
+    } errors[] = {
+        {CPK_MODULE_NAME ".ReconstructorTypeError",
+         "A reconstructor named by a pickle was given an argument of the "
+         "wrong type or the wrong number of arguments: the pickle is "
+         "invalid.",
+         offsetof(cpk_state, ReconstructorTypeError)},
+        {CPK_MODULE_NAME ".ReconstructorValueError",
+         "A reconstructor named by a pickle was given an argument of the "
+         "right type but a wrong value or length: the pickle is invalid.",
+         offsetof(cpk_state, ReconstructorValueError)},
+    };
+    PyObject *std[2] = {PyExc_TypeError, PyExc_ValueError};
+    for (size_t i = 0; i < 2; i++) {
+        PyObject **field = (PyObject **)((char *)st + errors[i].field);
+        PyObject *bases = PyTuple_Pack(2, st->UnpicklingError, std[i]);
+        if (bases == NULL)
+            return -1;
+        *field = PyErr_NewExceptionWithDoc(errors[i].name, errors[i].doc,
+                                           bases, NULL);
+        Py_DECREF(bases);
+        if (*field == NULL ||
+            PyModule_AddObjectRef(module, strchr(errors[i].name, '.') + 1,
+                                  *field) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Raise ReconstructorTypeError (value 0) or ReconstructorValueError
+ * (value 1) with the message "<fname>() <formatted>". Returns 0. */
+int
+cpk_arg_error(cpk_state *st, int value, const char *fname, const char *fmt,
+              ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    PyObject *detail = PyUnicode_FromFormatV(fmt, ap);
+    va_end(ap);
+    if (detail == NULL)
+        return 0;
+    PyErr_Format(value ? st->ReconstructorValueError
+                       : st->ReconstructorTypeError,
+                 "%s() %U", fname, detail);
+    Py_DECREF(detail);
+    return 0;
+}
+
+/* What a parameter of kind `kind` must be, for messages. */
+static const char *
+kind_name(int kind)
+{
+    switch (kind & CPK_ARG_KIND_MASK) {
+    case CPK_ARG_CODE: return "code";
+    case CPK_ARG_DICT: return "dict";
+    case CPK_ARG_STR: return "str";
+    case CPK_ARG_INT: return "int";
+    case CPK_ARG_BOOL: return "bool";
+    case CPK_ARG_BYTES: return "bytes";
+    case CPK_ARG_TUPLE: return "tuple";
+    case CPK_ARG_LIST: return "list";
+    case CPK_ARG_SEQ: return "list or tuple";
+    case CPK_ARG_CLASS: return "a class";
+    case CPK_ARG_METACLASS: return "a metaclass (subclass of type)";
+    case CPK_ARG_FUNCTION: return "function";
+    case CPK_ARG_CELL: return "cell";
+    default: return "anything";
+    }
+}
+
+static int
+kind_matches(int kind, PyObject *obj)
+{
+    if (obj == Py_None && (kind & CPK_ARG_OR_NONE))
+        return 1;
+    switch (kind & CPK_ARG_KIND_MASK) {
+    case CPK_ARG_ANY: return 1;
+    case CPK_ARG_CODE: return PyCode_Check(obj);
+    case CPK_ARG_DICT: return PyDict_Check(obj);
+    case CPK_ARG_STR: return PyUnicode_Check(obj);
+    case CPK_ARG_INT: return PyLong_Check(obj);
+    case CPK_ARG_BOOL: return PyBool_Check(obj);
+    case CPK_ARG_BYTES: return PyBytes_Check(obj);
+    case CPK_ARG_TUPLE: return PyTuple_Check(obj);
+    case CPK_ARG_LIST: return PyList_Check(obj);
+    case CPK_ARG_SEQ: return PyTuple_Check(obj) || PyList_Check(obj);
+    case CPK_ARG_CLASS: return PyType_Check(obj);
+    /* PyType_IsSubtype reads the MRO tuple: no Python code runs. */
+    case CPK_ARG_METACLASS:
+        return PyType_Check(obj) &&
+               PyType_IsSubtype((PyTypeObject *)obj, &PyType_Type);
+    case CPK_ARG_FUNCTION: return PyFunction_Check(obj);
+    case CPK_ARG_CELL: return PyCell_Check(obj);
+    default: return 0;
+    }
+}
+
+/* What obj is, for messages: "None", "int", or "class int" for a class
+ * (whose type, "type", would say little). */
+static PyObject *
+describe(PyObject *obj)
+{
+    if (obj == Py_None)
+        return PyUnicode_FromString("None");
+    if (PyType_Check(obj))
+        return PyUnicode_FromFormat("class %s", ((PyTypeObject *)obj)->tp_name);
+    return PyUnicode_FromString(Py_TYPE(obj)->tp_name);
+}
+
+/* "<what> must be <kind>, not <obj>". Returns 0. */
+static int
+kind_error(cpk_state *st, const char *fname, PyObject *what, PyObject *obj,
+           int kind)
+{
+    PyObject *desc = describe(obj);
+    if (desc == NULL)
+        return 0;
+    cpk_arg_error(st, 0, fname, "%U must be %s%s, not %U", what,
+                  kind_name(kind),
+                  (kind & CPK_ARG_OR_NONE) ? " or None" : "", desc);
+    Py_DECREF(desc);
+    return 0;
+}
+
+int
+cpk_check_value(cpk_state *st, const char *fname, const char *what,
+                PyObject *obj, int kind)
+{
+    if (kind_matches(kind, obj))
+        return 1;
+    PyObject *w = PyUnicode_FromString(what);
+    if (w == NULL)
+        return 0;
+    kind_error(st, fname, w, obj, kind);
+    Py_DECREF(w);
+    return 0;
+}
+
+int
+cpk_check_items(cpk_state *st, const char *fname, const char *what,
+                PyObject *seq, int kind)
+{
+    /* Tuples are immutable; a list cannot change while nothing runs. */
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    PyObject **items = PySequence_Fast_ITEMS(seq);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (kind_matches(kind, items[i]))
+            continue;
+        PyObject *w = PyUnicode_FromFormat("%s item %zd", what, i);
+        if (w == NULL)
+            return 0;
+        kind_error(st, fname, w, items[i], kind);
+        Py_DECREF(w);
+        return 0;
+    }
+    return 1;
+}
+
+int
+cpk_check_args(cpk_state *st, const cpk_signature *sig, PyObject *const *args,
+               Py_ssize_t nargs)
+{
+    int nparams = 0;
+    while (nparams < CPK_MAX_PARAMS && sig->params[nparams].name != NULL)
+        nparams++;
+    int nmin = sig->nrequired < 0 ? nparams : sig->nrequired;
+    if (nargs < nmin || nargs > nparams) {
+        if (nparams == 0)
+            return cpk_arg_error(st, 0, sig->fname,
+                                 "takes no arguments (%zd given)", nargs);
+        const char *how = nmin == nparams ? "exactly"
+                          : nargs < nmin  ? "at least"
+                                          : "at most";
+        int n = nargs < nmin ? nmin : nparams;
+        return cpk_arg_error(st, 0, sig->fname,
+                             "takes %s %d argument%s (%zd given)", how, n,
+                             n == 1 ? "" : "s", nargs);
+    }
+    for (Py_ssize_t i = 0; i < nargs; i++) {
+        const cpk_param *p = &sig->params[i];
+        if (kind_matches(p->kind, args[i]))
+            continue;
+        PyObject *w = PyUnicode_FromFormat("argument %zd (%s)", i + 1,
+                                           p->name);
+        if (w == NULL)
+            return 0;
+        kind_error(st, sig->fname, w, args[i], p->kind);
+        Py_DECREF(w);
+        return 0;
+    }
+    return 1;
+}

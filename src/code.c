@@ -441,23 +441,19 @@ check_version(cpk_state *st, PyObject *version, PyObject *magic)
     return -1;
 }
 
+static const cpk_signature unmarshal_sig = {
+    "_code_unmarshal", -1,
+    {{"python_version", CPK_ARG_STR}, {"magic", CPK_ARG_INT},
+     {"data", CPK_ARG_BYTES}}};
+
 /* _code_unmarshal(python_version, magic, data) -> code */
 PyObject *
 cpk_code_unmarshal(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
 {
     cpk_state *st = cpk_get_state(m);
-    if (nargs != 3) {
-        PyErr_Format(PyExc_TypeError,
-                     "_code_unmarshal() takes 3 arguments (%zd given)", nargs);
+    if (!cpk_check_args(st, &unmarshal_sig, args, nargs) ||
+        check_version(st, args[0], args[1]) < 0)
         return NULL;
-    }
-    if (check_version(st, args[0], args[1]) < 0)
-        return NULL;
-    if (!PyBytes_Check(args[2])) {
-        PyErr_SetString(st->UnpicklingError,
-                        "_code_unmarshal() needs bytes");
-        return NULL;
-    }
     PyObject *code = PyMarshal_ReadObjectFromString(
         PyBytes_AS_STRING(args[2]), PyBytes_GET_SIZE(args[2]));
     if (code == NULL) {
@@ -479,21 +475,18 @@ cpk_code_unmarshal(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
     return code;
 }
 
+static const cpk_signature code_new_sig = {
+    "_code_new", -1,
+    {{"python_version", CPK_ARG_STR}, {"magic", CPK_ARG_INT},
+     {"fields", CPK_ARG_TUPLE}}};
+
 /* _code_new(python_version, magic, fields) -> types.CodeType(*fields) */
 PyObject *
 cpk_code_new(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
 {
     cpk_state *st = cpk_get_state(m);
-    if (nargs != 3) {
-        PyErr_Format(PyExc_TypeError,
-                     "_code_new() takes 3 arguments (%zd given)", nargs);
+    if (!cpk_check_args(st, &code_new_sig, args, nargs) ||
+        check_version(st, args[0], args[1]) < 0)
         return NULL;
-    }
-    if (check_version(st, args[0], args[1]) < 0)
-        return NULL;
-    if (!PyTuple_Check(args[2])) {
-        PyErr_SetString(st->UnpicklingError, "_code_new() needs a tuple");
-        return NULL;
-    }
     return PyObject_Call((PyObject *)&PyCode_Type, args[2], NULL);
 }

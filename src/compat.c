@@ -121,25 +121,60 @@ compat_import(PyObject *m, PyObject *args, PyObject *kwargs)
     return PyObject_Call(st->import_, args, kwargs);
 }
 
+/* cloudpickle's closure for `code`: None when it has no free variable,
+ * else a tuple of as many cells (types.FunctionType's rule; a function
+ * with fewer cells than free variables reads past its closure when
+ * called). 1 if it fits, else 0 with ReconstructorValueError or
+ * ReconstructorTypeError set. */
+static int
+check_closure(cpk_state *st, const char *fname, const char *what,
+              PyObject *code, PyObject *closure)
+{
+    Py_ssize_t nfree = cpk_code_nfreevars(code);
+    if (closure == Py_None ? nfree != 0
+                           : PyTuple_GET_SIZE(closure) != nfree) {
+        PyObject *given = closure == Py_None
+                              ? PyUnicode_FromString("None")
+                              : PyUnicode_FromFormat(
+                                    "%zd", PyTuple_GET_SIZE(closure));
+        if (given == NULL)
+            return 0;
+        cpk_arg_error(st, 1, fname,
+                      "%s must hold %zd cell%s, one per free variable of "
+                      "code %R, not %U",
+                      what, nfree, nfree == 1 ? "" : "s",
+                      ((PyCodeObject *)code)->co_name, given);
+        Py_DECREF(given);
+        return 0;
+    }
+    return closure == Py_None ||
+           cpk_check_items(st, fname, what, closure, CPK_ARG_CELL);
+}
+
+static const cpk_signature make_function_sig = {
+    "_make_function",
+    -1,
+    {{"code", CPK_ARG_CODE},
+     {"globals", CPK_ARG_DICT},
+     {"name", CPK_ARG_STR | CPK_ARG_OR_NONE},
+     {"argdefs", CPK_ARG_TUPLE | CPK_ARG_OR_NONE},
+     {"closure", CPK_ARG_TUPLE | CPK_ARG_OR_NONE}},
+};
+
 /* _make_function(code, globals, name, argdefs, closure): cloudpickle's
- * types.FunctionType call, with builtins put in the globals. */
+ * types.FunctionType call, with builtins put in the globals. New
+ * reference. */
 static PyObject *
 cp_make_function(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
 {
     cpk_state *st = cpk_get_state(m);
-    if (nargs != 5) {
-        PyErr_Format(PyExc_TypeError,
-                     "_make_function() takes 5 arguments (%zd given)", nargs);
+    if (!cpk_check_args(st, &make_function_sig, args, nargs))
         return NULL;
-    }
     PyObject *code = args[0], *globals = args[1], *name = args[2];
     PyObject *argdefs = args[3], *closure = args[4];
-    if (!PyCode_Check(code) || !PyDict_Check(globals)) {
-        PyErr_SetString(st->UnpicklingError,
-                        "invalid pickle: _make_function() needs code and a "
-                        "dict");
+    if (!check_closure(st, "_make_function", "argument 5 (closure)", code,
+                       closure))
         return NULL;
-    }
     if (PyDict_SetItem(globals, st->str___builtins__, st->builtins_module) < 0)
         return NULL;
     PyObject *func = PyFunction_New(code, globals);
@@ -147,109 +182,124 @@ cp_make_function(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     if ((name != Py_None &&
          PyObject_SetAttr(func, st->str___name__, name) < 0) ||
-        (argdefs != Py_None && PyFunction_SetDefaults(func, argdefs) < 0))
-        goto error;
-    if (closure != Py_None) {
-        Py_ssize_t nfree = cpk_code_nfreevars(code);
-        if (!PyTuple_Check(closure) || PyTuple_GET_SIZE(closure) != nfree) {
-            PyErr_SetString(st->UnpicklingError,
-                            "invalid pickle: closure does not match the code");
-            goto error;
-        }
-        for (Py_ssize_t i = 0; i < nfree; i++) {
-            if (!PyCell_Check(PyTuple_GET_ITEM(closure, i))) {
-                PyErr_SetString(st->UnpicklingError,
-                                "invalid pickle: closure holds a non-cell");
-                goto error;
-            }
-        }
-        if (PyFunction_SetClosure(func, closure) < 0)
-            goto error;
+        (argdefs != Py_None && PyFunction_SetDefaults(func, argdefs) < 0) ||
+        (closure != Py_None && PyFunction_SetClosure(func, closure) < 0)) {
+        Py_DECREF(func);
+        return NULL;
     }
     return func;
-error:
-    Py_DECREF(func);
-    return NULL;
 }
+
+/* One item of _function_setstate's slotstate. 0 or -1. */
+static int
+setstate_one(cpk_state *st, PyObject *func, PyObject *k, PyObject *v)
+{
+    static const char *const fname = "_function_setstate";
+    if (!cpk_check_value(st, fname, "argument 2 (state) slotstate key", k,
+                         CPK_ARG_STR))
+        return -1;
+    if (PyUnicode_Compare(k, st->str___globals__) == 0) {
+        if (!cpk_check_value(st, fname, "slotstate['__globals__']", v,
+                             CPK_ARG_DICT))
+            return -1;
+        /* __globals__ is read-only: the function keeps this dict alive. */
+        PyObject *globals = PyFunction_GET_GLOBALS(func);
+        if (PyDict_Update(globals, v) < 0)
+            return -1;
+        return PyDict_SetItem(globals, st->str___builtins__,
+                              st->builtins_module);
+    }
+    if (PyUnicode_Compare(k, st->str___closure__) == 0) {
+        if (!cpk_check_value(st, fname, "slotstate['__closure__']", v,
+                             CPK_ARG_TUPLE | CPK_ARG_OR_NONE))
+            return -1;
+        if (v == Py_None)
+            return 0;
+        /* Cells of the function made by _make_function; it holds them. */
+        PyObject *mine = PyFunction_GetClosure(func);
+        Py_ssize_t ncells = mine ? PyTuple_GET_SIZE(mine) : 0;
+        if (PyTuple_GET_SIZE(v) != ncells) {
+            cpk_arg_error(st, 1, fname,
+                          "slotstate['__closure__'] must hold %zd cell%s, "
+                          "one per cell of the function, not %zd",
+                          ncells, ncells == 1 ? "" : "s",
+                          PyTuple_GET_SIZE(v));
+            return -1;
+        }
+        if (!cpk_check_items(st, fname, "slotstate['__closure__']", v,
+                             CPK_ARG_CELL))
+            return -1;
+        Py_INCREF(mine);
+        int r = 0;
+        for (Py_ssize_t i = 0; i < ncells && r == 0; i++) {
+            /* Setting a cell drops its old value, which may run code. */
+            PyObject *value = Py_XNewRef(PyCell_GET(PyTuple_GET_ITEM(v, i)));
+            if (value != NULL)
+                r = PyCell_Set(PyTuple_GET_ITEM(mine, i), value);
+            Py_XDECREF(value);
+        }
+        Py_DECREF(mine);
+        return r;
+    }
+    if (PyUnicode_Compare(k, st->str__cloudpickle_submodules) == 0)
+        return cpk_check_value(st, fname,
+                               "slotstate['_cloudpickle_submodules']", v,
+                               CPK_ARG_SEQ)
+                   ? 0
+                   : -1;
+    /* __defaults__, __doc__, ...: the function's setters check the value. */
+    return PyObject_SetAttr(func, k, v);
+}
+
+static const cpk_signature function_setstate_sig = {
+    "_function_setstate",
+    -1,
+    {{"func", CPK_ARG_FUNCTION}, {"state", CPK_ARG_TUPLE}},
+};
 
 /* _function_setstate(func, (state, slotstate)): cloudpickle's layout, where
  * __globals__, __closure__ (cells) and _cloudpickle_submodules are not
- * attributes to set. */
+ * attributes to set. Returns None. */
 static PyObject *
 cp_function_setstate(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
 {
+    static const char *const fname = "_function_setstate";
     cpk_state *st = cpk_get_state(m);
-    if (nargs != 2) {
-        PyErr_Format(PyExc_TypeError,
-                     "_function_setstate() takes 2 arguments (%zd given)",
-                     nargs);
+    if (!cpk_check_args(st, &function_setstate_sig, args, nargs))
         return NULL;
-    }
     PyObject *func = args[0], *state = args[1];
-    if (!PyFunction_Check(func) || !PyTuple_Check(state) ||
-        PyTuple_GET_SIZE(state) != 2 ||
-        !PyDict_Check(PyTuple_GET_ITEM(state, 1))) {
-        PyErr_SetString(st->UnpicklingError,
-                        "invalid pickle: bad function state");
+    if (PyTuple_GET_SIZE(state) != 2) {
+        cpk_arg_error(st, 1, fname,
+                      "argument 2 (state) must be a (state, slotstate) "
+                      "pair, not a tuple of %zd",
+                      PyTuple_GET_SIZE(state));
         return NULL;
     }
+    /* The tuple (immutable) holds both. */
     PyObject *dict_state = PyTuple_GET_ITEM(state, 0);
     PyObject *slotstate = PyTuple_GET_ITEM(state, 1);
-    if (dict_state != Py_None && PyObject_IsTrue(dict_state)) {
+    if (!cpk_check_value(st, fname, "argument 2 (state) item 0", dict_state,
+                         CPK_ARG_DICT | CPK_ARG_OR_NONE) ||
+        !cpk_check_value(st, fname, "argument 2 (state) item 1", slotstate,
+                         CPK_ARG_DICT))
+        return NULL;
+    if (dict_state != Py_None && PyDict_GET_SIZE(dict_state) > 0) {
         PyObject *d = PyObject_GenericGetDict(func, NULL);
         int r = d == NULL ? -1 : PyDict_Update(d, dict_state);
         Py_XDECREF(d);
         if (r < 0)
             return NULL;
     }
-    PyObject *globals = PyFunction_GET_GLOBALS(func);
     Py_ssize_t pos = 0;
     PyObject *k, *v;
     while (PyDict_Next(slotstate, &pos, &k, &v)) {
-        int r = 0;
-        if (!PyUnicode_Check(k)) {
-            PyErr_SetString(st->UnpicklingError,
-                            "invalid pickle: function state key is not a str");
-            return NULL;
-        }
-        if (PyUnicode_Compare(k, st->str___globals__) == 0) {
-            if (!PyDict_Check(v)) {
-                PyErr_SetString(st->UnpicklingError,
-                                "invalid pickle: __globals__ is not a dict");
-                return NULL;
-            }
-            r = PyDict_Update(globals, v);
-            if (r == 0)
-                r = PyDict_SetItem(globals, st->str___builtins__,
-                                   st->builtins_module);
-        }
-        else if (PyUnicode_Compare(k, st->str___closure__) == 0) {
-            PyObject *mine = PyFunction_GetClosure(func);
-            if (v == Py_None)
-                continue;
-            if (!PyTuple_Check(v) || mine == NULL ||
-                PyTuple_GET_SIZE(v) != PyTuple_GET_SIZE(mine)) {
-                PyErr_SetString(st->UnpicklingError,
-                                "invalid pickle: closure does not match");
-                return NULL;
-            }
-            for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(v) && r == 0; i++) {
-                PyObject *cell = PyTuple_GET_ITEM(v, i);
-                if (!PyCell_Check(cell)) {
-                    PyErr_SetString(st->UnpicklingError,
-                                    "invalid pickle: closure holds a "
-                                    "non-cell");
-                    return NULL;
-                }
-                PyObject *value = PyCell_GET(cell);
-                if (value != NULL)
-                    r = PyCell_Set(PyTuple_GET_ITEM(mine, i), value);
-            }
-        }
-        else if (PyUnicode_Compare(k, st->str__cloudpickle_submodules) == 0)
-            continue;
-        else
-            r = PyObject_SetAttr(func, k, v);
+        /* Updating globals compares keys, setattr may run code: either can
+         * change slotstate under us. */
+        Py_INCREF(k);
+        Py_INCREF(v);
+        int r = setstate_one(st, func, k, v);
+        Py_DECREF(k);
+        Py_DECREF(v);
         if (r < 0)
             return NULL;
     }

@@ -257,6 +257,8 @@ typedef struct cpk_state {
     PyObject *base_loads;        /* _pickle.loads */
     PyObject *PicklingError;
     PyObject *UnpicklingError;
+    PyObject *ReconstructorTypeError;  /* args.c: bad reconstructor args */
+    PyObject *ReconstructorValueError;
     PyObject *copyreg_dispatch;  /* copyreg.dispatch_table */
     PyObject *builtins_module;
     PyObject *getattr;           /* builtins.getattr */
@@ -349,6 +351,7 @@ typedef struct cpk_state {
     X(sentinel_type) X(ref_type) X(tracker_cb_type) X(table_descr_type)      \
     X(base_pickler) X(base_unpickler) X(base_dump) X(base_find_class)        \
     X(base_load) X(base_loads) X(PicklingError) X(UnpicklingError) X(copyreg_dispatch)     \
+    X(ReconstructorTypeError) X(ReconstructorValueError)                     \
     X(builtins_module) X(getattr) X(import_) X(sys_modules) X(abcmeta)       \
     X(abc_get_dump) X(str_dot) X(str_locals) X(function_new)                 \
     X(function_fill) X(code_unmarshal) X(code_new) X(make_cell)              \
@@ -442,6 +445,46 @@ int cpk_refresh_lazy_types(cpk_state *st);
 int cpk_parse_args(const char *fname, PyObject *const *args, Py_ssize_t nargs,
                    PyObject *kwnames, const char *const *kwlist,
                    int npos_required, int npos_max, ...);
+/* Reconstructors check their positional arguments against a signature
+ * before reading them: what a parameter must be (OR_NONE: or None). */
+enum {
+    CPK_ARG_ANY = 0, CPK_ARG_CODE, CPK_ARG_DICT, CPK_ARG_STR, CPK_ARG_INT,
+    CPK_ARG_BOOL, CPK_ARG_BYTES, CPK_ARG_TUPLE, CPK_ARG_LIST,
+    CPK_ARG_SEQ,       /* list or tuple */
+    CPK_ARG_CLASS,     /* an instance of type */
+    CPK_ARG_METACLASS, /* a subclass of type */
+    CPK_ARG_FUNCTION, CPK_ARG_CELL,
+    CPK_ARG_KIND_MASK = 0xff,
+    CPK_ARG_OR_NONE = 0x100,
+};
+#define CPK_MAX_PARAMS 8
+typedef struct {
+    const char *name;
+    int kind;
+} cpk_param;
+typedef struct {
+    const char *fname;
+    int nrequired;      /* leading parameters without a default; -1: all */
+    cpk_param params[CPK_MAX_PARAMS]; /* up to a {NULL} entry */
+} cpk_signature;
+/* Create ReconstructorTypeError/ValueError (UnpicklingError and
+ * TypeError/ValueError) and add them to the module. 0 or -1. */
+int cpk_args_init(PyObject *module, cpk_state *st);
+/* Count and kinds of args; 1 if they fit, else 0 with
+ * ReconstructorTypeError set ("<fname>() argument 2 (globals) must be dict,
+ * not int"). Runs no Python code. */
+int cpk_check_args(cpk_state *st, const cpk_signature *sig,
+                   PyObject *const *args, Py_ssize_t nargs);
+/* One value (`what`: "state['__globals__']"), or every item of a list or
+ * tuple; 1 or 0 with ReconstructorTypeError set. Run no Python code. */
+int cpk_check_value(cpk_state *st, const char *fname, const char *what,
+                    PyObject *obj, int kind);
+int cpk_check_items(cpk_state *st, const char *fname, const char *what,
+                    PyObject *seq, int kind);
+/* Raise ReconstructorTypeError (value 0) or ReconstructorValueError
+ * (value 1): "<fname>() <fmt...>". Returns 0. */
+int cpk_arg_error(cpk_state *st, int value, const char *fname,
+                  const char *fmt, ...);
 
 /* subtype.c: subclasses of _pickle's types. */
 typedef struct {

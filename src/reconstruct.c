@@ -1,33 +1,19 @@
 /* reconstruct.c - the callables our pickles reference by name: the load
  * side of function.c, class.c and reducers.c. Their names and signatures
  * are the file format (doc/FORMAT.md): never rename one, add a new name.
- * Arguments come from a pickle, which may be damaged: each callable checks
- * what it is given and fails with an exception, never a crash. cloudpickle
- * names that differ from ours are in compat.c; code objects in code.c.
+ * Arguments come from a pickle, which may be damaged or hostile: each
+ * callable checks the count, types and lengths of what it is given against
+ * its signature (args.c) before reading it, and fails with
+ * ReconstructorTypeError or ReconstructorValueError, never a crash.
+ * cloudpickle names that differ from ours are in compat.c; code objects in
+ * code.c.
  */
 #include "internal.h"
 
-static int
-nargs_is(const char *name, Py_ssize_t nargs, Py_ssize_t min, Py_ssize_t max)
-{
-    if (nargs >= min && nargs <= max)
-        return 1;
-    if (min == max)
-        PyErr_Format(PyExc_TypeError, "%s() takes %zd arguments (%zd given)",
-                     name, min, nargs);
-    else
-        PyErr_Format(PyExc_TypeError,
-                     "%s() takes %zd to %zd arguments (%zd given)", name, min,
-                     max, nargs);
-    return 0;
-}
-
-static int
-bad(cpk_state *st, const char *what)
-{
-    PyErr_Format(st->UnpicklingError, "invalid pickle: %s", what);
-    return -1;
-}
+/* Each reconstructor's signature, checked before anything reads an
+ * argument (args.c). */
+#define SIG(fname, nrequired, ...)                                            \
+    static const cpk_signature fname##_sig = {#fname, nrequired, {__VA_ARGS__}}
 
 /* Functions ---------------------------------------------------------------- */
 
@@ -41,17 +27,38 @@ ensure_builtins(cpk_state *st, PyObject *globals)
     return PyDict_SetItem(globals, st->str___builtins__, st->builtins_module);
 }
 
+SIG(_function_new, -1, {"code", CPK_ARG_CODE}, {"globals", CPK_ARG_DICT},
+    {"ncells", CPK_ARG_INT | CPK_ARG_OR_NONE});
+
 /* _function_new(code, globals, ncells) -> function with ncells empty cells
- * (None: no closure); _function_fill sets the rest. */
+ * (None: no closure); _function_fill sets the rest. ncells must be the
+ * code's number of free variables, as types.FunctionType requires of a
+ * closure: a function whose closure is short of its code's free variables
+ * reads past the closure tuple when called. New reference. */
 static PyObject *
 function_new(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
 {
     cpk_state *st = cpk_get_state(m);
-    if (!nargs_is("_function_new", nargs, 3, 3))
+    if (!cpk_check_args(st, &_function_new_sig, args, nargs))
         return NULL;
     PyObject *code = args[0], *globals = args[1], *ncells = args[2];
-    if (!PyCode_Check(code) || !PyDict_Check(globals)) {
-        bad(st, "_function_new() needs code and a dict");
+    Py_ssize_t nfree = cpk_code_nfreevars(code);
+    Py_ssize_t n = 0;
+    if (ncells != Py_None) {
+        n = PyLong_AsSsize_t(ncells);
+        if (n == -1 && PyErr_Occurred()) {
+            if (!PyErr_ExceptionMatches(PyExc_OverflowError))
+                return NULL;
+            PyErr_Clear();
+            n = -1;
+        }
+    }
+    if (n != nfree || (ncells == Py_None && nfree != 0)) {
+        cpk_arg_error(st, 1, "_function_new",
+                      "argument 3 (ncells) must be %s%zd, the number of free "
+                      "variables of code %R, not %R",
+                      nfree == 0 ? "None or " : "", nfree,
+                      ((PyCodeObject *)code)->co_name, ncells);
         return NULL;
     }
     if (ensure_builtins(st, globals) < 0)
@@ -59,13 +66,6 @@ function_new(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
     PyObject *func = PyFunction_New(code, globals);
     if (func == NULL || ncells == Py_None)
         return func;
-    Py_ssize_t n = PyLong_AsSsize_t(ncells);
-    if (n == -1 && PyErr_Occurred())
-        goto error;
-    if (n != cpk_code_nfreevars(code)) {
-        bad(st, "closure size does not match the code");
-        goto error;
-    }
     PyObject *closure = PyTuple_New(n);
     if (closure == NULL)
         goto error;
@@ -87,60 +87,96 @@ error:
     return NULL;
 }
 
+/* Set the function's cells from `values` (a tuple as long as its closure,
+ * _empty_cell_value for a cell left empty). 0 or -1. */
 static int
 fill_closure(cpk_state *st, PyObject *func, PyObject *values)
 {
-    PyObject *closure = PyFunction_GetClosure(func);
-    if (!PyTuple_Check(values) || closure == NULL ||
-        PyTuple_GET_SIZE(values) != PyTuple_GET_SIZE(closure))
-        return bad(st, "closure values do not match the function");
-    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(values); i++) {
-        PyObject *v = PyTuple_GET_ITEM(values, i);
-        if (v != st->empty_cell_value &&
-            PyCell_Set(PyTuple_GET_ITEM(closure, i), v) < 0)
-            return -1;
+    if (!cpk_check_value(st, "_function_fill", "state['__closure__']", values,
+                         CPK_ARG_TUPLE))
+        return -1;
+    /* The function holds its closure and nothing can replace it, but a
+     * cell's old value may run code when it goes: hold it anyway. */
+    PyObject *closure = Py_XNewRef(PyFunction_GetClosure(func));
+    Py_ssize_t ncells = closure ? PyTuple_GET_SIZE(closure) : 0;
+    int r = 0;
+    if (PyTuple_GET_SIZE(values) != ncells) {
+        cpk_arg_error(st, 1, "_function_fill",
+                      "state['__closure__'] must hold %zd value%s, one per "
+                      "cell of the function, not %zd",
+                      ncells, ncells == 1 ? "" : "s",
+                      PyTuple_GET_SIZE(values));
+        r = -1;
     }
-    return 0;
+    for (Py_ssize_t i = 0; r == 0 && i < ncells; i++) {
+        PyObject *v = PyTuple_GET_ITEM(values, i);
+        if (v != st->empty_cell_value)
+            r = PyCell_Set(PyTuple_GET_ITEM(closure, i), v);
+    }
+    Py_XDECREF(closure);
+    return r;
 }
+
+/* One item of _function_fill's state. 0 or -1. */
+static int
+fill_one(cpk_state *st, PyObject *func, PyObject *k, PyObject *v)
+{
+    if (!PyUnicode_Check(k)) {
+        cpk_arg_error(st, 0, "_function_fill",
+                      "argument 2 (state) keys must be str, not %s",
+                      Py_TYPE(k)->tp_name);
+        return -1;
+    }
+    if (PyUnicode_Compare(k, st->str___globals__) == 0) {
+        if (!cpk_check_value(st, "_function_fill", "state['__globals__']", v,
+                             CPK_ARG_DICT))
+            return -1;
+        PyObject *globals = Py_NewRef(PyFunction_GET_GLOBALS(func));
+        int r = PyDict_Update(globals, v);
+        Py_DECREF(globals);
+        return r;
+    }
+    if (PyUnicode_Compare(k, st->str___closure__) == 0)
+        return fill_closure(st, func, v);
+    if (PyUnicode_Compare(k, st->str___dict__) == 0) {
+        if (!cpk_check_value(st, "_function_fill", "state['__dict__']", v,
+                             CPK_ARG_DICT))
+            return -1;
+        PyObject *d = PyObject_GenericGetDict(func, NULL);
+        int r = d == NULL ? -1 : PyDict_Update(d, v);
+        Py_XDECREF(d);
+        return r;
+    }
+    if (PyUnicode_Compare(k, st->str___submodules__) == 0)
+        return cpk_check_value(st, "_function_fill", "state['__submodules__']",
+                               v, CPK_ARG_SEQ) ? 0 : -1;
+    /* __defaults__, __doc__, ...: the function's setters check the value. */
+    return PyObject_SetAttr(func, k, v);
+}
+
+SIG(_function_fill, -1, {"func", CPK_ARG_FUNCTION}, {"state", CPK_ARG_DICT});
 
 /* _function_fill(func, state): state is a dict; __globals__ merges into
  * the function's globals, __closure__ fills the cells, __dict__ merges
  * into its __dict__, __submodules__ only made the loader import them;
- * every other key is set as an attribute. */
+ * every other key is set as an attribute. Returns None. */
 static PyObject *
 function_fill(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
 {
     cpk_state *st = cpk_get_state(m);
-    if (!nargs_is("_function_fill", nargs, 2, 2))
+    if (!cpk_check_args(st, &_function_fill_sig, args, nargs))
         return NULL;
     PyObject *func = args[0], *state = args[1];
-    if (!PyFunction_Check(func) || !PyDict_Check(state)) {
-        bad(st, "_function_fill() needs a function and a dict");
-        return NULL;
-    }
     Py_ssize_t pos = 0;
     PyObject *k, *v;
     while (PyDict_Next(state, &pos, &k, &v)) {
-        int r;
-        if (!PyUnicode_Check(k))
-            r = bad(st, "function state key is not a str");
-        else if (k == st->str___globals__ ||
-                 PyUnicode_Compare(k, st->str___globals__) == 0) {
-            r = PyDict_Check(v)
-                    ? PyDict_Update(PyFunction_GET_GLOBALS(func), v)
-                    : bad(st, "__globals__ is not a dict");
-        }
-        else if (PyUnicode_Compare(k, st->str___closure__) == 0)
-            r = fill_closure(st, func, v);
-        else if (PyUnicode_Compare(k, st->str___dict__) == 0) {
-            PyObject *d = PyObject_GenericGetDict(func, NULL);
-            r = d == NULL ? -1 : PyDict_Update(d, v);
-            Py_XDECREF(d);
-        }
-        else if (PyUnicode_Compare(k, st->str___submodules__) == 0)
-            r = 0;
-        else
-            r = PyObject_SetAttr(func, k, v);
+        /* Updating globals compares keys, setattr may run code: either can
+         * change `state` under us. */
+        Py_INCREF(k);
+        Py_INCREF(v);
+        int r = fill_one(st, func, k, v);
+        Py_DECREF(k);
+        Py_DECREF(v);
         if (r < 0)
             return NULL;
     }
@@ -149,56 +185,67 @@ function_fill(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
 
 /* Cells -------------------------------------------------------------------- */
 
+SIG(_make_cell, 0, {"value", CPK_ARG_ANY});
+
+/* _make_cell(value=_empty_cell_value): a cell, empty for the marker. */
 static PyObject *
 make_cell(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
 {
     cpk_state *st = cpk_get_state(m);
-    if (!nargs_is("_make_cell", nargs, 0, 1))
+    if (!cpk_check_args(st, &_make_cell_sig, args, nargs))
         return NULL;
     PyObject *v = nargs ? args[0] : NULL;
     return PyCell_New(v == st->empty_cell_value ? NULL : v);
 }
 
+SIG(_make_empty_cell, -1, {NULL, 0});
+
 static PyObject *
-make_empty_cell(PyObject *m, PyObject *unused)
+make_empty_cell(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
 {
-    (void)m;
-    (void)unused;
+    if (!cpk_check_args(cpk_get_state(m), &_make_empty_cell_sig, args, nargs))
+        return NULL;
     return PyCell_New(NULL);
 }
 
 /* Modules ------------------------------------------------------------------- */
 
+SIG(subimport, -1, {"name", CPK_ARG_STR});
+
 /* subimport(name): import name and return that module (not its package). */
 static PyObject *
-subimport(PyObject *m, PyObject *name)
+subimport(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
 {
-    cpk_state *st = cpk_get_state(m);
-    if (!PyUnicode_Check(name)) {
-        bad(st, "module name is not a str");
+    if (!cpk_check_args(cpk_get_state(m), &subimport_sig, args, nargs))
         return NULL;
-    }
+    PyObject *name = args[0];
     PyObject *top = PyImport_Import(name);
     if (top == NULL)
         return NULL;
     Py_DECREF(top);
-    return PyImport_GetModule(name);
+    PyObject *mod = PyImport_GetModule(name);
+    if (mod == NULL && !PyErr_Occurred())
+        PyErr_Format(PyExc_ImportError,
+                     "subimport(): module %R is not in sys.modules after "
+                     "its import",
+                     name);
+    return mod;
 }
+
+SIG(dynamic_subimport, -1, {"name", CPK_ARG_STR}, {"vars", CPK_ARG_DICT});
 
 /* dynamic_subimport(name, vars): a new module with that namespace. */
 static PyObject *
 dynamic_subimport(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
 {
     cpk_state *st = cpk_get_state(m);
-    if (!nargs_is("dynamic_subimport", nargs, 2, 2))
+    if (!cpk_check_args(st, &dynamic_subimport_sig, args, nargs))
         return NULL;
-    if (!PyUnicode_Check(args[0]) || !PyDict_Check(args[1])) {
-        bad(st, "dynamic_subimport() needs a str and a dict");
-        return NULL;
-    }
     PyObject *mod = PyModule_NewObject(args[0]);
     if (mod == NULL)
         return NULL;
+    /* A module's __dict__ cannot be replaced: borrowing it from mod is
+     * safe across the update. */
     PyObject *dict = PyModule_GetDict(mod);
     if (PyDict_Update(dict, args[1]) < 0 ||
         PyDict_SetItem(dict, st->str___builtins__,
@@ -209,71 +256,100 @@ dynamic_subimport(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
     return mod;
 }
 
-/* _builtin_type(name): getattr(types, name); "ClassType" is `type` in
- * pickles of cloudpickle < 1.3. */
+SIG(_builtin_type, -1, {"name", CPK_ARG_STR});
+
+/* _builtin_type(name): getattr(types, name), which must be a class;
+ * "ClassType" is `type` in pickles of cloudpickle < 1.3. */
 static PyObject *
-builtin_type(PyObject *m, PyObject *name)
+builtin_type(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
 {
     cpk_state *st = cpk_get_state(m);
-    if (!PyUnicode_Check(name)) {
-        bad(st, "type name is not a str");
+    if (!cpk_check_args(st, &_builtin_type_sig, args, nargs))
         return NULL;
-    }
+    PyObject *name = args[0];
     if (PyUnicode_CompareWithASCIIString(name, "ClassType") == 0)
         return Py_NewRef((PyObject *)&PyType_Type);
     PyObject *types = PyImport_ImportModule("types");
     if (types == NULL)
         return NULL;
-    PyObject *t = PyObject_GetAttr(types, name);
+    PyObject *t = NULL;
+    int found = PyObject_GetOptionalAttr(types, name, &t);
     Py_DECREF(types);
+    if (found < 0)
+        return NULL;
+    if (t == NULL || !PyType_Check(t)) {
+        Py_XDECREF(t);
+        cpk_arg_error(st, 1, "_builtin_type",
+                      "argument 1 (name) must name a class of the types "
+                      "module, not %R",
+                      name);
+        return NULL;
+    }
     return t;
 }
 
 /* Classes -------------------------------------------------------------------- */
 
+SIG(_make_skeleton_class, -1, {"metaclass", CPK_ARG_METACLASS},
+    {"name", CPK_ARG_STR}, {"bases", CPK_ARG_TUPLE},
+    {"type_kwargs", CPK_ARG_DICT},
+    {"tracker_id", CPK_ARG_STR | CPK_ARG_OR_NONE}, {"extra", CPK_ARG_ANY});
+
 /* _make_skeleton_class(metaclass, name, bases, type_kwargs, tracker_id,
  * extra): what types.new_class does with type_kwargs as the namespace,
- * then the class already known under tracker_id, if any. */
+ * then the class already known under tracker_id, if any. New reference. */
 static PyObject *
 make_skeleton_class(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
 {
+    static const char *const fname = "_make_skeleton_class";
     cpk_state *st = cpk_get_state(m);
-    if (!nargs_is("_make_skeleton_class", nargs, 6, 6))
+    if (!cpk_check_args(st, &_make_skeleton_class_sig, args, nargs))
         return NULL;
     PyObject *meta = args[0], *name = args[1], *bases = args[2];
     PyObject *kwargs = args[3], *tid = args[4];
-    if (!PyTuple_Check(bases) || !PyDict_Check(kwargs)) {
-        bad(st, "_make_skeleton_class() needs a tuple and a dict");
-        return NULL;
-    }
     PyObject *types = NULL, *resolved = NULL, *prep = NULL, *kwds = NULL;
-    PyObject *cls = NULL, *result = NULL;
+    PyObject *cls = NULL, *result = NULL, *k = NULL, *v = NULL;
     types = PyImport_ImportModule("types");
     if (types == NULL)
         goto done;
+    /* Bases may be typing.Generic[T] and the like (__mro_entries__). */
     resolved = PyObject_CallMethod(types, "resolve_bases", "(O)", bases);
+    if (resolved == NULL)
+        goto done;
+    if (!PyTuple_Check(resolved)) {
+        PyErr_SetString(PyExc_TypeError, "types.resolve_bases() changed");
+        goto done;
+    }
+    if (!cpk_check_items(st, fname, "argument 3 (bases)", resolved,
+                         CPK_ARG_CLASS))
+        goto done;
     kwds = Py_BuildValue("{sO}", "metaclass", meta);
-    if (resolved == NULL || kwds == NULL)
+    if (kwds == NULL)
         goto done;
     prep = PyObject_CallMethod(types, "prepare_class", "OOO", name, resolved,
                                kwds);
     if (prep == NULL)
         goto done;
-    if (!PyTuple_Check(prep) || PyTuple_GET_SIZE(prep) != 3) {
+    if (!PyTuple_Check(prep) || PyTuple_GET_SIZE(prep) != 3 ||
+        !PyDict_Check(PyTuple_GET_ITEM(prep, 2))) {
         PyErr_SetString(PyExc_TypeError, "types.prepare_class() changed");
         goto done;
     }
+    /* prep (ours, immutable) holds these. */
     PyObject *real_meta = PyTuple_GET_ITEM(prep, 0);
     PyObject *ns = PyTuple_GET_ITEM(prep, 1);
     Py_ssize_t pos = 0;
-    PyObject *k, *v;
     while (PyDict_Next(kwargs, &pos, &k, &v)) {
-        /* Interned, like names set by a class body. */
+        /* The namespace may be any mapping: setting an item runs code,
+         * which may change type_kwargs. Interned, like names set by a
+         * class body. */
         Py_INCREF(k);
+        Py_INCREF(v);
         if (PyUnicode_CheckExact(k))
             PyUnicode_InternInPlace(&k);
         int r = PyObject_SetItem(ns, k, v);
-        Py_DECREF(k);
+        Py_CLEAR(k);
+        Py_CLEAR(v);
         if (r < 0)
             goto done;
     }
@@ -298,39 +374,55 @@ done:
     return result;
 }
 
+SIG(_make_skeleton_enum, -1, {"bases", CPK_ARG_TUPLE}, {"name", CPK_ARG_STR},
+    {"qualname", CPK_ARG_STR}, {"members", CPK_ARG_DICT},
+    {"module", CPK_ARG_STR | CPK_ARG_OR_NONE},
+    {"tracker_id", CPK_ARG_STR | CPK_ARG_OR_NONE}, {"extra", CPK_ARG_ANY});
+
 /* _make_skeleton_enum(bases, name, qualname, members, module, tracker_id,
- * extra): the enum built by its metaclass from its members. */
+ * extra): the enum built by its metaclass from its members. New
+ * reference. */
 static PyObject *
 make_skeleton_enum(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
 {
+    static const char *const fname = "_make_skeleton_enum";
     cpk_state *st = cpk_get_state(m);
-    if (!nargs_is("_make_skeleton_enum", nargs, 7, 7))
+    if (!cpk_check_args(st, &_make_skeleton_enum_sig, args, nargs))
         return NULL;
     PyObject *bases = args[0], *name = args[1], *qualname = args[2];
     PyObject *members = args[3], *module = args[4], *tid = args[5];
-    if (!PyTuple_Check(bases) || PyTuple_GET_SIZE(bases) == 0 ||
-        !PyDict_Check(members)) {
-        bad(st, "_make_skeleton_enum() needs bases and a dict");
+    if (PyTuple_GET_SIZE(bases) == 0) {
+        cpk_arg_error(st, 1, fname, "argument 1 (bases) must not be empty");
         return NULL;
     }
-    /* Enums put their Enum base last. */
-    PyObject *meta = (PyObject *)Py_TYPE(
-        PyTuple_GET_ITEM(bases, PyTuple_GET_SIZE(bases) - 1));
-    PyObject *ns = NULL, *cls = NULL, *result = NULL;
+    if (!cpk_check_items(st, fname, "argument 1 (bases)", bases,
+                         CPK_ARG_CLASS))
+        return NULL;
+    /* Enums put their Enum base last. A class's type can be reassigned
+     * (__class__) by the code __prepare__ runs: hold the metaclass. */
+    PyObject *meta = Py_NewRef((PyObject *)Py_TYPE(
+        PyTuple_GET_ITEM(bases, PyTuple_GET_SIZE(bases) - 1)));
+    PyObject *ns = NULL, *cls = NULL, *result = NULL, *new = NULL;
     ns = PyObject_CallMethodObjArgs(meta, st->str___prepare__, name, bases,
                                     NULL);
     if (ns == NULL)
         goto done;
     Py_ssize_t pos = 0;
     PyObject *k, *v;
-    while (PyDict_Next(members, &pos, &k, &v))
-        if (PyObject_SetItem(ns, k, v) < 0)
+    while (PyDict_Next(members, &pos, &k, &v)) {
+        /* The enum namespace runs code on every item. */
+        Py_INCREF(k);
+        Py_INCREF(v);
+        int r = PyObject_SetItem(ns, k, v);
+        Py_DECREF(k);
+        Py_DECREF(v);
+        if (r < 0)
             goto done;
-    PyObject *new = PyObject_GetAttr(meta, st->str___new__);
+    }
+    new = PyObject_GetAttr(meta, st->str___new__);
     if (new == NULL)
         goto done;
     cls = PyObject_CallFunctionObjArgs(new, meta, name, bases, ns, NULL);
-    Py_DECREF(new);
     if (cls == NULL ||
         PyObject_SetAttr(cls, st->str___module__, module) < 0 ||
         PyObject_SetAttr(cls, st->str___qualname__, qualname) < 0)
@@ -338,53 +430,160 @@ make_skeleton_enum(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
     int found;
     result = cpk_tracker_lookup_or_track(st, tid, cls, &found);
 done:
+    Py_DECREF(meta);
+    Py_XDECREF(new);
     Py_XDECREF(ns);
     Py_XDECREF(cls);
     return result;
 }
 
-/* Give enum members back the attributes their __init__ set. */
+/* Give enum members back the attributes their __init__ set: `attrs` maps
+ * member names to dicts of attributes. 0 or -1. */
 static int
 set_member_attrs(cpk_state *st, PyObject *cls, PyObject *attrs)
 {
-    if (!PyDict_Check(attrs))
-        return bad(st, "_cpk_member_attrs is not a dict");
+    static const char *const fname = "_class_setstate";
+    if (!cpk_check_value(st, fname, "state['_cpk_member_attrs']", attrs,
+                         CPK_ARG_DICT))
+        return -1;
     Py_ssize_t pos = 0;
     PyObject *name, *values;
     while (PyDict_Next(attrs, &pos, &name, &values)) {
-        PyObject *member = PyObject_GetAttr(cls, name);
-        if (member == NULL)
+        if (!cpk_check_value(st, fname, "state['_cpk_member_attrs'] key",
+                             name, CPK_ARG_STR) ||
+            !cpk_check_value(st, fname, "state['_cpk_member_attrs'] value",
+                             values, CPK_ARG_DICT))
             return -1;
-        int r = 0;
+        /* getattr and setattr run code, which may change attrs. */
+        Py_INCREF(name);
+        Py_INCREF(values);
+        PyObject *member = PyObject_GetAttr(cls, name);
+        Py_DECREF(name);
+        int r = member == NULL ? -1 : 0;
         Py_ssize_t p2 = 0;
         PyObject *k, *v;
-        while (r == 0 && PyDict_Check(values) &&
-               PyDict_Next(values, &p2, &k, &v))
+        while (r == 0 && PyDict_Next(values, &p2, &k, &v)) {
+            if (!cpk_check_value(st, fname,
+                                 "state['_cpk_member_attrs'] attribute name",
+                                 k, CPK_ARG_STR)) {
+                r = -1;
+                break;
+            }
+            Py_INCREF(k);
+            Py_INCREF(v);
             r = PyObject_SetAttr(member, k, v);
-        Py_DECREF(member);
+            Py_DECREF(k);
+            Py_DECREF(v);
+        }
+        Py_XDECREF(member);
+        Py_DECREF(values);
         if (r < 0)
             return -1;
     }
     return 0;
 }
 
+/* Register the virtual subclasses of an ABC (a list). 0 or -1. */
+static int
+register_subclasses(cpk_state *st, PyObject *cls, PyObject *registry)
+{
+    if (!cpk_check_value(st, "_class_setstate", "state['_abc_impl']",
+                         registry, CPK_ARG_SEQ))
+        return -1;
+    /* An iterator, not indices: register() may change a list. */
+    PyObject *it = PyObject_GetIter(registry);
+    if (it == NULL)
+        return -1;
+    PyObject *sub;
+    while ((sub = PyIter_Next(it)) != NULL) {
+        PyObject *r = PyObject_CallMethodOneArg(cls, st->str_register, sub);
+        Py_DECREF(sub);
+        if (r == NULL) {
+            Py_DECREF(it);
+            return -1;
+        }
+        Py_DECREF(r);
+    }
+    Py_DECREF(it);
+    return PyErr_Occurred() ? -1 : 0;
+}
+
+/* The shape of _class_setstate's (state, slotstate), checked whole before
+ * anything is set (and before a class defined here is left untouched):
+ * str keys; state['_abc_impl'] a list; state['_cpk_member_attrs']
+ * {member name: {attribute name: value}}. Runs no Python code. 1, or 0
+ * with an exception set. */
+static int
+check_class_state(cpk_state *st, PyObject *state)
+{
+    static const char *const fname = "_class_setstate";
+    if (PyTuple_GET_SIZE(state) != 2)
+        return cpk_arg_error(st, 1, fname,
+                             "argument 2 (state) must be a (state, "
+                             "slotstate) pair, not a tuple of %zd",
+                             PyTuple_GET_SIZE(state));
+    if (!cpk_check_items(st, fname, "argument 2 (state)", state,
+                         CPK_ARG_DICT))
+        return 0;
+    for (int part = 0; part < 2; part++) {
+        Py_ssize_t pos = 0;
+        PyObject *k, *v;
+        while (PyDict_Next(PyTuple_GET_ITEM(state, part), &pos, &k, &v)) {
+            if (!cpk_check_value(st, fname, "argument 2 (state) key", k,
+                                 CPK_ARG_STR))
+                return 0;
+            if (part == 1)
+                continue;
+            if (PyUnicode_Compare(k, st->str__abc_impl) == 0 &&
+                !cpk_check_value(st, fname, "state['_abc_impl']", v,
+                                 CPK_ARG_SEQ))
+                return 0;
+            if (PyUnicode_Compare(k, st->str__cpk_member_attrs) != 0)
+                continue;
+            if (!cpk_check_value(st, fname, "state['_cpk_member_attrs']", v,
+                                 CPK_ARG_DICT))
+                return 0;
+            Py_ssize_t p2 = 0;
+            PyObject *name, *attrs;
+            while (PyDict_Next(v, &p2, &name, &attrs)) {
+                if (!cpk_check_value(st, fname,
+                                     "state['_cpk_member_attrs'] key", name,
+                                     CPK_ARG_STR) ||
+                    !cpk_check_value(st, fname,
+                                     "state['_cpk_member_attrs'] value",
+                                     attrs, CPK_ARG_DICT))
+                    return 0;
+                Py_ssize_t p3 = 0;
+                PyObject *attr, *unused;
+                while (PyDict_Next(attrs, &p3, &attr, &unused))
+                    if (!cpk_check_value(st, fname,
+                                         "state['_cpk_member_attrs'] "
+                                         "attribute name",
+                                         attr, CPK_ARG_STR))
+                        return 0;
+            }
+        }
+    }
+    return 1;
+}
+
+SIG(_class_setstate, -1, {"cls", CPK_ARG_CLASS}, {"state", CPK_ARG_TUPLE});
+
 /* _class_setstate(cls, (state, slotstate)): set the class attributes and
  * register the ABC's virtual subclasses. A class that was defined in this
  * process (not rebuilt from a pickle) is left as it is: its own methods
- * are better than copies whose globals are detached from its module. */
+ * are better than copies whose globals are detached from its module.
+ * Returns cls (new reference). */
 static PyObject *
 class_setstate(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
 {
+    static const char *const fname = "_class_setstate";
     cpk_state *st = cpk_get_state(m);
-    if (!nargs_is("_class_setstate", nargs, 2, 2))
+    if (!cpk_check_args(st, &_class_setstate_sig, args, nargs))
         return NULL;
     PyObject *cls = args[0], *state = args[1];
-    if (!PyTuple_Check(state) || PyTuple_GET_SIZE(state) != 2 ||
-        !PyDict_Check(PyTuple_GET_ITEM(state, 0)) ||
-        !PyDict_Check(PyTuple_GET_ITEM(state, 1))) {
-        bad(st, "class state is not (dict, dict)");
+    if (!check_class_state(st, state))
         return NULL;
-    }
     int original = cpk_tracker_is_original(st, cls);
     if (original < 0)
         return NULL;
@@ -393,77 +592,76 @@ class_setstate(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
     /* Stock cloudpickle ships an enum's aliases and composite flags in the
      * class state; the metaclass made them already and refuses to have
      * them reassigned. */
-    PyObject *members = NULL;
+    PyObject *members = NULL, *registry = NULL, *member_attrs = NULL;
+    PyObject *k = NULL, *v = NULL, *result = NULL;
     if (PyObject_GetOptionalAttr(cls, st->str__member_map_, &members) < 0)
         return NULL;
     if (members != NULL && !PyDict_Check(members))
         Py_CLEAR(members);
-    PyObject *registry = NULL, *member_attrs = NULL;
     for (int part = 0; part < 2; part++) {
+        /* `state` is a tuple (immutable) that holds both dicts. */
+        PyObject *d = PyTuple_GET_ITEM(state, part);
         Py_ssize_t pos = 0;
-        PyObject *k, *v;
-        while (PyDict_Next(PyTuple_GET_ITEM(state, part), &pos, &k, &v)) {
-            if (part == 0 && PyUnicode_Check(k) &&
-                PyUnicode_Compare(k, st->str__abc_impl) == 0) {
-                registry = v;
-                continue;
+        while (PyDict_Next(d, &pos, &k, &v)) {
+            if (!cpk_check_value(st, fname, "argument 2 (state) key", k,
+                                 CPK_ARG_STR)) {
+                k = v = NULL;
+                goto done;
             }
-            if (part == 0 && PyUnicode_Check(k) &&
+            /* setattr and the member lookup run code, which may change
+             * the dict: hold the item. */
+            Py_INCREF(k);
+            Py_INCREF(v);
+            if (part == 0 && PyUnicode_Compare(k, st->str__abc_impl) == 0) {
+                Py_XSETREF(registry, Py_NewRef(v));
+                goto next;
+            }
+            if (part == 0 &&
                 PyUnicode_Compare(k, st->str__cpk_member_attrs) == 0) {
-                member_attrs = v;
-                continue;
+                Py_XSETREF(member_attrs, Py_NewRef(v));
+                goto next;
             }
             if (members != NULL) {
                 int is_member = PyDict_Contains(members, k);
-                if (is_member < 0) {
-                    Py_DECREF(members);
-                    return NULL;
-                }
+                if (is_member < 0)
+                    goto done;
                 if (is_member)
-                    continue;
+                    goto next;
             }
-            if (PyObject_SetAttr(cls, k, v) < 0) {
-                Py_XDECREF(members);
-                return NULL;
-            }
+            if (PyObject_SetAttr(cls, k, v) < 0)
+                goto done;
+next:
+            Py_CLEAR(k);
+            Py_CLEAR(v);
         }
     }
-    Py_XDECREF(members);
     if (member_attrs != NULL && set_member_attrs(st, cls, member_attrs) < 0)
-        return NULL;
-    if (registry != NULL) {
-        PyObject *it = PyObject_GetIter(registry);
-        if (it == NULL)
-            return NULL;
-        PyObject *sub;
-        while ((sub = PyIter_Next(it)) != NULL) {
-            PyObject *r = PyObject_CallMethodOneArg(cls, st->str_register, sub);
-            Py_DECREF(sub);
-            if (r == NULL) {
-                Py_DECREF(it);
-                return NULL;
-            }
-            Py_DECREF(r);
-        }
-        Py_DECREF(it);
-        if (PyErr_Occurred())
-            return NULL;
-    }
-    return Py_NewRef(cls);
+        goto done;
+    if (registry != NULL && register_subclasses(st, cls, registry) < 0)
+        goto done;
+    result = Py_NewRef(cls);
+done:
+    Py_XDECREF(k);
+    Py_XDECREF(v);
+    Py_XDECREF(members);
+    Py_XDECREF(registry);
+    Py_XDECREF(member_attrs);
+    return result;
 }
 
+SIG(_make_typevar, -1, {"name", CPK_ARG_STR}, {"bound", CPK_ARG_ANY},
+    {"constraints", CPK_ARG_TUPLE}, {"covariant", CPK_ARG_BOOL},
+    {"contravariant", CPK_ARG_BOOL},
+    {"tracker_id", CPK_ARG_STR | CPK_ARG_OR_NONE});
+
 /* _make_typevar(name, bound, constraints, covariant, contravariant,
- * tracker_id) */
+ * tracker_id): typing.TypeVar, once per tracker id. New reference. */
 static PyObject *
 make_typevar(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
 {
     cpk_state *st = cpk_get_state(m);
-    if (!nargs_is("_make_typevar", nargs, 6, 6))
+    if (!cpk_check_args(st, &_make_typevar_sig, args, nargs))
         return NULL;
-    if (!PyTuple_Check(args[2])) {
-        bad(st, "TypeVar constraints are not a tuple");
-        return NULL;
-    }
     PyObject *typing = PyImport_ImportModule("typing");
     if (typing == NULL)
         return NULL;
@@ -500,14 +698,9 @@ new_mapping(int ordered)
                    : PyDict_New();
 }
 
-static int
-ordered_arg(PyObject *const *args, Py_ssize_t nargs)
-{
-    return nargs > 1 ? PyObject_IsTrue(args[1]) : 0;
-}
-
 /* A dict (or OrderedDict) holding `items` as its keys (values None), or
- * as its values (keys 0, 1, ...): what a keys or values view shows. */
+ * as its values (keys 0, 1, ...): what a keys or values view shows. New
+ * reference. */
 static PyObject *
 mapping_of(PyObject *items, int ordered, int as_keys)
 {
@@ -530,16 +723,20 @@ mapping_of(PyObject *items, int ordered, int as_keys)
     return d;
 }
 
+/* The view `method` of a mapping made of args[0]. New reference. */
 static PyObject *
-make_view(const char *fname, const char *method, int as_keys,
-          PyObject *const *args, Py_ssize_t nargs)
+make_view(cpk_state *st, const cpk_signature *sig, const char *method,
+          int as_keys, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (!nargs_is(fname, nargs, 1, 2))
+    if (!cpk_check_args(st, sig, args, nargs))
         return NULL;
-    int ordered = ordered_arg(args, nargs);
-    if (ordered < 0)
-        return NULL;
-    PyObject *d = mapping_of(args[0], ordered, as_keys);
+    int ordered = nargs > 1 && args[1] == Py_True;
+    PyObject *d;
+    if (as_keys < 0)
+        d = ordered ? PyObject_CallOneArg((PyObject *)&PyODict_Type, args[0])
+                    : PyDict_Copy(args[0]);
+    else
+        d = mapping_of(args[0], ordered, as_keys);
     if (d == NULL)
         return NULL;
     PyObject *r = PyObject_CallMethod(d, method, NULL);
@@ -547,74 +744,86 @@ make_view(const char *fname, const char *method, int as_keys,
     return r;
 }
 
+SIG(_make_dict_keys, 1, {"keys", CPK_ARG_SEQ}, {"is_ordered", CPK_ARG_BOOL});
+SIG(_make_dict_values, 1, {"values", CPK_ARG_SEQ},
+    {"is_ordered", CPK_ARG_BOOL});
+SIG(_make_dict_items, 1, {"mapping", CPK_ARG_DICT},
+    {"is_ordered", CPK_ARG_BOOL});
+
 /* _make_dict_keys(keys, is_ordered=False) */
 static PyObject *
 make_dict_keys(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
 {
-    (void)m;
-    return make_view("_make_dict_keys", "keys", 1, args, nargs);
+    return make_view(cpk_get_state(m), &_make_dict_keys_sig, "keys", 1, args,
+                     nargs);
 }
 
 /* _make_dict_values(values, is_ordered=False) */
 static PyObject *
 make_dict_values(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
 {
-    (void)m;
-    return make_view("_make_dict_values", "values", 0, args, nargs);
+    return make_view(cpk_get_state(m), &_make_dict_values_sig, "values", 0,
+                     args, nargs);
 }
 
 /* _make_dict_items(mapping, is_ordered=False) */
 static PyObject *
 make_dict_items(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
 {
-    (void)m;
-    if (!nargs_is("_make_dict_items", nargs, 1, 2))
-        return NULL;
-    int ordered = ordered_arg(args, nargs);
-    if (ordered < 0)
-        return NULL;
-    PyObject *d = ordered ? PyObject_CallOneArg((PyObject *)&PyODict_Type,
-                                                args[0])
-                          : PyDict_Copy(args[0]);
-    if (d == NULL)
-        return NULL;
-    PyObject *r = PyObject_CallMethod(d, "items", NULL);
-    Py_DECREF(d);
-    return r;
+    return make_view(cpk_get_state(m), &_make_dict_items_sig, "items", -1,
+                     args, nargs);
 }
 
-static PyObject *
-file_reconstructor(PyObject *m, PyObject *retval)
-{
-    (void)m;
-    return Py_NewRef(retval);
-}
+SIG(_file_reconstructor, -1, {"file", CPK_ARG_ANY});
 
+/* _file_reconstructor(stringio): a text file travels as an io.StringIO;
+ * the argument is the result. New reference. */
 static PyObject *
-dataclass_sentinel(PyObject *m, PyObject *name)
+file_reconstructor(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
 {
     cpk_state *st = cpk_get_state(m);
+    if (!cpk_check_args(st, &_file_reconstructor_sig, args, nargs))
+        return NULL;
+    if (!PyObject_TypeCheck(args[0], (PyTypeObject *)st->stringio_type)) {
+        cpk_arg_error(st, 0, "_file_reconstructor",
+                      "argument 1 (file) must be io.StringIO, not %s",
+                      Py_TYPE(args[0])->tp_name);
+        return NULL;
+    }
+    return Py_NewRef(args[0]);
+}
+
+SIG(_get_dataclass_field_type_sentinel, -1, {"name", CPK_ARG_STR});
+
+/* _get_dataclass_field_type_sentinel(name): dataclasses._FIELD,
+ * _FIELD_CLASSVAR or _FIELD_INITVAR (each is named as it is called).
+ * New reference. */
+static PyObject *
+dataclass_sentinel(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+{
+    cpk_state *st = cpk_get_state(m);
+    if (!cpk_check_args(st, &_get_dataclass_field_type_sentinel_sig, args,
+                        nargs))
+        return NULL;
+    PyObject *name = args[0];
+    PyObject *names[] = {st->str__FIELD, st->str__FIELD_CLASSVAR,
+                         st->str__FIELD_INITVAR};
+    PyObject *attr = NULL;
+    for (size_t i = 0; i < 3 && attr == NULL; i++)
+        if (PyUnicode_Compare(name, names[i]) == 0)
+            attr = names[i];
+    if (attr == NULL) {
+        cpk_arg_error(st, 1, "_get_dataclass_field_type_sentinel",
+                      "argument 1 (name) must be '_FIELD', '_FIELD_CLASSVAR' "
+                      "or '_FIELD_INITVAR', not %R",
+                      name);
+        return NULL;
+    }
     PyObject *dc = PyImport_ImportModule("dataclasses");
     if (dc == NULL)
         return NULL;
-    PyObject *r = NULL;
-    PyObject *names[] = {st->str__FIELD, st->str__FIELD_CLASSVAR,
-                         st->str__FIELD_INITVAR};
-    for (size_t i = 0; i < 3 && r == NULL && !PyErr_Occurred(); i++) {
-        PyObject *s = PyObject_GetAttr(dc, names[i]);
-        if (s == NULL)
-            break;
-        PyObject *sname = PyObject_GetAttr(s, st->str_name);
-        int eq = sname ? PyObject_RichCompareBool(sname, name, Py_EQ) : -1;
-        Py_XDECREF(sname);
-        if (eq == 1)
-            r = s;
-        else
-            Py_DECREF(s);
-    }
+    PyObject *r = PyObject_GetAttr(dc, attr);
     Py_DECREF(dc);
-    if (r == NULL && !PyErr_Occurred())
-        PyErr_Format(PyExc_KeyError, "%R", name);
     return r;
 }
 
@@ -633,14 +842,14 @@ PyMethodDef cpk_reconstruct_methods[] = {
          "_code_new(python_version, magic, fields)\n--\n\n"
          "Code object from types.CodeType arguments."),
     FAST("_make_cell", make_cell, "_make_cell(value)\n--\n\nA cell."),
-    {"_make_empty_cell", make_empty_cell, METH_NOARGS,
-     PyDoc_STR("_make_empty_cell()\n--\n\nAn empty cell.")},
-    {"subimport", subimport, METH_O,
-     PyDoc_STR("subimport(name)\n--\n\nImport and return module name.")},
+    FAST("_make_empty_cell", make_empty_cell,
+         "_make_empty_cell()\n--\n\nAn empty cell."),
+    FAST("subimport", subimport,
+         "subimport(name)\n--\n\nImport and return module name."),
     FAST("dynamic_subimport", dynamic_subimport,
          "dynamic_subimport(name, vars)\n--\n\nA module made on the fly."),
-    {"_builtin_type", builtin_type, METH_O,
-     PyDoc_STR("_builtin_type(name)\n--\n\ngetattr(types, name).")},
+    FAST("_builtin_type", builtin_type,
+         "_builtin_type(name)\n--\n\ngetattr(types, name)."),
     FAST("_make_skeleton_class", make_skeleton_class,
          "_make_skeleton_class(metaclass, name, bases, type_kwargs, "
          "tracker_id, extra)\n--\n\nRebuild a class, once per tracker id."),
@@ -659,11 +868,11 @@ PyMethodDef cpk_reconstruct_methods[] = {
          "_make_dict_values(values, is_ordered=False)\n--\n\nA values view."),
     FAST("_make_dict_items", make_dict_items,
          "_make_dict_items(mapping, is_ordered=False)\n--\n\nAn items view."),
-    {"_file_reconstructor", file_reconstructor, METH_O,
-     PyDoc_STR("_file_reconstructor(stringio)\n--\n\nThe file, as read.")},
-    {"_get_dataclass_field_type_sentinel", dataclass_sentinel, METH_O,
-     PyDoc_STR("_get_dataclass_field_type_sentinel(name)\n--\n\n"
-               "dataclasses._FIELD, _FIELD_CLASSVAR or _FIELD_INITVAR.")},
+    FAST("_file_reconstructor", file_reconstructor,
+         "_file_reconstructor(stringio)\n--\n\nThe file, as read."),
+    FAST("_get_dataclass_field_type_sentinel", dataclass_sentinel,
+         "_get_dataclass_field_type_sentinel(name)\n--\n\n"
+         "dataclasses._FIELD, _FIELD_CLASSVAR or _FIELD_INITVAR."),
     {NULL, NULL, 0, NULL},
 };
 
@@ -708,5 +917,7 @@ cpk_reconstruct_init_types(PyObject *module, cpk_state *st)
 {
     st->sentinel_type = (PyTypeObject *)PyType_FromModuleAndSpec(
         module, &sentinel_spec, NULL);
-    return st->sentinel_type == NULL ? -1 : 0;
+    if (st->sentinel_type == NULL)
+        return -1;
+    return cpk_args_init(module, st);
 }

@@ -236,17 +236,20 @@ Test(api, damaged_reconstructor_arguments_raise)
 {
     cpk_py_raises("import ccloudpickle as cp\n"
                   "cp._function_new(1, {}, None)\n",
-                  "UnpicklingError", "_function_new() needs code and a dict");
+                  "ReconstructorTypeError",
+                  "_function_new() argument 1 (code) must be code, not int");
     cpk_py_raises("import ccloudpickle as cp\n"
                   "cp._function_new((lambda: 1).__code__, {}, 3)\n",
-                  "UnpicklingError", "closure size does not match the code");
+                  "ReconstructorValueError",
+                  "_function_new() argument 3 (ncells) must be None or 0");
     cpk_py_raises("import ccloudpickle as cp\n"
                   "f = cp._function_new((lambda: 1).__code__, {}, None)\n"
                   "cp._function_fill(f, {'__closure__': (1,)})\n",
-                  "UnpicklingError", "closure values do not match");
+                  "ReconstructorValueError",
+                  "state['__closure__'] must hold 0 values");
     cpk_py_raises("import ccloudpickle as cp\n"
                   "cp._code_unmarshal('3.11', 1, 'nope')\n",
-                  "UnpicklingError", NULL);
+                  "ReconstructorTypeError", NULL);
     cpk_py_raises("import ccloudpickle as cp, importlib.util, sys\n"
                   "magic = int.from_bytes(importlib.util.MAGIC_NUMBER, 'little')\n"
                   "v = '%d.%d' % sys.version_info[:2]\n"
@@ -254,7 +257,8 @@ Test(api, damaged_reconstructor_arguments_raise)
                   "UnpicklingError", "corrupt code object in pickle");
     cpk_py_raises("import ccloudpickle as cp\n"
                   "cp._class_setstate(int, 'x')\n",
-                  "UnpicklingError", "class state is not (dict, dict)");
+                  "ReconstructorTypeError",
+                  "_class_setstate() argument 2 (state) must be tuple");
 }
 
 Test(api, newer_format_names_are_explained)
