@@ -35,8 +35,11 @@ else
 PROG_LDFLAGS := $(PY_LDFLAGS)
 endif
 EXT_SUFFIX := $(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')
+# The standard library the programs use: the built-for Python's own.
+PY_HOME := $(shell $(PYTHON) -c 'import sys; print(sys.base_prefix)')
 # SAN: flags for both compiling and linking (make sanitize, make coverage).
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -fPIC -fvisibility=hidden $(WARN) \
+             -DCPK_HOME='"$(PY_HOME)"' \
              $(PY_CFLAGS) -Isrc $(SAN) $(CFLAGS)
 ALL_LDFLAGS = $(SAN) $(LDFLAGS)
 

@@ -103,6 +103,31 @@ use_virtualenv(const cpk_host_config *cfg, PyConfig *config)
     return 0;
 }
 
+/* Without a virtualenv: the program itself is sys.executable, and the
+ * standard library is the one of the Python it was built for (CPK_HOME,
+ * that Python's sys.base_prefix). Left to itself, CPython would take its
+ * program name from argv[0] and look for lib/python3.X/os.py upward from
+ * there, or from the current directory, or beside a pickle named first:
+ * a planted directory would supply the standard library. */
+static int
+use_own_python(PyConfig *config)
+{
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+    PyStatus status = PyStatus_Ok();
+    if (n > 0) {
+        self[n] = '\0';
+        status = PyConfig_SetBytesString(config, &config->program_name, self);
+    }
+    if (!PyStatus_Exception(status))
+        status = PyConfig_SetBytesString(config, &config->home, CPK_HOME);
+    if (PyStatus_Exception(status)) {
+        cpk_error("cannot configure Python: %s", status.err_msg);
+        return CPK_EXIT_SYSTEM;
+    }
+    return 0;
+}
+
 /* Insert the decoded `dir` into sys.path at *at (then one further), or
  * append it when at is NULL. */
 static int
@@ -342,6 +367,8 @@ cpk_host_start(const cpk_host_config *cfg)
     config.install_signal_handlers = 1;
     config.site_import = 1;
     rc = use_virtualenv(cfg, &config);
+    if (rc == 0 && config.program_name == NULL)
+        rc = use_own_python(&config);
     if (rc != 0) {
         PyConfig_Clear(&config);
         return rc;

@@ -121,3 +121,47 @@ Test(cli_path, dump_searches_the_current_directory_first)
     cpk_proc_free(&p);
     cpk_proc_free(&q);
 }
+
+/* A lib/python3.X/ planted beside the pickle, in the current directory or
+ * above it never supplies the standard library: the programs use the one
+ * of the Python they were built for, and sys.executable is the program. */
+Test(cli_path, standard_library_is_never_taken_from_beside_the_pickle)
+{
+    char sub[160], stdlib[512], planted[240], exe[64];
+    snprintf(sub, sizeof(sub), "%s/x", dir);
+    snprintf(exe, sizeof(exe), "%d.%d", PY_MAJOR_VERSION, PY_MINOR_VERSION);
+    snprintf(stdlib, sizeof(stdlib), "mkdir -p %s/lib/python%s %s/lib/python%s",
+             sub, exe, dir, exe);
+    cr_assert(system(stdlib) == 0);
+    const char *where[] = {sub, dir};
+    for (int i = 0; i < 2; i++) {
+        snprintf(planted, sizeof(planted), "%s/lib/python%s/os.py", where[i],
+                 exe);
+        cpk_write_file(planted, "open('/dev/null')\n"
+                                "raise SystemExit('planted os.py ran')\n");
+    }
+    /* A pickle of `lambda: sys.executable` by value, in x/. */
+    cpk_proc d;
+    const char *dargv[] = {CPK_DUMP, "-o", "x/f.pkl", "cpk_exe:f", NULL};
+    snprintf(planted, sizeof(planted), "%s/cpk_exe.py", dir);
+    cpk_write_file(planted, "import sys\n"
+                            "def f():\n"
+                            "    return sys.executable\n");
+    cpk_spawn(&d, dargv, dir, NULL, 0, NULL);
+    cpk_assert_exit(&d, 0);
+    cpk_proc_free(&d);
+    const char *files[] = {"x/f.pkl", "-"};
+    for (int i = 0; i < 2; i++) {
+        size_t len = 0;
+        char path[200];
+        snprintf(path, sizeof(path), "%s/x/f.pkl", dir);
+        char *data = i == 1 ? cpk_read_file(path, &len) : NULL;
+        const char *argv[] = {CPK_LOAD, "--call", files[i], NULL};
+        cpk_proc p;
+        cpk_spawn(&p, argv, i == 1 ? sub : dir, data, len, NULL);
+        cpk_assert_exit(&p, 0);
+        cr_assert_str_eq(p.out, "'" CPK_LOAD "'\n", "%s", p.err);
+        cpk_proc_free(&p);
+        free(data);
+    }
+}
