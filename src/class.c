@@ -119,24 +119,26 @@ class_dict(cpk_state *st, PyTypeObject *cls, PyObject **named,
     }
     if (inherited == NULL)
         goto error;
-    /* Names first: str keys hash and compare in C, so the borrowed values
-     * stay valid until stored. */
+    /* Names first. Each value is held: looking a str up in a dict that
+     * also holds other keys may call their __eq__ (a colliding hash), and
+     * cpk_name may collect, either of which can change the class. */
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(names); i++) {
-        PyObject *k = PyList_GET_ITEM(names, i);
-        PyObject *v = PyDict_GetItemWithError(dict, k);
-        if (v == NULL) {
-            if (PyErr_Occurred())
+        PyObject *k = PyList_GET_ITEM(names, i), *v, *base_v;
+        int r = cpk_dict_get_ref(dict, k, &v);
+        if (r <= 0) {
+            if (r < 0)
                 goto error;
             continue;
         }
-        PyObject *base_v = PyDict_GetItemWithError(inherited, k);
-        if (base_v == NULL && PyErr_Occurred())
-            goto error;
-        if (base_v == v)
-            continue;
-        PyObject *name = cpk_name(st, k);
-        int r = name == NULL ? -1 : PyDict_SetItem(*named, name, v);
-        Py_XDECREF(name);
+        r = cpk_dict_get_ref(inherited, k, &base_v);
+        int same = base_v == v; /* only its identity matters */
+        Py_XDECREF(base_v);
+        if (r >= 0 && !same) {
+            PyObject *name = cpk_name(st, k);
+            r = name == NULL ? -1 : PyDict_SetItem(*named, name, v);
+            Py_XDECREF(name);
+        }
+        Py_DECREF(v);
         if (r < 0)
             goto error;
     }
@@ -661,7 +663,10 @@ enum_member_attrs(cpk_state *st, PyObject *cls)
         Py_ssize_t pos = 0;
         PyObject *k, *v;
         while (attrs != NULL && PyDict_Next(dict, &pos, &k, &v)) {
-            if (PyUnicode_Check(k) && !enum_internal_name(k) &&
+            /* Exact str keys only: a subclass's __hash__ (run by
+             * SetItem before it takes its references on 3.9/3.10) could
+             * change the dict and free k and v. */
+            if (PyUnicode_CheckExact(k) && !enum_internal_name(k) &&
                 PyDict_SetItem(attrs, k, v) < 0)
                 Py_CLEAR(attrs);
         }

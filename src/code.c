@@ -418,9 +418,12 @@ static int
 check_version(cpk_state *st, PyObject *version, PyObject *magic)
 {
     long ours = PyImport_GetMagicNumber();
-    long theirs = PyLong_AsLong(magic);
+    int overflow;
+    long theirs = PyLong_AsLongAndOverflow(magic, &overflow);
     if (theirs == -1 && PyErr_Occurred())
         return -1;
+    if (overflow)
+        theirs = -1; /* no bytecode has it: "another version" below */
     if (theirs == ours)
         return 0;
     PyObject *mine = cpk_python_version();

@@ -114,8 +114,16 @@ compat_import(PyObject *m, PyObject *args, PyObject *kwargs)
     PyObject *name = PyTuple_GET_SIZE(args) > 0 ? PyTuple_GET_ITEM(args, 0)
                                                 : NULL;
     if (name != NULL && PyUnicode_Check(name) && is_cloudpickle_module(name)) {
-        if (st->shim == NULL && (st->shim = shim_module(st)) == NULL)
-            return NULL;
+        if (st->shim == NULL) {
+            PyObject *shim = shim_module(st);
+            if (shim == NULL)
+                return NULL;
+            /* Making it may switch threads: keep the first one made. */
+            if (st->shim == NULL)
+                st->shim = shim;
+            else
+                Py_DECREF(shim);
+        }
         return Py_NewRef(st->shim);
     }
     return PyObject_Call(st->import_, args, kwargs);
@@ -229,6 +237,8 @@ setstate_one(cpk_state *st, PyObject *func, PyObject *k, PyObject *v)
         if (!cpk_check_items(st, fname, "slotstate['__closure__']", v,
                              CPK_ARG_CELL))
             return -1;
+        if (ncells == 0)
+            return 0; /* no closure: `mine` is NULL */
         Py_INCREF(mine);
         int r = 0;
         for (Py_ssize_t i = 0; i < ncells && r == 0; i++) {

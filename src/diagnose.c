@@ -59,13 +59,17 @@ short_repr(PyObject *o)
     return r;
 }
 
-/* Append (path, child); steals path. */
+/* Append (path, child); steals path. `child` may be borrowed from its
+ * container: it is held before the tuple's allocation (which may collect
+ * and run finalizers that change that container). */
 static int
 add(PyObject *children, PyObject *path, PyObject *child)
 {
     if (path == NULL)
         return -1;
+    Py_INCREF(child);
     PyObject *pair = PyTuple_Pack(2, path, child);
+    Py_DECREF(child);
     Py_DECREF(path);
     if (pair == NULL)
         return -1;
@@ -136,23 +140,31 @@ function_children(search *s, PyObject *children, PyFunctionObject *f)
         Py_DECREF(v);
     }
     Py_DECREF(info);
-    if (r == 0 && f->func_closure != NULL) {
-        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(f->func_closure) && r == 0;
-             i++) {
-            PyObject *v = PyCell_GET(PyTuple_GET_ITEM(f->func_closure, i));
-            if (v != NULL)
-                r = add(children,
-                        PyUnicode_FromFormat(".__closure__[%zd].cell_contents",
-                                             i),
-                        v);
-        }
+    /* Each field held while it is walked: the walk allocates, and a
+     * collection's finalizers may reassign the function's attributes. */
+    PyObject *closure = Py_XNewRef(f->func_closure);
+    for (Py_ssize_t i = 0; r == 0 && closure != NULL &&
+                           i < PyTuple_GET_SIZE(closure);
+         i++) {
+        PyObject *v = PyCell_GET(PyTuple_GET_ITEM(closure, i));
+        if (v != NULL)
+            r = add(children,
+                    PyUnicode_FromFormat(".__closure__[%zd].cell_contents", i),
+                    v);
     }
-    if (r == 0 && f->func_defaults != NULL)
-        r = add_seq(children, f->func_defaults, ".__defaults__");
-    if (r == 0 && f->func_kwdefaults != NULL)
-        r = add_items(children, f->func_kwdefaults, NULL, ".__kwdefaults__");
-    if (r == 0 && f->func_dict != NULL)
-        r = add_items(children, f->func_dict, ".%U", "");
+    Py_XDECREF(closure);
+    PyObject *defaults = Py_XNewRef(f->func_defaults);
+    if (r == 0 && defaults != NULL)
+        r = add_seq(children, defaults, ".__defaults__");
+    Py_XDECREF(defaults);
+    PyObject *kwdefaults = Py_XNewRef(f->func_kwdefaults);
+    if (r == 0 && kwdefaults != NULL)
+        r = add_items(children, kwdefaults, NULL, ".__kwdefaults__");
+    Py_XDECREF(kwdefaults);
+    PyObject *dict = Py_XNewRef(f->func_dict);
+    if (r == 0 && dict != NULL)
+        r = add_items(children, dict, ".%U", "");
+    Py_XDECREF(dict);
     return r;
 }
 

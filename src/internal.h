@@ -119,29 +119,6 @@ cpk_type_dict(PyTypeObject *type)
 #endif
 }
 
-/* A new str equal to `s` that nothing else shares, never the interned
- * one (new reference; other objects are returned as they are). For names
- * the loader interns (class and function attribute names, global names,
- * module names): pickle memoizes by identity, so a name that is the very
- * object of an equal string value where it was defined, but not where it
- * was loaded, would change the bytes of the next pickle (cloudpickle 3.x
- * copies them for the same reason). */
-static inline PyObject *
-cpk_str_copy(PyObject *s)
-{
-    if (!PyUnicode_CheckExact(s) || PyUnicode_GET_LENGTH(s) == 0)
-        return Py_NewRef(s);
-    /* Not PyUnicode_FromKindAndData: it returns the shared object of a
-     * one-character string, which a loaded pickle's strings are and
-     * compiled constants may not be. */
-    Py_ssize_t n = PyUnicode_GET_LENGTH(s);
-    PyObject *copy = PyUnicode_New(n, PyUnicode_MAX_CHAR_VALUE(s));
-    if (copy != NULL)
-        memcpy(PyUnicode_DATA(copy), PyUnicode_DATA(s),
-               (size_t)n * PyUnicode_KIND(s));
-    return copy;
-}
-
 #if PY_VERSION_HEX < 0x030B0000
 /* 3.11 added PyType_GetModuleByDef: the module of the first class in the
  * MRO that a module with `def` defined. Borrowed reference. */
@@ -315,7 +292,8 @@ typedef struct cpk_state {
     PyObject *lazy_sources[CPK_LAZY_COUNT]; /* module objects they came from */
     PyObject *lazy_retired;      /* classes of modules imported anew */
     uint64_t lazy_stamp;         /* sys.modules' version at the last look */
-    PyObject *name_copies;       /* {name: its private copy} (cpk_name) */
+    PyObject *name_copies;       /* {copy: copy} of names (names.c) */
+    Py_ssize_t name_sweep_at;    /* its size that triggers a sweep */
     PyObject *textio_type;       /* _io.TextIOWrapper */
     PyObject *stringio_type;     /* _io.StringIO */
     PyObject *gc_get_threshold;  /* gc.get_threshold (unpickler.c) */
@@ -618,38 +596,8 @@ cpk_python_version(void)
     return PyUnicode_FromFormat("%d.%d", PY_MAJOR_VERSION, PY_MINOR_VERSION);
 }
 
-/* The private copy (cpk_str_copy) of the str `name` that every pickle
- * uses for it: one object per name, so the names of a pickle share
- * memo entries exactly as their values say, in any process; and never
- * the object a user value could be. New reference. */
-static inline PyObject *
-cpk_name(cpk_state *st, PyObject *name)
-{
-    if (!PyUnicode_CheckExact(name) || PyUnicode_GET_LENGTH(name) == 0)
-        return Py_NewRef(name);
-    if (st->name_copies == NULL) {
-        /* Allocating may run the GC and other threads: re-check. */
-        PyObject *d = PyDict_New();
-        if (d == NULL)
-            return NULL;
-        if (st->name_copies == NULL)
-            st->name_copies = d;
-        else
-            Py_DECREF(d);
-    }
-    /* str keys: nothing here runs Python code or lets another thread in
-     * between the look-up and the store. */
-    PyObject *copy = PyDict_GetItemWithError(st->name_copies, name);
-    if (copy != NULL)
-        return Py_NewRef(copy);
-    if (PyErr_Occurred())
-        return NULL;
-    PyObject *fresh = cpk_str_copy(name);
-    if (fresh == NULL)
-        return NULL;
-    copy = PyDict_SetDefault(st->name_copies, name, fresh);
-    Py_DECREF(fresh);
-    return Py_XNewRef(copy);
-}
+/* names.c: the private copy of the str `name` that every pickle uses for
+ * it (new reference; other objects are returned as they are). */
+PyObject *cpk_name(cpk_state *st, PyObject *name);
 
 #endif

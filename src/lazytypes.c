@@ -115,12 +115,12 @@ cpk_refresh_lazy_types(cpk_state *st)
         if (st->lazy_modules[i] == NULL &&
             (st->lazy_modules[i] =
                  PyUnicode_InternFromString(lazy_specs[i].module)) == NULL)
-            return -1;
+            goto error;
         PyObject *mod = PyDict_GetItemWithError(st->sys_modules,
                                                 st->lazy_modules[i]);
         if (mod == NULL) {
             if (PyErr_Occurred())
-                return -1;
+                goto error;
             continue;
         }
         if (mod == st->lazy_sources[i])
@@ -132,8 +132,8 @@ cpk_refresh_lazy_types(cpk_state *st)
              * stdlib's: nothing of ours to pickle. Only what `except
              * Exception` would catch is ignored. */
             Py_DECREF(mod);
-            if (!PyErr_ExceptionMatches(PyExc_Exception))
-                return -1;
+            if (!cpk_error_clearable())
+                goto error;
             PyErr_Clear();
             continue;
         }
@@ -146,7 +146,11 @@ cpk_refresh_lazy_types(cpk_state *st)
         int r = adopt(st, i, mod, cls);
         Py_DECREF(mod);
         if (r < 0)
-            return -1;
+            goto error;
     }
     return 0;
+error:
+    /* Interrupted half-way: look again next time. */
+    st->lazy_stamp = 0;
+    return -1;
 }

@@ -254,7 +254,7 @@ cloudpickle_tracker_get(const char *attr, PyObject *key)
          * nothing to share (what cloudpickle's `except Exception` would
          * ignore; KeyboardInterrupt, MemoryError and SystemExit go on). */
         Py_XDECREF(r);
-        if (r == NULL && PyErr_ExceptionMatches(PyExc_Exception))
+        if (r == NULL && cpk_error_clearable())
             PyErr_Clear();
         return NULL;
     }

@@ -94,20 +94,21 @@ gc_set_threshold0(cpk_state *st, long v)
 static int
 gc_pause(cpk_state *st)
 {
-    if (st->gc_pause_depth > 0) {
-        st->gc_pause_depth++;
+    /* Claimed before anything that can run code or switch threads (the
+     * first import of gc, the calls): a load that starts meanwhile in
+     * another thread joins this pause instead of saving our 0 as the
+     * user's threshold. Until the threshold is read, there is nothing to
+     * restore (0). */
+    if (st->gc_pause_depth++ > 0)
         return 0;
-    }
-    if (gc_functions(st) < 0)
-        return -1;
-    long saved = gc_threshold0(st);
-    if (saved < 0)
-        return -1;
+    st->gc_saved_threshold = 0;
+    long saved = gc_functions(st) < 0 ? -1 : gc_threshold0(st);
     /* Already 0 (the user's choice): nothing to pause or restore. */
-    if (saved > 0 && gc_set_threshold0(st, 0) < 0)
+    if (saved < 0 || (saved > 0 && gc_set_threshold0(st, 0) < 0)) {
+        st->gc_pause_depth--;
         return -1;
+    }
     st->gc_saved_threshold = saved;
-    st->gc_pause_depth = 1;
     return 0;
 }
 
