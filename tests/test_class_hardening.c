@@ -264,3 +264,67 @@ Test(class_hardening, one_tracker_id_per_class_under_threads, .timeout = 900)
               "    assert all(c is classes[0] for c in classes), i\n"
               "    assert ccloudpickle.loads(out[0]).v == i\n");
 }
+
+/* A fresh /usr/bin/python3-like interpreter with Python's debug allocator,
+ * which poisons freed memory: a use of a freed object crashes there. */
+static void
+debug_malloc_run(const char *code)
+{
+    const char *argv[] = {CPK_PYTHON, "-c", code, NULL};
+    const char *env[] = {"PYTHONPATH=" CPK_BUILD_DIR ":" CPK_FIXTURES,
+                         "PYTHONMALLOC=debug", NULL};
+    cpk_proc p;
+    cpk_spawn(&p, argv, "/", NULL, 0, env);
+    cpk_assert_exit(&p, 0);
+    cpk_proc_free(&p);
+}
+
+/* A non-str key in a base class whose hash collides with a name's: its
+ * __eq__ runs during the lookup of that name and replaces the value being
+ * pickled. The value is held: the pickle has the value the class had. */
+Test(class_hardening, class_value_replaced_during_a_lookup)
+{
+    debug_malloc_run(
+        "import ccloudpickle as cp\n"
+        "class Payload:\n"
+        "    def __reduce__(self):\n"
+        "        return (str, ('payload',))\n"
+        "class Evil:\n"
+        "    armed = False\n"
+        "    def __hash__(self):\n"
+        "        return hash('foo')\n"
+        "    def __eq__(self, other):\n"
+        "        if Evil.armed:\n"
+        "            Evil.armed = False\n"
+        "            C.foo = None\n"
+        "        return False\n"
+        "Base = type('Base', (), {Evil(): 1})\n"
+        "C = type('C', (Base,), {'foo': Payload()})\n"
+        "Evil.armed = True\n"
+        "D = cp.loads(cp.dumps(C))\n"
+        "assert D.__dict__.get('foo') in ('payload', None), D.__dict__\n");
+}
+
+/* An enum member's attribute whose key is a str subclass with a __hash__
+ * that empties the member's __dict__: not shipped (only exact str names
+ * are attributes an __init__ sets), and nothing freed is used (3.9/3.10
+ * hash a key before taking references to it). */
+Test(class_hardening, enum_member_attribute_key_clearing_the_dict)
+{
+    debug_malloc_run(
+        "import ccloudpickle as cp, enum\n"
+        "armed = [False]\n"
+        "class K(str):\n"
+        "    def __hash__(self):\n"
+        "        if armed[0]:\n"
+        "            armed[0] = False\n"
+        "            E.A.__dict__.clear()\n"
+        "        return str.__hash__(self)\n"
+        "    __eq__ = str.__eq__\n"
+        "class E(enum.Enum):\n"
+        "    A = 1\n"
+        "E.A.__dict__[K('zz_extra')] = object()\n"
+        "armed[0] = True\n"
+        "F = cp.loads(cp.dumps(E))\n"
+        "assert F.A.value == 1\n");
+}

@@ -281,3 +281,64 @@ Test(interrupts, setstate_interrupt_propagates_and_keeps_gc_state)
            "        assert gc.get_threshold() == before\n"
            "gc.enable()\n");
 }
+
+/* Two loads start together while the first one's pause is being set up
+ * (an import hook in Python lets the other thread in): the second joins
+ * the pause, and the user's threshold comes back after both. */
+Test(interrupts, concurrent_first_pauses_restore_the_threshold)
+{
+    cpk_py("import ccloudpickle as c, gc, threading, time, builtins\n"
+           "class Slow:\n"
+           "    def __setstate__(self, s):\n"
+           "        time.sleep(0.3)\n"
+           "big = c.dumps([[i] for i in range(20000)])\n"
+           "bigslow = c.dumps([Slow()] + [[i] for i in range(20000)])\n"
+           "sys_modules = __import__('sys').modules\n"
+           "sys_modules.pop('gc', None)\n"
+           "real_import = builtins.__import__\n"
+           "def slow_import(name, *a, **k):\n"
+           "    if name == 'gc' and threading.current_thread().name == 'A':\n"
+           "        time.sleep(0.2)\n"
+           "    return real_import(name, *a, **k)\n"
+           "before = gc.get_threshold()\n"
+           "builtins.__import__ = slow_import\n"
+           "try:\n"
+           "    ta = threading.Thread(target=lambda: c.loads(big), name='A')\n"
+           "    tb = threading.Thread(target=lambda: (time.sleep(0.05),\n"
+           "                                          c.loads(bigslow)), name='B')\n"
+           "    ta.start(); tb.start(); ta.join(); tb.join()\n"
+           "finally:\n"
+           "    builtins.__import__ = real_import\n"
+           "assert gc.get_threshold() == before, (gc.get_threshold(), before)\n");
+}
+
+/* MemoryError is never taken for "not found": from the class tracker of a
+ * cloudpickle module, and from a lazily resolved module's attributes. */
+Test(interrupts, memory_error_propagates_from_tracker_and_lazy_lookups)
+{
+    cpk_py("import sys, types, ccloudpickle as c\n"
+           "class Tracker:\n"
+           "    def get(self, key):\n"
+           "        raise MemoryError('tracker')\n"
+           "m = types.ModuleType('cloudpickle.cloudpickle')\n"
+           "m._DYNAMIC_CLASS_TRACKER_BY_CLASS = Tracker()\n"
+           "m._DYNAMIC_CLASS_TRACKER_BY_ID = Tracker()\n"
+           "sys.modules['cloudpickle.cloudpickle'] = m\n"
+           "C = type('C', (), {})\n"
+           "try:\n"
+           "    c.dumps(C)\n"
+           "    raise AssertionError('tracker: MemoryError swallowed')\n"
+           "except MemoryError:\n"
+           "    pass\n"
+           "del sys.modules['cloudpickle.cloudpickle']\n"
+           "class M(types.ModuleType):\n"
+           "    def __getattr__(self, n):\n"
+           "        raise MemoryError('lazy')\n"
+           "sys.modules['_weakrefset'] = M('_weakrefset')\n"
+           "sys.modules['cpk_zzz'] = types.ModuleType('cpk_zzz')\n"
+           "try:\n"
+           "    c.dumps(1)\n"
+           "    raise AssertionError('lazy: MemoryError swallowed')\n"
+           "except MemoryError:\n"
+           "    pass\n");
+}

@@ -573,3 +573,29 @@ Test(reconstructors, cli_refuses_a_crafted_pickle)
     cr_assert_eq(p.out_len, 0);
     cpk_proc_free(&p);
 }
+
+/* cloudpickle's _function_setstate on a function without cells, given an
+ * empty closure: nothing to fill (it dereferenced the missing closure). */
+Test(reconstructors, function_setstate_empty_closure_of_a_cellless_function)
+{
+    cpk_py("import ccloudpickle as c\n"
+           "def f():\n"
+           "    return 1\n"
+           "assert c._function_setstate(f, ({}, {'__closure__': ()})) is None\n"
+           "assert f() == 1\n"
+           /* The 101-byte stock-format pickle that crashed the loader. */
+           "data = (b'\\x80\\x04\\x8c\\x17cloudpickle.cloudpickle\\x94\\x8c\\x12'\n"
+           "        b'_function_setstate\\x94\\x93\\x94\\x8c\\x07os.path\\x94\\x8c\\x08'\n"
+           "        b'basename\\x94\\x93\\x94}\\x94}\\x94\\x8c\\x0b__closure__\\x94)s'\n"
+           "        b'\\x86\\x94\\x86\\x94R\\x94.')\n"
+           "assert c.loads(data) is None\n");
+}
+
+/* A magic number no int of C holds is another version's, not an
+ * OverflowError. */
+Test(reconstructors, huge_magic_is_a_version_mismatch)
+{
+    cpk_py_raises("import ccloudpickle as c\n"
+                  "c._code_unmarshal('3.11', 2**70, b'')\n",
+                  "UnpicklingError", "bytecode version");
+}

@@ -114,3 +114,29 @@ Test(typing, lazy_types_follow_a_reimported_module)
            "T3, C3 = cp.loads(cp.dumps((T2, Color2)))\n"
            "assert T3 is T2 and C3 is Color2\n");
 }
+
+/* A refresh interrupted half-way (Ctrl-C in a module's __getattr__) looks
+ * again at the next dump, without waiting for sys.modules to change. */
+Test(typing, lazy_types_after_an_interrupted_refresh)
+{
+    cpk_py("import sys, types, ccloudpickle as c\n"
+           "c.dumps(1)\n"
+           "class M(types.ModuleType):\n"
+           "    n = 0\n"
+           "    def __getattr__(self, name):\n"
+           "        M.n += 1\n"
+           "        if M.n == 1:\n"
+           "            raise KeyboardInterrupt\n"
+           "        raise AttributeError(name)\n"
+           "sys.modules.pop('typing', None)\n"
+           "import typing\n"
+           "sys.modules['logging'] = M('logging')\n"
+           "try:\n"
+           "    c.dumps(1)\n"
+           "    raise AssertionError('no KeyboardInterrupt')\n"
+           "except KeyboardInterrupt:\n"
+           "    pass\n"
+           "def make():\n"
+           "    return typing.TypeVar('T')\n"
+           "assert b'_make_typevar' in c.dumps(make())\n");
+}
