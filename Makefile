@@ -113,7 +113,9 @@ memcheck:
 # The suite with ASan + UBSan in their own build directory: the module,
 # the programs and the test binaries instrumented, CPython's objects on
 # plain malloc so ASan sees each one (a use after free of a Python object
-# is reported, not hidden in a pymalloc pool). The uninstrumented
+# is reported, not hidden in a pymalloc pool), with CPython's debug hooks
+# (malloc_debug), which poison freed objects: a use after free inside
+# libpython, which ASan does not instrument, then crashes too. The uninstrumented
 # $(PYTHON) that fresh-process tests run gets the ASan runtime preloaded
 # (tests/support.c passes CPK_SAN_PRELOAD on to children as LD_PRELOAD).
 # Leak detection is off: an embedded CPython does not free everything at
@@ -125,7 +127,7 @@ SAN_FLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer \
 SAN_ENV = CPK_SAN_PRELOAD=$$($(CC) -print-file-name=libasan.so) \
           ASAN_OPTIONS=detect_leaks=0:exitcode=86 \
           UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=86 \
-          PYTHONMALLOC=malloc
+          PYTHONMALLOC=malloc_debug
 
 sanitize:
 	@scripts/install-deps check

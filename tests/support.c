@@ -25,12 +25,16 @@ cpk_py_start(void)
 {
     PyImport_AppendInittab(CPK_MODULE_NAME, PyInit_ccloudpickle);
     /* Under valgrind (scripts/memcheck): plain malloc, no pymalloc arenas
-     * that valgrind cannot see through. */
+     * that valgrind cannot see through; under make sanitize, malloc with
+     * CPython's debug hooks, which also poison freed objects, so a use
+     * after free inside (uninstrumented) libpython crashes too. */
     const char *alloc = getenv("PYTHONMALLOC");
-    if (alloc != NULL && strcmp(alloc, "malloc") == 0) {
+    int malloc_debug = alloc != NULL && strcmp(alloc, "malloc_debug") == 0;
+    if (alloc != NULL && (strcmp(alloc, "malloc") == 0 || malloc_debug)) {
         PyPreConfig pre;
         PyPreConfig_InitIsolatedConfig(&pre);
-        pre.allocator = PYMEM_ALLOCATOR_MALLOC;
+        pre.allocator = malloc_debug ? PYMEM_ALLOCATOR_MALLOC_DEBUG
+                                     : PYMEM_ALLOCATOR_MALLOC;
         PyStatus st = Py_PreInitialize(&pre);
         cr_assert(!PyStatus_Exception(st), "pre-init: %s", st.err_msg);
     }
