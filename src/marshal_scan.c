@@ -135,7 +135,8 @@ static int r_items(mreader *r, long id, size_t n, int depth)
     if (grow((void **)&r->items, &r->capitems, r->nitems + n,
              sizeof(uint32_t)))
         return -1;
-    memcpy(r->items + r->nitems, r->work + base, n * sizeof(uint32_t));
+    if (n)
+        memcpy(r->items + r->nitems, r->work + base, n * sizeof(uint32_t));
     r->vals[id].off = r->nitems;
     r->vals[id].len = n;
     r->nitems += n;

@@ -43,12 +43,13 @@ typedef struct {
     uint8_t flags;
     uint32_t refs; /* times consumed as an operand (saturating) */
     uint32_t off;  /* offset of the creating opcode */
-    /* containers: a = first edge, b = last edge, n = count;
-     * K_REDUCE: a = callable, b = args; K_NEWOBJ: a, b, c = cls, args,
+    uint32_t eh, et, n; /* items (edges): first, last, count. Any node
+                           may get them: APPENDS on an opaque object */
+    /* K_REDUCE: a = callable, b = args; K_NEWOBJ: a, b, c = cls, args,
      * kwargs; K_OBJ: a = cls, b = args tuple; K_GLOBAL: a = module str
      * node, b = name str node (after fix_imports); K_DYNAMIC: a, b the
      * operands; K_EXT: ival = code. */
-    uint32_t a, b, c, n;
+    uint32_t a, b, c;
     uint32_t st; /* last BUILD state, NONE_ID if none */
     union {
         struct {
@@ -234,10 +235,10 @@ static int add_edge(scanner *sc, uint32_t parent, uint32_t child, size_t off)
     sc->edges[e].next = NONE_ID;
     node *p = &sc->nodes[parent];
     if (p->n == 0)
-        p->a = e;
+        p->eh = e;
     else
-        sc->edges[p->b].next = e;
-    p->b = e;
+        sc->edges[p->et].next = e;
+    p->et = e;
     p->n++;
     use(sc, child);
     return 0;
@@ -635,7 +636,7 @@ static int node_is_str(const scanner *sc, uint32_t id, const char **p,
 static int str_eq(const char *p, size_t len, const char *lit)
 {
     size_t l = strlen(lit);
-    return l == len && memcmp(p, lit, l) == 0;
+    return l == len && (l == 0 || memcmp(p, lit, l) == 0);
 }
 
 /* PyBytes_DecodeEscape, as STRING's argument goes through. */
@@ -935,7 +936,7 @@ static int do_build(scanner *sc, size_t off)
     /* Plain data has neither __setstate__ nor a __dict__. */
     uint32_t slot = NONE_ID;
     if (sc->nodes[state].kind == K_TUPLE && sc->nodes[state].n == 2) {
-        uint32_t e = sc->nodes[state].a;
+        uint32_t e = sc->nodes[state].eh;
         slot = sc->edges[sc->edges[e].next].child;
         state = sc->edges[e].child;
     }
@@ -1768,7 +1769,7 @@ static uint32_t item(const scanner *sc, uint32_t id, size_t k)
     const node *nd = &sc->nodes[id];
     if ((nd->kind != K_TUPLE && nd->kind != K_LIST) || k >= nd->n)
         return NONE_ID;
-    uint32_t e = nd->a;
+    uint32_t e = nd->eh;
     while (k--)
         e = sc->edges[e].next;
     return sc->edges[e].child;
@@ -1801,7 +1802,7 @@ static const dict_summary *dict_sum(analysis *an, uint32_t id)
     dict_summary *ds = &an->dsums[an->ndsums++];
     for (int k = 0; k < DK_NKEYS; k++)
         ds->v[k] = NONE_ID;
-    for (uint32_t e = sc->nodes[id].a, i = 0; i + 1 < sc->nodes[id].n;
+    for (uint32_t e = sc->nodes[id].eh, i = 0; i + 1 < sc->nodes[id].n;
          i += 2, e = sc->edges[sc->edges[e].next].next) {
         uint32_t key = sc->edges[e].child;
         uint32_t v = sc->edges[sc->edges[e].next].child;
@@ -1830,11 +1831,13 @@ static const char *join(analysis *an, const char *a, size_t al, const char *b,
     char *o = arena_alloc(&an->sc->dec, al + bl + 2, 1);
     if (o == NULL)
         return NULL;
-    memcpy(o, a, al);
+    if (al)
+        memcpy(o, a, al);
     size_t k = al;
     if (al && bl)
         o[k++] = '.';
-    memcpy(o + k, b, bl);
+    if (bl)
+        memcpy(o + k, b, bl);
     k += bl;
     *len = k;
     return o;
@@ -1972,7 +1975,7 @@ static int str_tuple_count(const scanner *sc, uint32_t id)
 {
     if (kind_of(sc, id) != K_TUPLE)
         return -1;
-    for (uint32_t e = sc->nodes[id].a, i = 0; i < sc->nodes[id].n;
+    for (uint32_t e = sc->nodes[id].eh, i = 0; i < sc->nodes[id].n;
          i++, e = sc->edges[e].next)
         if (kind_of(sc, sc->edges[e].child) != K_STR)
             return -1;
@@ -1990,7 +1993,7 @@ static int names_from_tuple(analysis *an, uint32_t id, size_t count,
     pkscan_str *a = arena_alloc(&sc->dec, count * sizeof *a, sizeof(void *));
     if (a == NULL)
         return -1;
-    uint32_t e = sc->nodes[id].a;
+    uint32_t e = sc->nodes[id].eh;
     for (size_t i = 0; i < count; i++, e = sc->edges[e].next)
         node_is_str(sc, sc->edges[e].child, &a[i].s, &a[i].len);
     *out = a;
@@ -2068,7 +2071,7 @@ static int code_from_fields(analysis *an, uint32_t fields, code_info *ci)
         return 0;
     }
     uint32_t f[18];
-    uint32_t e = sc->nodes[fields].a;
+    uint32_t e = sc->nodes[fields].eh;
     for (size_t i = 0; i < n; i++, e = sc->edges[e].next)
         f[i] = sc->edges[e].child;
     if (!ci->version) {
@@ -2241,7 +2244,7 @@ static void dict_keys_list(analysis *an, uint32_t id, pkscan_str **out,
         return;
     }
     size_t k = 0;
-    uint32_t e = sc->nodes[id].a;
+    uint32_t e = sc->nodes[id].eh;
     for (size_t i = 0; i < n; i++) {
         uint32_t key = sc->edges[e].child;
         e = sc->edges[sc->edges[e].next].next;
@@ -2404,7 +2407,7 @@ static void cls_bases(analysis *an, pkscan_class *c, uint32_t bases)
         an->oom = 1;
         return;
     }
-    uint32_t e = sc->nodes[bases].a;
+    uint32_t e = sc->nodes[bases].eh;
     for (size_t i = 0; i < n; i++, e = sc->edges[e].next)
         c->bases[i] = base_name(an, sc->edges[e].child);
     c->n_bases = n;
@@ -2446,7 +2449,7 @@ static void cls_state(analysis *an, pkscan_class *c, uint32_t st)
         an->oom = 1;
         return;
     }
-    uint32_t e = sc->nodes[st].a;
+    uint32_t e = sc->nodes[st].eh;
     for (size_t i = 0; i < n; i++) {
         uint32_t key = sc->edges[e].child;
         uint32_t val = sc->edges[sc->edges[e].next].child;
@@ -2550,7 +2553,8 @@ static void objects_pass(analysis *an)
 
 static int cmp_span(const char *a, size_t al, const char *b, size_t bl)
 {
-    int c = memcmp(a, b, al < bl ? al : bl);
+    size_t m = al < bl ? al : bl;
+    int c = m ? memcmp(a, b, m) : 0;
     return c ? c : (al > bl) - (al < bl);
 }
 
