@@ -23,11 +23,17 @@
  * unsupported (plain loads have no persistent_load). Data after STOP, which
  * pickle.loads silently ignores, is its own error kind.
  *
- * Costs: time linear in the input; memory O(input): the memo is a hash map
- * keyed by index (a 9-byte pickle naming memo index 2^28 costs nothing),
- * strings point into the caller's buffer, no recursion on input-controlled
- * depth (a tuple nested a million deep is fine). The report's lists are
- * capped (PKSCAN_MAX_ITEMS per list, see `truncated`).
+ * One deliberate difference: a memo index larger than the input size is
+ * refused (PKSCAN_ERR_MEMO). A pickler numbers memo entries from 0, one
+ * opcode each, so no real pickle needs one; CPython would size its memo
+ * array by it (a 9-byte pickle naming index 2^28 costs gigabytes).
+ *
+ * Costs: time linear in the input (the analysis is charged against a work
+ * budget proportional to the input, so sharing one big dict among many
+ * functions cannot make it quadratic); memory O(input): the memo array is
+ * at most the input size, no recursion on input-controlled depth (a tuple
+ * nested a million deep is fine). The report's lists are capped
+ * (PKSCAN_MAX_ITEMS per list, and the budget; see `truncated`).
  *
  * Usage:
  *
@@ -105,11 +111,10 @@ typedef enum {
                                 listed in doc/FORMAT.md */
     PKSCAN_CAT_CLOUDPICKLE,  /* a reconstructor of stock cloudpickle
                                 (modules cloudpickle, cloudpickle.cloudpickle,
-                                cloudpickle.cloudpickle_fast), or the
-                                builtins getattr/__import__ used only to name
-                                one (ccloudpickle's compat="cloudpickle") */
+                                cloudpickle.cloudpickle_fast) */
     PKSCAN_CAT_PLAIN         /* plain data and harmless stdlib types: see
-                                "Plain data" below */
+                                "Plain data" below; also getattr/__import__
+                                used only for constant lookups */
 } pkscan_category;
 
 /* One imported name, listed once (first occurrence) in input order.
@@ -119,40 +124,53 @@ typedef enum {
  * `written_module`/`written_name` what the pickle spells, when different
  * (else s == NULL). `name` may be dotted (protocol 4 nested attribute).
  *
- * Dangerous names (`dangerous` = 1, `reason` a short phrase):
- *   modules (and their submodules): os, posix, nt, subprocess, pty, shutil,
- *     socket, ctypes, importlib, runpy, code, codeop, marshal, sys,
- *     webbrowser, multiprocessing, signal, pickle/_pickle/pickletools'
- *     load functions (pickle.loads, pickle.load, pickle.Unpickler,
- *     _pickle.*), asyncio.subprocess, pdb, bdb, cProfile, profile, timeit,
- *     trace, tempfile? no (it only makes files: not listed);
- *   builtins (also via __builtin__): eval, exec, compile, __import__, open,
- *     getattr, setattr, delattr, globals, locals, vars, breakpoint, input,
- *     exit, quit, help, memoryview? no;
- *   types.FunctionType, types.CodeType, types.LambdaType, types.ModuleType?
- *     no; operator.attrgetter, operator.methodcaller, functools? no;
- *   io.open, _io.open, io.FileIO, _io.FileIO, os.* covers os.system etc.;
- *   any dotted name through an attribute that reaches interpreter
- *     internals (__globals__, __builtins__, __subclasses__, __code__,
- *     __dict__, __class__, __bases__, __mro__, __getattribute__,
- *     __import__, __loader__, __spec__, __self__, __func__, __closure__,
- *     f_globals, gi_frame, tb_frame);
+ * Dangerous names (`dangerous` = 1, `reason` a short phrase), matched on
+ * the module and the first component of the name:
+ *   whole modules and their submodules: os, posix, nt, subprocess,
+ *     _posixsubprocess, pty, multiprocessing, asyncio.subprocess ("runs
+ *     commands"); shutil ("opens files"); socket, _socket, webbrowser
+ *     ("network access"); ctypes, _ctypes, sys, gc ("interpreter
+ *     internals"); importlib, imp, zipimport, pkgutil ("imports modules");
+ *     runpy, code, codeop, timeit, pdb, bdb, trace, cProfile, profile
+ *     ("evaluates code"); marshal ("builds code objects or functions");
+ *     _pickle ("nested unpickling");
+ *   builtins (also spelled __builtin__ before protocol 3): eval, exec,
+ *     compile, __import__, open, getattr, setattr, delattr, globals,
+ *     locals, vars, breakpoint, input, help, exit, quit;
+ *   types.FunctionType, types.CodeType, types.LambdaType; io/_io open,
+ *     open_code, FileIO; operator/_operator attrgetter, methodcaller;
+ *     asyncio create_subprocess_shell/_exec; pickle loads, load, Unpickler,
+ *     _loads, _load, _Unpickler; ccloudpickle._import, loads, load,
+ *     Unpickler;
+ *   any name whose dotted path passes through __globals__, __builtins__,
+ *     __subclasses__, __code__, __dict__, __class__, __base__, __bases__,
+ *     __mro__, __getattribute__, __import__, __loader__, __spec__,
+ *     __self__, __func__, __closure__, __reduce__, __reduce_ex__,
+ *     __init_subclass__, f_globals, f_locals, f_builtins, gi_frame,
+ *     tb_frame, cr_frame, ag_frame ("attribute path through interpreter
+ *     internals");
  *   every PKSCAN_VIA_DYNAMIC and PKSCAN_VIA_EXT import.
- * builtins.getattr and builtins.__import__ are NOT dangerous when every
- * use in the pickle is a constant-operand lookup resolved into a
- * PKSCAN_VIA_GETATTR import (which is then classified on its own).
+ * builtins.getattr and builtins.__import__ are NOT dangerous (and count as
+ * PKSCAN_CAT_PLAIN) when every use in the pickle is a lookup with constant
+ * operands, each resolved into a PKSCAN_VIA_GETATTR import that is
+ * classified on its own: getattr(<import>, "name"),
+ * getattr(__import__("mod", ...), "name"), as ccloudpickle's
+ * compat="cloudpickle" and enum pickles (getattr(object, "__new__")) use.
+ * PKSCAN_VIA_BUILTIN_TYPE and PKSCAN_VIA_SUBIMPORT entries are never
+ * dangerous: they are what a reconstructor does, reported for the reader.
  *
- * Plain data (PKSCAN_CAT_PLAIN): builtins' data types and exceptions
- *   (set, frozenset, bytearray, bytes, complex, slice, range, int, float,
- *   str, list, dict, tuple, bool, object, type, property, classmethod,
- *   staticmethod, memoryview, NotImplemented, Ellipsis, *Error,
- *   *Exception, *Warning), copyreg._reconstructor / __newobj__ /
- *   __newobj_ex__, _codecs.encode, collections.*, datetime.*, decimal.*,
- *   fractions.Fraction, uuid.UUID, enum.*, typing.*, array.array,
- *   array._array_reconstructor, re._compile, functools.partial,
- *   operator.itemgetter, types.SimpleNamespace / MappingProxyType /
- *   MethodType, weakref.WeakSet, logging.getLogger, dataclasses.*,
- *   zoneinfo.ZoneInfo, ipaddress.*, pathlib.PurePath and its flavours. */
+ * Plain data (PKSCAN_CAT_PLAIN): builtins' data types, harmless functions
+ *   and exceptions (set, frozenset, bytearray, bytes, complex, slice,
+ *   range, int, float, str, list, dict, tuple, bool, object, type, property,
+ *   classmethod, staticmethod, memoryview, super, len, min, max, ..., and
+ *   every name ending in Error, Exception or Warning); the modules
+ *   collections, datetime, decimal, fractions, enum, typing, dataclasses,
+ *   ipaddress, zoneinfo, uuid, numbers (and submodules); copyreg
+ *   _reconstructor / __newobj__ / __newobj_ex__, _codecs.encode,
+ *   array.array, array._array_reconstructor, re._compile,
+ *   functools.partial, operator.itemgetter, types SimpleNamespace /
+ *   MappingProxyType / MethodType / CellType / NoneType / ModuleType,
+ *   weakref.WeakSet, logging.getLogger, pathlib's path classes. */
 typedef struct {
     pkscan_str module;
     pkscan_str name;
@@ -203,8 +221,8 @@ typedef struct {
     long firstlineno;        /* co_firstlineno */
     /* The CPython version the code object was made for: "3.11" (from
      * _code_unmarshal/_code_new's python_version, or the marshal magic),
-     * "3.8-3.10" or "3.11-3.13" (from the number of CodeType fields), or
-     * unknown (s == NULL). */
+     * "3.8-3.10", "3.11+" or "3.7 or older" (from the number of CodeType
+     * fields: 16, 18, 15), or unknown (s == NULL). */
     pkscan_str python_version;
     long magic;              /* bytecode magic (low 16 bits), -1 unknown */
     int code_known;          /* 1 if the code object's fields were read */
@@ -230,9 +248,10 @@ typedef struct {
     pkscan_str *bases;       /* "module.name" of an imported base, the name
                                 of a base carried by value, "?" otherwise */
     size_t n_bases;
-    pkscan_str *methods;     /* state keys whose value is a function, a
-                                classmethod/staticmethod/property, sorted
-                                in input order */
+    pkscan_str *methods;     /* state keys whose value is a function
+                                carried by value or a REDUCE of builtins
+                                classmethod/staticmethod/property, in
+                                input order */
     size_t n_methods;
     pkscan_str *members;     /* enum member names */
     size_t n_members;
@@ -297,7 +316,8 @@ void pkscan_free(pkscan_report *r);
  * "bad-opcode", "stack-underflow", "mark-missing", "memo", "type",
  * "value", "length", "protocol", "unsupported", "trailing-data",
  * "no-memory"; "global", "stack_global", "inst", "ext", "dynamic",
- * "getattr", "builtin_type"; "other", "ccloudpickle", "cloudpickle",
+ * "getattr", "builtin_type", "subimport"; "other", "ccloudpickle",
+ * "cloudpickle",
  * "plain"; "positional-only", "regular", "varargs", "keyword-only",
  * "varkw". */
 const char *pkscan_status_name(pkscan_status s);

@@ -209,6 +209,11 @@ Test(scan_c, protocol_2_names_are_mapped_as_find_class_does)
     r = scan_bytes(q, sizeof q - 1);
     cr_assert(find_import(r, "__builtin__", "eval") != NULL);
     pkscan_free(r);
+    /* Unpickler(fix_imports=False) */
+    r = pkscan_scan(p, sizeof p - 1, PKSCAN_NO_FIX_IMPORTS);
+    cr_assert(find_import(r, "__builtin__", "eval") != NULL);
+    cr_assert(find_import(r, "__builtin__", "xrange") != NULL);
+    pkscan_free(r);
 }
 
 Test(scan_c, dynamic_stack_global_is_dangerous)
@@ -1017,4 +1022,21 @@ Test(scan_c, report_strings_are_owned_and_terminated)
     cr_assert_str_eq(r->imports[0].name.s, "name");
     pkscan_free(r);
     pkscan_free(NULL);
+}
+
+/* Found by fuzzing: items appended to an imported object (APPENDS on a
+ * GLOBAL, which CPython allows: it calls .extend) overwrote the import's
+ * module and name in the value graph. */
+Test(scan_c, items_added_to_an_import_keep_its_name)
+{
+    static const char p[] = "cbuiltins\nlist\n(I1\nI2\neI3\na"
+                            "cos\nsystem\n(I4\ne.";
+    pkscan_report *r = scan_bytes(p, sizeof p - 1);
+    assert_ok(r, "appends to globals");
+    cr_assert_eq(r->n_imports, 2);
+    cr_assert(find_import(r, "builtins", "list") != NULL);
+    const pkscan_import *s = find_import(r, "posix", "system") ?
+        find_import(r, "posix", "system") : find_import(r, "os", "system");
+    cr_assert(s != NULL && s->dangerous);
+    pkscan_free(r);
 }
