@@ -554,6 +554,76 @@ static int float_ok(const char *s, size_t n)
     return i == n;
 }
 
+/* PyOS_string_to_double(..., OverflowError): a finite literal that rounds
+ * to infinity is an error. It does iff its value is at least 2^1024 -
+ * 2^970 (half an ulp above DBL_MAX, ties going up); compare digits with
+ * that bound exactly instead of relying on strtod and the locale. The
+ * syntax was checked by float_ok. */
+static int float_overflows(const char *s, size_t n)
+{
+    static const char bound[] =
+        "1797693134862315807937289714053034150799341327100378269361737789"
+        "8044496829276475094664901797758720709633028641669288791094655554"
+        "7851940402630657488671505820681908902000708383676273854845817711"
+        "5317644757302700698555713669596228429148198608349364752927190741"
+        "68444365510704342711559699508093042880177904174497792";
+    const char *nul = memchr(s, '\0', n);
+    if (nul)
+        n = (size_t)(nul - s);
+    size_t i = 0;
+    if (i < n && (s[i] == '+' || s[i] == '-'))
+        i++;
+    if (i < n && (s[i] | 0x20) != '.' && (s[i] < '0' || s[i] > '9'))
+        return 0; /* inf, nan */
+    /* the digits, without the point: value = 0.DIGITS * 10^e10 */
+    size_t d0 = i, dend;
+    int64_t e10 = 0, exp = 0;
+    int seen_nonzero = 0, after_point = 0;
+    size_t first = 0;
+    for (; i < n && ((s[i] >= '0' && s[i] <= '9') || s[i] == '.'); i++) {
+        if (s[i] == '.') {
+            after_point = 1;
+            continue;
+        }
+        if (!seen_nonzero && s[i] != '0') {
+            seen_nonzero = 1;
+            first = i;
+        }
+        if (seen_nonzero && !after_point)
+            e10++;
+        if (!seen_nonzero && after_point)
+            e10--;
+    }
+    dend = i;
+    (void)d0;
+    if (!seen_nonzero)
+        return 0;
+    if (i < n) { /* exponent */
+        i++;
+        int neg = 0;
+        if (i < n && (s[i] == '+' || s[i] == '-'))
+            neg = s[i++] == '-';
+        for (; i < n; i++)
+            if (exp < 100000)
+                exp = exp * 10 + (s[i] - '0');
+        exp = neg ? -exp : exp;
+    }
+    e10 += exp;
+    if (e10 != 309)
+        return e10 > 309;
+    size_t k = 0;
+    for (size_t j = first; j < dend; j++) {
+        if (s[j] == '.')
+            continue;
+        if (k == sizeof bound - 1) /* longer than the bound, equal so far */
+            return 1;
+        if (s[j] != bound[k])
+            return s[j] > bound[k];
+        k++;
+    }
+    return k == sizeof bound - 1; /* equal: a tie rounds up */
+}
+
 /* --- memo ---------------------------------------------------------------- */
 
 /* The memo is an array indexed like CPython's, but never larger than the
@@ -933,30 +1003,34 @@ static int do_build(scanner *sc, size_t off)
     sc->nodes[inst].st = state;
     if (opaque(sc, inst))
         return 0; /* may have __setstate__ */
-    /* Plain data has neither __setstate__ nor a __dict__. */
+    /* Plain data has neither __setstate__ nor a __dict__: only a None
+     * state (and an empty or None slot state) goes through. A computed
+     * state may be anything: accept it. */
+    if (opaque(sc, state))
+        return 0;
     uint32_t slot = NONE_ID;
     if (sc->nodes[state].kind == K_TUPLE && sc->nodes[state].n == 2) {
         uint32_t e = sc->nodes[state].eh;
         slot = sc->edges[sc->edges[e].next].child;
         state = sc->edges[e].child;
+        if (opaque(sc, state))
+            return 0;
     }
     int sk = sc->nodes[state].kind;
     if (sk != K_NONE) {
-        if (!opaque(sc, state) && sk != K_DICT)
+        if (sk != K_DICT)
             return fail(sc, PKSCAN_ERR_TYPE, off, "state is not a dictionary");
         return fail(sc, PKSCAN_ERR_TYPE, off,
                     "'%s' object has no attribute '__dict__'",
                     kname(sc, inst));
     }
-    if (slot != NONE_ID && sc->nodes[slot].kind != K_NONE) {
-        if (!opaque(sc, slot) && sc->nodes[slot].kind != K_DICT)
-            return fail(sc, PKSCAN_ERR_TYPE, off,
-                        "slot state is not a dictionary");
-        if (opaque(sc, slot) || sc->nodes[slot].n)
-            return fail(sc, PKSCAN_ERR_TYPE, off,
-                        "'%s' object attributes are read-only",
-                        kname(sc, inst));
-    }
+    if (slot == NONE_ID || opaque(sc, slot) || sc->nodes[slot].kind == K_NONE)
+        return 0;
+    if (sc->nodes[slot].kind != K_DICT)
+        return fail(sc, PKSCAN_ERR_TYPE, off, "slot state is not a dictionary");
+    if (sc->nodes[slot].n)
+        return fail(sc, PKSCAN_ERR_TYPE, off,
+                    "'%s' object attribute is read-only", kname(sc, inst));
     return 0;
 }
 
@@ -1078,9 +1152,13 @@ static int step(scanner *sc, size_t *pos, size_t off, int *stop)
             return fail(sc, PKSCAN_ERR_VALUE, off,
                         "invalid literal for int() with base 0");
         pyint_parse(s, len, 0, &neg, &u);
-        id = new_node(sc, (len == 2 && s[0] == '0' && (s[1] == '0' ||
-                                                       s[1] == '1'))
-                              ? K_BOOL : K_INT, off);
+        /* load_int: a two-character line whose value is 0 or 1 ("00",
+         * "01", but also "+1", "-0", " 1") is a bool */
+        int isbool = len == 2 &&
+                     ((s[0] == '-' && s[1] == '0') ||
+                      ((s[0] == '0' || s[0] == '+' || is_space(s[0])) &&
+                       (s[1] == '0' || s[1] == '1')));
+        id = new_node(sc, isbool ? K_BOOL : K_INT, off);
         if (id != NONE_ID)
             sc->nodes[id].u.ival = u > INT64_MAX ? 0 : neg ? -(int64_t)u
                                                            : (int64_t)u;
@@ -1139,6 +1217,9 @@ static int step(scanner *sc, size_t *pos, size_t off, int *stop)
         if (!float_ok(s, len))
             return fail(sc, PKSCAN_ERR_VALUE, off,
                         "could not convert string to float");
+        if (float_overflows(s, len))
+            return fail(sc, PKSCAN_ERR_VALUE, off,
+                        "value too large to convert to float");
         return push(sc, new_node(sc, K_FLOAT, off), off);
     case 'G': /* BINFLOAT */
         if (read_n(sc, pos, 8, off, &p))
