@@ -139,6 +139,7 @@ typedef struct {
     size_t memo_len; /* distinct indices set (MEMOIZE's next index) */
 
     int proto;
+    size_t frame_end; /* end of the current FRAME, 0 outside frames */
     arena dec; /* decoded protocol-0 strings, joined names */
     int failed;
 } scanner;
@@ -300,12 +301,34 @@ static uint32_t pop_into(scanner *sc, int kind, size_t start, size_t off)
 
 /* --- reading ------------------------------------------------------------- */
 
+/* Frames as pickle's Python implementation (_Unframer) enforces them: a
+ * read that starts inside a frame must end inside it; one that starts at
+ * its end leaves the frame. CPython's C unpickler ignores frames when it
+ * loads from bytes but not when it reads a file, where an opcode that
+ * crosses a frame's end is read differently: such a pickle means two
+ * things, so it is refused. */
+static int frame_read(scanner *sc, size_t start, size_t k, size_t off)
+{
+    if (sc->frame_end == 0)
+        return 0;
+    if (start == sc->frame_end) {
+        sc->frame_end = 0;
+        return 0;
+    }
+    if (k > sc->frame_end - start)
+        return fail(sc, PKSCAN_ERR_LENGTH, off,
+                    "pickle exhausted before end of frame");
+    return 0;
+}
+
 static int read_n(scanner *sc, size_t *pos, size_t k, size_t off,
                   const uint8_t **p)
 {
     if (sc->n - *pos < k)
         return fail(sc, PKSCAN_ERR_TRUNCATED, off,
                     "pickle data was truncated");
+    if (frame_read(sc, *pos, k, off))
+        return -1;
     *p = sc->d + *pos;
     *pos += k;
     return 0;
@@ -328,6 +351,8 @@ static int read_len(scanner *sc, size_t *pos, uint64_t len, size_t off,
                     "%s length %llu exceeds the %zu bytes left "
                     "(pickle data was truncated)",
                     what, (unsigned long long)len, sc->n - *pos);
+    if (frame_read(sc, *pos, (size_t)len, off))
+        return -1;
     *p = sc->d + *pos;
     *pos += (size_t)len;
     return 0;
@@ -345,6 +370,8 @@ static int read_line(scanner *sc, size_t *pos, size_t off, size_t minlen,
         return fail(sc, PKSCAN_ERR_TRUNCATED, off,
                     "pickle data was truncated");
     size_t l = (size_t)(nl - start) + 1;
+    if (frame_read(sc, *pos, l, off))
+        return -1;
     *pos += l;
     if (l < minlen)
         return fail(sc, PKSCAN_ERR_TRUNCATED, off,
@@ -1076,6 +1103,8 @@ static int step(scanner *sc, size_t *pos, size_t off, int *stop)
         return fail(sc, PKSCAN_ERR_OPCODE, off,
                     "invalid load key, '\\x%02x'.", op);
     }
+    if (frame_read(sc, off, 1, off))
+        return -1;
     if (op_proto[op] - 1 > r->min_protocol)
         r->min_protocol = op_proto[op] - 1;
     r->n_opcodes++;
@@ -1104,6 +1133,11 @@ static int step(scanner *sc, size_t *pos, size_t off, int *stop)
                         "FRAME length %llu exceeds the %zu bytes left "
                         "(pickle data was truncated)",
                         (unsigned long long)u, sc->n - *pos);
+        if (sc->frame_end && *pos != sc->frame_end)
+            return fail(sc, PKSCAN_ERR_LENGTH, off,
+                        "beginning of a new frame before end of current "
+                        "frame");
+        sc->frame_end = *pos + (size_t)u;
         r->n_frames++;
         return 0;
     case '.': /* STOP */

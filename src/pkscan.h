@@ -23,7 +23,12 @@
  * unsupported (plain loads have no persistent_load). Data after STOP, which
  * pickle.loads silently ignores, is its own error kind.
  *
- * One deliberate difference: a memo index larger than the input size is
+ * Two deliberate differences. Frames are enforced as pickle's Python
+ * implementation does (an opcode or argument that starts inside a FRAME
+ * must end inside it; no FRAME before the current one is used up:
+ * PKSCAN_ERR_LENGTH): CPython's C unpickler ignores frames when it loads
+ * bytes but reads such a pickle differently from a file, so it has no
+ * single meaning. And a memo index larger than the input size is
  * refused (PKSCAN_ERR_MEMO). A pickler numbers memo entries from 0, one
  * opcode each, so no real pickle needs one; CPython would size its memo
  * array by it (a 9-byte pickle naming index 2^28 costs gigabytes).

@@ -151,6 +151,8 @@ static ok_case ok_cases[] = {
        "\x8f(K\x01\x90(K\x01\x91)\x94\x85\x94(t.", "tuple", 4),
     OK("memo", "\x80\x04N\x94q\x05r\x06\x00\x00\x00h\x00h\x05j\x06\x00\x00\x00"
        "(t.", "tuple", 4),
+    OK("FRAME ends after an opcode byte",
+       "\x80\x04\x95\x01\x00\x00\x00\x00\x00\x00\x00K\x01.", "int", 4),
     OK("FRAME", "\x80\x04\x95\x02\x00\x00\x00\x00\x00\x00\x00N.", "None", 4),
     OK("GLOBAL REDUCE", "cbuiltins\nset\n)R.", "instance", -1),
     OK("STACK_GLOBAL", "\x80\x04\x8c\x08" "builtins\x8c\x03set\x93)R.", "instance",
@@ -328,6 +330,13 @@ static err_case err_cases[] = {
         PKSCAN_ERR_LENGTH, 0, "maximum"),
     ERR("FRAME long", "\x80\x04\x95\x10\x00\x00\x00\x00\x00\x00\x00N.",
         PKSCAN_ERR_LENGTH, 2, "FRAME"),
+    ERR("frame: argument crosses the end",
+        "\x80\x04\x95\x02\x00\x00\x00\x00\x00\x00\x00J\x01\x00\x00\x00.",
+        PKSCAN_ERR_LENGTH, 11, "exhausted before end of frame"),
+    ERR("frame: FRAME inside a frame",
+        "\x80\x04\x95\x0a\x00\x00\x00\x00\x00\x00\x00"
+        "\x95\x00\x00\x00\x00\x00\x00\x00\x00N.",
+        PKSCAN_ERR_LENGTH, 11, "new frame before end"),
     ERR("PROTO 6", "\x80\x06N.", PKSCAN_ERR_PROTOCOL, 0,
         "unsupported pickle protocol: 6"),
     ERR("PERSID", "P1\n.", PKSCAN_ERR_UNSUPPORTED, 0, "persistent"),
@@ -368,6 +377,26 @@ Test(scan, error_kinds_match_what_cpython_refuses)
         if (c->status == PKSCAN_ERR_TRAILING ||
             strcmp(c->name, "huge memo index") == 0)
             continue;
+        if (strncmp(c->name, "frame:", 6) == 0) {
+            /* the C unpickler ignores frames in bytes; pickle's Python
+             * implementation refuses these */
+            PyObject *b = PyBytes_FromStringAndSize(c->data,
+                                                    (Py_ssize_t)c->len);
+            PyDict_SetItemString(g, "data", b);
+            Py_DECREF(b);
+            PyObject *res = PyRun_String(
+                "try:\n"
+                "    pickle._loads(data)\n"
+                "    refused = False\n"
+                "except pickle.UnpicklingError as e:\n"
+                "    refused = 'frame' in str(e)\n",
+                Py_file_input, g, g);
+            cr_assert(res != NULL);
+            Py_DECREF(res);
+            cr_assert(PyObject_IsTrue(PyDict_GetItemString(g, "refused")),
+                      "%s: pickle._loads accepts it", c->name);
+            continue;
+        }
         PyObject *b = PyBytes_FromStringAndSize(c->data, (Py_ssize_t)c->len);
         PyDict_SetItemString(g, "data", b);
         Py_DECREF(b);
@@ -1058,4 +1087,77 @@ Test(scan_c, items_added_to_an_import_keep_its_name)
         find_import(r, "posix", "system") : find_import(r, "os", "system");
     cr_assert(s != NULL && s->dangerous);
     pkscan_free(r);
+}
+
+/* Mutation differential: random (seeded) corruptions of real pickles.
+ * Whenever the scanner refuses one, CPython's C unpickler must refuse it
+ * too (reading it from a file, with a find_class that returns stubs so
+ * nothing real runs): the scanner is never stricter than CPython, except
+ * where this suite documents it (memo indices past the input, which are
+ * skipped here). The other direction cannot hold: CPython also fails on
+ * what it finds out by calling things. */
+#define MUTANTS                                                               \
+    "import random\n"                                                       \
+    "def verdict(d):\n"                                                     \
+    "    try:\n"                                                            \
+    "        for op, arg, pos in pickletools.genops(d):\n"                  \
+    "            if op.name in ('PUT', 'BINPUT', 'LONG_BINPUT') and \\\n"    \
+    "                    int(arg) > len(d):\n"                              \
+    "                return None\n"                                         \
+    "    except Exception:\n"                                               \
+    "        pass\n"                                                        \
+    "    try:\n"                                                            \
+    "        u = Rec(io.BytesIO(d)); u.names = set(); u.load()\n"          \
+    "        return b'1'\n"                                                 \
+    "    except (RecursionError, MemoryError):\n"                           \
+    "        return None\n"                                                 \
+    "    except Exception:\n"                                               \
+    "        return b'0'\n"                                                 \
+    "seeds = [r[4:4 + struct.unpack('<I', r[:4])[0]] for r in out]\n"      \
+    "rnd = random.Random(8)\n"                                              \
+    "mut = []\n"                                                            \
+    "while len(mut) < 4000:\n"                                              \
+    "    d = bytearray(rnd.choice(seeds))\n"                                \
+    "    for _ in range(rnd.randint(1, 3)):\n"                              \
+    "        if not d: break\n"                                             \
+    "        k, p = rnd.random(), rnd.randrange(len(d))\n"                  \
+    "        if k < 0.5: d[p] = rnd.randrange(256)\n"                       \
+    "        elif k < 0.7: del d[p]\n"                                      \
+    "        else: d.insert(p, rnd.randrange(256))\n"                       \
+    "    d = bytes(d)\n"                                                    \
+    "    v = verdict(d)\n"                                                  \
+    "    if v is not None:\n"                                               \
+    "        mut.append(struct.pack('<I', len(d)) + d + v)\n"
+
+Test(scan, mutants_refused_only_where_cpython_refuses)
+{
+    cpk_py(DIFF_SETUP);
+    cpk_py(MUTANTS);
+    size_t n;
+    char *all = cpk_py_bytes("b''.join(mut)", &n);
+    size_t k = 0, count = 0, refused = 0, both = 0;
+    while (k < n) {
+        uint32_t dl;
+        memcpy(&dl, all + k, 4);
+        const char *data = all + k + 4;
+        char cpython_ok = data[dl];
+        k += 5 + dl;
+        char *copy = malloc(dl ? dl : 1);
+        memcpy(copy, data, dl);
+        pkscan_report *r = scan_bytes(copy, dl);
+        free(copy);
+        count++;
+        if (r->status != PKSCAN_OK && r->status != PKSCAN_ERR_TRAILING) {
+            refused++;
+            cr_assert(cpython_ok == '0',
+                      "mutant %zu: scanner refuses (%s at byte %zu), "
+                      "CPython loads it", count, r->error, r->error_offset);
+        }
+        both += r->status == PKSCAN_OK && cpython_ok == '1';
+        pkscan_free(r);
+    }
+    cr_assert_eq(count, 4000);
+    cr_assert_gt(refused, 1000, "only %zu refused", refused);
+    cr_assert_gt(both, 100, "only %zu accepted by both", both);
+    free(all);
 }
