@@ -476,8 +476,7 @@ static int pyint_parse(const char *s, size_t n, int base, int *neg,
         }
     }
     size_t start = i, ndig = 0;
-    int prev_us = allow_lead_us ? 1 : 0, lead_zero = 0, nonzero = 0;
-    (void)prev_us;
+    int lead_zero = 0, nonzero = 0;
     for (; i < n; i++) {
         if (s[i] == '_') {
             if (i == start ? !allow_lead_us : s[i - 1] == '_')
@@ -507,15 +506,17 @@ static int pyint_parse(const char *s, size_t n, int base, int *neg,
     return i == n;
 }
 
-/* C strtol(s, &end, 0) accepting the whole line: INT's fast path, which
- * takes "012" as octal. */
+/* C strtol(s, &end, 0) accepting the whole line without overflowing a
+ * long: INT's fast path, which takes "012" as octal. On overflow CPython
+ * falls back to PyLong_FromString (pyint_parse). */
 static int strtol_whole(const char *s, size_t n)
 {
     size_t i = 0;
+    int neg = 0;
     while (i < n && is_space(s[i]) && s[i] != '\n')
         i++;
     if (i < n && (s[i] == '+' || s[i] == '-'))
-        i++;
+        neg = s[i++] == '-';
     int b = 10;
     if (n - i >= 2 && s[i] == '0' && (s[i + 1] | 0x20) == 'x' && n - i > 2 &&
         digit_val(s[i + 2]) < 16) {
@@ -525,7 +526,12 @@ static int strtol_whole(const char *s, size_t n)
         b = 8;
     }
     size_t nd = 0;
+    uint64_t v = 0, lim = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
     while (i < n && digit_val(s[i]) < b) {
+        uint64_t d = (uint64_t)digit_val(s[i]);
+        if (v > (lim - d) / (uint64_t)b)
+            return 0; /* ERANGE */
+        v = v * (uint64_t)b + d;
         i++;
         nd++;
     }
@@ -1822,7 +1828,6 @@ typedef struct {
     size_t nclss, capclss;
     uint32_t *imp_nodes; /* __import__ REDUCE nodes */
     size_t nimp, capimp;
-    size_t work; /* edges visited; bounded by the budget */
     int oom;
 } analysis;
 
