@@ -21,7 +21,12 @@
  * REDUCE whose callable is not callable, an import that does not exist, an
  * EXT code not in the registry). PERSID/BINPERSID are refused as
  * unsupported (plain loads have no persistent_load). Data after STOP, which
- * pickle.loads silently ignores, is its own error kind.
+ * pickle.loads silently ignores, is its own error kind. The loader modelled
+ * is pickle.loads with its defaults: encoding="ASCII" (a protocol 0-2 byte
+ * string that is not ASCII is refused, as CPython refuses it), fix_imports
+ * (see PKSCAN_NO_FIX_IMPORTS). NEXT_BUFFER is accepted and counted in
+ * `n_buffers`: a load needs that many out-of-band buffers (buffers=), and
+ * plain loads without them fails.
  *
  * Two deliberate differences. Frames are enforced as pickle's Python
  * implementation does (an opcode or argument that starts inside a FRAME
@@ -73,7 +78,8 @@ typedef enum {
                                NEWOBJ class not a type, odd SETITEMS, ...) */
     PKSCAN_ERR_VALUE,       /* a malformed argument: unquoted STRING, bad
                                escape, invalid UTF-8, bad INT text, EXT 0 */
-    PKSCAN_ERR_LENGTH,      /* a negative or over-long length or FRAME */
+    PKSCAN_ERR_LENGTH,      /* a negative or over-long length or FRAME;
+                               an opcode crossing the end of its FRAME */
     PKSCAN_ERR_PROTOCOL,    /* PROTO above 5 */
     PKSCAN_ERR_UNSUPPORTED, /* PERSID / BINPERSID: persistent ids */
     PKSCAN_ERR_TRAILING,    /* bytes after STOP (error_offset: the first) */
