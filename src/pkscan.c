@@ -115,7 +115,8 @@ static void arena_free(arena *ar)
 typedef struct {
     pkscan_report pub;
     arena mem;
-    size_t budget; /* list items left before `truncated` */
+    size_t budget;  /* analysis work left before `truncated` */
+    size_t ibudget; /* bytes of import names left to copy */
 } report_impl;
 
 typedef struct {
@@ -1826,6 +1827,7 @@ typedef struct {
     size_t nfns, capfns;
     pkscan_class *clss;
     size_t nclss, capclss;
+    int for_imports;     /* rstr copies an import name */
     uint32_t *imp_nodes; /* __import__ REDUCE nodes */
     size_t nimp, capimp;
     int oom;
@@ -2029,11 +2031,19 @@ static int resolve_pass(analysis *an)
                 const resolved *o = res_get(an, item(sc, args, 0));
                 r.m = o->m;
                 r.ml = o->ml;
-                r.n = o->is_module ? q : join(an, o->n, o->nl, q, ql, &r.nl);
-                if (o->is_module)
+                if (o->is_module) {
+                    r.n = q;
                     r.nl = ql;
-                if (r.n == NULL)
-                    return -1;
+                } else {
+                    /* chains of getattr build ever longer names: paid
+                     * from the budget, unresolved (so getattr stays
+                     * dangerous) when it runs out */
+                    if (charge(an, o->nl + ql + 2))
+                        continue;
+                    r.n = join(an, o->n, o->nl, q, ql, &r.nl);
+                    if (r.n == NULL)
+                        return -1;
+                }
                 an->recog[nd->a]++;
                 an->recog[item(sc, args, 0)]++;
                 ri.via = PKSCAN_VIA_GETATTR;
@@ -2091,9 +2101,10 @@ static int resolve_pass(analysis *an)
     return 0;
 }
 
-static int str_tuple_count(const scanner *sc, uint32_t id)
+static int str_tuple_count(analysis *an, uint32_t id)
 {
-    if (kind_of(sc, id) != K_TUPLE)
+    const scanner *sc = an->sc;
+    if (kind_of(sc, id) != K_TUPLE || charge(an, sc->nodes[id].n))
         return -1;
     for (uint32_t e = sc->nodes[id].eh, i = 0; i < sc->nodes[id].n;
          i++, e = sc->edges[e].next)
@@ -2204,12 +2215,12 @@ static int code_from_fields(analysis *an, uint32_t fields, code_info *ci)
         node_is_str(sc, f[iqual], &ci->qualname, &ci->qualnamel);
     if (kind_of(sc, f[iline]) == K_INT)
         ci->firstlineno = (long)sc->nodes[f[iline]].u.ival;
-    int nfree = str_tuple_count(sc, f[ifree]);
+    int nfree = str_tuple_count(an, f[ifree]);
     if (nfree > 0 &&
         names_from_tuple(an, f[ifree], (size_t)nfree, &ci->freevars,
                          &ci->n_freevars))
         return -1;
-    int nvn = str_tuple_count(sc, f[ivn]);
+    int nvn = str_tuple_count(an, f[ivn]);
     long v[4];
     int idx[4] = {iarg, ipos, ikw, iflags};
     for (int i = 0; i < 4; i++) {
@@ -2233,7 +2244,7 @@ static int code_from_marshal(analysis *an, const char *data, size_t len,
                              long magic, code_info *ci)
 {
     cpk_mcode mc;
-    if (charge(an, len / 64 + 1))
+    if (charge(an, len + 1)) /* the reader's work is linear in len */
         return 0;
     if (!cpk_mscan_code((const uint8_t *)data, len, magic, &mc))
         return 0;
@@ -2324,6 +2335,17 @@ static pkscan_str rstr(analysis *an, const char *p, size_t len)
     pkscan_str s = {NULL, 0};
     if (p == NULL)
         return s;
+    if (an->for_imports) {
+        /* import names have their own budget, so that work spent on
+         * the rest of the analysis never costs the import list */
+        if (an->rep->ibudget < len + 1) {
+            an->rep->pub.truncated = 1;
+            return s;
+        }
+        an->rep->ibudget -= len + 1;
+    } else if (charge(an, len + 1)) {
+        return s;
+    }
     char *c = rep_strdup(an->rep, p, len);
     if (c == NULL) {
         an->oom = 1;
@@ -2484,7 +2506,7 @@ static void fn_state(analysis *an, pkscan_function *f, uint32_t st)
 static pkscan_str base_name(analysis *an, uint32_t b)
 {
     const resolved *r = res_get(an, b);
-    if (r) {
+    if (r && charge(an, r->ml + r->nl + 2) == 0) {
         size_t l;
         const char *j = join(an, r->m, r->ml, r->n, r->nl, &l);
         if (j)
@@ -2720,6 +2742,37 @@ static int imp_off_cmp(const void *x, const void *y)
     return (a->offset > b->offset) - (a->offset < b->offset);
 }
 
+/* Verdict on one occurrence: its danger reason (NULL: none) and category.
+ * `unrec`: getattr/__import__ used other than for constant lookups. */
+static const char *raw_verdict(const raw_import *ri, int unrec,
+                               pkscan_category *cat)
+{
+    *cat = PKSCAN_CAT_OTHER;
+    if (ri->via == PKSCAN_VIA_EXT)
+        return "extension registry lookup: unknown name";
+    if (ri->via == PKSCAN_VIA_DYNAMIC)
+        return "name computed at load time";
+    *cat = categorize(ri->m, ri->ml, ri->n, ri->nl);
+    /* A reconstructor's own lookup (subimport("os"), code through
+     * _builtin_type("CodeType")) is listed and classified, but what the
+     * pickle itself imports is the reconstructor. */
+    if (ri->via == PKSCAN_VIA_BUILTIN_TYPE) {
+        *cat = ri->cat;
+        return NULL;
+    }
+    if (ri->via == PKSCAN_VIA_SUBIMPORT)
+        return NULL;
+    int gi = str_eq(ri->m, ri->ml, "builtins") &&
+             (str_eq(ri->n, ri->nl, "getattr") ||
+              str_eq(ri->n, ri->nl, "__import__"));
+    if (gi && !unrec && ri->via != PKSCAN_VIA_GETATTR) {
+        /* only constant lookups, each listed on its own */
+        *cat = PKSCAN_CAT_PLAIN;
+        return NULL;
+    }
+    return danger_reason(ri->m, ri->ml, ri->n, ri->nl);
+}
+
 static void imports_pass(analysis *an)
 {
     pkscan_report *r = &an->rep->pub;
@@ -2737,16 +2790,27 @@ static void imports_pass(analysis *an)
     for (size_t i = 0; i < an->nraw;) {
         size_t j = i + 1;
         int unrec = an->raw[i].unrecognised;
-        int direct = an->raw[i].via != PKSCAN_VIA_GETATTR &&
-                     an->raw[i].via != PKSCAN_VIA_SUBIMPORT &&
-                     an->raw[i].via != PKSCAN_VIA_BUILTIN_TYPE;
-        while (j < an->nraw && same_import(&an->raw[i], &an->raw[j])) {
-            unrec |= an->raw[j].unrecognised;
-            j++;
+        while (j < an->nraw && same_import(&an->raw[i], &an->raw[j]))
+            unrec |= an->raw[j++].unrecognised;
+        /* one name, several ways in: dangerous if any way is, "other"
+         * if any way is */
+        const char *reason = NULL;
+        pkscan_category cat = PKSCAN_CAT_OTHER;
+        for (size_t k = i; k < j; k++) {
+            pkscan_category c;
+            const char *why = raw_verdict(&an->raw[k], unrec, &c);
+            if (reason == NULL)
+                reason = why;
+            if (k == i || c == PKSCAN_CAT_OTHER)
+                cat = c;
         }
+        /* the counts stay exact when the list is cut short */
+        r->n_dangerous += reason != NULL;
+        r->n_other += cat == PKSCAN_CAT_OTHER;
         if (n == cap) {
             r->truncated = 1;
-            break;
+            i = j;
+            continue;
         }
         const raw_import *ri = &an->raw[i]; /* the first occurrence */
         pkscan_import *im = &out[n++];
@@ -2755,49 +2819,21 @@ static void imports_pass(analysis *an)
         im->count = j - i;
         im->via = ri->via;
         im->ext_code = ri->ext;
-        if (ri->via == PKSCAN_VIA_EXT) {
-            im->dangerous = 1;
-            im->reason = "extension registry lookup: unknown name";
-        } else if (ri->via == PKSCAN_VIA_DYNAMIC) {
-            im->dangerous = 1;
-            im->reason = "name computed at load time";
-        } else {
+        im->category = cat;
+        im->reason = reason;
+        im->dangerous = reason != NULL;
+        if (ri->via != PKSCAN_VIA_EXT && ri->via != PKSCAN_VIA_DYNAMIC) {
             im->module = rstr(an, ri->m, ri->ml);
             im->name = rstr(an, ri->n, ri->nl);
             im->written_module = rstr(an, ri->wm, ri->wml);
             im->written_name = rstr(an, ri->wn, ri->wnl);
-            im->category = categorize(ri->m, ri->ml, ri->n, ri->nl);
-            im->reason = danger_reason(ri->m, ri->ml, ri->n, ri->nl);
-            int gi = str_eq(ri->m, ri->ml, "builtins") &&
-                     (str_eq(ri->n, ri->nl, "getattr") ||
-                      str_eq(ri->n, ri->nl, "__import__"));
-            if (gi && !unrec && direct) {
-                /* only constant lookups, each listed on its own */
-                im->reason = NULL;
-                im->category = PKSCAN_CAT_PLAIN;
-            }
-            /* A reconstructor's own lookup (subimport("os"), code via
-             * _builtin_type("CodeType")) is listed and classified, but
-             * what the pickle itself imports is the reconstructor. */
-            if (ri->via == PKSCAN_VIA_BUILTIN_TYPE) {
-                im->reason = NULL;
-                im->category = ri->cat;
-            }
-            if (ri->via == PKSCAN_VIA_SUBIMPORT)
-                im->reason = NULL;
-            im->dangerous = im->reason != NULL;
         }
         i = j;
     }
-    /* input order of first occurrence (stable enough: offsets differ
-     * except for derived names, which sort arbitrarily among equals) */
+    /* input order of first occurrence */
     qsort(out, n, sizeof *out, imp_off_cmp);
     r->imports = out;
     r->n_imports = n;
-    for (size_t i = 0; i < n; i++) {
-        r->n_dangerous += out[i].dangerous != 0;
-        r->n_other += out[i].category == PKSCAN_CAT_OTHER;
-    }
 }
 
 static void analyse(scanner *sc)
@@ -2816,10 +2852,15 @@ static void analyse(scanner *sc)
     if (!an.res_of || !an.recog || !an.code_of || !an.dsum_of || !an.fn_of ||
         !an.cls_of || resolve_pass(&an))
         an.oom = 1;
+    /* imports first: when the budget runs out, what is cut is the
+     * description of functions and classes, not the import list */
+    if (!an.oom) {
+        an.for_imports = 1;
+        imports_pass(&an);
+        an.for_imports = 0;
+    }
     if (!an.oom)
         objects_pass(&an);
-    if (!an.oom)
-        imports_pass(&an);
     pkscan_report *r = &sc->rep->pub;
     if (!an.oom && an.nfns) {
         r->functions = arena_alloc(&sc->rep->mem, an.nfns * sizeof *an.fns,
@@ -2880,6 +2921,7 @@ pkscan_report *pkscan_scan(const void *data, size_t len, unsigned flags)
     r->stop_offset = (size_t)-1;
     r->error_opcode = -1;
     rep->budget = 16 * len + 100000;
+    rep->ibudget = 4 * len + 65536;
 
     scanner sc;
     memset(&sc, 0, sizeof sc);

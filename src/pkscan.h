@@ -40,7 +40,8 @@
  *
  * Costs: time linear in the input (the analysis is charged against a work
  * budget proportional to the input, so sharing one big dict among many
- * functions cannot make it quadratic); memory O(input): the memo array is
+ * functions, or a chain of getattr building ever longer names, cannot make
+ * it quadratic; import names have a budget of their own); memory O(input): the memo array is
  * at most the input size, no recursion on input-controlled depth (a tuple
  * nested a million deep is fine). The report's lists are capped
  * (PKSCAN_MAX_ITEMS per list, and the budget; see `truncated`).
@@ -307,7 +308,11 @@ typedef struct {
     size_t n_functions;
     pkscan_class *classes;
     size_t n_classes;
-    int truncated;           /* some list hit PKSCAN_MAX_ITEMS */
+    int truncated;           /* some list hit PKSCAN_MAX_ITEMS, or the
+                                analysis' work budget ran out: items or
+                                names (s == NULL) are missing. The danger
+                                flags listed, n_dangerous and n_other are
+                                exact all the same. */
 } pkscan_report;
 
 /* Flags for pkscan_scan. */

@@ -1165,3 +1165,103 @@ Test(scan, mutants_refused_only_where_cpython_refuses)
     cr_assert_gt(both, 100, "only %zu accepted by both", both);
     free(all);
 }
+
+/* Sharing: one globals dict of 200000 keys referenced by the state of
+ * 60000 functions. Listing it per function would be quadratic; the
+ * analysis' work budget stops it (the report says `truncated`) and the
+ * scan stays linear. The timeout only guards against a hang. */
+Test(scan_c, shared_dict_analysis_is_bounded, .timeout = 60)
+{
+    size_t nkeys = 200000, nfns = 60000;
+    size_t cap = 64 + nkeys * 8 + nfns * 16;
+    char *p = malloc(cap);
+    size_t k = 0;
+    static const char hdr[] = "\x80\x04\x8c\x0c" "ccloudpickle\x94" /* 0 */
+                              "\x8c\x0d_function_new\x93\x94"      /* 1 */
+                              "h\x00\x8c\x0e_function_fill\x93\x94" /* 2 */
+                              "}\x94(";                            /* 3: D */
+    memcpy(p + k, hdr, sizeof hdr - 1);
+    k += sizeof hdr - 1;
+    for (size_t i = 0; i < nkeys; i++) { /* 'Kn': N (distinct keys) */
+        p[k++] = 'J';
+        memcpy(p + k, &i, 4);
+        k += 4;
+        p[k++] = 'N';
+    }
+    p[k++] = 'u';
+    /* memo 4: args (None, D, None); memo 5: S = {'__globals__': D} */
+    const char *mid = "Nh\x03N\x87\x94}\x94\x8c\x0b__globals__h\x03s0";
+    memcpy(p + k, mid, strlen(mid));
+    k += strlen(mid);
+    p[k++] = 'h';
+    p[k++] = 5; /* keep S on the stack; pop it below after the loop */
+    p[k++] = '0';
+    for (size_t i = 0; i < nfns; i++) {
+        const char *fn = "h\x02h\x01h\x04Rh\x05\x86R0";
+        memcpy(p + k, fn, 12);
+        k += 12;
+    }
+    memcpy(p + k, "N.", 2);
+    k += 2;
+    pkscan_report *r = scan_bytes(p, k);
+    assert_ok(r, "shared dict");
+    cr_assert_eq(r->n_functions, nfns);
+    cr_assert(r->truncated, "not truncated");
+    cr_assert_eq(r->functions[0].n_globals, 0, "keys are not str");
+    pkscan_free(r);
+    free(p);
+}
+
+/* getattr(getattr(getattr(object, 'a'), 'a'), ...) 150000 deep: each
+ * level's name is one longer than the last, so resolving them all would
+ * be quadratic. The budget stops it; the unresolved getattr stays
+ * dangerous. */
+Test(scan_c, getattr_chain_is_bounded, .timeout = 60)
+{
+    size_t depth = 150000;
+    char *p = malloc(64 + depth * 7);
+    size_t k = 0;
+    static const char hdr[] = "\x80\x04\x8c\x08" "builtins\x94"
+                              "\x8c\x07getattr\x93\x94";
+    memcpy(p + k, hdr, sizeof hdr - 1);
+    k += sizeof hdr - 1;
+    for (size_t i = 0; i < depth; i++) {
+        p[k++] = 'h';
+        p[k++] = 1;
+    }
+    static const char obj[] = "h\x00\x8c\x06object\x93";
+    memcpy(p + k, obj, sizeof obj - 1);
+    k += sizeof obj - 1;
+    for (size_t i = 0; i < depth; i++) {
+        memcpy(p + k, "\x8c\x01" "a\x86R", 5);
+        k += 5;
+    }
+    p[k++] = '.';
+    pkscan_report *r = scan_bytes(p, k);
+    assert_ok(r, "getattr chain");
+    cr_assert(r->truncated);
+    const pkscan_import *g = find_import(r, "builtins", "getattr");
+    cr_assert(g != NULL && g->dangerous);
+    cr_assert(find_import(r, "builtins", "object.a.a") != NULL);
+    pkscan_free(r);
+    free(p);
+}
+
+/* One name reached two ways: through a reconstructor (not dangerous) and
+ * imported directly (dangerous). The listed entry must say dangerous,
+ * whichever comes first. */
+Test(scan_c, a_name_reached_two_ways_keeps_the_danger)
+{
+    static const char p[] = "\x80\x04\x8c\x0c" "ccloudpickle\x94"
+                            "\x8c\x0d_builtin_type\x93"
+                            "\x8c\x08" "CodeType\x94\x85R0"
+                            "\x8c\x05types" "h\x01\x93.";
+    pkscan_report *r = scan_bytes(p, sizeof p - 1);
+    assert_ok(r, "two ways");
+    const pkscan_import *ct = find_import(r, "types", "CodeType");
+    cr_assert(ct != NULL);
+    cr_assert_eq(ct->count, 2);
+    cr_assert(ct->dangerous, "types.CodeType imported directly is not flagged");
+    cr_assert_eq(r->n_dangerous, 1);
+    pkscan_free(r);
+}
