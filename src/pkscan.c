@@ -2578,6 +2578,10 @@ static void cls_state(analysis *an, pkscan_class *c, uint32_t st)
     uint32_t v = dict_get(an, st, DK_QUALNAME);
     if (v != NONE_ID && kind_of(sc, v) == K_STR)
         c->qualname = rnode(an, v);
+    /* cloudpickle 2.2 keeps __module__ in the state, not type_kwargs */
+    v = dict_get(an, st, DK_MODULE);
+    if (c->module.s == NULL && v != NONE_ID && kind_of(sc, v) == K_STR)
+        c->module = rnode(an, v);
     size_t n = sc->nodes[st].n / 2;
     if (n == 0 || charge(an, 2 * n))
         return;

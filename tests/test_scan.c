@@ -947,6 +947,10 @@ Test(scan, stock_cloudpickle_2_2)
     assert_ok(r, "cloudpickle 2.2 classes");
     const pkscan_class *c = find_cls(r, "Thing");
     cr_assert(c != NULL && c->from_cloudpickle);
+    cr_assert_eq(c->n_bases, 1);
+    cr_assert(str_is(c->bases[0], "Base"));
+    /* 2.2 writes __module__ into the class state (Thing's it leaves out) */
+    cr_assert(str_is(find_cls(r, "Base")->module, "__main__"));
     char buf[300];
     strs_text(c->methods, c->n_methods, buf, sizeof buf);
     cr_assert(strstr(buf, "method") && strstr(buf, "make"), "methods: %s",
