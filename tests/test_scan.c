@@ -676,19 +676,23 @@ Test(scan, getattr_with_constants_is_resolved)
     "        range(5), slice(1, 2), P(), Color.RED, array.array('i', [1]),\n" \
     "        {'nested': [(1, [2, {3: (4,)}])]}]\n"                          \
     "out = []\n"                                                            \
-    "def rec(data):\n"                                                      \
+    "def rec(data, proto):\n"                                               \
     "    ns = '\\n'.join(sorted(m + ' ' + n for m, n in names(data)))\n"    \
     "    ns = (ns + '\\n' if ns else '').encode()\n"                        \
+    "    top = max(op.proto for op, a, p in pickletools.genops(data))\n"    \
     "    out.append(struct.pack('<I', len(data)) + data +\n"                \
+    "               bytes([proto, top]) +\n"                                \
     "               struct.pack('<I', len(ns)) + ns)\n"                     \
     "for proto in range(6):\n"                                              \
     "    for o in objs:\n"                                                  \
-    "        rec(pickle.dumps(o, protocol=proto))\n"                        \
-    "    rec(pickle.dumps(objs, protocol=proto))\n"                         \
+    "        rec(pickle.dumps(o, protocol=proto), proto)\n"                 \
+    "    rec(pickle.dumps(objs, protocol=proto), proto)\n"                  \
     "for proto in (2, 3, 4, 5):\n"                                          \
-    "    rec(ccloudpickle.dumps([make(1), P, Color], protocol=proto))\n"     \
-    "    rec(cloudpickle.dumps([make(1), P, Color], protocol=proto))\n"      \
-    "rec(ccloudpickle.dumps([make(1), P, Color], compat='cloudpickle'))\n"
+    "    rec(ccloudpickle.dumps([make(1), P, Color], protocol=proto),\n"    \
+    "        proto)\n"                                                      \
+    "    rec(cloudpickle.dumps([make(1), P, Color], protocol=proto),\n"     \
+    "        proto)\n"                                                      \
+    "rec(ccloudpickle.dumps([make(1), P, Color], compat='cloudpickle'), 5)\n"
 
 static int cmp_line(const void *a, const void *b)
 {
@@ -706,11 +710,17 @@ Test(scan, differential_globals_match_cpython)
         uint32_t dl, nl;
         memcpy(&dl, all + k, 4);
         const char *data = all + k + 4;
-        memcpy(&nl, data + dl, 4);
-        const char *want = data + dl + 4;
-        k += 8 + dl + nl;
+        int proto = (unsigned char)data[dl], top = (unsigned char)data[dl + 1];
+        memcpy(&nl, data + dl + 2, 4);
+        const char *want = data + dl + 6;
+        k += 10 + dl + nl;
         pkscan_report *r = scan_bytes(data, dl);
         assert_ok(r, "differential");
+        cr_assert_eq(r->protocol, proto >= 2 ? proto : -1,
+                     "record %zu: protocol %d for %d", count, r->protocol,
+                     proto);
+        cr_assert_eq(r->min_protocol, top, "record %zu: %d, genops %d",
+                     count, r->min_protocol, top);
         /* our names: what find_class is asked (as written, before the
          * protocol < 3 mapping), direct imports only */
         char **lines = calloc(r->n_imports + 1, sizeof *lines);
