@@ -341,6 +341,11 @@ static err_case err_cases[] = {
         "negative byte count"),
     ERR("BINBYTES8 huge", "\x8e\xff\xff\xff\xff\xff\xff\xff\xff.",
         PKSCAN_ERR_LENGTH, 0, "maximum"),
+    /* CPython allocates first, and its failure path reads uninitialised
+     * memory (PyByteArray_FromStringAndSize -> bytearray_dealloc prints
+     * "deallocated bytearray object has exported buffers") */
+    ERR("BYTEARRAY8 huge", "\x80\x05\x96\xff\xff\xff\xff\xff\xff\xff\x0f.",
+        PKSCAN_ERR_LENGTH, 2, "BYTEARRAY8 length"),
     ERR("FRAME long", "\x80\x04\x95\x10\x00\x00\x00\x00\x00\x00\x00N.",
         PKSCAN_ERR_LENGTH, 2, "FRAME"),
     ERR("frame: argument crosses the end",
