@@ -1625,7 +1625,8 @@ static const char *const danger_attrs[] = {
 
 static const char *const plain_modules[] = {
     "collections", "datetime", "decimal", "fractions", "enum", "typing",
-    "dataclasses", "ipaddress", "zoneinfo", "uuid", "numbers",
+    "dataclasses", "ipaddress", "zoneinfo", "uuid", "numbers", "math",
+    "cmath", "operator", "_operator", /* attrgetter, methodcaller: above */
 };
 
 static const name_rule plain_rules[] = {
@@ -1642,6 +1643,8 @@ static const name_rule plain_rules[] = {
     {"pathlib", "PurePath", 0}, {"pathlib", "PurePosixPath", 0},
     {"pathlib", "PureWindowsPath", 0}, {"pathlib", "Path", 0},
     {"pathlib", "PosixPath", 0}, {"pathlib", "WindowsPath", 0},
+    {"io", "StringIO", 0}, {"_io", "StringIO", 0}, {"io", "BytesIO", 0},
+    {"_io", "BytesIO", 0},
 };
 
 static const char *const plain_builtins[] = {
@@ -1965,6 +1968,22 @@ static const char *join(analysis *an, const char *a, size_t al, const char *b,
     return o;
 }
 
+/* An object getattr may read a constant attribute of: plain data, or a
+ * class carried by value (the skeleton reconstructors' result). */
+static int lookup_target_ok(analysis *an, uint32_t id)
+{
+    const scanner *sc = an->sc;
+    if (id == NONE_ID)
+        return 0;
+    if (sc->nodes[id].kind < K_GLOBAL)
+        return 1;
+    if (sc->nodes[id].kind != K_REDUCE)
+        return 0;
+    const resolved *c = res_get(an, sc->nodes[id].a);
+    return res_recon(c, "_make_skeleton_class") ||
+           res_recon(c, "_make_skeleton_enum");
+}
+
 /* Pass 1: what each node names; the raw import list. */
 static int resolve_pass(analysis *an)
 {
@@ -2047,6 +2066,18 @@ static int resolve_pass(analysis *an)
                 an->recog[nd->a]++;
                 an->recog[item(sc, args, 0)]++;
                 ri.via = PKSCAN_VIA_GETATTR;
+            } else if (res_is(c, "builtins", "getattr") &&
+                       tuple_n(sc, args, 2) &&
+                       node_is_str(sc, item(sc, args, 1), &q, &ql) &&
+                       !in_list(q, ql, danger_attrs, NELEM(danger_attrs)) &&
+                       lookup_target_ok(an, item(sc, args, 0))) {
+                /* getattr(<class carried by value>, "RED") (a member of
+                 * an enum by value), getattr([], "append"): a constant,
+                 * harmless attribute of something whose type is known:
+                 * nothing to import, and getattr is used harmlessly */
+                an->recog[nd->a]++;
+                an->recog[item(sc, args, 0)]++;
+                continue;
             } else if ((res_recon(c, "subimport") ||
                         res_recon(c, "_module_reconstructor")) &&
                        node_is_str(sc, item(sc, args, 0), &p, &l)) {
@@ -2774,7 +2805,10 @@ static const char *raw_verdict(const raw_import *ri, int unrec,
         *cat = PKSCAN_CAT_PLAIN;
         return NULL;
     }
-    return danger_reason(ri->m, ri->ml, ri->n, ri->nl);
+    const char *why = danger_reason(ri->m, ri->ml, ri->n, ri->nl);
+    if (why != NULL && *cat == PKSCAN_CAT_PLAIN)
+        *cat = PKSCAN_CAT_OTHER; /* operator.attrgetter, object.__subclasses__ */
+    return why;
 }
 
 static void imports_pass(analysis *an)

@@ -164,12 +164,18 @@ typedef enum {
  *   every PKSCAN_VIA_DYNAMIC and PKSCAN_VIA_EXT import.
  * builtins.getattr and builtins.__import__ are NOT dangerous (and count as
  * PKSCAN_CAT_PLAIN) when every use in the pickle is a lookup with constant
- * operands, each resolved into a PKSCAN_VIA_GETATTR import that is
- * classified on its own: getattr(<import>, "name"),
- * getattr(__import__("mod", ...), "name"), as ccloudpickle's
- * compat="cloudpickle" and enum pickles (getattr(object, "__new__")) use.
+ * operands: getattr(<import>, "name") and
+ * getattr(__import__("mod", ...), "name"), each resolved into a
+ * PKSCAN_VIA_GETATTR import classified on its own (ccloudpickle's
+ * compat="cloudpickle" naming, getattr(object, "__new__") in enums), and
+ * getattr(<plain data or a class carried by value>, "name") with a name
+ * outside the internals listed above (enum members of enums by value,
+ * bound methods such as [].append): nothing is imported by those.
  * PKSCAN_VIA_BUILTIN_TYPE and PKSCAN_VIA_SUBIMPORT entries are never
  * dangerous: they are what a reconstructor does, reported for the reader.
+ *
+ * A dangerous name is never PKSCAN_CAT_PLAIN (operator.attrgetter is
+ * "other").
  *
  * Plain data (PKSCAN_CAT_PLAIN): builtins' data types, harmless functions
  *   and exceptions (set, frozenset, bytearray, bytes, complex, slice,
@@ -177,7 +183,8 @@ typedef enum {
  *   classmethod, staticmethod, memoryview, super, len, min, max, ..., and
  *   every name ending in Error, Exception or Warning); the modules
  *   collections, datetime, decimal, fractions, enum, typing, dataclasses,
- *   ipaddress, zoneinfo, uuid, numbers (and submodules); copyreg
+ *   ipaddress, zoneinfo, uuid, numbers, math, cmath, operator, _operator
+ *   (and submodules); io/_io StringIO and BytesIO; copyreg
  *   _reconstructor / __newobj__ / __newobj_ex__, _codecs.encode,
  *   array.array, array._array_reconstructor, re._compile,
  *   functools.partial, operator.itemgetter, types SimpleNamespace /

@@ -571,7 +571,9 @@ Test(scan, danger_table)
         {"webbrowser", "open", 1, PKSCAN_CAT_OTHER},
         {"operator", "attrgetter", 1, PKSCAN_CAT_OTHER},
         {"operator", "methodcaller", 1, PKSCAN_CAT_OTHER},
-        {"builtins", "object.__subclasses__", 1, PKSCAN_CAT_PLAIN},
+        {"builtins", "object.__subclasses__", 1, PKSCAN_CAT_OTHER},
+        {"operator", "itemgetter", 0, PKSCAN_CAT_PLAIN},
+        {"math", "floor", 0, PKSCAN_CAT_PLAIN},
         {"mymod", "f.__globals__", 1, PKSCAN_CAT_OTHER},
         {"builtins", "set", 0, PKSCAN_CAT_PLAIN},
         {"builtins", "ValueError", 0, PKSCAN_CAT_PLAIN},
@@ -622,11 +624,27 @@ Test(scan, getattr_with_constants_is_resolved)
     cr_assert_eq(sys_->via, PKSCAN_VIA_GETATTR);
     cr_assert(!find_import(r, "builtins", "getattr")->dangerous);
     pkscan_free(r);
-    /* getattr on something computed: getattr itself stays dangerous */
-    static const char q[] = "\x80\x04\x8c\x08" "builtins\x8c\x07getattr\x93"
-                            "K\x01\x8c\x04real\x86R.";
+    /* getattr on something computed (here set()): getattr itself stays
+     * dangerous */
+    static const char q[] = "\x80\x04\x8c\x08" "builtins\x94"
+                            "\x8c\x07getattr\x93"
+                            "h\x00\x8c\x03set\x93)R\x8c\x03" "add\x86R.";
     r = scan_bytes(q, sizeof q - 1);
     assert_ok(r, "getattr opaque");
+    cr_assert(find_import(r, "builtins", "getattr")->dangerous);
+    pkscan_free(r);
+    /* ... and on plain data with a constant name it is harmless, unless
+     * the name leads into interpreter internals */
+    static const char t[] = "\x80\x04\x8c\x08" "builtins\x8c\x07getattr\x93"
+                            "K\x01\x8c\x04real\x86R.";
+    r = scan_bytes(t, sizeof t - 1);
+    assert_ok(r, "getattr on int");
+    cr_assert(!find_import(r, "builtins", "getattr")->dangerous);
+    pkscan_free(r);
+    static const char u[] = "\x80\x04\x8c\x08" "builtins\x8c\x07getattr\x93"
+                            "K\x01\x8c\x09__class__\x86R.";
+    r = scan_bytes(u, sizeof u - 1);
+    assert_ok(r, "getattr __class__");
     cr_assert(find_import(r, "builtins", "getattr")->dangerous);
     pkscan_free(r);
 }
@@ -916,6 +934,28 @@ Test(scan, ccloudpickle_classes_and_enums)
     cr_assert_str_eq(buf, "RED GREEN");
     strs_text(c->bases, c->n_bases, buf, sizeof buf);
     cr_assert_str_eq(buf, "enum.Enum");
+    cr_assert_eq(r->n_dangerous, 0);
+    pkscan_free(r);
+}
+
+Test(scan, common_objects_are_not_dangerous)
+{
+    /* what ccloudpickle writes for members of enums carried by value,
+     * bound methods of plain data, operator functions, StringIO */
+    cpk_py(FN_SOURCE "import io, operator, math\n");
+    pkscan_report *r = scan_py("ccloudpickle.dumps([Color.RED, [].append, "
+                               "operator.or_, math.floor, io.StringIO('x'),"
+                               " Thing.make])");
+    assert_ok(r, "common objects");
+    for (size_t i = 0; i < r->n_imports; i++)
+        cr_assert(!r->imports[i].dangerous, "%s.%s: %s",
+                  r->imports[i].module.s, r->imports[i].name.s,
+                  r->imports[i].reason);
+    const pkscan_import *g = find_import(r, "builtins", "getattr");
+    cr_assert(g != NULL && g->category == PKSCAN_CAT_PLAIN);
+    pkscan_free(r);
+    r = scan_py("ccloudpickle.dumps(Color.RED, compat='cloudpickle')");
+    assert_ok(r, "compat enum member");
     cr_assert_eq(r->n_dangerous, 0);
     pkscan_free(r);
 }
