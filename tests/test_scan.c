@@ -825,7 +825,8 @@ Test(scan, differential_globals_match_cpython)
 static void py_version(char *ver, size_t cap, long *magic, const char **layout)
 {
     size_t n;
-    char *v = cpk_py_bytes("('%d.%d' % sys.version_info[:2]).encode()", &n);
+    char *v = cpk_py_bytes("('%d.%d' % __import__('sys').version_info[:2])"
+                           ".encode()", &n);
     snprintf(ver, cap, "%.*s", (int)n, v);
     free(v);
     char *m = cpk_py_bytes("__import__('importlib.util').util.MAGIC_NUMBER",
@@ -1358,5 +1359,35 @@ Test(scan_c, a_name_reached_two_ways_keeps_the_danger)
     cr_assert_eq(ct->count, 2);
     cr_assert(ct->dangerous, "types.CodeType imported directly is not flagged");
     cr_assert_eq(r->n_dangerous, 1);
+    pkscan_free(r);
+}
+
+/* Code whose constants marshal cannot write travels as
+ * _code_new(python_version, magic, fields). */
+Test(scan, ccloudpickle_code_new)
+{
+    cpk_py("import ccloudpickle, types\n"
+           "SRC = 'def f(a, /, *rest, b=1):\\n    return a\\n'\n"
+           "exec(compile(SRC, '/scan/new.py', 'exec'))\n"
+           "c = f.__code__.replace(co_consts=f.__code__.co_consts +"
+           " (object(),))\n"
+           "g = types.FunctionType(c, {}, 'f')\n"
+           "data = ccloudpickle.dumps(g)\n"
+           "assert b'_code_new' in data\n");
+    pkscan_report *r = scan_py("data");
+    assert_ok(r, "_code_new");
+    cr_assert(find_import(r, "ccloudpickle", "_code_new") != NULL);
+    cr_assert_eq(r->n_functions, 1);
+    const pkscan_function *f = &r->functions[0];
+    char ver[16], buf[200];
+    long magic;
+    const char *layout;
+    py_version(ver, sizeof ver, &magic, &layout);
+    cr_assert(str_is(f->python_version, ver));
+    cr_assert_eq(f->magic, magic);
+    cr_assert(str_is(f->name, "f") && str_is(f->filename, "/scan/new.py"));
+    cr_assert_eq(f->firstlineno, 1);
+    params_text(f->params, f->n_params, buf, sizeof buf);
+    cr_assert_str_eq(buf, "positional-only:a varargs:rest keyword-only:b");
     pkscan_free(r);
 }
