@@ -1,0 +1,3055 @@
+/* pkscan.c - static pickle inspection: a model of CPython's unpickler that
+ * builds a value graph without executing anything, then an analysis pass
+ * that names imports, functions and classes. Contract: src/pkscan.h. The
+ * marshal reader for code objects is src/marshal_scan.c.
+ *
+ * Walker: Modules/_pickle.c load() opcode by opcode (Pdata stack with its
+ * fence, the mark stack, memo, FRAME, readline semantics), failing with
+ * CPython's message where CPython fails before calling anything. Each
+ * value pushed is a node in an arena; containers keep their items as an
+ * edge list, so APPENDS/SETITEMS on a memoised list stay visible to the
+ * analysis. The analysis walks the arena forwards (operands are always
+ * older than what uses them), so it never recurses. */
+#include "pkscan.h"
+
+#include "marshal_scan.h" /* cpk_mscan_code */
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NONE_ID UINT32_MAX
+
+/* Node kinds. Everything from K_GLOBAL on is "opaque": its runtime type is
+ * only known by running the load. */
+enum {
+    K_NONE = 0, K_BOOL, K_INT, K_FLOAT, K_STR, K_BYTES, K_BYTEARRAY,
+    K_TUPLE, K_LIST, K_DICT, K_SET, K_FROZENSET,
+    K_GLOBAL, K_DYNAMIC, K_EXT, K_REDUCE, K_NEWOBJ, K_OBJ, K_BUFFER,
+    K_NKINDS
+};
+
+static const char *const kind_names[K_NKINDS] = {
+    "None", "bool", "int", "float", "str", "bytes", "bytearray", "tuple",
+    "list", "dict", "set", "frozenset", "global", "global", "ext",
+    "instance", "instance", "instance", "buffer",
+};
+
+#define NF_BIGINT 0x1 /* K_INT that does not fit int64 */
+
+typedef struct {
+    uint8_t kind;
+    uint8_t flags;
+    uint32_t refs; /* times consumed as an operand (saturating) */
+    uint32_t off;  /* offset of the creating opcode */
+    uint32_t eh, et, n; /* items (edges): first, last, count. Any node
+                           may get them: APPENDS on an opaque object */
+    /* K_REDUCE: a = callable, b = args; K_NEWOBJ: a, b, c = cls, args,
+     * kwargs; K_OBJ: a = cls, b = args tuple; K_GLOBAL: a = module str
+     * node, b = name str node (after fix_imports); K_DYNAMIC: a, b the
+     * operands; K_EXT: ival = code. */
+    uint32_t a, b, c;
+    uint32_t st; /* last BUILD state, NONE_ID if none */
+    union {
+        struct {
+            const char *p;
+            size_t len;
+        } s;
+        int64_t ival;
+        struct {
+            uint32_t wm, wn; /* K_GLOBAL: written names if mapped */
+        } w;
+    } u;
+} node;
+
+typedef struct {
+    uint32_t child, next;
+} edge;
+
+/* Stable-address byte storage (decoded strings, report strings). */
+typedef struct blob {
+    struct blob *next;
+    size_t used, cap;
+    char data[];
+} blob;
+
+typedef struct {
+    blob *head;
+} arena;
+
+static void *arena_alloc(arena *ar, size_t n, size_t align)
+{
+    blob *b = ar->head;
+    if (b) {
+        size_t at = (b->used + align - 1) & ~(align - 1);
+        if (at <= b->cap && n <= b->cap - at) {
+            b->used = at + n;
+            return b->data + at;
+        }
+    }
+    size_t cap = n + align > 65536 ? n + align : 65536;
+    b = malloc(sizeof(blob) + cap);
+    if (b == NULL)
+        return NULL;
+    b->next = ar->head;
+    b->cap = cap;
+    ar->head = b;
+    size_t at = ((uintptr_t)b->data % align) ? align - (uintptr_t)b->data % align : 0;
+    b->used = at + n;
+    return b->data + at;
+}
+
+static void arena_free(arena *ar)
+{
+    blob *b = ar->head;
+    while (b) {
+        blob *nx = b->next;
+        free(b);
+        b = nx;
+    }
+    ar->head = NULL;
+}
+
+/* The report and what it owns. */
+typedef struct {
+    pkscan_report pub;
+    arena mem;
+    size_t budget;  /* analysis work left before `truncated` */
+    size_t ibudget; /* bytes of import names left to copy */
+} report_impl;
+
+typedef struct {
+    const uint8_t *d;
+    size_t n;
+    unsigned flags;
+    report_impl *rep;
+
+    node *nodes;
+    size_t nnodes, capnodes;
+    edge *edges;
+    size_t nedges, capedges;
+    uint32_t *stack;
+    size_t nstack, capstack;
+    size_t *marks;
+    size_t nmarks, capmarks;
+    size_t fence;
+
+    uint32_t *memo_dense; /* index -> node id + 1 */
+    size_t memo_dense_cap, memo_dense_limit;
+    size_t memo_len; /* distinct indices set (MEMOIZE's next index) */
+
+    int proto;
+    size_t frame_end; /* end of the current FRAME, 0 outside frames */
+    arena dec; /* decoded protocol-0 strings, joined names */
+    int failed;
+} scanner;
+
+/* --- errors -------------------------------------------------------------- */
+
+static char *rep_strdup(report_impl *r, const char *p, size_t n)
+{
+    char *s = arena_alloc(&r->mem, n + 1, 1);
+    if (s == NULL)
+        return NULL;
+    if (n)
+        memcpy(s, p, n);
+    s[n] = '\0';
+    return s;
+}
+
+static int fail(scanner *sc, pkscan_status st, size_t off, const char *fmt,
+                ...)
+{
+    if (sc->failed)
+        return -1;
+    sc->failed = 1;
+    char buf[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    pkscan_report *r = &sc->rep->pub;
+    r->status = st;
+    r->error_offset = off;
+    r->error_opcode = off < sc->n ? sc->d[off] : -1;
+    r->error = rep_strdup(sc->rep, buf, strlen(buf));
+    if (r->error == NULL)
+        r->error = "out of memory";
+    return -1;
+}
+
+static int nomem(scanner *sc, size_t off)
+{
+    return fail(sc, PKSCAN_ERR_NOMEM, off, "out of memory");
+}
+
+/* --- growable arrays ----------------------------------------------------- */
+
+static int grow(void **arr, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return 0;
+    size_t ncap = *cap ? *cap : 64;
+    while (ncap < need) {
+        if (ncap > ((size_t)-1) / 4 / elem)
+            return -1;
+        ncap *= 2;
+    }
+    void *p = realloc(*arr, ncap * elem);
+    if (p == NULL)
+        return -1;
+    *arr = p;
+    *cap = ncap;
+    return 0;
+}
+
+static uint32_t new_node(scanner *sc, int kind, size_t off)
+{
+    if (sc->nnodes >= UINT32_MAX - 1 ||
+        grow((void **)&sc->nodes, &sc->capnodes, sc->nnodes + 1,
+             sizeof(node))) {
+        nomem(sc, off);
+        return NONE_ID;
+    }
+    node *nd = &sc->nodes[sc->nnodes];
+    memset(nd, 0, sizeof *nd);
+    nd->kind = (uint8_t)kind;
+    nd->off = (uint32_t)off;
+    nd->a = nd->b = nd->c = nd->st = NONE_ID;
+    return (uint32_t)sc->nnodes++;
+}
+
+static void use(scanner *sc, uint32_t id)
+{
+    if (id != NONE_ID && sc->nodes[id].refs != UINT32_MAX)
+        sc->nodes[id].refs++;
+}
+
+static int add_edge(scanner *sc, uint32_t parent, uint32_t child, size_t off)
+{
+    if (sc->nedges >= UINT32_MAX - 1 ||
+        grow((void **)&sc->edges, &sc->capedges, sc->nedges + 1,
+             sizeof(edge)))
+        return nomem(sc, off);
+    uint32_t e = (uint32_t)sc->nedges++;
+    sc->edges[e].child = child;
+    sc->edges[e].next = NONE_ID;
+    node *p = &sc->nodes[parent];
+    if (p->n == 0)
+        p->eh = e;
+    else
+        sc->edges[p->et].next = e;
+    p->et = e;
+    p->n++;
+    use(sc, child);
+    return 0;
+}
+
+static int push(scanner *sc, uint32_t id, size_t off)
+{
+    if (id == NONE_ID)
+        return -1;
+    if (grow((void **)&sc->stack, &sc->capstack, sc->nstack + 1,
+             sizeof(uint32_t)))
+        return nomem(sc, off);
+    sc->stack[sc->nstack++] = id;
+    return 0;
+}
+
+/* Pdata_stack_underflow: which message depends on a pending MARK. */
+static int underflow(scanner *sc, size_t off)
+{
+    return fail(sc, PKSCAN_ERR_UNDERFLOW, off,
+                sc->nmarks ? "unexpected MARK found"
+                           : "unpickling stack underflow");
+}
+
+static int pop(scanner *sc, size_t off, uint32_t *out)
+{
+    if (sc->nstack <= sc->fence)
+        return underflow(sc, off);
+    *out = sc->stack[--sc->nstack];
+    return 0;
+}
+
+/* marker(): pop the innermost MARK, return the stack position it saved. */
+static int marker(scanner *sc, size_t off, size_t *pos)
+{
+    if (sc->nmarks < 1)
+        return fail(sc, PKSCAN_ERR_MARK, off, "could not find MARK");
+    *pos = sc->marks[--sc->nmarks];
+    sc->fence = sc->nmarks ? sc->marks[sc->nmarks - 1] : 0;
+    return 0;
+}
+
+/* Pop stack[start:] into a new container node of `kind`. */
+static uint32_t pop_into(scanner *sc, int kind, size_t start, size_t off)
+{
+    if (start < sc->fence) {
+        underflow(sc, off);
+        return NONE_ID;
+    }
+    uint32_t id = new_node(sc, kind, off);
+    if (id == NONE_ID)
+        return NONE_ID;
+    for (size_t i = start; i < sc->nstack; i++)
+        if (add_edge(sc, id, sc->stack[i], off))
+            return NONE_ID;
+    sc->nstack = start;
+    return id;
+}
+
+/* --- reading ------------------------------------------------------------- */
+
+/* Frames as pickle's Python implementation (_Unframer) enforces them: a
+ * read that starts inside a frame must end inside it; one that starts at
+ * its end leaves the frame. CPython's C unpickler ignores frames when it
+ * loads from bytes but not when it reads a file, where an opcode that
+ * crosses a frame's end is read differently: such a pickle means two
+ * things, so it is refused. */
+static int frame_read(scanner *sc, size_t start, size_t k, size_t off)
+{
+    if (sc->frame_end == 0)
+        return 0;
+    if (start == sc->frame_end) {
+        sc->frame_end = 0;
+        return 0;
+    }
+    if (k > sc->frame_end - start)
+        return fail(sc, PKSCAN_ERR_LENGTH, off,
+                    "pickle exhausted before end of frame");
+    return 0;
+}
+
+static int read_n(scanner *sc, size_t *pos, size_t k, size_t off,
+                  const uint8_t **p)
+{
+    if (sc->n - *pos < k)
+        return fail(sc, PKSCAN_ERR_TRUNCATED, off,
+                    "pickle data was truncated");
+    if (frame_read(sc, *pos, k, off))
+        return -1;
+    *p = sc->d + *pos;
+    *pos += k;
+    return 0;
+}
+
+static uint64_t le(const uint8_t *p, int k)
+{
+    uint64_t x = 0;
+    for (int i = 0; i < k; i++)
+        x |= (uint64_t)p[i] << (8 * i);
+    return x;
+}
+
+/* A declared length: check it against the bytes left. */
+static int read_len(scanner *sc, size_t *pos, uint64_t len, size_t off,
+                    const char *what, const uint8_t **p)
+{
+    if (len > (uint64_t)(sc->n - *pos))
+        return fail(sc, PKSCAN_ERR_LENGTH, off,
+                    "%s length %llu exceeds the %zu bytes left "
+                    "(pickle data was truncated)",
+                    what, (unsigned long long)len, sc->n - *pos);
+    if (frame_read(sc, *pos, (size_t)len, off))
+        return -1;
+    *p = sc->d + *pos;
+    *pos += (size_t)len;
+    return 0;
+}
+
+/* _Unpickler_Readline: the line including '\n'; no newline before the end
+ * of the input is truncation. `minlen` 2 is bad_readline for an empty
+ * line. Returns the length without the newline. */
+static int read_line(scanner *sc, size_t *pos, size_t off, size_t minlen,
+                     const char **p, size_t *len)
+{
+    const uint8_t *start = sc->d + *pos;
+    const uint8_t *nl = memchr(start, '\n', sc->n - *pos);
+    if (nl == NULL)
+        return fail(sc, PKSCAN_ERR_TRUNCATED, off,
+                    "pickle data was truncated");
+    size_t l = (size_t)(nl - start) + 1;
+    if (frame_read(sc, *pos, l, off))
+        return -1;
+    *pos += l;
+    if (l < minlen)
+        return fail(sc, PKSCAN_ERR_TRUNCATED, off,
+                    "pickle data was truncated");
+    *p = (const char *)start;
+    *len = l - 1;
+    return 0;
+}
+
+/* UTF-8 as CPython decodes it; `surrogates`: accept encoded surrogates
+ * (the "surrogatepass" error handler of BINUNICODE). */
+static int utf8_ok(const uint8_t *s, size_t n, int surrogates)
+{
+    size_t i = 0;
+    while (i < n) {
+        uint8_t c = s[i];
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        size_t k;
+        uint32_t cp;
+        if (c >= 0xc2 && c <= 0xdf) {
+            k = 1;
+            cp = c & 0x1f;
+        } else if (c >= 0xe0 && c <= 0xef) {
+            k = 2;
+            cp = c & 0x0f;
+        } else if (c >= 0xf0 && c <= 0xf4) {
+            k = 3;
+            cp = c & 0x07;
+        } else {
+            return 0;
+        }
+        if (n - i <= k)
+            return 0;
+        for (size_t j = 1; j <= k; j++) {
+            if ((s[i + j] & 0xc0) != 0x80)
+                return 0;
+            cp = cp << 6 | (s[i + j] & 0x3f);
+        }
+        if ((k == 2 && cp < 0x800) || (k == 3 && (cp < 0x10000 ||
+                                                  cp > 0x10ffff)))
+            return 0;
+        if (!surrogates && cp >= 0xd800 && cp <= 0xdfff)
+            return 0;
+        i += k + 1;
+    }
+    return 1;
+}
+
+static int ascii_ok(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if ((uint8_t)s[i] >= 0x80)
+            return 0;
+    return 1;
+}
+
+static int is_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' ||
+           c == '\f';
+}
+
+static int digit_val(char c)
+{
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'z') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'Z') return c - 'A' + 10;
+    return 99;
+}
+
+/* PyLong_FromString(s, NULL, base) with base 0 or 10, on s[0..n) (the
+ * text stops at a NUL byte as the C string would). Sets *neg and the
+ * magnitude saturated at UINT64_MAX in *mag. */
+static int pyint_parse(const char *s, size_t n, int base, int *neg,
+                       uint64_t *mag)
+{
+    const char *nul = memchr(s, '\0', n);
+    if (nul)
+        n = (size_t)(nul - s);
+    size_t i = 0;
+    *neg = 0;
+    *mag = 0;
+    while (i < n && is_space(s[i]))
+        i++;
+    if (i < n && (s[i] == '+' || s[i] == '-'))
+        *neg = s[i++] == '-';
+    int b = base;
+    int allow_lead_us = 0;
+    if (base == 0) {
+        if (n - i >= 2 && s[i] == '0' &&
+            (s[i + 1] == 'x' || s[i + 1] == 'X' || s[i + 1] == 'o' ||
+             s[i + 1] == 'O' || s[i + 1] == 'b' || s[i + 1] == 'B')) {
+            char c = s[i + 1] | 0x20;
+            b = c == 'x' ? 16 : c == 'o' ? 8 : 2;
+            i += 2;
+            allow_lead_us = 1;
+        } else {
+            b = 10;
+        }
+    }
+    size_t start = i, ndig = 0;
+    int lead_zero = 0, nonzero = 0;
+    for (; i < n; i++) {
+        if (s[i] == '_') {
+            if (i == start ? !allow_lead_us : s[i - 1] == '_')
+                return 0;
+            continue;
+        }
+        int v = digit_val(s[i]);
+        if (v >= b)
+            break;
+        if (ndig == 0 && v == 0)
+            lead_zero = 1;
+        if (v)
+            nonzero = 1;
+        ndig++;
+        if (*mag > (UINT64_MAX - (uint64_t)v) / (uint64_t)b)
+            *mag = UINT64_MAX;
+        else
+            *mag = *mag * (uint64_t)b + (uint64_t)v;
+    }
+    if (ndig == 0 || s[i - 1] == '_')
+        return 0;
+    /* Base 0: "012" is not Python syntax ("00" is). */
+    if (base == 0 && b == 10 && lead_zero && nonzero)
+        return 0;
+    while (i < n && is_space(s[i]))
+        i++;
+    return i == n;
+}
+
+/* C strtol(s, &end, 0) accepting the whole line without overflowing a
+ * long: INT's fast path, which takes "012" as octal. On overflow CPython
+ * falls back to PyLong_FromString (pyint_parse). */
+static int strtol_whole(const char *s, size_t n)
+{
+    size_t i = 0;
+    int neg = 0;
+    while (i < n && is_space(s[i]) && s[i] != '\n')
+        i++;
+    if (i < n && (s[i] == '+' || s[i] == '-'))
+        neg = s[i++] == '-';
+    int b = 10;
+    if (n - i >= 2 && s[i] == '0' && (s[i + 1] | 0x20) == 'x' && n - i > 2 &&
+        digit_val(s[i + 2]) < 16) {
+        b = 16;
+        i += 2;
+    } else if (i < n && s[i] == '0') {
+        b = 8;
+    }
+    size_t nd = 0;
+    uint64_t v = 0, lim = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
+    while (i < n && digit_val(s[i]) < b) {
+        uint64_t d = (uint64_t)digit_val(s[i]);
+        if (v > (lim - d) / (uint64_t)b)
+            return 0; /* ERANGE */
+        v = v * (uint64_t)b + d;
+        i++;
+        nd++;
+    }
+    return nd > 0 && i == n;
+}
+
+/* PyOS_string_to_double's syntax (no surrounding spaces, no '_'). */
+static int float_ok(const char *s, size_t n)
+{
+    const char *nul = memchr(s, '\0', n);
+    if (nul)
+        n = (size_t)(nul - s);
+    size_t i = 0;
+    if (i < n && (s[i] == '+' || s[i] == '-'))
+        i++;
+    static const char *const words[] = {"infinity", "inf", "nan"};
+    for (int w = 0; w < 3; w++) {
+        size_t wl = strlen(words[w]);
+        if (n - i == wl) {
+            size_t j = 0;
+            while (j < wl && (s[i + j] | 0x20) == words[w][j])
+                j++;
+            if (j == wl)
+                return 1;
+        }
+    }
+    size_t d1 = 0, d2 = 0;
+    while (i < n && s[i] >= '0' && s[i] <= '9') {
+        i++;
+        d1++;
+    }
+    if (i < n && s[i] == '.') {
+        i++;
+        while (i < n && s[i] >= '0' && s[i] <= '9') {
+            i++;
+            d2++;
+        }
+    }
+    if (d1 + d2 == 0)
+        return 0;
+    if (i < n && (s[i] | 0x20) == 'e') {
+        i++;
+        if (i < n && (s[i] == '+' || s[i] == '-'))
+            i++;
+        size_t d3 = 0;
+        while (i < n && s[i] >= '0' && s[i] <= '9') {
+            i++;
+            d3++;
+        }
+        if (d3 == 0)
+            return 0;
+    }
+    return i == n;
+}
+
+/* PyOS_string_to_double(..., OverflowError): a finite literal that rounds
+ * to infinity is an error. It does iff its value is at least 2^1024 -
+ * 2^970 (half an ulp above DBL_MAX, ties going up); compare digits with
+ * that bound exactly instead of relying on strtod and the locale. The
+ * syntax was checked by float_ok. */
+static int float_overflows(const char *s, size_t n)
+{
+    static const char bound[] =
+        "1797693134862315807937289714053034150799341327100378269361737789"
+        "8044496829276475094664901797758720709633028641669288791094655554"
+        "7851940402630657488671505820681908902000708383676273854845817711"
+        "5317644757302700698555713669596228429148198608349364752927190741"
+        "68444365510704342711559699508093042880177904174497792";
+    const char *nul = memchr(s, '\0', n);
+    if (nul)
+        n = (size_t)(nul - s);
+    size_t i = 0;
+    if (i < n && (s[i] == '+' || s[i] == '-'))
+        i++;
+    if (i < n && (s[i] | 0x20) != '.' && (s[i] < '0' || s[i] > '9'))
+        return 0; /* inf, nan */
+    /* the digits, without the point: value = 0.DIGITS * 10^e10 */
+    size_t d0 = i, dend;
+    int64_t e10 = 0, exp = 0;
+    int seen_nonzero = 0, after_point = 0;
+    size_t first = 0;
+    for (; i < n && ((s[i] >= '0' && s[i] <= '9') || s[i] == '.'); i++) {
+        if (s[i] == '.') {
+            after_point = 1;
+            continue;
+        }
+        if (!seen_nonzero && s[i] != '0') {
+            seen_nonzero = 1;
+            first = i;
+        }
+        if (seen_nonzero && !after_point)
+            e10++;
+        if (!seen_nonzero && after_point)
+            e10--;
+    }
+    dend = i;
+    (void)d0;
+    if (!seen_nonzero)
+        return 0;
+    if (i < n) { /* exponent */
+        i++;
+        int neg = 0;
+        if (i < n && (s[i] == '+' || s[i] == '-'))
+            neg = s[i++] == '-';
+        for (; i < n; i++)
+            if (exp < 100000)
+                exp = exp * 10 + (s[i] - '0');
+        exp = neg ? -exp : exp;
+    }
+    e10 += exp;
+    if (e10 != 309)
+        return e10 > 309;
+    size_t k = 0;
+    for (size_t j = first; j < dend; j++) {
+        if (s[j] == '.')
+            continue;
+        if (k == sizeof bound - 1) /* longer than the bound, equal so far */
+            return 1;
+        if (s[j] != bound[k])
+            return s[j] > bound[k];
+        k++;
+    }
+    return k == sizeof bound - 1; /* equal: a tie rounds up */
+}
+
+/* --- memo ---------------------------------------------------------------- */
+
+/* The memo is an array indexed like CPython's, but never larger than the
+ * input: a pickler numbers memo entries from 0 and each takes an opcode,
+ * so an index beyond the input size is refused (CPython would allocate
+ * room for it: 2^28 indices cost gigabytes). */
+static uint32_t *memo_slot(scanner *sc, uint64_t idx, int create)
+{
+    if (idx >= sc->memo_dense_limit)
+        return NULL;
+    if (idx >= sc->memo_dense_cap) {
+        if (!create)
+            return NULL;
+        size_t ncap = sc->memo_dense_cap ? sc->memo_dense_cap : 256;
+        while (ncap <= idx)
+            ncap *= 2;
+        if (ncap > sc->memo_dense_limit)
+            ncap = sc->memo_dense_limit;
+        uint32_t *p = realloc(sc->memo_dense, ncap * sizeof(uint32_t));
+        if (p == NULL)
+            return NULL;
+        memset(p + sc->memo_dense_cap, 0,
+               (ncap - sc->memo_dense_cap) * sizeof(uint32_t));
+        sc->memo_dense = p;
+        sc->memo_dense_cap = ncap;
+    }
+    return &sc->memo_dense[idx];
+}
+
+static int memo_put(scanner *sc, uint64_t idx, size_t off)
+{
+    if (sc->nstack <= sc->fence)
+        return underflow(sc, off);
+    if (idx >= sc->memo_dense_limit)
+        return fail(sc, PKSCAN_ERR_MEMO, off,
+                    "memo index %llu out of range for a %zu-byte pickle",
+                    (unsigned long long)idx, sc->n);
+    uint32_t *slot = memo_slot(sc, idx, 1);
+    if (slot == NULL)
+        return nomem(sc, off);
+    if (*slot == 0)
+        sc->memo_len++;
+    *slot = sc->stack[sc->nstack - 1] + 1;
+    return 0;
+}
+
+static int memo_get(scanner *sc, uint64_t idx, int neg, size_t off)
+{
+    uint32_t *slot = neg ? NULL : memo_slot(sc, idx, 0);
+    if (slot == NULL || *slot == 0)
+        return fail(sc, PKSCAN_ERR_MEMO, off,
+                    "Memo value not found at index %s%llu", neg ? "-" : "",
+                    (unsigned long long)idx);
+    return push(sc, *slot - 1, off);
+}
+
+/* --- strings ------------------------------------------------------------- */
+
+static uint32_t new_str(scanner *sc, int kind, const char *p, size_t len,
+                        size_t off)
+{
+    uint32_t id = new_node(sc, kind, off);
+    if (id != NONE_ID) {
+        sc->nodes[id].u.s.p = p;
+        sc->nodes[id].u.s.len = len;
+    }
+    return id;
+}
+
+static int node_is_str(const scanner *sc, uint32_t id, const char **p,
+                       size_t *len)
+{
+    if (id == NONE_ID || sc->nodes[id].kind != K_STR)
+        return 0;
+    *p = sc->nodes[id].u.s.p;
+    *len = sc->nodes[id].u.s.len;
+    return 1;
+}
+
+static int str_eq(const char *p, size_t len, const char *lit)
+{
+    size_t l = strlen(lit);
+    return l == len && (l == 0 || memcmp(p, lit, l) == 0);
+}
+
+/* PyBytes_DecodeEscape, as STRING's argument goes through. */
+static int decode_escape(scanner *sc, const char *s, size_t n, size_t off,
+                         const char **out, size_t *outlen)
+{
+    char *o = arena_alloc(&sc->dec, n + 1, 1);
+    if (o == NULL)
+        return nomem(sc, off);
+    size_t k = 0;
+    for (size_t i = 0; i < n;) {
+        if (s[i] != '\\') {
+            o[k++] = s[i++];
+            continue;
+        }
+        if (++i >= n)
+            return fail(sc, PKSCAN_ERR_VALUE, off, "Trailing \\ in string");
+        char c = s[i++];
+        switch (c) {
+        case '\n': break;
+        case '\\': o[k++] = '\\'; break;
+        case '\'': o[k++] = '\''; break;
+        case '"': o[k++] = '"'; break;
+        case 'b': o[k++] = '\b'; break;
+        case 'f': o[k++] = '\014'; break;
+        case 't': o[k++] = '\t'; break;
+        case 'n': o[k++] = '\n'; break;
+        case 'r': o[k++] = '\r'; break;
+        case 'v': o[k++] = '\013'; break;
+        case 'a': o[k++] = '\007'; break;
+        case '0': case '1': case '2': case '3':
+        case '4': case '5': case '6': case '7': {
+            unsigned v = (unsigned)(c - '0');
+            for (int j = 0; j < 2 && i < n && s[i] >= '0' && s[i] <= '7'; j++)
+                v = v * 8 + (unsigned)(s[i++] - '0');
+            o[k++] = (char)(v & 0xff);
+            break;
+        }
+        case 'x':
+            if (n - i >= 2 && digit_val(s[i]) < 16 &&
+                digit_val(s[i + 1]) < 16) {
+                o[k++] = (char)(digit_val(s[i]) * 16 + digit_val(s[i + 1]));
+                i += 2;
+                break;
+            }
+            return fail(sc, PKSCAN_ERR_VALUE, off,
+                        "invalid \\x escape at position %zu", i - 2);
+        default: /* kept as is (a DeprecationWarning in CPython) */
+            o[k++] = '\\';
+            o[k++] = c;
+        }
+    }
+    *out = o;
+    *outlen = k;
+    return 0;
+}
+
+static size_t put_utf8(char *o, uint32_t cp)
+{
+    if (cp < 0x80) {
+        o[0] = (char)cp;
+        return 1;
+    }
+    if (cp < 0x800) {
+        o[0] = (char)(0xc0 | cp >> 6);
+        o[1] = (char)(0x80 | (cp & 0x3f));
+        return 2;
+    }
+    if (cp < 0x10000) {
+        o[0] = (char)(0xe0 | cp >> 12);
+        o[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+        o[2] = (char)(0x80 | (cp & 0x3f));
+        return 3;
+    }
+    o[0] = (char)(0xf0 | cp >> 18);
+    o[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
+    o[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
+    o[3] = (char)(0x80 | (cp & 0x3f));
+    return 4;
+}
+
+/* raw-unicode-escape (UNICODE's argument) decoded to UTF-8. */
+static int decode_raw_unicode(scanner *sc, const char *s, size_t n,
+                              size_t off, const char **out, size_t *outlen)
+{
+    char *o = arena_alloc(&sc->dec, 2 * n + 1, 1);
+    if (o == NULL)
+        return nomem(sc, off);
+    size_t k = 0;
+    for (size_t i = 0; i < n;) {
+        if (s[i] != '\\') {
+            k += put_utf8(o + k, (uint8_t)s[i++]);
+            continue;
+        }
+        size_t bs = i;
+        while (i < n && s[i] == '\\')
+            o[k++] = s[i++];
+        /* \u-escapes count only after an odd number of backslashes */
+        if (((i - bs) & 1) == 0 || i >= n || (s[i] != 'u' && s[i] != 'U'))
+            continue;
+        k--;
+        int cnt = s[i] == 'u' ? 4 : 8;
+        i++;
+        uint32_t cp = 0;
+        for (int j = 0; j < cnt; j++, i++) {
+            if (i >= n || digit_val(s[i]) >= 16)
+                return fail(sc, PKSCAN_ERR_VALUE, off,
+                            "truncated \\%sXXXX%s escape",
+                            cnt == 4 ? "u" : "U", cnt == 4 ? "" : "XXXX");
+            cp = cp << 4 | (uint32_t)digit_val(s[i]);
+        }
+        if (cp > 0x10ffff)
+            return fail(sc, PKSCAN_ERR_VALUE, off,
+                        "\\Uxxxxxxxx out of range");
+        k += put_utf8(o + k, cp);
+    }
+    *out = o;
+    *outlen = k;
+    return 0;
+}
+
+/* --- find_class ---------------------------------------------------------- */
+
+#include "pkscan_compat.inc"
+
+/* A GLOBAL node for (module, name), applying protocol < 3's fix_imports
+ * like find_class does. `m`, `nm` are K_STR nodes. */
+static uint32_t new_global(scanner *sc, uint32_t m, uint32_t nm, size_t off)
+{
+    uint32_t id = new_node(sc, K_GLOBAL, off);
+    if (id == NONE_ID)
+        return NONE_ID;
+    node *g = &sc->nodes[id];
+    g->a = m;
+    g->b = nm;
+    g->u.w.wm = g->u.w.wn = NONE_ID;
+    if (sc->proto >= 3 || (sc->flags & PKSCAN_NO_FIX_IMPORTS))
+        return id;
+    const char *mp = "", *np = "";
+    size_t ml = 0, nl = 0;
+    node_is_str(sc, m, &mp, &ml);
+    node_is_str(sc, nm, &np, &nl);
+    const char *tm = NULL, *tn = NULL;
+    for (size_t i = 0; i < sizeof fix_names / sizeof *fix_names; i++)
+        if (str_eq(mp, ml, fix_names[i].m) && str_eq(np, nl, fix_names[i].n)) {
+            tm = fix_names[i].tm;
+            tn = fix_names[i].tn;
+            break;
+        }
+    if (tm == NULL)
+        for (size_t i = 0; i < sizeof fix_modules / sizeof *fix_modules; i++)
+            if (str_eq(mp, ml, fix_modules[i].m)) {
+                tm = fix_modules[i].tm;
+                break;
+            }
+    if (tm == NULL)
+        return id;
+    uint32_t nm2 = new_str(sc, K_STR, tm, strlen(tm), off);
+    uint32_t nn2 = tn ? new_str(sc, K_STR, tn, strlen(tn), off) : nm;
+    if (nm2 == NONE_ID || nn2 == NONE_ID)
+        return NONE_ID;
+    g = &sc->nodes[id];
+    g->u.w.wm = m;
+    g->u.w.wn = nm;
+    g->a = nm2;
+    g->b = nn2;
+    return id;
+}
+
+/* --- type checks --------------------------------------------------------- */
+
+static int opaque(const scanner *sc, uint32_t id)
+{
+    return sc->nodes[id].kind >= K_GLOBAL;
+}
+
+static int unhashable(const scanner *sc, uint32_t id)
+{
+    int k = sc->nodes[id].kind;
+    return k == K_LIST || k == K_DICT || k == K_SET || k == K_BYTEARRAY;
+}
+
+static const char *kname(const scanner *sc, uint32_t id)
+{
+    return kind_names[sc->nodes[id].kind];
+}
+
+/* --- opcodes ------------------------------------------------------------- */
+
+static const int8_t op_proto[256] = {
+    ['('] = 1, ['.'] = 1, ['0'] = 1, ['1'] = 2, ['2'] = 1, ['F'] = 1,
+    ['I'] = 1, ['J'] = 2, ['K'] = 2, ['L'] = 1, ['M'] = 2, ['N'] = 1,
+    ['P'] = 1, ['Q'] = 2, ['R'] = 1, ['S'] = 1, ['T'] = 2, ['U'] = 2,
+    ['V'] = 1, ['X'] = 2, ['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1,
+    ['}'] = 2, ['e'] = 2, ['g'] = 1, ['h'] = 2, ['i'] = 1, ['j'] = 2,
+    ['l'] = 1, [']'] = 2, ['o'] = 2, ['p'] = 1, ['q'] = 2, ['r'] = 2,
+    ['s'] = 1, ['t'] = 1, [')'] = 2, ['u'] = 2, ['G'] = 2,
+    [0x80] = 3, [0x81] = 3, [0x82] = 3, [0x83] = 3, [0x84] = 3,
+    [0x85] = 3, [0x86] = 3, [0x87] = 3, [0x88] = 3, [0x89] = 3,
+    [0x8a] = 3, [0x8b] = 3,
+    ['B'] = 4, ['C'] = 4,
+    [0x8c] = 5, [0x8d] = 5, [0x8e] = 5, [0x8f] = 5, [0x90] = 5,
+    [0x91] = 5, [0x92] = 5, [0x93] = 5, [0x94] = 5, [0x95] = 5,
+    [0x96] = 6, [0x97] = 6, [0x98] = 6,
+}; /* protocol + 1; 0: not an opcode */
+
+static int do_append(scanner *sc, size_t x, size_t off)
+{
+    size_t len = sc->nstack;
+    if (x > len || x <= sc->fence)
+        return underflow(sc, off);
+    if (len == x)
+        return 0;
+    uint32_t list = sc->stack[x - 1];
+    int k = sc->nodes[list].kind;
+    if (!opaque(sc, list) && k != K_LIST && k != K_BYTEARRAY)
+        return fail(sc, PKSCAN_ERR_TYPE, off,
+                    "'%s' object has no attribute 'append'", kname(sc, list));
+    for (size_t i = x; i < len; i++)
+        if (add_edge(sc, list, sc->stack[i], off))
+            return -1;
+    sc->nstack = x;
+    return 0;
+}
+
+static int do_setitems(scanner *sc, size_t x, size_t off)
+{
+    size_t len = sc->nstack;
+    if (x > len || x <= sc->fence)
+        return underflow(sc, off);
+    if (len == x)
+        return 0;
+    if ((len - x) % 2 != 0)
+        return fail(sc, PKSCAN_ERR_TYPE, off,
+                    "odd number of items for SETITEMS");
+    uint32_t d = sc->stack[x - 1];
+    int k = sc->nodes[d].kind;
+    if (k == K_DICT) {
+        for (size_t i = x; i < len; i += 2)
+            if (unhashable(sc, sc->stack[i]))
+                return fail(sc, PKSCAN_ERR_TYPE, off, "unhashable type: '%s'",
+                            kname(sc, sc->stack[i]));
+    } else if (!opaque(sc, d) && k != K_LIST && k != K_BYTEARRAY) {
+        return fail(sc, PKSCAN_ERR_TYPE, off,
+                    "'%s' object has no attribute '__setitem__'",
+                    kname(sc, d));
+    }
+    for (size_t i = x; i < len; i++)
+        if (add_edge(sc, d, sc->stack[i], off))
+            return -1;
+    sc->nstack = x;
+    return 0;
+}
+
+static int do_newobj(scanner *sc, int ex, size_t off)
+{
+    const char *nm = ex ? "NEWOBJ_EX" : "NEWOBJ";
+    uint32_t kw = NONE_ID, args = NONE_ID, cls = NONE_ID;
+    if (ex && pop(sc, off, &kw))
+        return -1;
+    if (pop(sc, off, &args) || pop(sc, off, &cls))
+        return -1;
+    if (!opaque(sc, cls))
+        return fail(sc, PKSCAN_ERR_TYPE, off,
+                    "%s class argument must be a type, not %s", nm,
+                    kname(sc, cls));
+    if (!opaque(sc, args) && sc->nodes[args].kind != K_TUPLE)
+        return fail(sc, PKSCAN_ERR_TYPE, off,
+                    "%s args argument must be a tuple, not %s", nm,
+                    kname(sc, args));
+    if (ex && !opaque(sc, kw) && sc->nodes[kw].kind != K_DICT)
+        return fail(sc, PKSCAN_ERR_TYPE, off,
+                    "%s kwargs argument must be a dict, not %s", nm,
+                    kname(sc, kw));
+    uint32_t id = new_node(sc, K_NEWOBJ, off);
+    if (id == NONE_ID)
+        return -1;
+    sc->nodes[id].a = cls;
+    sc->nodes[id].b = args;
+    sc->nodes[id].c = kw;
+    use(sc, cls);
+    use(sc, args);
+    use(sc, kw);
+    return push(sc, id, off);
+}
+
+static int do_build(scanner *sc, size_t off)
+{
+    if (sc->nstack < 2 || sc->nstack - 2 < sc->fence)
+        return underflow(sc, off);
+    uint32_t state = sc->stack[--sc->nstack];
+    uint32_t inst = sc->stack[sc->nstack - 1];
+    use(sc, state);
+    sc->nodes[inst].st = state;
+    if (opaque(sc, inst))
+        return 0; /* may have __setstate__ */
+    /* Plain data has neither __setstate__ nor a __dict__: only a None
+     * state (and an empty or None slot state) goes through. A computed
+     * state may be anything: accept it. */
+    if (opaque(sc, state))
+        return 0;
+    uint32_t slot = NONE_ID;
+    if (sc->nodes[state].kind == K_TUPLE && sc->nodes[state].n == 2) {
+        uint32_t e = sc->nodes[state].eh;
+        slot = sc->edges[sc->edges[e].next].child;
+        state = sc->edges[e].child;
+        if (opaque(sc, state))
+            return 0;
+    }
+    int sk = sc->nodes[state].kind;
+    if (sk != K_NONE) {
+        if (sk != K_DICT)
+            return fail(sc, PKSCAN_ERR_TYPE, off, "state is not a dictionary");
+        return fail(sc, PKSCAN_ERR_TYPE, off,
+                    "'%s' object has no attribute '__dict__'",
+                    kname(sc, inst));
+    }
+    if (slot == NONE_ID || opaque(sc, slot) || sc->nodes[slot].kind == K_NONE)
+        return 0;
+    if (sc->nodes[slot].kind != K_DICT)
+        return fail(sc, PKSCAN_ERR_TYPE, off, "slot state is not a dictionary");
+    if (sc->nodes[slot].n)
+        return fail(sc, PKSCAN_ERR_TYPE, off,
+                    "'%s' object attribute is read-only", kname(sc, inst));
+    return 0;
+}
+
+static int do_global_names(scanner *sc, size_t *pos, size_t off, int ascii,
+                           uint32_t *gid)
+{
+    const char *mp, *np;
+    size_t ml, nl;
+    if (read_line(sc, pos, off, 2, &mp, &ml))
+        return -1;
+    if (ascii ? !ascii_ok(mp, ml) : !utf8_ok((const uint8_t *)mp, ml, 0))
+        return fail(sc, PKSCAN_ERR_VALUE, off,
+                    "module name is not valid %s", ascii ? "ASCII" : "UTF-8");
+    if (read_line(sc, pos, off, 2, &np, &nl))
+        return -1;
+    if (ascii ? !ascii_ok(np, nl) : !utf8_ok((const uint8_t *)np, nl, 0))
+        return fail(sc, PKSCAN_ERR_VALUE, off,
+                    "global name is not valid %s", ascii ? "ASCII" : "UTF-8");
+    uint32_t m = new_str(sc, K_STR, mp, ml, off);
+    uint32_t n = m == NONE_ID ? NONE_ID : new_str(sc, K_STR, np, nl, off);
+    if (n == NONE_ID)
+        return -1;
+    *gid = new_global(sc, m, n, off);
+    return *gid == NONE_ID ? -1 : 0;
+}
+
+/* The opcode at `off`; advances *pos. */
+static int step(scanner *sc, size_t *pos, size_t off, int *stop)
+{
+    uint8_t op = sc->d[off];
+    const uint8_t *p = NULL;
+    const char *s = NULL;
+    size_t len = 0, mk = 0;
+    uint32_t id = NONE_ID, a = NONE_ID, b = NONE_ID;
+    uint64_t u;
+    *pos = off + 1;
+    pkscan_report *r = &sc->rep->pub;
+
+    if (op_proto[op] == 0) {
+        if (op >= 0x20 && op < 0x7f)
+            return fail(sc, PKSCAN_ERR_OPCODE, off,
+                        "invalid load key, '%c'.", op);
+        return fail(sc, PKSCAN_ERR_OPCODE, off,
+                    "invalid load key, '\\x%02x'.", op);
+    }
+    if (frame_read(sc, off, 1, off))
+        return -1;
+    if (op_proto[op] - 1 > r->min_protocol)
+        r->min_protocol = op_proto[op] - 1;
+    r->n_opcodes++;
+
+    switch (op) {
+    case 0x80: /* PROTO */
+        if (read_n(sc, pos, 1, off, &p))
+            return -1;
+        if (p[0] > 5)
+            return fail(sc, PKSCAN_ERR_PROTOCOL, off,
+                        "unsupported pickle protocol: %d", p[0]);
+        sc->proto = p[0];
+        if (r->protocol < 0)
+            r->protocol = p[0];
+        return 0;
+    case 0x95: /* FRAME */
+        if (read_n(sc, pos, 8, off, &p))
+            return -1;
+        u = le(p, 8);
+        if (u > (uint64_t)INT64_MAX)
+            return fail(sc, PKSCAN_ERR_LENGTH, off,
+                        "FRAME length exceeds system's maximum of %lld bytes",
+                        (long long)INT64_MAX);
+        if (u > sc->n - *pos)
+            return fail(sc, PKSCAN_ERR_LENGTH, off,
+                        "FRAME length %llu exceeds the %zu bytes left "
+                        "(pickle data was truncated)",
+                        (unsigned long long)u, sc->n - *pos);
+        if (sc->frame_end && *pos != sc->frame_end)
+            return fail(sc, PKSCAN_ERR_LENGTH, off,
+                        "beginning of a new frame before end of current "
+                        "frame");
+        sc->frame_end = *pos + (size_t)u;
+        r->n_frames++;
+        return 0;
+    case '.': /* STOP */
+        if (pop(sc, off, &id))
+            return -1;
+        use(sc, id);
+        r->result_kind = kname(sc, id);
+        sc->nstack++; /* keep it for the analysis */
+        *stop = 1;
+        return 0;
+    case '(': /* MARK */
+        if (grow((void **)&sc->marks, &sc->capmarks, sc->nmarks + 1,
+                 sizeof(size_t)))
+            return nomem(sc, off);
+        sc->marks[sc->nmarks++] = sc->nstack;
+        sc->fence = sc->nstack;
+        return 0;
+    case '0': /* POP */
+        if (sc->nmarks && sc->marks[sc->nmarks - 1] == sc->nstack) {
+            sc->nmarks--;
+            sc->fence = sc->nmarks ? sc->marks[sc->nmarks - 1] : 0;
+            return 0;
+        }
+        return pop(sc, off, &id);
+    case '1': /* POP_MARK */
+        if (marker(sc, off, &mk))
+            return -1;
+        sc->nstack = mk;
+        return 0;
+    case '2': /* DUP */
+        if (sc->nstack <= sc->fence)
+            return underflow(sc, off);
+        return push(sc, sc->stack[sc->nstack - 1], off);
+    case 'N':
+        return push(sc, new_node(sc, K_NONE, off), off);
+    case 0x88: case 0x89: /* NEWTRUE, NEWFALSE */
+        id = new_node(sc, K_BOOL, off);
+        if (id != NONE_ID)
+            sc->nodes[id].u.ival = op == 0x88;
+        return push(sc, id, off);
+    case 'I': { /* INT */
+        if (read_line(sc, pos, off, 2, &s, &len))
+            return -1;
+        int neg;
+        if (!strtol_whole(s, len) && !pyint_parse(s, len, 0, &neg, &u))
+            return fail(sc, PKSCAN_ERR_VALUE, off,
+                        "invalid literal for int() with base 0");
+        pyint_parse(s, len, 0, &neg, &u);
+        /* load_int: a two-character line whose value is 0 or 1 ("00",
+         * "01", but also "+1", "-0", " 1") is a bool */
+        int isbool = len == 2 &&
+                     ((s[0] == '-' && s[1] == '0') ||
+                      ((s[0] == '0' || s[0] == '+' || is_space(s[0])) &&
+                       (s[1] == '0' || s[1] == '1')));
+        id = new_node(sc, isbool ? K_BOOL : K_INT, off);
+        if (id != NONE_ID)
+            sc->nodes[id].u.ival = u > INT64_MAX ? 0 : neg ? -(int64_t)u
+                                                           : (int64_t)u;
+        return push(sc, id, off);
+    }
+    case 'L': { /* LONG */
+        if (read_line(sc, pos, off, 2, &s, &len))
+            return -1;
+        int neg;
+        if (s[len - 1] == 'L')
+            len--;
+        if (!pyint_parse(s, len, 0, &neg, &u))
+            return fail(sc, PKSCAN_ERR_VALUE, off,
+                        "invalid literal for int() with base 0");
+        id = new_node(sc, K_INT, off);
+        if (id != NONE_ID)
+            sc->nodes[id].u.ival = u > INT64_MAX ? 0 : neg ? -(int64_t)u
+                                                           : (int64_t)u;
+        return push(sc, id, off);
+    }
+    case 'J': case 'K': case 'M': { /* BININT, BININT1, BININT2 */
+        int k = op == 'J' ? 4 : op == 'K' ? 1 : 2;
+        if (read_n(sc, pos, (size_t)k, off, &p))
+            return -1;
+        id = new_node(sc, K_INT, off);
+        if (id != NONE_ID)
+            sc->nodes[id].u.ival = k == 4 ? (int64_t)(int32_t)le(p, 4)
+                                          : (int64_t)le(p, k);
+        return push(sc, id, off);
+    }
+    case 0x8a: case 0x8b: { /* LONG1, LONG4 */
+        if (read_n(sc, pos, op == 0x8a ? 1 : 4, off, &p))
+            return -1;
+        int64_t n = op == 0x8a ? (int64_t)p[0] : (int64_t)(int32_t)le(p, 4);
+        if (n < 0)
+            return fail(sc, PKSCAN_ERR_LENGTH, off,
+                        "LONG pickle has negative byte count");
+        if (read_len(sc, pos, (uint64_t)n, off, "LONG", &p))
+            return -1;
+        id = new_node(sc, K_INT, off);
+        if (id == NONE_ID)
+            return -1;
+        if (n <= 8) {
+            uint64_t v = le(p, (int)n);
+            if (n > 0 && n < 8 && (p[n - 1] & 0x80))
+                v |= ~(uint64_t)0 << (8 * n);
+            sc->nodes[id].u.ival = (int64_t)v;
+        } else {
+            sc->nodes[id].flags |= NF_BIGINT;
+        }
+        return push(sc, id, off);
+    }
+    case 'F': /* FLOAT */
+        if (read_line(sc, pos, off, 2, &s, &len))
+            return -1;
+        if (!float_ok(s, len))
+            return fail(sc, PKSCAN_ERR_VALUE, off,
+                        "could not convert string to float");
+        if (float_overflows(s, len))
+            return fail(sc, PKSCAN_ERR_VALUE, off,
+                        "value too large to convert to float");
+        return push(sc, new_node(sc, K_FLOAT, off), off);
+    case 'G': /* BINFLOAT */
+        if (read_n(sc, pos, 8, off, &p))
+            return -1;
+        return push(sc, new_node(sc, K_FLOAT, off), off);
+    case 'S': { /* STRING */
+        if (read_line(sc, pos, off, 1, &s, &len))
+            return -1;
+        if (!(len >= 2 && s[0] == s[len - 1] && (s[0] == '\'' ||
+                                                 s[0] == '"')))
+            return fail(sc, PKSCAN_ERR_VALUE, off,
+                        "the STRING opcode argument must be quoted");
+        const char *o = NULL;
+        size_t ol = 0;
+        if (decode_escape(sc, s + 1, len - 2, off, &o, &ol))
+            return -1;
+        if (!ascii_ok(o, ol))
+            return fail(sc, PKSCAN_ERR_VALUE, off,
+                        "'ascii' codec can't decode STRING bytes");
+        return push(sc, new_str(sc, K_STR, o, ol, off), off);
+    }
+    case 'T': case 'U': { /* BINSTRING, SHORT_BINSTRING */
+        if (read_n(sc, pos, op == 'T' ? 4 : 1, off, &p))
+            return -1;
+        int64_t n = op == 'U' ? (int64_t)p[0] : (int64_t)(int32_t)le(p, 4);
+        if (n < 0)
+            return fail(sc, PKSCAN_ERR_LENGTH, off,
+                        "BINSTRING pickle has negative byte count");
+        if (read_len(sc, pos, (uint64_t)n, off, "BINSTRING", &p))
+            return -1;
+        if (!ascii_ok((const char *)p, (size_t)n))
+            return fail(sc, PKSCAN_ERR_VALUE, off,
+                        "'ascii' codec can't decode BINSTRING bytes");
+        return push(sc, new_str(sc, K_STR, (const char *)p, (size_t)n, off),
+                    off);
+    }
+    case 'B': case 'C': case 0x8e: case 0x96: {
+        /* BINBYTES, SHORT_BINBYTES, BINBYTES8, BYTEARRAY8 */
+        int k = op == 'C' ? 1 : op == 'B' ? 4 : 8;
+        if (read_n(sc, pos, (size_t)k, off, &p))
+            return -1;
+        u = le(p, k);
+        const char *what = op == 0x96 ? "BYTEARRAY8" : "BINBYTES";
+        if (u > (uint64_t)INT64_MAX)
+            return fail(sc, PKSCAN_ERR_LENGTH, off,
+                        "%s exceeds system's maximum size of %lld bytes",
+                        what, (long long)INT64_MAX);
+        if (read_len(sc, pos, u, off, what, &p))
+            return -1;
+        return push(sc, new_str(sc, op == 0x96 ? K_BYTEARRAY : K_BYTES,
+                                (const char *)p, (size_t)u, off), off);
+    }
+    case 'V': { /* UNICODE */
+        if (read_line(sc, pos, off, 1, &s, &len))
+            return -1;
+        const char *o = NULL;
+        size_t ol = 0;
+        if (decode_raw_unicode(sc, s, len, off, &o, &ol))
+            return -1;
+        return push(sc, new_str(sc, K_STR, o, ol, off), off);
+    }
+    case 'X': case 0x8c: case 0x8d: {
+        /* BINUNICODE, SHORT_BINUNICODE, BINUNICODE8 */
+        int k = op == 0x8c ? 1 : op == 'X' ? 4 : 8;
+        if (read_n(sc, pos, (size_t)k, off, &p))
+            return -1;
+        u = le(p, k);
+        if (u > (uint64_t)INT64_MAX)
+            return fail(sc, PKSCAN_ERR_LENGTH, off,
+                        "BINUNICODE exceeds system's maximum size of %lld "
+                        "bytes", (long long)INT64_MAX);
+        if (read_len(sc, pos, u, off, "BINUNICODE", &p))
+            return -1;
+        if (!utf8_ok(p, (size_t)u, 1))
+            return fail(sc, PKSCAN_ERR_VALUE, off,
+                        "'utf-8' codec can't decode BINUNICODE bytes");
+        return push(sc, new_str(sc, K_STR, (const char *)p, (size_t)u, off),
+                    off);
+    }
+    case ')': /* EMPTY_TUPLE */
+        return push(sc, new_node(sc, K_TUPLE, off), off);
+    case 0x85: case 0x86: case 0x87: { /* TUPLE1/2/3 */
+        size_t k = (size_t)(op - 0x84);
+        if (sc->nstack < k)
+            return underflow(sc, off);
+        return push(sc, pop_into(sc, K_TUPLE, sc->nstack - k, off), off);
+    }
+    case 't': case 'l': /* TUPLE, LIST */
+        if (marker(sc, off, &mk))
+            return -1;
+        return push(sc, pop_into(sc, op == 't' ? K_TUPLE : K_LIST, mk, off),
+                    off);
+    case ']': return push(sc, new_node(sc, K_LIST, off), off);
+    case '}': return push(sc, new_node(sc, K_DICT, off), off);
+    case 0x8f: return push(sc, new_node(sc, K_SET, off), off);
+    case 'd': /* DICT */
+        if (marker(sc, off, &mk))
+            return -1;
+        if ((sc->nstack - mk) % 2 != 0)
+            return fail(sc, PKSCAN_ERR_TYPE, off,
+                        "odd number of items for DICT");
+        for (size_t i = mk; i < sc->nstack; i += 2)
+            if (unhashable(sc, sc->stack[i]))
+                return fail(sc, PKSCAN_ERR_TYPE, off, "unhashable type: '%s'",
+                            kname(sc, sc->stack[i]));
+        return push(sc, pop_into(sc, K_DICT, mk, off), off);
+    case 0x91: /* FROZENSET */
+        if (marker(sc, off, &mk))
+            return -1;
+        for (size_t i = mk; i < sc->nstack; i++)
+            if (unhashable(sc, sc->stack[i]))
+                return fail(sc, PKSCAN_ERR_TYPE, off, "unhashable type: '%s'",
+                            kname(sc, sc->stack[i]));
+        return push(sc, pop_into(sc, K_FROZENSET, mk, off), off);
+    case 'a': /* APPEND */
+        return do_append(sc, sc->nstack ? sc->nstack - 1 : 0, off);
+    case 'e': /* APPENDS */
+        if (marker(sc, off, &mk))
+            return -1;
+        return do_append(sc, mk, off);
+    case 's': /* SETITEM */
+        if (sc->nstack < 2)
+            return underflow(sc, off);
+        return do_setitems(sc, sc->nstack - 2, off);
+    case 'u': /* SETITEMS */
+        if (marker(sc, off, &mk))
+            return -1;
+        return do_setitems(sc, mk, off);
+    case 0x90: { /* ADDITEMS */
+        if (marker(sc, off, &mk))
+            return -1;
+        if (mk > sc->nstack || mk <= sc->fence)
+            return underflow(sc, off);
+        if (mk == sc->nstack)
+            return 0;
+        uint32_t set = sc->stack[mk - 1];
+        if (sc->nodes[set].kind == K_SET) {
+            for (size_t i = mk; i < sc->nstack; i++)
+                if (unhashable(sc, sc->stack[i]))
+                    return fail(sc, PKSCAN_ERR_TYPE, off,
+                                "unhashable type: '%s'",
+                                kname(sc, sc->stack[i]));
+        } else if (!opaque(sc, set)) {
+            return fail(sc, PKSCAN_ERR_TYPE, off,
+                        "'%s' object has no attribute 'add'", kname(sc, set));
+        }
+        for (size_t i = mk; i < sc->nstack; i++)
+            if (add_edge(sc, set, sc->stack[i], off))
+                return -1;
+        sc->nstack = mk;
+        return 0;
+    }
+    case 'p': { /* PUT */
+        int neg;
+        if (read_line(sc, pos, off, 2, &s, &len))
+            return -1;
+        if (sc->nstack <= sc->fence)
+            return underflow(sc, off);
+        if (!pyint_parse(s, len, 10, &neg, &u))
+            return fail(sc, PKSCAN_ERR_MEMO, off,
+                        "invalid literal for int() with base 10 (PUT)");
+        if (neg && u)
+            return fail(sc, PKSCAN_ERR_MEMO, off, "negative PUT argument");
+        if (u > (uint64_t)INT64_MAX)
+            return fail(sc, PKSCAN_ERR_MEMO, off,
+                        "Python int too large to convert to C ssize_t");
+        return memo_put(sc, u, off);
+    }
+    case 'q': case 'r': /* BINPUT, LONG_BINPUT */
+        if (read_n(sc, pos, op == 'q' ? 1 : 4, off, &p))
+            return -1;
+        return memo_put(sc, op == 'q' ? p[0] : le(p, 4), off);
+    case 0x94: /* MEMOIZE */
+        return memo_put(sc, sc->memo_len, off);
+    case 'g': { /* GET */
+        int neg;
+        if (read_line(sc, pos, off, 2, &s, &len))
+            return -1;
+        if (!pyint_parse(s, len, 10, &neg, &u))
+            return fail(sc, PKSCAN_ERR_MEMO, off,
+                        "invalid literal for int() with base 10 (GET)");
+        if (u > (uint64_t)INT64_MAX)
+            return fail(sc, PKSCAN_ERR_MEMO, off,
+                        "Python int too large to convert to C ssize_t");
+        return memo_get(sc, u, neg && u, off);
+    }
+    case 'h': case 'j': /* BINGET, LONG_BINGET */
+        if (read_n(sc, pos, op == 'h' ? 1 : 4, off, &p))
+            return -1;
+        return memo_get(sc, op == 'h' ? p[0] : le(p, 4), 0, off);
+    case 'c': /* GLOBAL */
+        if (do_global_names(sc, pos, off, 0, &id))
+            return -1;
+        return push(sc, id, off);
+    case 0x93: /* STACK_GLOBAL */
+        if (pop(sc, off, &b) || pop(sc, off, &a))
+            return -1;
+        if ((!opaque(sc, a) && sc->nodes[a].kind != K_STR) ||
+            (!opaque(sc, b) && sc->nodes[b].kind != K_STR))
+            return fail(sc, PKSCAN_ERR_TYPE, off, "STACK_GLOBAL requires str");
+        use(sc, a);
+        use(sc, b);
+        if (sc->nodes[a].kind == K_STR && sc->nodes[b].kind == K_STR) {
+            id = new_global(sc, a, b, off);
+        } else {
+            id = new_node(sc, K_DYNAMIC, off);
+            if (id != NONE_ID) {
+                sc->nodes[id].a = a;
+                sc->nodes[id].b = b;
+            }
+        }
+        return push(sc, id, off);
+    case 'i': /* INST */
+        if (marker(sc, off, &mk))
+            return -1;
+        if (do_global_names(sc, pos, off, 1, &a))
+            return -1;
+        b = pop_into(sc, K_TUPLE, mk, off);
+        if (b == NONE_ID)
+            return -1;
+        id = new_node(sc, K_OBJ, off);
+        if (id == NONE_ID)
+            return -1;
+        sc->nodes[id].a = a;
+        sc->nodes[id].b = b;
+        use(sc, a);
+        use(sc, b);
+        return push(sc, id, off);
+    case 'o': /* OBJ */
+        if (marker(sc, off, &mk))
+            return -1;
+        if (sc->nstack < mk + 1)
+            return underflow(sc, off);
+        b = pop_into(sc, K_TUPLE, mk + 1, off);
+        if (b == NONE_ID || pop(sc, off, &a))
+            return -1;
+        id = new_node(sc, K_OBJ, off);
+        if (id == NONE_ID)
+            return -1;
+        sc->nodes[id].a = a;
+        sc->nodes[id].b = b;
+        use(sc, a);
+        use(sc, b);
+        return push(sc, id, off);
+    case 'R': /* REDUCE: CPython only finds a bad callable by calling */
+        if (pop(sc, off, &b) || pop(sc, off, &a))
+            return -1;
+        id = new_node(sc, K_REDUCE, off);
+        if (id == NONE_ID)
+            return -1;
+        sc->nodes[id].a = a;
+        sc->nodes[id].b = b;
+        use(sc, a);
+        use(sc, b);
+        return push(sc, id, off);
+    case 0x81: return do_newobj(sc, 0, off);
+    case 0x92: return do_newobj(sc, 1, off);
+    case 'b': return do_build(sc, off);
+    case 0x82: case 0x83: case 0x84: { /* EXT1, EXT2, EXT4 */
+        int k = op == 0x82 ? 1 : op == 0x83 ? 2 : 4;
+        if (read_n(sc, pos, (size_t)k, off, &p))
+            return -1;
+        int64_t code = k == 4 ? (int64_t)(int32_t)le(p, 4) : (int64_t)le(p, k);
+        if (code <= 0)
+            return fail(sc, PKSCAN_ERR_VALUE, off, "EXT specifies code <= 0");
+        id = new_node(sc, K_EXT, off);
+        if (id != NONE_ID)
+            sc->nodes[id].u.ival = code;
+        return push(sc, id, off);
+    }
+    case 'P': case 'Q': /* PERSID, BINPERSID */
+        return fail(sc, PKSCAN_ERR_UNSUPPORTED, off,
+                    "A load persistent id instruction was encountered, but "
+                    "no persistent_load function was specified.");
+    case 0x97: /* NEXT_BUFFER */
+        r->n_buffers++;
+        return push(sc, new_node(sc, K_BUFFER, off), off);
+    case 0x98: /* READONLY_BUFFER */
+        if (sc->nstack <= sc->fence)
+            return underflow(sc, off);
+        id = sc->stack[sc->nstack - 1];
+        if (!opaque(sc, id) && sc->nodes[id].kind != K_BYTES &&
+            sc->nodes[id].kind != K_BYTEARRAY)
+            return fail(sc, PKSCAN_ERR_TYPE, off,
+                        "memoryview: a bytes-like object is required, not "
+                        "'%s'", kname(sc, id));
+        return 0;
+    }
+    return fail(sc, PKSCAN_ERR_OPCODE, off, "invalid load key");
+}
+
+/* --- classification of imported names ------------------------------------ */
+
+typedef struct {
+    const char *module;
+    const char *name; /* NULL: the whole module and its submodules */
+    const char *reason;
+} name_rule;
+
+#define R_CMD "runs commands"
+#define R_EVAL "evaluates code"
+#define R_CODE "builds code objects or functions"
+#define R_IMPORT "imports modules"
+#define R_FILE "opens files"
+#define R_NET "network access"
+#define R_INTERP "interpreter internals"
+#define R_ATTR "attribute access by name"
+#define R_TTY "interactive"
+#define R_PICKLE "nested unpickling"
+
+static const name_rule danger_rules[] = {
+    {"os", NULL, R_CMD}, {"posix", NULL, R_CMD}, {"nt", NULL, R_CMD},
+    {"subprocess", NULL, R_CMD}, {"_posixsubprocess", NULL, R_CMD},
+    {"pty", NULL, R_CMD}, {"multiprocessing", NULL, R_CMD},
+    {"asyncio", "create_subprocess_shell", R_CMD},
+    {"asyncio", "create_subprocess_exec", R_CMD},
+    {"asyncio.subprocess", NULL, R_CMD},
+    {"shutil", NULL, R_FILE}, {"io", "open", R_FILE}, {"_io", "open", R_FILE},
+    {"io", "FileIO", R_FILE}, {"_io", "FileIO", R_FILE},
+    {"io", "open_code", R_FILE}, {"_io", "open_code", R_FILE},
+    {"socket", NULL, R_NET}, {"_socket", NULL, R_NET},
+    {"webbrowser", NULL, R_NET},
+    {"ctypes", NULL, R_INTERP}, {"_ctypes", NULL, R_INTERP},
+    {"sys", NULL, R_INTERP}, {"gc", NULL, R_INTERP},
+    {"importlib", NULL, R_IMPORT}, {"imp", NULL, R_IMPORT},
+    {"zipimport", NULL, R_IMPORT}, {"pkgutil", NULL, R_IMPORT},
+    {"runpy", NULL, R_EVAL}, {"code", NULL, R_EVAL}, {"codeop", NULL, R_EVAL},
+    {"timeit", NULL, R_EVAL}, {"pdb", NULL, R_EVAL}, {"bdb", NULL, R_EVAL},
+    {"trace", NULL, R_EVAL}, {"cProfile", NULL, R_EVAL},
+    {"profile", NULL, R_EVAL},
+    {"marshal", NULL, R_CODE}, {"types", "FunctionType", R_CODE},
+    {"types", "CodeType", R_CODE}, {"types", "LambdaType", R_CODE},
+    {"builtins", "eval", R_EVAL}, {"builtins", "exec", R_EVAL},
+    {"builtins", "compile", R_EVAL}, {"builtins", "__import__", R_IMPORT},
+    {"builtins", "open", R_FILE}, {"builtins", "getattr", R_ATTR},
+    {"builtins", "setattr", R_ATTR}, {"builtins", "delattr", R_ATTR},
+    {"builtins", "globals", R_INTERP}, {"builtins", "locals", R_INTERP},
+    {"builtins", "vars", R_INTERP}, {"builtins", "breakpoint", R_TTY},
+    {"builtins", "input", R_TTY}, {"builtins", "help", R_TTY},
+    {"builtins", "exit", R_INTERP}, {"builtins", "quit", R_INTERP},
+    {"operator", "attrgetter", R_ATTR}, {"operator", "methodcaller", R_ATTR},
+    {"_operator", "attrgetter", R_ATTR},
+    {"_operator", "methodcaller", R_ATTR},
+    {"pickle", "loads", R_PICKLE}, {"pickle", "load", R_PICKLE},
+    {"pickle", "Unpickler", R_PICKLE}, {"pickle", "_loads", R_PICKLE},
+    {"pickle", "_load", R_PICKLE}, {"pickle", "_Unpickler", R_PICKLE},
+    {"_pickle", NULL, R_PICKLE},
+    {"ccloudpickle", "_import", R_IMPORT},
+    {"ccloudpickle", "loads", R_PICKLE}, {"ccloudpickle", "load", R_PICKLE},
+    {"ccloudpickle", "Unpickler", R_PICKLE},
+};
+
+/* Attributes a dotted name must not pass through. */
+static const char *const danger_attrs[] = {
+    "__globals__", "__builtins__", "__subclasses__", "__code__", "__dict__",
+    "__class__", "__base__", "__bases__", "__mro__", "__getattribute__",
+    "__import__", "__loader__", "__spec__", "__self__", "__func__",
+    "__closure__", "__reduce__", "__reduce_ex__", "__init_subclass__",
+    "f_globals", "f_locals", "f_builtins", "gi_frame", "tb_frame",
+    "cr_frame", "ag_frame",
+};
+
+static const char *const plain_modules[] = {
+    "collections", "datetime", "decimal", "fractions", "enum", "typing",
+    "dataclasses", "ipaddress", "zoneinfo", "uuid", "numbers", "math",
+    "cmath", "operator", "_operator", /* attrgetter, methodcaller: above */
+};
+
+static const name_rule plain_rules[] = {
+    {"copyreg", "_reconstructor", 0}, {"copyreg", "__newobj__", 0},
+    {"copyreg", "__newobj_ex__", 0}, {"copy_reg", "_reconstructor", 0},
+    {"_codecs", "encode", 0}, {"array", "array", 0},
+    {"array", "_array_reconstructor", 0}, {"re", "_compile", 0},
+    {"functools", "partial", 0}, {"operator", "itemgetter", 0},
+    {"_operator", "itemgetter", 0}, {"types", "SimpleNamespace", 0},
+    {"types", "MappingProxyType", 0}, {"types", "MethodType", 0},
+    {"types", "CellType", 0}, {"types", "NoneType", 0},
+    {"types", "ModuleType", 0}, {"weakref", "WeakSet", 0},
+    {"_weakrefset", "WeakSet", 0}, {"logging", "getLogger", 0},
+    {"pathlib", "PurePath", 0}, {"pathlib", "PurePosixPath", 0},
+    {"pathlib", "PureWindowsPath", 0}, {"pathlib", "Path", 0},
+    {"pathlib", "PosixPath", 0}, {"pathlib", "WindowsPath", 0},
+    {"io", "StringIO", 0}, {"_io", "StringIO", 0}, {"io", "BytesIO", 0},
+    {"_io", "BytesIO", 0},
+};
+
+static const char *const plain_builtins[] = {
+    "set", "frozenset", "bytearray", "bytes", "complex", "slice", "range",
+    "int", "float", "str", "list", "dict", "tuple", "bool", "object", "type",
+    "property", "classmethod", "staticmethod", "memoryview",
+    "NotImplemented", "Ellipsis", "reversed", "enumerate", "zip", "map",
+    "filter", "super", "BaseException", "len", "min", "max", "abs", "sum",
+    "sorted", "repr", "hash", "id", "isinstance", "issubclass", "iter",
+    "next", "print", "round", "divmod", "pow", "chr", "ord", "format",
+    "ascii", "bin", "hex", "oct", "all", "any", "callable",
+};
+
+/* Reconstructors: ccloudpickle's (doc/FORMAT.md) and cloudpickle's. */
+static const char *const ccp_names[] = {
+    "_function_new", "_function_fill", "_empty_cell_value", "_code_unmarshal",
+    "_code_new", "_make_skeleton_class", "_make_skeleton_enum",
+    "_class_setstate", "_make_typevar", "_make_cell", "_make_empty_cell",
+    "subimport", "dynamic_subimport", "_builtin_type", "_make_dict_keys",
+    "_make_dict_values", "_make_dict_items", "_file_reconstructor",
+    "_get_dataclass_field_type_sentinel", "_make_function",
+    "_function_setstate", "_import",
+};
+
+static const char *const cp_names[] = {
+    "_make_function", "_function_setstate", "_class_setstate",
+    "_make_skeleton_class", "_make_skeleton_enum", "_make_typevar",
+    "_builtin_type", "_make_cell", "_make_empty_cell", "_empty_cell_value",
+    "subimport", "dynamic_subimport", "_make_dict_keys", "_make_dict_values",
+    "_make_dict_items", "_file_reconstructor",
+    "_get_dataclass_field_type_sentinel", "_builtin_type_reconstructor",
+    "_module_reconstructor", "_dynamic_module_reconstructor", "CellType",
+};
+
+#define NELEM(a) (sizeof(a) / sizeof *(a))
+
+static int in_list(const char *p, size_t len, const char *const *list,
+                   size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (str_eq(p, len, list[i]))
+            return 1;
+    return 0;
+}
+
+/* module == m, or a submodule of m. */
+static int module_in(const char *p, size_t len, const char *m)
+{
+    size_t l = strlen(m);
+    return len >= l && memcmp(p, m, l) == 0 && (len == l || p[l] == '.');
+}
+
+/* The first component of a dotted name. */
+static size_t first_len(const char *p, size_t len)
+{
+    const char *dot = memchr(p, '.', len);
+    return dot ? (size_t)(dot - p) : len;
+}
+
+static int is_cp_module(const char *p, size_t len)
+{
+    return str_eq(p, len, "cloudpickle") ||
+           str_eq(p, len, "cloudpickle.cloudpickle") ||
+           str_eq(p, len, "cloudpickle.cloudpickle_fast");
+}
+
+static pkscan_category categorize(const char *m, size_t ml, const char *n,
+                                  size_t nl)
+{
+    if (str_eq(m, ml, "ccloudpickle") && in_list(n, nl, ccp_names,
+                                                NELEM(ccp_names)))
+        return PKSCAN_CAT_CCLOUDPICKLE;
+    if (is_cp_module(m, ml) && in_list(n, nl, cp_names, NELEM(cp_names)))
+        return PKSCAN_CAT_CLOUDPICKLE;
+    size_t fl = first_len(n, nl);
+    if (str_eq(m, ml, "builtins")) {
+        if (in_list(n, fl, plain_builtins, NELEM(plain_builtins)))
+            return PKSCAN_CAT_PLAIN;
+        static const char *const sfx[] = {"Error", "Exception", "Warning"};
+        for (size_t i = 0; i < NELEM(sfx); i++) {
+            size_t sl = strlen(sfx[i]);
+            if (fl >= sl && memcmp(n + fl - sl, sfx[i], sl) == 0)
+                return PKSCAN_CAT_PLAIN;
+        }
+    }
+    for (size_t i = 0; i < NELEM(plain_modules); i++)
+        if (module_in(m, ml, plain_modules[i]))
+            return PKSCAN_CAT_PLAIN;
+    for (size_t i = 0; i < NELEM(plain_rules); i++)
+        if (str_eq(m, ml, plain_rules[i].module) &&
+            str_eq(n, fl, plain_rules[i].name))
+            return PKSCAN_CAT_PLAIN;
+    return PKSCAN_CAT_OTHER;
+}
+
+static const char *danger_reason(const char *m, size_t ml, const char *n,
+                                 size_t nl)
+{
+    size_t fl = first_len(n, nl);
+    for (size_t i = 0; i < NELEM(danger_rules); i++) {
+        const name_rule *r = &danger_rules[i];
+        if (r->name == NULL ? module_in(m, ml, r->module)
+                            : (str_eq(m, ml, r->module) &&
+                               str_eq(n, fl, r->name)))
+            return r->reason;
+    }
+    /* Dotted protocol-4 names (and getattr chains) walk attributes. */
+    for (size_t i = 0; i < nl;) {
+        size_t j = i;
+        while (j < nl && n[j] != '.')
+            j++;
+        if (in_list(n + i, j - i, danger_attrs, NELEM(danger_attrs)))
+            return "attribute path through interpreter internals";
+        i = j + 1;
+    }
+    return NULL;
+}
+
+/* --- analysis ------------------------------------------------------------ */
+
+/* A name a node stands for: an import, getattr(import, "x"), a module from
+ * __import__/subimport, types.X from _builtin_type. */
+typedef struct {
+    const char *m, *n;
+    size_t ml, nl;
+    int is_module;
+} resolved;
+
+typedef struct {
+    const char *m, *n, *wm, *wn;
+    size_t ml, nl, wml, wnl;
+    size_t off;
+    pkscan_via via;
+    long ext;
+    uint32_t node;    /* the node that imports it */
+    pkscan_category cat; /* PKSCAN_VIA_BUILTIN_TYPE: the reconstructor's */
+    int unrecognised; /* getattr/__import__ used in a way not resolved */
+} raw_import;
+
+typedef struct {
+    int known;
+    const char *name, *qualname, *filename, *version;
+    size_t namel, qualnamel, filenamel, versionl;
+    long firstlineno, magic;
+    pkscan_param *params; /* strings point into scan memory */
+    size_t n_params;
+    pkscan_str *freevars;
+    size_t n_freevars;
+} code_info;
+
+/* Dict keys the analysis asks about, found once per dict. */
+enum {
+    DK_GLOBALS, DK_CLOSURE, DK_DEFAULTS, DK_KWDEFAULTS, DK_NAME, DK_QUALNAME,
+    DK_MODULE, DK_NKEYS
+};
+static const char *const dict_keys[DK_NKEYS] = {
+    "__globals__", "__closure__", "__defaults__", "__kwdefaults__",
+    "__name__", "__qualname__", "__module__",
+};
+
+typedef struct {
+    uint32_t v[DK_NKEYS];
+} dict_summary;
+
+typedef struct {
+    scanner *sc;
+    report_impl *rep;
+    uint32_t *res_of; /* node -> index + 1 into res */
+    resolved *res;
+    size_t nres, capres;
+    uint32_t *recog;  /* node -> uses recognised as constant lookups */
+    raw_import *raw;
+    size_t nraw, capraw;
+    uint32_t *code_of; /* node -> index + 1 into codes */
+    code_info *codes;
+    size_t ncodes, capcodes;
+    uint32_t *dsum_of;
+    dict_summary *dsums;
+    size_t ndsums, capdsums;
+    uint32_t *fn_of;  /* node -> function index + 1 */
+    uint32_t *cls_of; /* node -> class index + 1 */
+    pkscan_function *fns;
+    size_t nfns, capfns;
+    pkscan_class *clss;
+    size_t nclss, capclss;
+    int for_imports;     /* rstr copies an import name */
+    uint32_t *imp_nodes; /* __import__ REDUCE nodes */
+    size_t nimp, capimp;
+    int oom;
+} analysis;
+
+static int charge(analysis *an, size_t k)
+{
+    if (an->rep->budget < k) {
+        an->rep->budget = 0;
+        an->rep->pub.truncated = 1;
+        return -1;
+    }
+    an->rep->budget -= k;
+    return 0;
+}
+
+static const resolved *res_get(const analysis *an, uint32_t id)
+{
+    if (id == NONE_ID || an->res_of[id] == 0)
+        return NULL;
+    return &an->res[an->res_of[id] - 1];
+}
+
+static int res_is(const resolved *r, const char *m, const char *n)
+{
+    return r && !r->is_module && str_eq(r->m, r->ml, m) &&
+           str_eq(r->n, r->nl, n);
+}
+
+/* A reconstructor of ccloudpickle or cloudpickle named `n`. */
+static int res_recon(const resolved *r, const char *n)
+{
+    return r && !r->is_module &&
+           (str_eq(r->m, r->ml, "ccloudpickle") || is_cp_module(r->m, r->ml)) &&
+           str_eq(r->n, r->nl, n);
+}
+
+static int set_res(analysis *an, uint32_t id, resolved v)
+{
+    if (grow((void **)&an->res, &an->capres, an->nres + 1, sizeof(resolved)))
+        return -1;
+    an->res[an->nres++] = v;
+    an->res_of[id] = (uint32_t)an->nres;
+    return 0;
+}
+
+static int add_raw(analysis *an, raw_import v)
+{
+    if (grow((void **)&an->raw, &an->capraw, an->nraw + 1,
+             sizeof(raw_import)))
+        return -1;
+    an->raw[an->nraw++] = v;
+    return 0;
+}
+
+/* Item k of a tuple/list node, NONE_ID if absent. */
+static uint32_t item(const scanner *sc, uint32_t id, size_t k)
+{
+    if (id == NONE_ID)
+        return NONE_ID;
+    const node *nd = &sc->nodes[id];
+    if ((nd->kind != K_TUPLE && nd->kind != K_LIST) || k >= nd->n)
+        return NONE_ID;
+    uint32_t e = nd->eh;
+    while (k--)
+        e = sc->edges[e].next;
+    return sc->edges[e].child;
+}
+
+static int kind_of(const scanner *sc, uint32_t id)
+{
+    return id == NONE_ID ? -1 : sc->nodes[id].kind;
+}
+
+static int tuple_n(const scanner *sc, uint32_t id, size_t n)
+{
+    return kind_of(sc, id) == K_TUPLE && sc->nodes[id].n == n;
+}
+
+static const dict_summary *dict_sum(analysis *an, uint32_t id)
+{
+    scanner *sc = an->sc;
+    if (kind_of(sc, id) != K_DICT)
+        return NULL;
+    if (an->dsum_of[id])
+        return &an->dsums[an->dsum_of[id] - 1];
+    if (charge(an, sc->nodes[id].n))
+        return NULL;
+    if (grow((void **)&an->dsums, &an->capdsums, an->ndsums + 1,
+             sizeof(dict_summary))) {
+        an->oom = 1;
+        return NULL;
+    }
+    dict_summary *ds = &an->dsums[an->ndsums++];
+    for (int k = 0; k < DK_NKEYS; k++)
+        ds->v[k] = NONE_ID;
+    for (uint32_t e = sc->nodes[id].eh, i = 0; i + 1 < sc->nodes[id].n;
+         i += 2, e = sc->edges[sc->edges[e].next].next) {
+        uint32_t key = sc->edges[e].child;
+        uint32_t v = sc->edges[sc->edges[e].next].child;
+        const char *p;
+        size_t l;
+        if (!node_is_str(sc, key, &p, &l))
+            continue;
+        for (int k = 0; k < DK_NKEYS; k++)
+            if (str_eq(p, l, dict_keys[k]))
+                ds->v[k] = v; /* the last assignment wins */
+    }
+    an->dsum_of[id] = (uint32_t)an->ndsums;
+    return ds;
+}
+
+static uint32_t dict_get(analysis *an, uint32_t id, int key)
+{
+    const dict_summary *ds = dict_sum(an, id);
+    return ds ? ds->v[key] : NONE_ID;
+}
+
+/* Joined "a.b" in scan memory. */
+static const char *join(analysis *an, const char *a, size_t al, const char *b,
+                        size_t bl, size_t *len)
+{
+    char *o = arena_alloc(&an->sc->dec, al + bl + 2, 1);
+    if (o == NULL)
+        return NULL;
+    if (al)
+        memcpy(o, a, al);
+    size_t k = al;
+    if (al && bl)
+        o[k++] = '.';
+    if (bl)
+        memcpy(o + k, b, bl);
+    k += bl;
+    *len = k;
+    return o;
+}
+
+/* An object getattr may read a constant attribute of: plain data, or a
+ * class carried by value (the skeleton reconstructors' result). */
+static int lookup_target_ok(analysis *an, uint32_t id)
+{
+    const scanner *sc = an->sc;
+    if (id == NONE_ID)
+        return 0;
+    if (sc->nodes[id].kind < K_GLOBAL)
+        return 1;
+    if (sc->nodes[id].kind != K_REDUCE)
+        return 0;
+    const resolved *c = res_get(an, sc->nodes[id].a);
+    return res_recon(c, "_make_skeleton_class") ||
+           res_recon(c, "_make_skeleton_enum");
+}
+
+/* Pass 1: what each node names; the raw import list. */
+static int resolve_pass(analysis *an)
+{
+    scanner *sc = an->sc;
+    for (size_t i = 0; i < sc->nnodes; i++) {
+        node *nd = &sc->nodes[i];
+        uint32_t id = (uint32_t)i;
+        raw_import ri;
+        memset(&ri, 0, sizeof ri);
+        ri.off = nd->off;
+        ri.node = id;
+        if (nd->kind == K_GLOBAL) {
+            resolved r = {0};
+            node_is_str(sc, nd->a, &r.m, &r.ml);
+            node_is_str(sc, nd->b, &r.n, &r.nl);
+            if (set_res(an, id, r))
+                return -1;
+            ri.m = r.m; ri.ml = r.ml; ri.n = r.n; ri.nl = r.nl;
+            if (nd->u.w.wm != NONE_ID) {
+                node_is_str(sc, nd->u.w.wm, &ri.wm, &ri.wml);
+                node_is_str(sc, nd->u.w.wn, &ri.wn, &ri.wnl);
+            }
+            uint8_t op = sc->d[nd->off];
+            ri.via = op == 'c' ? PKSCAN_VIA_GLOBAL
+                   : op == 'i' ? PKSCAN_VIA_INST : PKSCAN_VIA_STACK_GLOBAL;
+            if (add_raw(an, ri))
+                return -1;
+        } else if (nd->kind == K_DYNAMIC) {
+            ri.via = PKSCAN_VIA_DYNAMIC;
+            if (add_raw(an, ri))
+                return -1;
+        } else if (nd->kind == K_EXT) {
+            ri.via = PKSCAN_VIA_EXT;
+            ri.ext = (long)nd->u.ival;
+            if (add_raw(an, ri))
+                return -1;
+        } else if (nd->kind == K_REDUCE) {
+            const resolved *c = res_get(an, nd->a);
+            uint32_t args = nd->b;
+            const char *p, *q;
+            size_t l, ql;
+            if (c == NULL || kind_of(sc, args) != K_TUPLE)
+                continue;
+            resolved r = {0};
+            if (res_is(c, "builtins", "__import__") &&
+                node_is_str(sc, item(sc, args, 0), &p, &l)) {
+                uint32_t from = item(sc, args, 3);
+                int kf = kind_of(sc, from);
+                r.m = p;
+                r.ml = (kf == K_TUPLE || kf == K_LIST) && sc->nodes[from].n
+                           ? l : first_len(p, l);
+                r.n = "";
+                r.is_module = 1;
+                an->recog[nd->a]++;
+                if (set_res(an, id, r) ||
+                    grow((void **)&an->imp_nodes, &an->capimp, an->nimp + 1,
+                         sizeof(uint32_t)))
+                    return -1;
+                an->imp_nodes[an->nimp++] = id;
+                continue; /* listed through the getattr that uses it */
+            } else if (res_is(c, "builtins", "getattr") && tuple_n(sc, args, 2) &&
+                       res_get(an, item(sc, args, 0)) &&
+                       node_is_str(sc, item(sc, args, 1), &q, &ql)) {
+                const resolved *o = res_get(an, item(sc, args, 0));
+                r.m = o->m;
+                r.ml = o->ml;
+                if (o->is_module) {
+                    r.n = q;
+                    r.nl = ql;
+                } else {
+                    /* chains of getattr build ever longer names: paid
+                     * from the budget, unresolved (so getattr stays
+                     * dangerous) when it runs out */
+                    if (charge(an, o->nl + ql + 2))
+                        continue;
+                    r.n = join(an, o->n, o->nl, q, ql, &r.nl);
+                    if (r.n == NULL)
+                        return -1;
+                }
+                an->recog[nd->a]++;
+                an->recog[item(sc, args, 0)]++;
+                ri.via = PKSCAN_VIA_GETATTR;
+            } else if (res_is(c, "builtins", "getattr") &&
+                       tuple_n(sc, args, 2) &&
+                       node_is_str(sc, item(sc, args, 1), &q, &ql) &&
+                       !in_list(q, ql, danger_attrs, NELEM(danger_attrs)) &&
+                       lookup_target_ok(an, item(sc, args, 0))) {
+                /* getattr(<class carried by value>, "RED") (a member of
+                 * an enum by value), getattr([], "append"): a constant,
+                 * harmless attribute of something whose type is known:
+                 * nothing to import, and getattr is used harmlessly */
+                an->recog[nd->a]++;
+                an->recog[item(sc, args, 0)]++;
+                continue;
+            } else if ((res_recon(c, "subimport") ||
+                        res_recon(c, "_module_reconstructor")) &&
+                       node_is_str(sc, item(sc, args, 0), &p, &l)) {
+                r.m = p;
+                r.ml = l;
+                r.n = "";
+                r.is_module = 1;
+                ri.via = PKSCAN_VIA_SUBIMPORT;
+            } else if ((res_recon(c, "_builtin_type") ||
+                        res_recon(c, "_builtin_type_reconstructor")) &&
+                       node_is_str(sc, item(sc, args, 0), &p, &l)) {
+                int ct = str_eq(p, l, "ClassType");
+                r.m = ct ? "builtins" : "types";
+                r.ml = strlen(r.m);
+                r.n = ct ? "type" : p;
+                r.nl = ct ? 4 : l;
+                ri.via = PKSCAN_VIA_BUILTIN_TYPE;
+                ri.cat = categorize(c->m, c->ml, c->n, c->nl);
+            } else {
+                continue;
+            }
+            if (set_res(an, id, r))
+                return -1;
+            ri.m = r.m; ri.ml = r.ml; ri.n = r.n; ri.nl = r.nl;
+            if (add_raw(an, ri))
+                return -1;
+        }
+    }
+    /* __import__(...) counts as a constant lookup only if its module is
+     * used by nothing but constant getattr lookups. */
+    for (size_t i = 0; i < an->nimp; i++) {
+        uint32_t id = an->imp_nodes[i];
+        if (sc->nodes[id].refs != an->recog[id])
+            an->recog[sc->nodes[id].a]--;
+    }
+    /* getattr / __import__ imports used otherwise stay dangerous. */
+    for (size_t i = 0; i < an->nraw; i++) {
+        raw_import *ri = &an->raw[i];
+        if (ri->via == PKSCAN_VIA_DYNAMIC || ri->via == PKSCAN_VIA_EXT)
+            continue;
+        if (str_eq(ri->m, ri->ml, "builtins") &&
+            (str_eq(ri->n, ri->nl, "getattr") ||
+             str_eq(ri->n, ri->nl, "__import__")))
+            ri->unrecognised = 1; /* cleared below per node */
+    }
+    for (size_t i = 0; i < an->nraw; i++) {
+        raw_import *ri = &an->raw[i];
+        if (ri->unrecognised &&
+            sc->nodes[ri->node].refs == an->recog[ri->node])
+            ri->unrecognised = 0;
+    }
+    return 0;
+}
+
+static int str_tuple_count(analysis *an, uint32_t id)
+{
+    const scanner *sc = an->sc;
+    if (kind_of(sc, id) != K_TUPLE || charge(an, sc->nodes[id].n))
+        return -1;
+    for (uint32_t e = sc->nodes[id].eh, i = 0; i < sc->nodes[id].n;
+         i++, e = sc->edges[e].next)
+        if (kind_of(sc, sc->edges[e].child) != K_STR)
+            return -1;
+    return (int)sc->nodes[id].n;
+}
+
+static int names_from_tuple(analysis *an, uint32_t id, size_t count,
+                            pkscan_str **out, size_t *nout)
+{
+    scanner *sc = an->sc;
+    if (count == 0)
+        return 0;
+    if (charge(an, count))
+        return 0;
+    pkscan_str *a = arena_alloc(&sc->dec, count * sizeof *a, sizeof(void *));
+    if (a == NULL)
+        return -1;
+    uint32_t e = sc->nodes[id].eh;
+    for (size_t i = 0; i < count; i++, e = sc->edges[e].next)
+        node_is_str(sc, sc->edges[e].child, &a[i].s, &a[i].len);
+    *out = a;
+    *nout = count;
+    return 0;
+}
+
+static int make_params(analysis *an, code_info *ci, const pkscan_str *names,
+                       size_t nnames, long argc, long posonly, long kwonly,
+                       long flags)
+{
+    size_t np = (size_t)argc + (size_t)kwonly + ((flags & 4) != 0) +
+                ((flags & 8) != 0);
+    if (argc < 0 || kwonly < 0 || posonly < 0 || posonly > argc ||
+        np > nnames)
+        return 0;
+    if (np == 0) {
+        ci->known = 1;
+        return 0;
+    }
+    pkscan_param *pp = arena_alloc(&an->sc->dec, np * sizeof *pp,
+                                   sizeof(void *));
+    if (pp == NULL)
+        return -1;
+    size_t k = 0;
+    for (long i = 0; i < argc; i++, k++) {
+        pp[k].name = names[k];
+        pp[k].kind = i < posonly ? PKSCAN_PARAM_POSONLY : PKSCAN_PARAM_REGULAR;
+    }
+    /* co_varnames: positional, keyword-only, *args, **kwargs */
+    size_t kw0 = k;
+    for (long i = 0; i < kwonly; i++, k++) {
+        pp[k].name = names[k];
+        pp[k].kind = PKSCAN_PARAM_KWONLY;
+    }
+    if (flags & 4) {
+        /* *args sits between the positional and keyword-only ones in a
+         * signature: move it there. */
+        pkscan_str va = names[k];
+        memmove(pp + kw0 + 1, pp + kw0, (size_t)kwonly * sizeof *pp);
+        pp[kw0].name = va;
+        pp[kw0].kind = PKSCAN_PARAM_VARARGS;
+        k++;
+    }
+    if (flags & 8) {
+        pp[k].name = names[k];
+        pp[k].kind = PKSCAN_PARAM_VARKW;
+        k++;
+    }
+    ci->params = pp;
+    ci->n_params = k;
+    ci->known = 1;
+    return 0;
+}
+
+/* types.CodeType(*fields): the layout follows from the field count. */
+static int code_from_fields(analysis *an, uint32_t fields, code_info *ci)
+{
+    scanner *sc = an->sc;
+    if (kind_of(sc, fields) != K_TUPLE)
+        return 0;
+    size_t n = sc->nodes[fields].n;
+    int iarg, ipos, ikw, iflags, ivn, ifile, iname, iqual, iline, ifree;
+    const char *ver;
+    if (n == 18) { /* 3.11+: + qualname, exceptiontable */
+        iarg = 0; ipos = 1; ikw = 2; iflags = 5; ivn = 9; ifile = 10;
+        iname = 11; iqual = 12; iline = 13; ifree = 16; ver = "3.11+";
+    } else if (n == 16) { /* 3.8-3.10: + posonlyargcount */
+        iarg = 0; ipos = 1; ikw = 2; iflags = 5; ivn = 9; ifile = 10;
+        iname = 11; iqual = -1; iline = 12; ifree = 14; ver = "3.8-3.10";
+    } else if (n == 15) { /* 3.7 and before */
+        iarg = 0; ipos = -1; ikw = 1; iflags = 4; ivn = 8; ifile = 9;
+        iname = 10; iqual = -1; iline = 11; ifree = 13; ver = "3.7 or older";
+    } else {
+        return 0;
+    }
+    uint32_t f[18];
+    uint32_t e = sc->nodes[fields].eh;
+    for (size_t i = 0; i < n; i++, e = sc->edges[e].next)
+        f[i] = sc->edges[e].child;
+    if (!ci->version) {
+        ci->version = ver;
+        ci->versionl = strlen(ver);
+    }
+    node_is_str(sc, f[ifile], &ci->filename, &ci->filenamel);
+    node_is_str(sc, f[iname], &ci->name, &ci->namel);
+    if (iqual >= 0)
+        node_is_str(sc, f[iqual], &ci->qualname, &ci->qualnamel);
+    if (kind_of(sc, f[iline]) == K_INT)
+        ci->firstlineno = (long)sc->nodes[f[iline]].u.ival;
+    int nfree = str_tuple_count(an, f[ifree]);
+    if (nfree > 0 &&
+        names_from_tuple(an, f[ifree], (size_t)nfree, &ci->freevars,
+                         &ci->n_freevars))
+        return -1;
+    int nvn = str_tuple_count(an, f[ivn]);
+    long v[4];
+    int idx[4] = {iarg, ipos, ikw, iflags};
+    for (int i = 0; i < 4; i++) {
+        v[i] = 0;
+        if (idx[i] < 0)
+            continue;
+        if (kind_of(sc, f[idx[i]]) != K_INT)
+            return 0;
+        v[i] = (long)sc->nodes[f[idx[i]]].u.ival;
+    }
+    if (nvn < 0)
+        return 0;
+    pkscan_str *names = NULL;
+    size_t nn = 0;
+    if (names_from_tuple(an, f[ivn], (size_t)nvn, &names, &nn))
+        return -1;
+    return make_params(an, ci, names, nn, v[0], v[1], v[2], v[3]);
+}
+
+static int code_from_marshal(analysis *an, const char *data, size_t len,
+                             long magic, code_info *ci)
+{
+    cpk_mcode mc;
+    if (charge(an, len + 1)) /* the reader's work is linear in len */
+        return 0;
+    if (!cpk_mscan_code((const uint8_t *)data, len, magic, &mc))
+        return 0;
+    int rc = -1;
+    ci->name = (const char *)mc.name.p;
+    ci->namel = mc.name.len;
+    ci->qualname = (const char *)mc.qualname.p;
+    ci->qualnamel = mc.qualname.len;
+    ci->filename = (const char *)mc.filename.p;
+    ci->filenamel = mc.filename.len;
+    ci->firstlineno = mc.firstlineno;
+    size_t nn = mc.n_params, nf = mc.n_freevars;
+    pkscan_str *names = NULL;
+    if (nn + nf) {
+        names = arena_alloc(&an->sc->dec, (nn + nf) * sizeof *names,
+                            sizeof(void *));
+        if (names == NULL)
+            goto done;
+        for (size_t i = 0; i < nn; i++) {
+            names[i].s = (const char *)mc.params[i].p;
+            names[i].len = mc.params[i].len;
+        }
+        for (size_t i = 0; i < nf; i++) {
+            names[nn + i].s = (const char *)mc.freevars[i].p;
+            names[nn + i].len = mc.freevars[i].len;
+        }
+    }
+    ci->freevars = nf ? names + nn : NULL;
+    ci->n_freevars = nf;
+    rc = make_params(an, ci, names, nn, mc.argcount, mc.posonlyargcount,
+                     mc.kwonlyargcount, mc.flags);
+done:
+    cpk_mscan_free(&mc);
+    return rc;
+}
+
+/* What the code object at node `id` says (cached per node). */
+static const code_info *code_get(analysis *an, uint32_t id)
+{
+    scanner *sc = an->sc;
+    if (kind_of(sc, id) != K_REDUCE)
+        return NULL;
+    if (an->code_of[id])
+        return &an->codes[an->code_of[id] - 1];
+    const resolved *c = res_get(an, sc->nodes[id].a);
+    uint32_t args = sc->nodes[id].b;
+    code_info ci;
+    memset(&ci, 0, sizeof ci);
+    ci.firstlineno = -1;
+    ci.magic = -1;
+    int rc = 0;
+    if ((res_recon(c, "_code_unmarshal") || res_recon(c, "_code_new")) &&
+        tuple_n(sc, args, 3)) {
+        uint32_t ver = item(sc, args, 0), mg = item(sc, args, 1);
+        uint32_t data = item(sc, args, 2);
+        node_is_str(sc, ver, &ci.version, &ci.versionl);
+        if (kind_of(sc, mg) == K_INT && !(sc->nodes[mg].flags & NF_BIGINT))
+            ci.magic = (long)(sc->nodes[mg].u.ival & 0xffff);
+        if (res_recon(c, "_code_new")) {
+            rc = code_from_fields(an, data, &ci);
+        } else if (kind_of(sc, data) == K_BYTES) {
+            if (ci.version == NULL && cpk_mscan_version(ci.magic)) {
+                ci.version = cpk_mscan_version(ci.magic);
+                ci.versionl = strlen(ci.version);
+            }
+            rc = code_from_marshal(an, sc->nodes[data].u.s.p,
+                                   sc->nodes[data].u.s.len, ci.magic, &ci);
+        }
+    } else if (res_is(c, "types", "CodeType") && kind_of(sc, args) == K_TUPLE) {
+        rc = code_from_fields(an, args, &ci);
+    } else {
+        return NULL;
+    }
+    if (rc < 0 || grow((void **)&an->codes, &an->capcodes, an->ncodes + 1,
+                       sizeof(code_info))) {
+        an->oom = 1;
+        return NULL;
+    }
+    an->codes[an->ncodes++] = ci;
+    an->code_of[id] = (uint32_t)an->ncodes;
+    return &an->codes[an->ncodes - 1];
+}
+
+/* --- report strings ------------------------------------------------------ */
+
+static pkscan_str rstr(analysis *an, const char *p, size_t len)
+{
+    pkscan_str s = {NULL, 0};
+    if (p == NULL)
+        return s;
+    if (an->for_imports) {
+        /* import names have their own budget, so that work spent on
+         * the rest of the analysis never costs the import list */
+        if (an->rep->ibudget < len + 1) {
+            an->rep->pub.truncated = 1;
+            return s;
+        }
+        an->rep->ibudget -= len + 1;
+    } else if (charge(an, len + 1)) {
+        return s;
+    }
+    char *c = rep_strdup(an->rep, p, len);
+    if (c == NULL) {
+        an->oom = 1;
+        return s;
+    }
+    s.s = c;
+    s.len = len;
+    return s;
+}
+
+static pkscan_str rnode(analysis *an, uint32_t id)
+{
+    const char *p = NULL;
+    size_t l = 0;
+    node_is_str(an->sc, id, &p, &l);
+    return rstr(an, p, l);
+}
+
+/* Keys (str) of dict `id` into a report array. */
+static void dict_keys_list(analysis *an, uint32_t id, pkscan_str **out,
+                           size_t *nout)
+{
+    scanner *sc = an->sc;
+    if (kind_of(sc, id) != K_DICT)
+        return;
+    size_t n = sc->nodes[id].n / 2;
+    if (n == 0)
+        return;
+    if (n > PKSCAN_MAX_ITEMS) {
+        n = PKSCAN_MAX_ITEMS;
+        an->rep->pub.truncated = 1;
+    }
+    if (charge(an, 2 * n))
+        return;
+    pkscan_str *a = arena_alloc(&an->rep->mem, n * sizeof *a, sizeof(void *));
+    if (a == NULL) {
+        an->oom = 1;
+        return;
+    }
+    size_t k = 0;
+    uint32_t e = sc->nodes[id].eh;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t key = sc->edges[e].child;
+        e = sc->edges[sc->edges[e].next].next;
+        if (kind_of(sc, key) == K_STR)
+            a[k++] = rnode(an, key);
+    }
+    *out = a;
+    *nout = k;
+}
+
+static pkscan_str *copy_strs(analysis *an, const pkscan_str *src, size_t n)
+{
+    if (n == 0)
+        return NULL;
+    if (charge(an, n))
+        return NULL;
+    pkscan_str *a = arena_alloc(&an->rep->mem, n * sizeof *a, sizeof(void *));
+    if (a == NULL) {
+        an->oom = 1;
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++)
+        a[i] = rstr(an, src[i].s, src[i].len);
+    return a;
+}
+
+/* --- functions and classes ----------------------------------------------- */
+
+static pkscan_function *new_fn(analysis *an, uint32_t id, int layout)
+{
+    if (an->nfns >= PKSCAN_MAX_ITEMS) {
+        an->rep->pub.truncated = 1;
+        return NULL;
+    }
+    if (grow((void **)&an->fns, &an->capfns, an->nfns + 1,
+             sizeof(pkscan_function))) {
+        an->oom = 1;
+        return NULL;
+    }
+    pkscan_function *f = &an->fns[an->nfns++];
+    memset(f, 0, sizeof *f);
+    f->layout = (pkscan_fn_layout)layout;
+    f->offset = an->sc->nodes[id].off;
+    f->firstlineno = -1;
+    f->magic = -1;
+    f->n_defaults = 0;
+    f->n_kwdefaults = 0;
+    an->fn_of[id] = (uint32_t)an->nfns;
+    return f;
+}
+
+static void fn_code(analysis *an, pkscan_function *f, uint32_t code)
+{
+    const code_info *ci = code_get(an, code);
+    if (ci == NULL)
+        return;
+    f->name = rstr(an, ci->name, ci->namel);
+    f->qualname = rstr(an, ci->qualname, ci->qualnamel);
+    f->filename = rstr(an, ci->filename, ci->filenamel);
+    f->firstlineno = ci->firstlineno;
+    f->python_version = rstr(an, ci->version, ci->versionl);
+    f->magic = ci->magic;
+    f->code_known = ci->known;
+    if (ci->n_params && charge(an, ci->n_params) == 0) {
+        f->params = arena_alloc(&an->rep->mem,
+                                ci->n_params * sizeof(pkscan_param),
+                                sizeof(void *));
+        if (f->params == NULL) {
+            an->oom = 1;
+        } else {
+            for (size_t i = 0; i < ci->n_params; i++) {
+                f->params[i].name = rstr(an, ci->params[i].name.s,
+                                         ci->params[i].name.len);
+                f->params[i].kind = ci->params[i].kind;
+            }
+            f->n_params = ci->n_params;
+        }
+    }
+    f->freevars = copy_strs(an, ci->freevars, ci->n_freevars);
+    if (f->freevars)
+        f->n_freevars = ci->n_freevars;
+}
+
+static long seq_len(const scanner *sc, uint32_t id, int kind)
+{
+    int k = kind_of(sc, id);
+    if (k == K_NONE)
+        return 0;
+    if (k == kind)
+        return (long)(kind == K_DICT ? sc->nodes[id].n / 2 : sc->nodes[id].n);
+    return -1;
+}
+
+/* The function state dict (ccloudpickle's state, cloudpickle's slotstate). */
+static void fn_state(analysis *an, pkscan_function *f, uint32_t st)
+{
+    scanner *sc = an->sc;
+    uint32_t v;
+    if (kind_of(sc, st) != K_DICT)
+        return;
+    if ((v = dict_get(an, st, DK_NAME)) != NONE_ID && kind_of(sc, v) == K_STR)
+        f->name = rnode(an, v);
+    if ((v = dict_get(an, st, DK_QUALNAME)) != NONE_ID &&
+        kind_of(sc, v) == K_STR)
+        f->qualname = rnode(an, v);
+    if ((v = dict_get(an, st, DK_MODULE)) != NONE_ID &&
+        kind_of(sc, v) == K_STR)
+        f->module = rnode(an, v);
+    if ((v = dict_get(an, st, DK_DEFAULTS)) != NONE_ID)
+        f->n_defaults = seq_len(sc, v, K_TUPLE);
+    if ((v = dict_get(an, st, DK_KWDEFAULTS)) != NONE_ID)
+        f->n_kwdefaults = seq_len(sc, v, K_DICT);
+    if ((v = dict_get(an, st, DK_GLOBALS)) != NONE_ID && f->globals == NULL)
+        dict_keys_list(an, v, &f->globals, &f->n_globals);
+}
+
+static pkscan_str base_name(analysis *an, uint32_t b)
+{
+    const resolved *r = res_get(an, b);
+    if (r && charge(an, r->ml + r->nl + 2) == 0) {
+        size_t l;
+        const char *j = join(an, r->m, r->ml, r->n, r->nl, &l);
+        if (j)
+            return rstr(an, j, l);
+    }
+    if (b != NONE_ID && an->cls_of[b])
+        return an->clss[an->cls_of[b] - 1].name;
+    return rstr(an, "?", 1);
+}
+
+static pkscan_class *new_cls(analysis *an, uint32_t id)
+{
+    if (an->nclss >= PKSCAN_MAX_ITEMS) {
+        an->rep->pub.truncated = 1;
+        return NULL;
+    }
+    if (grow((void **)&an->clss, &an->capclss, an->nclss + 1,
+             sizeof(pkscan_class))) {
+        an->oom = 1;
+        return NULL;
+    }
+    pkscan_class *c = &an->clss[an->nclss++];
+    memset(c, 0, sizeof *c);
+    c->offset = an->sc->nodes[id].off;
+    an->cls_of[id] = (uint32_t)an->nclss;
+    return c;
+}
+
+static void cls_bases(analysis *an, pkscan_class *c, uint32_t bases)
+{
+    scanner *sc = an->sc;
+    if (kind_of(sc, bases) != K_TUPLE || sc->nodes[bases].n == 0)
+        return;
+    size_t n = sc->nodes[bases].n;
+    if (charge(an, n))
+        return;
+    c->bases = arena_alloc(&an->rep->mem, n * sizeof(pkscan_str),
+                           sizeof(void *));
+    if (c->bases == NULL) {
+        an->oom = 1;
+        return;
+    }
+    uint32_t e = sc->nodes[bases].eh;
+    for (size_t i = 0; i < n; i++, e = sc->edges[e].next)
+        c->bases[i] = base_name(an, sc->edges[e].child);
+    c->n_bases = n;
+}
+
+static int is_method_value(analysis *an, uint32_t v)
+{
+    scanner *sc = an->sc;
+    if (v == NONE_ID)
+        return 0;
+    if (an->fn_of[v])
+        return 1;
+    if (kind_of(sc, v) != K_REDUCE)
+        return 0;
+    const resolved *r = res_get(an, sc->nodes[v].a);
+    return res_is(r, "builtins", "classmethod") ||
+           res_is(r, "builtins", "staticmethod") ||
+           res_is(r, "builtins", "property");
+}
+
+static void cls_state(analysis *an, pkscan_class *c, uint32_t st)
+{
+    scanner *sc = an->sc;
+    if (kind_of(sc, st) != K_DICT || c->methods)
+        return;
+    uint32_t v = dict_get(an, st, DK_QUALNAME);
+    if (v != NONE_ID && kind_of(sc, v) == K_STR)
+        c->qualname = rnode(an, v);
+    /* cloudpickle 2.2 keeps __module__ in the state, not type_kwargs */
+    v = dict_get(an, st, DK_MODULE);
+    if (c->module.s == NULL && v != NONE_ID && kind_of(sc, v) == K_STR)
+        c->module = rnode(an, v);
+    size_t n = sc->nodes[st].n / 2;
+    if (n == 0 || charge(an, 2 * n))
+        return;
+    if (n > PKSCAN_MAX_ITEMS) {
+        n = PKSCAN_MAX_ITEMS;
+        an->rep->pub.truncated = 1;
+    }
+    c->methods = arena_alloc(&an->rep->mem, n * sizeof(pkscan_str),
+                             sizeof(void *));
+    if (c->methods == NULL) {
+        an->oom = 1;
+        return;
+    }
+    uint32_t e = sc->nodes[st].eh;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t key = sc->edges[e].child;
+        uint32_t val = sc->edges[sc->edges[e].next].child;
+        e = sc->edges[sc->edges[e].next].next;
+        if (kind_of(sc, key) == K_STR && is_method_value(an, val))
+            c->methods[c->n_methods++] = rnode(an, key);
+    }
+}
+
+static void objects_pass(analysis *an)
+{
+    scanner *sc = an->sc;
+    for (size_t i = 0; i < sc->nnodes && !an->oom; i++) {
+        node *nd = &sc->nodes[i];
+        if (nd->kind != K_REDUCE)
+            continue;
+        const resolved *c = res_get(an, nd->a);
+        if (c == NULL || c->is_module)
+            continue;
+        int ccp = str_eq(c->m, c->ml, "ccloudpickle");
+        if (!ccp && !is_cp_module(c->m, c->ml))
+            continue;
+        uint32_t args = nd->b, id = (uint32_t)i;
+        if (str_eq(c->n, c->nl, "_function_new") && tuple_n(sc, args, 3)) {
+            pkscan_function *f = new_fn(an, id, PKSCAN_FN_CCLOUDPICKLE);
+            if (f == NULL)
+                continue;
+            fn_code(an, f, item(sc, args, 0));
+            uint32_t g = dict_get(an, item(sc, args, 1), DK_NAME);
+            if (kind_of(sc, g) == K_STR)
+                f->module = rnode(an, g);
+        } else if (str_eq(c->n, c->nl, "_make_function") &&
+                   tuple_n(sc, args, 5)) {
+            pkscan_function *f = new_fn(an, id, PKSCAN_FN_CLOUDPICKLE);
+            if (f == NULL)
+                continue;
+            fn_code(an, f, item(sc, args, 0));
+            uint32_t nm = item(sc, args, 2);
+            if (kind_of(sc, nm) == K_STR)
+                f->name = rnode(an, nm);
+            f->n_defaults = seq_len(sc, item(sc, args, 3), K_TUPLE);
+            uint32_t g = dict_get(an, item(sc, args, 1), DK_NAME);
+            if (kind_of(sc, g) == K_STR)
+                f->module = rnode(an, g);
+        } else if (str_eq(c->n, c->nl, "_function_fill") &&
+                   tuple_n(sc, args, 2)) {
+            uint32_t fn = item(sc, args, 0);
+            if (an->fn_of[fn])
+                fn_state(an, &an->fns[an->fn_of[fn] - 1], item(sc, args, 1));
+        } else if (str_eq(c->n, c->nl, "_function_setstate") &&
+                   tuple_n(sc, args, 2)) {
+            uint32_t fn = item(sc, args, 0), st = item(sc, args, 1);
+            if (an->fn_of[fn] && tuple_n(sc, st, 2)) {
+                pkscan_function *f = &an->fns[an->fn_of[fn] - 1];
+                fn_state(an, f, item(sc, st, 1));
+                fn_state(an, f, item(sc, st, 0));
+            }
+        } else if (str_eq(c->n, c->nl, "_make_skeleton_class") &&
+                   tuple_n(sc, args, 6)) {
+            pkscan_class *k = new_cls(an, id);
+            if (k == NULL)
+                continue;
+            k->from_cloudpickle = !ccp;
+            k->name = rnode(an, item(sc, args, 1));
+            cls_bases(an, k, item(sc, args, 2));
+            uint32_t kw = item(sc, args, 3);
+            uint32_t v = dict_get(an, kw, DK_MODULE);
+            if (kind_of(sc, v) == K_STR)
+                k->module = rnode(an, v);
+            v = dict_get(an, kw, DK_QUALNAME);
+            if (kind_of(sc, v) == K_STR)
+                k->qualname = rnode(an, v);
+        } else if (str_eq(c->n, c->nl, "_make_skeleton_enum") &&
+                   tuple_n(sc, args, 7)) {
+            pkscan_class *k = new_cls(an, id);
+            if (k == NULL)
+                continue;
+            k->is_enum = 1;
+            k->from_cloudpickle = !ccp;
+            cls_bases(an, k, item(sc, args, 0));
+            k->name = rnode(an, item(sc, args, 1));
+            k->qualname = rnode(an, item(sc, args, 2));
+            k->module = rnode(an, item(sc, args, 4));
+            dict_keys_list(an, item(sc, args, 3), &k->members, &k->n_members);
+        } else if (str_eq(c->n, c->nl, "_class_setstate") &&
+                   tuple_n(sc, args, 2)) {
+            uint32_t cl = item(sc, args, 0), st = item(sc, args, 1);
+            if (an->cls_of[cl] && tuple_n(sc, st, 2))
+                cls_state(an, &an->clss[an->cls_of[cl] - 1], item(sc, st, 0));
+        }
+    }
+    for (size_t i = 0; i < an->nclss; i++)
+        if (an->clss[i].qualname.s == NULL)
+            an->clss[i].qualname = an->clss[i].name;
+    for (size_t i = 0; i < an->nfns; i++)
+        if (an->fns[i].qualname.s == NULL)
+            an->fns[i].qualname = an->fns[i].name;
+}
+
+/* --- imports, deduplicated ----------------------------------------------- */
+
+static int cmp_span(const char *a, size_t al, const char *b, size_t bl)
+{
+    size_t m = al < bl ? al : bl;
+    int c = m ? memcmp(a, b, m) : 0;
+    return c ? c : (al > bl) - (al < bl);
+}
+
+static int raw_key_cmp(const void *x, const void *y)
+{
+    const raw_import *a = x, *b = y;
+    if (a->via == PKSCAN_VIA_EXT || b->via == PKSCAN_VIA_EXT ||
+        a->via == PKSCAN_VIA_DYNAMIC || b->via == PKSCAN_VIA_DYNAMIC) {
+        int ka = a->via == PKSCAN_VIA_EXT ? 1 : a->via == PKSCAN_VIA_DYNAMIC ? 2 : 0;
+        int kb = b->via == PKSCAN_VIA_EXT ? 1 : b->via == PKSCAN_VIA_DYNAMIC ? 2 : 0;
+        if (ka != kb)
+            return ka - kb;
+        if (ka == 1 && a->ext != b->ext)
+            return a->ext < b->ext ? -1 : 1;
+        if (ka == 2)
+            return (a->off > b->off) - (a->off < b->off); /* each listed */
+    } else {
+        int c = cmp_span(a->m, a->ml, b->m, b->ml);
+        if (c)
+            return c;
+        c = cmp_span(a->n, a->nl, b->n, b->nl);
+        if (c)
+            return c;
+    }
+    return (a->off > b->off) - (a->off < b->off);
+}
+
+static int same_import(const raw_import *a, const raw_import *b)
+{
+    if (a->via == PKSCAN_VIA_DYNAMIC || b->via == PKSCAN_VIA_DYNAMIC)
+        return 0;
+    if ((a->via == PKSCAN_VIA_EXT) != (b->via == PKSCAN_VIA_EXT))
+        return 0;
+    if (a->via == PKSCAN_VIA_EXT)
+        return a->ext == b->ext;
+    return cmp_span(a->m, a->ml, b->m, b->ml) == 0 &&
+           cmp_span(a->n, a->nl, b->n, b->nl) == 0;
+}
+
+static int imp_off_cmp(const void *x, const void *y)
+{
+    const pkscan_import *a = x, *b = y;
+    return (a->offset > b->offset) - (a->offset < b->offset);
+}
+
+/* Verdict on one occurrence: its danger reason (NULL: none) and category.
+ * `unrec`: getattr/__import__ used other than for constant lookups. */
+static const char *raw_verdict(const raw_import *ri, int unrec,
+                               pkscan_category *cat)
+{
+    *cat = PKSCAN_CAT_OTHER;
+    if (ri->via == PKSCAN_VIA_EXT)
+        return "extension registry lookup: unknown name";
+    if (ri->via == PKSCAN_VIA_DYNAMIC)
+        return "name computed at load time";
+    *cat = categorize(ri->m, ri->ml, ri->n, ri->nl);
+    /* A reconstructor's own lookup (subimport("os"), code through
+     * _builtin_type("CodeType")) is listed and classified, but what the
+     * pickle itself imports is the reconstructor. */
+    if (ri->via == PKSCAN_VIA_BUILTIN_TYPE) {
+        *cat = ri->cat;
+        return NULL;
+    }
+    if (ri->via == PKSCAN_VIA_SUBIMPORT)
+        return NULL;
+    int gi = str_eq(ri->m, ri->ml, "builtins") &&
+             (str_eq(ri->n, ri->nl, "getattr") ||
+              str_eq(ri->n, ri->nl, "__import__"));
+    if (gi && !unrec && ri->via != PKSCAN_VIA_GETATTR) {
+        /* only constant lookups, each listed on its own */
+        *cat = PKSCAN_CAT_PLAIN;
+        return NULL;
+    }
+    const char *why = danger_reason(ri->m, ri->ml, ri->n, ri->nl);
+    if (why != NULL && *cat == PKSCAN_CAT_PLAIN)
+        *cat = PKSCAN_CAT_OTHER; /* operator.attrgetter, object.__subclasses__ */
+    return why;
+}
+
+static void imports_pass(analysis *an)
+{
+    pkscan_report *r = &an->rep->pub;
+    if (an->nraw == 0)
+        return;
+    qsort(an->raw, an->nraw, sizeof(raw_import), raw_key_cmp);
+    size_t cap = an->nraw < PKSCAN_MAX_ITEMS ? an->nraw : PKSCAN_MAX_ITEMS;
+    pkscan_import *out = arena_alloc(&an->rep->mem, cap * sizeof *out,
+                                     sizeof(void *));
+    if (out == NULL) {
+        an->oom = 1;
+        return;
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < an->nraw;) {
+        size_t j = i + 1;
+        int unrec = an->raw[i].unrecognised;
+        while (j < an->nraw && same_import(&an->raw[i], &an->raw[j]))
+            unrec |= an->raw[j++].unrecognised;
+        /* one name, several ways in: dangerous if any way is, "other"
+         * if any way is */
+        const char *reason = NULL;
+        pkscan_category cat = PKSCAN_CAT_OTHER;
+        for (size_t k = i; k < j; k++) {
+            pkscan_category c;
+            const char *why = raw_verdict(&an->raw[k], unrec, &c);
+            if (reason == NULL)
+                reason = why;
+            if (k == i || c == PKSCAN_CAT_OTHER)
+                cat = c;
+        }
+        /* the counts stay exact when the list is cut short */
+        r->n_dangerous += reason != NULL;
+        r->n_other += cat == PKSCAN_CAT_OTHER;
+        if (n == cap) {
+            r->truncated = 1;
+            i = j;
+            continue;
+        }
+        const raw_import *ri = &an->raw[i]; /* the first occurrence */
+        pkscan_import *im = &out[n++];
+        memset(im, 0, sizeof *im);
+        im->offset = ri->off;
+        im->count = j - i;
+        im->via = ri->via;
+        im->ext_code = ri->ext;
+        im->category = cat;
+        im->reason = reason;
+        im->dangerous = reason != NULL;
+        if (ri->via != PKSCAN_VIA_EXT && ri->via != PKSCAN_VIA_DYNAMIC) {
+            im->module = rstr(an, ri->m, ri->ml);
+            im->name = rstr(an, ri->n, ri->nl);
+            im->written_module = rstr(an, ri->wm, ri->wml);
+            im->written_name = rstr(an, ri->wn, ri->wnl);
+        }
+        i = j;
+    }
+    /* input order of first occurrence */
+    qsort(out, n, sizeof *out, imp_off_cmp);
+    r->imports = out;
+    r->n_imports = n;
+}
+
+static void analyse(scanner *sc)
+{
+    analysis an;
+    memset(&an, 0, sizeof an);
+    an.sc = sc;
+    an.rep = sc->rep;
+    size_t nn = sc->nnodes ? sc->nnodes : 1;
+    an.res_of = calloc(nn, sizeof(uint32_t));
+    an.recog = calloc(nn, sizeof(uint32_t));
+    an.code_of = calloc(nn, sizeof(uint32_t));
+    an.dsum_of = calloc(nn, sizeof(uint32_t));
+    an.fn_of = calloc(nn, sizeof(uint32_t));
+    an.cls_of = calloc(nn, sizeof(uint32_t));
+    if (!an.res_of || !an.recog || !an.code_of || !an.dsum_of || !an.fn_of ||
+        !an.cls_of || resolve_pass(&an))
+        an.oom = 1;
+    /* imports first: when the budget runs out, what is cut is the
+     * description of functions and classes, not the import list */
+    if (!an.oom) {
+        an.for_imports = 1;
+        imports_pass(&an);
+        an.for_imports = 0;
+    }
+    if (!an.oom)
+        objects_pass(&an);
+    pkscan_report *r = &sc->rep->pub;
+    if (!an.oom && an.nfns) {
+        r->functions = arena_alloc(&sc->rep->mem, an.nfns * sizeof *an.fns,
+                                   sizeof(void *));
+        if (r->functions) {
+            memcpy(r->functions, an.fns, an.nfns * sizeof *an.fns);
+            r->n_functions = an.nfns;
+        } else {
+            an.oom = 1;
+        }
+    }
+    if (!an.oom && an.nclss) {
+        r->classes = arena_alloc(&sc->rep->mem, an.nclss * sizeof *an.clss,
+                                 sizeof(void *));
+        if (r->classes) {
+            memcpy(r->classes, an.clss, an.nclss * sizeof *an.clss);
+            r->n_classes = an.nclss;
+        } else {
+            an.oom = 1;
+        }
+    }
+    if (r->status == PKSCAN_OK && r->result_kind && sc->nstack) {
+        uint32_t top = sc->stack[sc->nstack - 1];
+        if (an.fn_of && an.fn_of[top])
+            r->result_kind = "function";
+        else if (an.cls_of && an.cls_of[top])
+            r->result_kind = "class";
+    }
+    if (an.oom && r->status == PKSCAN_OK) {
+        sc->failed = 0;
+        nomem(sc, 0);
+    }
+    free(an.res_of);
+    free(an.res);
+    free(an.recog);
+    free(an.raw);
+    free(an.code_of);
+    free(an.codes);
+    free(an.dsum_of);
+    free(an.dsums);
+    free(an.fn_of);
+    free(an.cls_of);
+    free(an.fns);
+    free(an.clss);
+    free(an.imp_nodes);
+}
+
+/* --- public -------------------------------------------------------------- */
+
+pkscan_report *pkscan_scan(const void *data, size_t len, unsigned flags)
+{
+    report_impl *rep = calloc(1, sizeof *rep);
+    if (rep == NULL)
+        return NULL;
+    pkscan_report *r = &rep->pub;
+    r->size = len;
+    r->protocol = -1;
+    r->stop_offset = (size_t)-1;
+    r->error_opcode = -1;
+    rep->budget = 16 * len + 100000;
+    rep->ibudget = 4 * len + 65536;
+
+    scanner sc;
+    memset(&sc, 0, sizeof sc);
+    sc.d = data;
+    sc.n = data ? len : 0;
+    sc.flags = flags;
+    sc.rep = rep;
+    sc.memo_dense_limit = sc.n + 1;
+
+    if (len >= UINT32_MAX - 1) {
+        fail(&sc, PKSCAN_ERR_LENGTH, 0, "input of %zu bytes is too large to "
+             "scan", len);
+    } else if (sc.n == 0) {
+        fail(&sc, PKSCAN_ERR_TRUNCATED, 0, "Ran out of input");
+    } else {
+        size_t pos = 0;
+        int stop = 0;
+        while (!stop) {
+            if (pos >= sc.n) {
+                fail(&sc, PKSCAN_ERR_TRUNCATED, sc.n,
+                     "pickle data was truncated (no STOP opcode)");
+                break;
+            }
+            size_t off = pos;
+            if (step(&sc, &pos, off, &stop))
+                break;
+            if (stop)
+                r->stop_offset = off;
+        }
+        if (stop && pos < sc.n)
+            fail(&sc, PKSCAN_ERR_TRAILING, pos,
+                 "%zu bytes of data after the STOP opcode", sc.n - pos);
+    }
+    if (r->status != PKSCAN_OK && r->status != PKSCAN_ERR_TRAILING)
+        r->result_kind = NULL;
+    analyse(&sc);
+
+    free(sc.nodes);
+    free(sc.edges);
+    free(sc.stack);
+    free(sc.marks);
+    free(sc.memo_dense);
+    /* strings the report shows were copied; decoded ones die here */
+    arena_free(&sc.dec);
+    return r;
+}
+
+void pkscan_free(pkscan_report *r)
+{
+    if (r == NULL)
+        return;
+    report_impl *rep = (report_impl *)r;
+    arena_free(&rep->mem);
+    free(rep);
+}
+
+const char *pkscan_status_name(pkscan_status s)
+{
+    static const char *const n[] = {
+        "ok", "truncated", "bad-opcode", "stack-underflow", "mark-missing",
+        "memo", "type", "value", "length", "protocol", "unsupported",
+        "trailing-data", "no-memory",
+    };
+    return (unsigned)s < NELEM(n) ? n[s] : "unknown";
+}
+
+const char *pkscan_via_name(pkscan_via v)
+{
+    static const char *const n[] = {
+        "global", "stack_global", "inst", "ext", "dynamic", "getattr",
+        "builtin_type", "subimport",
+    };
+    return (unsigned)v < NELEM(n) ? n[v] : "unknown";
+}
+
+const char *pkscan_category_name(pkscan_category c)
+{
+    static const char *const n[] = {"other", "ccloudpickle", "cloudpickle",
+                                    "plain"};
+    return (unsigned)c < NELEM(n) ? n[c] : "unknown";
+}
+
+const char *pkscan_param_kind_name(pkscan_param_kind k)
+{
+    static const char *const n[] = {"positional-only", "regular", "varargs",
+                                    "keyword-only", "varkw"};
+    return (unsigned)k < NELEM(n) ? n[k] : "unknown";
+}
+
+int pkscan_strict_violation(const pkscan_report *r)
+{
+    return r->n_dangerous > 0 || r->n_other > 0;
+}

@@ -1,0 +1,355 @@
+/* pkscan.h - static inspection of a pickle: what it imports, which
+ * functions and classes it carries by value, and whether it is well formed,
+ * found WITHOUT executing or importing anything.
+ *
+ * Pure C11, no Python.h, no global mutable state (thread-safe: scans may
+ * run in parallel). The unpickler model lives in src/pkscan.c, the bounded
+ * marshal reader it uses for code objects in src/marshal_scan.c
+ * (src/marshal_scan.h). The CLI (`cloudpickle-load FILE`) prints the report;
+ * tests/test_scan.c and tests/fuzz/fuzz_pkscan.c exercise it.
+ *
+ * The walker models CPython's C unpickler (Modules/_pickle.c, load()):
+ * its object stack, its mark stack (with the "fence" that makes items
+ * below the innermost MARK unreachable), its memo and FRAME handling, for
+ * every opcode of protocols 0 to 5. It fails where `pickle.loads(data)`
+ * would fail before running any callable: truncated input, unknown opcode,
+ * stack underflow, missing MARK, GET of a memo index never PUT, a negative
+ * or over-long length, invalid UTF-8 in a BINUNICODE, an odd number of
+ * SETITEMS items, STACK_GLOBAL on a non-str, NEWOBJ on a non-type, APPENDS
+ * to a known non-list, BUILD with a non-dict state on plain data, ... and
+ * does NOT fail on what CPython only finds out by calling something (a
+ * REDUCE whose callable is not callable, an import that does not exist, an
+ * EXT code not in the registry). PERSID/BINPERSID are refused as
+ * unsupported (plain loads have no persistent_load). Data after STOP, which
+ * pickle.loads silently ignores, is its own error kind. The loader modelled
+ * is pickle.loads with its defaults: encoding="ASCII" (a protocol 0-2 byte
+ * string that is not ASCII is refused, as CPython refuses it), fix_imports
+ * (see PKSCAN_NO_FIX_IMPORTS). NEXT_BUFFER is accepted and counted in
+ * `n_buffers`: a load needs that many out-of-band buffers (buffers=), and
+ * plain loads without them fails.
+ *
+ * Two deliberate differences. Frames are enforced as pickle's Python
+ * implementation does (an opcode or argument that starts inside a FRAME
+ * must end inside it; no FRAME before the current one is used up:
+ * PKSCAN_ERR_LENGTH): CPython's C unpickler ignores frames when it loads
+ * bytes but reads such a pickle differently from a file, so it has no
+ * single meaning. And a memo index larger than the input size is
+ * refused (PKSCAN_ERR_MEMO). A pickler numbers memo entries from 0, one
+ * opcode each, so no real pickle needs one; CPython would size its memo
+ * array by it (a 9-byte pickle naming index 2^28 costs gigabytes).
+ *
+ * Costs: time linear in the input (the analysis is charged against a work
+ * budget proportional to the input, so sharing one big dict among many
+ * functions, or a chain of getattr building ever longer names, cannot make
+ * it quadratic; import names have a budget of their own); memory O(input): the memo array is
+ * at most the input size, no recursion on input-controlled depth (a tuple
+ * nested a million deep is fine). The report's lists are capped
+ * (PKSCAN_MAX_ITEMS per list, and the budget; see `truncated`).
+ *
+ * Usage:
+ *
+ *     pkscan_report *r = pkscan_scan(buf, len, 0);
+ *     if (r == NULL) -> out of memory
+ *     if (r->status != PKSCAN_OK)
+ *         fprintf(stderr, "%s at byte %zu\n", r->error, r->error_offset);
+ *     for (size_t i = 0; i < r->n_imports; i++) ... r->imports[i] ...
+ *     pkscan_free(r);
+ *
+ * The report never points into `buf`: every string is a NUL-terminated
+ * copy owned by the report (it may still hold embedded NUL bytes: use
+ * `len`, and escape non-printable bytes when printing). */
+#ifndef CPK_PKSCAN_H
+#define CPK_PKSCAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Outcome of a scan. Everything but PKSCAN_OK means `cloudpickle-load`
+ * must refuse the file (exit 3). */
+typedef enum {
+    PKSCAN_OK = 0,
+    PKSCAN_ERR_TRUNCATED,   /* input ends inside an opcode, or before STOP;
+                               also an empty input (CPython: EOFError) */
+    PKSCAN_ERR_OPCODE,      /* a byte that is not an opcode */
+    PKSCAN_ERR_UNDERFLOW,   /* pop from an empty stack (or across a MARK) */
+    PKSCAN_ERR_MARK,        /* a MARK-consuming opcode without a MARK */
+    PKSCAN_ERR_MEMO,        /* GET of an index never PUT; bad PUT index */
+    PKSCAN_ERR_TYPE,        /* an operand of a type CPython refuses without
+                               calling anything (STACK_GLOBAL on non-str,
+                               NEWOBJ class not a type, odd SETITEMS, ...) */
+    PKSCAN_ERR_VALUE,       /* a malformed argument: unquoted STRING, bad
+                               escape, invalid UTF-8, bad INT text, EXT 0 */
+    PKSCAN_ERR_LENGTH,      /* a negative or over-long length or FRAME;
+                               an opcode crossing the end of its FRAME */
+    PKSCAN_ERR_PROTOCOL,    /* PROTO above 5 */
+    PKSCAN_ERR_UNSUPPORTED, /* PERSID / BINPERSID: persistent ids */
+    PKSCAN_ERR_TRAILING,    /* bytes after STOP (error_offset: the first) */
+    PKSCAN_ERR_NOMEM        /* allocation failed mid-scan */
+} pkscan_status;
+
+/* A string owned by the report: `s` is NUL-terminated, `len` excludes
+ * the terminator; s may contain NUL bytes. An unknown string has s == NULL
+ * and len == 0. */
+typedef struct {
+    const char *s;
+    size_t len;
+} pkscan_str;
+
+/* How a name came to be imported. */
+typedef enum {
+    PKSCAN_VIA_GLOBAL = 0,   /* GLOBAL (protocol 0-3 text opcode) */
+    PKSCAN_VIA_STACK_GLOBAL, /* STACK_GLOBAL with two str operands */
+    PKSCAN_VIA_INST,         /* INST (protocol 0 instance creation) */
+    PKSCAN_VIA_EXT,          /* EXT1/2/4: copyreg extension registry code
+                                `ext_code`; module/name unknown statically */
+    PKSCAN_VIA_DYNAMIC,      /* STACK_GLOBAL whose operands are computed at
+                                load time: name unknown, always dangerous */
+    PKSCAN_VIA_GETATTR,      /* getattr(<import>, "name") or
+                                getattr(__import__("mod", ...), "name") with
+                                constant operands, resolved to mod.name */
+    PKSCAN_VIA_BUILTIN_TYPE, /* a reconstructor `_builtin_type("X")`:
+                                types.X (never flagged dangerous: what the
+                                pickle imports is the reconstructor) */
+    PKSCAN_VIA_SUBIMPORT     /* a reconstructor `subimport("mod")`: the
+                                module itself (name ""), e.g. a module a
+                                function's globals refer to */
+} pkscan_via;
+
+/* Who the imported name belongs to. */
+typedef enum {
+    PKSCAN_CAT_OTHER = 0,    /* anything else: user code referenced by name,
+                                third-party or unlisted stdlib objects */
+    PKSCAN_CAT_CCLOUDPICKLE, /* a reconstructor of module `ccloudpickle`
+                                listed in doc/FORMAT.md */
+    PKSCAN_CAT_CLOUDPICKLE,  /* a reconstructor of stock cloudpickle
+                                (modules cloudpickle, cloudpickle.cloudpickle,
+                                cloudpickle.cloudpickle_fast) */
+    PKSCAN_CAT_PLAIN         /* plain data and harmless stdlib types: see
+                                "Plain data" below; also getattr/__import__
+                                used only for constant lookups */
+} pkscan_category;
+
+/* One imported name, listed once (first occurrence) in input order.
+ *
+ * `module`/`name` are the names find_class receives after protocol < 3's
+ * fix_imports mapping (_compat_pickle: __builtin__ -> builtins, ...);
+ * `written_module`/`written_name` what the pickle spells, when different
+ * (else s == NULL). `name` may be dotted (protocol 4 nested attribute).
+ *
+ * Dangerous names (`dangerous` = 1, `reason` a short phrase), matched on
+ * the module and the first component of the name:
+ *   whole modules and their submodules: os, posix, nt, subprocess,
+ *     _posixsubprocess, pty, multiprocessing, asyncio.subprocess ("runs
+ *     commands"); shutil ("opens files"); socket, _socket, webbrowser
+ *     ("network access"); ctypes, _ctypes, sys, gc ("interpreter
+ *     internals"); importlib, imp, zipimport, pkgutil ("imports modules");
+ *     runpy, code, codeop, timeit, pdb, bdb, trace, cProfile, profile
+ *     ("evaluates code"); marshal ("builds code objects or functions");
+ *     _pickle ("nested unpickling");
+ *   builtins (also spelled __builtin__ before protocol 3): eval, exec,
+ *     compile, __import__, open, getattr, setattr, delattr, globals,
+ *     locals, vars, breakpoint, input, help, exit, quit;
+ *   types.FunctionType, types.CodeType, types.LambdaType; io/_io open,
+ *     open_code, FileIO; operator/_operator attrgetter, methodcaller;
+ *     asyncio create_subprocess_shell/_exec; pickle loads, load, Unpickler,
+ *     _loads, _load, _Unpickler; ccloudpickle._import, loads, load,
+ *     Unpickler;
+ *   any name whose dotted path passes through __globals__, __builtins__,
+ *     __subclasses__, __code__, __dict__, __class__, __base__, __bases__,
+ *     __mro__, __getattribute__, __import__, __loader__, __spec__,
+ *     __self__, __func__, __closure__, __reduce__, __reduce_ex__,
+ *     __init_subclass__, f_globals, f_locals, f_builtins, gi_frame,
+ *     tb_frame, cr_frame, ag_frame ("attribute path through interpreter
+ *     internals");
+ *   every PKSCAN_VIA_DYNAMIC and PKSCAN_VIA_EXT import.
+ * builtins.getattr and builtins.__import__ are NOT dangerous (and count as
+ * PKSCAN_CAT_PLAIN) when every use in the pickle is a lookup with constant
+ * operands: getattr(<import>, "name") and
+ * getattr(__import__("mod", ...), "name"), each resolved into a
+ * PKSCAN_VIA_GETATTR import classified on its own (ccloudpickle's
+ * compat="cloudpickle" naming, getattr(object, "__new__") in enums), and
+ * getattr(<plain data or a class carried by value>, "name") with a name
+ * outside the internals listed above (enum members of enums by value,
+ * bound methods such as [].append): nothing is imported by those.
+ * PKSCAN_VIA_BUILTIN_TYPE and PKSCAN_VIA_SUBIMPORT entries are never
+ * dangerous: they are what a reconstructor does, reported for the reader.
+ *
+ * A dangerous name is never PKSCAN_CAT_PLAIN (operator.attrgetter is
+ * "other").
+ *
+ * Plain data (PKSCAN_CAT_PLAIN): builtins' data types, harmless functions
+ *   and exceptions (set, frozenset, bytearray, bytes, complex, slice,
+ *   range, int, float, str, list, dict, tuple, bool, object, type, property,
+ *   classmethod, staticmethod, memoryview, super, len, min, max, ..., and
+ *   every name ending in Error, Exception or Warning); the modules
+ *   collections, datetime, decimal, fractions, enum, typing, dataclasses,
+ *   ipaddress, zoneinfo, uuid, numbers, math, cmath, operator, _operator
+ *   (and submodules); io/_io StringIO and BytesIO; copyreg
+ *   _reconstructor / __newobj__ / __newobj_ex__, _codecs.encode,
+ *   array.array, array._array_reconstructor, re._compile,
+ *   functools.partial, operator.itemgetter, types SimpleNamespace /
+ *   MappingProxyType / MethodType / CellType / NoneType / ModuleType,
+ *   weakref.WeakSet, logging.getLogger, pathlib's path classes. */
+typedef struct {
+    pkscan_str module;
+    pkscan_str name;
+    pkscan_str written_module;
+    pkscan_str written_name;
+    size_t offset;          /* byte offset of the first importing opcode */
+    size_t count;           /* how many opcodes import it */
+    pkscan_via via;
+    pkscan_category category;
+    int dangerous;
+    const char *reason;     /* static string; NULL unless dangerous */
+    long ext_code;          /* PKSCAN_VIA_EXT: the registry code */
+} pkscan_import;
+
+/* Layout of a function carried by value. */
+typedef enum {
+    PKSCAN_FN_CCLOUDPICKLE = 1, /* ccloudpickle._function_new(code, globals,
+                                   ncells) [+ _function_fill(func, state)] */
+    PKSCAN_FN_CLOUDPICKLE       /* cloudpickle _make_function(code, globals,
+                                   name, argdefs, closure)
+                                   [+ _function_setstate(func, (state, slots))],
+                                   stock 2.2/3.x or ccloudpickle's compat */
+} pkscan_fn_layout;
+
+typedef enum {
+    PKSCAN_PARAM_POSONLY = 0, /* before / */
+    PKSCAN_PARAM_REGULAR,
+    PKSCAN_PARAM_VARARGS,     /* *args */
+    PKSCAN_PARAM_KWONLY,
+    PKSCAN_PARAM_VARKW        /* **kwargs */
+} pkscan_param_kind;
+
+typedef struct {
+    pkscan_str name;
+    pkscan_param_kind kind;
+} pkscan_param;
+
+/* A function carried by value. Fields the pickle does not reveal are
+ * unknown: strings with s == NULL, numbers -1. */
+typedef struct {
+    pkscan_fn_layout layout;
+    size_t offset;           /* the REDUCE that creates the function */
+    pkscan_str name;
+    pkscan_str qualname;
+    pkscan_str module;       /* __module__ in the state, else the globals'
+                                __name__ */
+    pkscan_str filename;     /* co_filename */
+    long firstlineno;        /* co_firstlineno */
+    /* The CPython version the code object was made for: "3.11" (from
+     * _code_unmarshal/_code_new's python_version, or the marshal magic),
+     * "3.8-3.10", "3.11+" or "3.7 or older" (from the number of CodeType
+     * fields: 16, 18, 15), or unknown (s == NULL). */
+    pkscan_str python_version;
+    long magic;              /* bytecode magic (low 16 bits), -1 unknown */
+    int code_known;          /* 1 if the code object's fields were read */
+    pkscan_param *params;
+    size_t n_params;
+    pkscan_str *globals;     /* keys of the state's __globals__ */
+    size_t n_globals;
+    pkscan_str *freevars;    /* co_freevars: closure variable names */
+    size_t n_freevars;
+    long n_defaults;         /* len(__defaults__), 0 if None, -1 unknown */
+    long n_kwdefaults;       /* len(__kwdefaults__), likewise */
+} pkscan_function;
+
+/* A class (or enum) carried by value: _make_skeleton_class /
+ * _make_skeleton_enum [+ _class_setstate], ccloudpickle's or cloudpickle's. */
+typedef struct {
+    size_t offset;           /* the REDUCE that creates the skeleton */
+    int is_enum;
+    int from_cloudpickle;    /* 1: cloudpickle's reconstructor names */
+    pkscan_str name;
+    pkscan_str qualname;
+    pkscan_str module;
+    pkscan_str *bases;       /* "module.name" of an imported base, the name
+                                of a base carried by value, "?" otherwise */
+    size_t n_bases;
+    pkscan_str *methods;     /* state keys whose value is a function
+                                carried by value or a REDUCE of builtins
+                                classmethod/staticmethod/property, in
+                                input order */
+    size_t n_methods;
+    pkscan_str *members;     /* enum member names */
+    size_t n_members;
+} pkscan_class;
+
+/* Per-list cap: a report never lists more than this many items in one
+ * list (imports, functions, classes, or one function's globals...);
+ * `truncated` says some were left out. */
+#define PKSCAN_MAX_ITEMS 100000
+
+typedef struct {
+    pkscan_status status;
+    const char *error;       /* one line, no trailing newline, owned by the
+                                report; NULL when status == PKSCAN_OK */
+    size_t error_offset;     /* byte offset of the offending opcode (for
+                                PKSCAN_ERR_TRAILING: of the first byte after
+                                STOP; for truncation: of the opcode whose
+                                argument is cut short, or the input size
+                                when STOP is missing) */
+    int error_opcode;        /* the opcode byte at error_offset, -1 none */
+
+    size_t size;             /* input size in bytes */
+    size_t stop_offset;      /* offset of STOP, or (size_t)-1 if none */
+    int protocol;            /* the PROTO opcode's argument, -1 without one */
+    int min_protocol;        /* the lowest protocol whose opcodes it uses
+                                (pickletools' "highest protocol among
+                                opcodes") */
+    size_t n_opcodes;
+    size_t n_frames;
+    size_t n_buffers;        /* NEXT_BUFFER count: out-of-band buffers the
+                                load needs (plain loads refuses any) */
+    const char *result_kind; /* kind of the unpickled object as far as known:
+                                "function", "class", "tuple", "dict", "int",
+                                "instance" (REDUCE/NEWOBJ/OBJ), ...; NULL
+                                when the scan failed */
+
+    pkscan_import *imports;
+    size_t n_imports;
+    size_t n_dangerous;      /* imports with dangerous = 1 */
+    size_t n_other;          /* imports with category PKSCAN_CAT_OTHER */
+    pkscan_function *functions;
+    size_t n_functions;
+    pkscan_class *classes;
+    size_t n_classes;
+    int truncated;           /* some list hit PKSCAN_MAX_ITEMS, or the
+                                analysis' work budget ran out: items or
+                                names (s == NULL) are missing. The danger
+                                flags listed, n_dangerous and n_other are
+                                exact all the same. */
+} pkscan_report;
+
+/* Flags for pkscan_scan. */
+#define PKSCAN_NO_FIX_IMPORTS 0x1 /* model Unpickler(fix_imports=False) */
+
+/* Scan `len` bytes at `data` (NULL allowed when len is 0). Never reads
+ * outside [data, data+len), never executes anything. Returns a report
+ * (check `status`) to free with pkscan_free, or NULL when even the report
+ * could not be allocated. On a malformed pickle the report still lists
+ * what was found before the error. */
+pkscan_report *pkscan_scan(const void *data, size_t len, unsigned flags);
+
+/* Free a report and everything it owns; NULL is fine. */
+void pkscan_free(pkscan_report *r);
+
+/* Short stable names for the enums, for --json: "ok", "truncated",
+ * "bad-opcode", "stack-underflow", "mark-missing", "memo", "type",
+ * "value", "length", "protocol", "unsupported", "trailing-data",
+ * "no-memory"; "global", "stack_global", "inst", "ext", "dynamic",
+ * "getattr", "builtin_type", "subimport"; "other", "ccloudpickle",
+ * "cloudpickle",
+ * "plain"; "positional-only", "regular", "varargs", "keyword-only",
+ * "varkw". */
+const char *pkscan_status_name(pkscan_status s);
+const char *pkscan_via_name(pkscan_via v);
+const char *pkscan_category_name(pkscan_category c);
+const char *pkscan_param_kind_name(pkscan_param_kind k);
+
+/* The verdict of `cloudpickle-load --strict`: 1 if the report has a
+ * dangerous import or an import of category PKSCAN_CAT_OTHER, else 0. */
+int pkscan_strict_violation(const pkscan_report *r);
+
+#endif

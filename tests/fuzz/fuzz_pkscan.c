@@ -1,0 +1,82 @@
+/* fuzz_pkscan.c - libFuzzer target for the static pickle inspector
+ * (src/pkscan.c) and, through it, the marshal reader (src/marshal_scan.c).
+ * Built and run by scripts/fuzz-pkscan; seeds in tests/fuzz/corpus_pkscan.
+ *
+ * Beyond "no crash, no leak" (ASan/UBSan, libFuzzer's leak check), it
+ * asserts the report's invariants: an error has a message and an offset
+ * inside the input, every listed string is NUL-terminated at its length. */
+#include "pkscan.h"
+#include "marshal_scan.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void check_str(pkscan_str s)
+{
+    if (s.s == NULL) {
+        if (s.len != 0)
+            abort();
+        return;
+    }
+    if (s.s[s.len] != '\0')
+        abort();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    pkscan_report *r = pkscan_scan(data, size, 0);
+    if (r == NULL)
+        return 0;
+    if ((r->status == PKSCAN_OK) != (r->error == NULL))
+        abort();
+    if (r->status != PKSCAN_OK && r->error_offset > size)
+        abort();
+    if (r->status == PKSCAN_OK && r->stop_offset != size - 1)
+        abort();
+    for (size_t i = 0; i < r->n_imports; i++) {
+        check_str(r->imports[i].module);
+        check_str(r->imports[i].name);
+        if (r->imports[i].offset >= size)
+            abort();
+    }
+    for (size_t i = 0; i < r->n_functions; i++) {
+        const pkscan_function *f = &r->functions[i];
+        check_str(f->name);
+        check_str(f->qualname);
+        check_str(f->filename);
+        for (size_t j = 0; j < f->n_params; j++)
+            check_str(f->params[j].name);
+        for (size_t j = 0; j < f->n_globals; j++)
+            check_str(f->globals[j]);
+        for (size_t j = 0; j < f->n_freevars; j++)
+            check_str(f->freevars[j]);
+    }
+    for (size_t i = 0; i < r->n_classes; i++) {
+        const pkscan_class *c = &r->classes[i];
+        for (size_t j = 0; j < c->n_bases; j++)
+            check_str(c->bases[j]);
+        for (size_t j = 0; j < c->n_methods; j++)
+            check_str(c->methods[j]);
+        for (size_t j = 0; j < c->n_members; j++)
+            check_str(c->members[j]);
+    }
+    pkscan_free(r);
+
+    /* The marshal reader on its own, with each layout, when the input
+     * looks like marshal data. */
+    if (size > 0 && (data[0] & 0x7f) == 'c') {
+        static const long magics[] = {3425, 3439, 3495, 3531, 3571};
+        for (size_t i = 0; i < sizeof magics / sizeof *magics; i++) {
+            cpk_mcode mc;
+            if (cpk_mscan_code(data, size, magics[i], &mc)) {
+                for (size_t j = 0; j < mc.n_params; j++)
+                    if (mc.params[j].p + mc.params[j].len > data + size)
+                        abort();
+                cpk_mscan_free(&mc);
+            }
+        }
+    }
+    return 0;
+}
