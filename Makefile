@@ -47,7 +47,7 @@ LIB_SRC := $(sort $(wildcard src/*.c))
 CLI_SHARED_SRC := $(filter-out cli/cloudpickle-dump.c cli/cloudpickle-load.c,$(sort $(wildcard cli/*.c)))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 CLI_SHARED_OBJ := $(CLI_SHARED_SRC:%.c=$(BUILD)/%.o)
-HEADERS := $(wildcard src/*.h cli/*.h)
+HEADERS := $(wildcard src/*.h src/*.inc cli/*.h)
 
 EXT := $(BUILD)/ccloudpickle$(EXT_SUFFIX)
 PROGS := $(BUILD)/cloudpickle-dump $(BUILD)/cloudpickle-load
@@ -62,7 +62,7 @@ CRITERION_LIBS := $(shell pkg-config --libs criterion 2>/dev/null || echo -lcrit
 .SECONDARY:
 
 .PHONY: all check test demo bench bench-quick memcheck sanitize coverage \
-        check-pythons install uninstall clean deps lint-man
+        check-pythons install uninstall clean deps lint-man fuzz fuzz-smoke
 
 all: $(EXT) $(PROGS)
 
@@ -143,6 +143,17 @@ coverage:
 	@status=0; $(MAKE) --no-print-directory BUILD=$(BUILD)/coverage OPT=-O0 \
 	    SAN=--coverage test || status=$$?; \
 	    scripts/coverage $(BUILD)/coverage && exit $$status
+
+# libFuzzer on the static pickle inspector (src/pkscan.c, marshal_scan.c),
+# with ASan + UBSan; needs clang and its fuzzer runtime (install-deps fuzz).
+FUZZ_SECONDS ?= 300
+fuzz:
+	@scripts/install-deps fuzz
+	@scripts/fuzz-pkscan $(FUZZ_SECONDS) $(BUILD)
+
+fuzz-smoke:
+	@scripts/install-deps fuzz
+	@scripts/fuzz-pkscan 30 $(BUILD)
 
 # The suite against every CPython 3.9-3.13 on the machine (pyenv's with a
 # shared libpython, and /usr/bin/python3), each in $(BUILD)/py-VERSION;
