@@ -10,6 +10,7 @@
  * every count is checked against the bytes left before anything is
  * allocated for it, recursion is limited to CPK_MSCAN_MAX_DEPTH. */
 #include "marshal_scan.h"
+#include "growarray.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -43,29 +44,12 @@ typedef struct {
     cpk_mcode *out;
 } mreader;
 
-static int grow(void **arr, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return 0;
-    size_t ncap = *cap ? *cap : 16;
-    while (ncap < need) {
-        if (ncap > ((size_t)-1) / 2 / elem)
-            return -1;
-        ncap *= 2;
-    }
-    void *p = realloc(*arr, ncap * elem);
-    if (p == NULL)
-        return -1;
-    *arr = p;
-    *cap = ncap;
-    return 0;
-}
 
 static long new_val(mreader *r, uint8_t kind)
 {
     if (r->nvals >= UINT32_MAX - 1)
         return -1;
-    if (grow((void **)&r->vals, &r->capvals, r->nvals + 1, sizeof(mval)))
+    if (cpk_grow((void **)&r->vals, &r->capvals, r->nvals + 1, sizeof(mval)))
         return -1;
     mval *v = &r->vals[r->nvals];
     memset(v, 0, sizeof *v);
@@ -127,12 +111,12 @@ static int r_items(mreader *r, long id, size_t n, int depth)
         long v = r_object(r, depth + 1);
         if (v < 0 || r->vals[v].kind == MV_NULL)
             return -1;
-        if (grow((void **)&r->work, &r->capwork, r->nwork + 1,
+        if (cpk_grow((void **)&r->work, &r->capwork, r->nwork + 1,
                  sizeof(uint32_t)))
             return -1;
         r->work[r->nwork++] = (uint32_t)v;
     }
-    if (grow((void **)&r->items, &r->capitems, r->nitems + n,
+    if (cpk_grow((void **)&r->items, &r->capitems, r->nitems + n,
              sizeof(uint32_t)))
         return -1;
     if (n)
@@ -148,7 +132,7 @@ static long reserve_ref(mreader *r, int flag, long id)
 {
     if (!flag)
         return 0;
-    if (grow((void **)&r->refs, &r->caprefs, r->nrefs + 1, sizeof(uint32_t)))
+    if (cpk_grow((void **)&r->refs, &r->caprefs, r->nrefs + 1, sizeof(uint32_t)))
         return -1;
     r->refs[r->nrefs++] = (uint32_t)id;
     return 0;

@@ -13,6 +13,7 @@
 #include "pkscan.h"
 
 #include "marshal_scan.h" /* cpk_mscan_code */
+#include "growarray.h"      /* cpk_grow */
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -184,30 +185,12 @@ static int nomem(scanner *sc, size_t off)
     return fail(sc, PKSCAN_ERR_NOMEM, off, "out of memory");
 }
 
-/* --- growable arrays ----------------------------------------------------- */
-
-static int grow(void **arr, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return 0;
-    size_t ncap = *cap ? *cap : 64;
-    while (ncap < need) {
-        if (ncap > ((size_t)-1) / 4 / elem)
-            return -1;
-        ncap *= 2;
-    }
-    void *p = realloc(*arr, ncap * elem);
-    if (p == NULL)
-        return -1;
-    *arr = p;
-    *cap = ncap;
-    return 0;
-}
+/* --- nodes --------------------------------------------------------------- */
 
 static uint32_t new_node(scanner *sc, int kind, size_t off)
 {
     if (sc->nnodes >= UINT32_MAX - 1 ||
-        grow((void **)&sc->nodes, &sc->capnodes, sc->nnodes + 1,
+        cpk_grow((void **)&sc->nodes, &sc->capnodes, sc->nnodes + 1,
              sizeof(node))) {
         nomem(sc, off);
         return NONE_ID;
@@ -229,7 +212,7 @@ static void use(scanner *sc, uint32_t id)
 static int add_edge(scanner *sc, uint32_t parent, uint32_t child, size_t off)
 {
     if (sc->nedges >= UINT32_MAX - 1 ||
-        grow((void **)&sc->edges, &sc->capedges, sc->nedges + 1,
+        cpk_grow((void **)&sc->edges, &sc->capedges, sc->nedges + 1,
              sizeof(edge)))
         return nomem(sc, off);
     uint32_t e = (uint32_t)sc->nedges++;
@@ -250,7 +233,7 @@ static int push(scanner *sc, uint32_t id, size_t off)
 {
     if (id == NONE_ID)
         return -1;
-    if (grow((void **)&sc->stack, &sc->capstack, sc->nstack + 1,
+    if (cpk_grow((void **)&sc->stack, &sc->capstack, sc->nstack + 1,
              sizeof(uint32_t)))
         return nomem(sc, off);
     sc->stack[sc->nstack++] = id;
@@ -1156,7 +1139,7 @@ static int step(scanner *sc, size_t *pos, size_t off, int *stop)
         *stop = 1;
         return 0;
     case '(': /* MARK */
-        if (grow((void **)&sc->marks, &sc->capmarks, sc->nmarks + 1,
+        if (cpk_grow((void **)&sc->marks, &sc->capmarks, sc->nmarks + 1,
                  sizeof(size_t)))
             return nomem(sc, off);
         sc->marks[sc->nmarks++] = sc->nstack;
@@ -1870,7 +1853,7 @@ static int res_recon(const resolved *r, const char *n)
 
 static int set_res(analysis *an, uint32_t id, resolved v)
 {
-    if (grow((void **)&an->res, &an->capres, an->nres + 1, sizeof(resolved)))
+    if (cpk_grow((void **)&an->res, &an->capres, an->nres + 1, sizeof(resolved)))
         return -1;
     an->res[an->nres++] = v;
     an->res_of[id] = (uint32_t)an->nres;
@@ -1879,7 +1862,7 @@ static int set_res(analysis *an, uint32_t id, resolved v)
 
 static int add_raw(analysis *an, raw_import v)
 {
-    if (grow((void **)&an->raw, &an->capraw, an->nraw + 1,
+    if (cpk_grow((void **)&an->raw, &an->capraw, an->nraw + 1,
              sizeof(raw_import)))
         return -1;
     an->raw[an->nraw++] = v;
@@ -1919,7 +1902,7 @@ static const dict_summary *dict_sum(analysis *an, uint32_t id)
         return &an->dsums[an->dsum_of[id] - 1];
     if (charge(an, sc->nodes[id].n))
         return NULL;
-    if (grow((void **)&an->dsums, &an->capdsums, an->ndsums + 1,
+    if (cpk_grow((void **)&an->dsums, &an->capdsums, an->ndsums + 1,
              sizeof(dict_summary))) {
         an->oom = 1;
         return NULL;
@@ -2039,7 +2022,7 @@ static int resolve_pass(analysis *an)
                 r.is_module = 1;
                 an->recog[nd->a]++;
                 if (set_res(an, id, r) ||
-                    grow((void **)&an->imp_nodes, &an->capimp, an->nimp + 1,
+                    cpk_grow((void **)&an->imp_nodes, &an->capimp, an->nimp + 1,
                          sizeof(uint32_t)))
                     return -1;
                 an->imp_nodes[an->nimp++] = id;
@@ -2349,7 +2332,7 @@ static const code_info *code_get(analysis *an, uint32_t id)
     } else {
         return NULL;
     }
-    if (rc < 0 || grow((void **)&an->codes, &an->capcodes, an->ncodes + 1,
+    if (rc < 0 || cpk_grow((void **)&an->codes, &an->capcodes, an->ncodes + 1,
                        sizeof(code_info))) {
         an->oom = 1;
         return NULL;
@@ -2452,7 +2435,7 @@ static pkscan_function *new_fn(analysis *an, uint32_t id, int layout)
         an->rep->pub.truncated = 1;
         return NULL;
     }
-    if (grow((void **)&an->fns, &an->capfns, an->nfns + 1,
+    if (cpk_grow((void **)&an->fns, &an->capfns, an->nfns + 1,
              sizeof(pkscan_function))) {
         an->oom = 1;
         return NULL;
@@ -2554,7 +2537,7 @@ static pkscan_class *new_cls(analysis *an, uint32_t id)
         an->rep->pub.truncated = 1;
         return NULL;
     }
-    if (grow((void **)&an->clss, &an->capclss, an->nclss + 1,
+    if (cpk_grow((void **)&an->clss, &an->capclss, an->nclss + 1,
              sizeof(pkscan_class))) {
         an->oom = 1;
         return NULL;
