@@ -251,6 +251,11 @@ static int
 stdout_failed(void)
 {
     cpk_host_exit_if_interrupted(NULL);
+    /* A closed pipe: die by SIGPIPE, quietly, as a filter does (Python
+     * keeps SIGPIPE ignored). */
+    if (PyErr_ExceptionMatches(PyExc_BrokenPipeError) ||
+        cpk_host_stdout_broken(STDOUT_FILENO))
+        cpk_die_by_signal(SIGPIPE);
     char *line = cpk_host_exception_line();
     PyErr_Clear();
     cpk_error("standard output: %s", line ? line : "error");
@@ -319,6 +324,10 @@ call(PyObject *obj, const options *o)
     Py_DECREF(kwargs);
     if (result == NULL) {
         cpk_host_exit_if_interrupted(NULL);
+        /* The function's own print hit the closed standard output. */
+        if (PyErr_ExceptionMatches(PyExc_BrokenPipeError) &&
+            cpk_host_stdout_broken(STDOUT_FILENO))
+            cpk_die_by_signal(SIGPIPE);
         /* Before PyErr_Print, which would exit the process on it. */
         int status;
         if (PyErr_ExceptionMatches(PyExc_SystemExit))
@@ -365,7 +374,14 @@ describe(PyObject *obj, const options *o, const cpk_input *in)
     }
     errno = 0;
     int failed = ferror(out);
+    if (fflush(out) != 0 || failed) {
+        if (errno == EPIPE || cpk_host_stdout_broken(fileno(out)))
+            cpk_die_by_signal(SIGPIPE);
+    }
+    errno = 0;
     if (fclose(out) != 0 || failed) {
+        if (errno == EPIPE)
+            cpk_die_by_signal(SIGPIPE);
         if (status == CPK_EXIT_OK)
             cpk_error("standard output: %s",
                       strerror(errno != 0 ? errno : EIO));
