@@ -374,14 +374,16 @@ describe(PyObject *obj, const options *o, const cpk_input *in)
     }
     errno = 0;
     int failed = ferror(out);
+    int flush_errno = 0;
     if (fflush(out) != 0 || failed) {
+        flush_errno = errno;
+        failed = 1;
+        /* A closed pipe: die by SIGPIPE, quietly, as a filter does. */
         if (errno == EPIPE || cpk_host_stdout_broken(fileno(out)))
             cpk_die_by_signal(SIGPIPE);
     }
-    errno = 0;
+    errno = flush_errno;
     if (fclose(out) != 0 || failed) {
-        if (errno == EPIPE)
-            cpk_die_by_signal(SIGPIPE);
         if (status == CPK_EXIT_OK)
             cpk_error("standard output: %s",
                       strerror(errno != 0 ? errno : EIO));
