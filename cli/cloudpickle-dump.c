@@ -137,6 +137,12 @@ parse_options(int argc, char **argv, options *o)
             o->by_ref = 1;
             break;
         case OPT_BY_VALUE:
+            /* `--by-value m:f` took the spec as its module. */
+            if (strchr(optarg, ':') != NULL)
+                return cpk_usage_error("--by-value takes a MODULE name, not "
+                                       "'%s' (give the module before "
+                                       "MODULE:ATTR)",
+                                       optarg);
             o->by_value[o->nby_value++] = optarg;
             break;
         case OPT_COMPAT:

@@ -73,8 +73,8 @@ usage(void)
            "                       other ARGs are strings (see the man "
            "page)\n"
            "      --max-size=SIZE  refuse input longer than SIZE bytes (K, M, "
-           "G suffixes;\n"
-           "                       default 1G)\n"
+           "G, T suffixes,\n"
+           "                       powers of 1024; default 1G)\n"
            "  -P, --path=DIR       also search DIR for modules (repeatable; "
            "the current\n"
            "                       directory is searched last unless given "
@@ -112,7 +112,8 @@ parse_options(int argc, char **argv, options *o)
         case OPT_MAX_SIZE:
             if (cpk_parse_size(optarg, &o->max_size) < 0 || o->max_size == 0)
                 return cpk_usage_error("invalid size '%s' for --max-size "
-                                       "(bytes, or with a K, M or G suffix)",
+                                       "(bytes, or with a K, M, G or T "
+                                       "suffix)",
                                        optarg);
             break;
         case 'P':
@@ -226,9 +227,12 @@ system_exit_status(void)
     if (code == NULL || code == Py_None)
         status = CPK_EXIT_OK;
     else if (PyLong_Check(code)) {
+        /* As _Py_HandleSystemExit: the code as a C long, truncated to
+         * int; one past a long (OverflowError) is -1, status 255. */
         long v = PyLong_AsLong(code);
-        status = (v == -1 && PyErr_Occurred()) ? CPK_EXIT_RAISED
-                                               : (int)(v & 0xff);
+        if (v == -1 && PyErr_Occurred())
+            PyErr_Clear();
+        status = (int)v & 0xff;
     }
     else {
         PyObject *s = PyObject_Str(code);
