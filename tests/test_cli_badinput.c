@@ -336,7 +336,7 @@ Test(cli_badinput, max_size_option)
         cpk_assert_exit(&p, 2);
         snprintf(expected, sizeof(expected),
                  "cloudpickle-load: invalid size '%s' for --max-size (bytes, "
-                 "or with a K, M or G suffix)\n"
+                 "or with a K, M, G or T suffix)\n"
                  "Try 'cloudpickle-load --help' for more information.\n",
                  bad[i]);
         cr_assert_str_eq(p.err, expected);
