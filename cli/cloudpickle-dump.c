@@ -183,9 +183,13 @@ parse_options(int argc, char **argv, options *o)
         int e = cpk_output_check(o->output);
         if (e == CPK_OUTPUT_IS_STDOUT)
             o->output = NULL;
+        else if (e == EISDIR) {
+            cpk_error("%s: is a directory", o->output);
+            return CPK_EXIT_SYSTEM;
+        }
         else if (e != 0) {
-            cpk_error("%s: %s", o->output,
-                      e == EISDIR ? "is a directory" : strerror(e));
+            cpk_error("%s: cannot create a file next to it: %s", o->output,
+                      strerror(e));
             return CPK_EXIT_SYSTEM;
         }
     }

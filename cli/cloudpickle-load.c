@@ -163,7 +163,10 @@ malformed(PyObject *type, const char *line)
         (unpickling_error != NULL &&
          PyErr_GivenExceptionMatches(type, unpickling_error)) ||
         (PyErr_GivenExceptionMatches(type, PyExc_ValueError) && line &&
-         strstr(line, "unsupported pickle protocol")) ||
+         (strstr(line, "unsupported pickle protocol") ||
+          /* EXT1/2/4 naming a code copyreg does not have */
+          strncmp(line, "ValueError: unregistered extension code ", 40) ==
+              0)) ||
         /* unpickler.c's own_name(): a reconstructor this version lacks. */
         (PyErr_GivenExceptionMatches(type, PyExc_AttributeError) && line &&
          strstr(line, "written by a newer version?"));

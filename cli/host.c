@@ -262,7 +262,8 @@ static const char secondary_src[] =
     "    def __getattr__(self, name):\n"
     "        return getattr(self._f, name)\n"
     "import sys\n"
-    "sys.stdout = SecondaryStdout(sys.stderr)\n";
+    "sys.stdout = None if sys.stderr is None else "
+    "SecondaryStdout(sys.stderr)\n";
 
 /* After Python started: sys.stdout writes to sys.stderr (above). */
 static int

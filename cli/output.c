@@ -228,14 +228,29 @@ int
 cpk_output_check(const char *target)
 {
     struct stat sb, so;
-    if (stat(target, &sb) != 0)
-        return 0;
-    if (fstat(STDOUT_FILENO, &so) == 0 && sb.st_dev == so.st_dev &&
-        sb.st_ino == so.st_ino)
-        return CPK_OUTPUT_IS_STDOUT;
-    if (S_ISDIR(sb.st_mode))
-        return EISDIR;
-    return 0;
+    if (stat(target, &sb) == 0) {
+        if (fstat(STDOUT_FILENO, &so) == 0 && sb.st_dev == so.st_dev &&
+            sb.st_ino == so.st_ino)
+            return CPK_OUTPUT_IS_STDOUT;
+        if (S_ISDIR(sb.st_mode))
+            return EISDIR;
+        if (!S_ISREG(sb.st_mode))
+            return 0; /* a device or FIFO, written in place */
+    }
+    /* The directory the temp file will be made in must exist. */
+    char path[PATH_MAX];
+    int e = resolve_target(target, path, sizeof(path));
+    if (e != 0)
+        return e;
+    char *slash = strrchr(path, '/');
+    if (slash == NULL)
+        return 0; /* the current directory */
+    if (slash == path)
+        slash++; /* "/name": the root */
+    *slash = '\0';
+    if (stat(path, &sb) != 0)
+        return errno;
+    return S_ISDIR(sb.st_mode) ? 0 : ENOTDIR;
 }
 
 int

@@ -57,8 +57,9 @@ enum { CPK_OUTPUT_IS_STDOUT = -1 };
 /* Check `target` before anything runs: CPK_OUTPUT_IS_STDOUT when it is
  * the very file (same device and inode) the process's standard output is
  * now (/dev/stdout, /dev/fd/1, /proc/self/fd/1): write to standard output
- * instead, as for "-". EISDIR for a directory, 0 otherwise (a missing
- * target is fine; cpk_output_open reports what remains). */
+ * instead, as for "-". EISDIR for a directory; the errno value of what
+ * keeps the temp file from being made beside it (a missing directory, a
+ * symbolic link loop); 0 otherwise. */
 int cpk_output_check(const char *target);
 
 /* Create the temp file next to `target` (after following symbolic

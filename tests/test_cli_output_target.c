@@ -111,6 +111,21 @@ Test(cli_output_target, directory_is_refused_before_importing)
     cpk_proc_free(&p);
 }
 
+Test(cli_output_target, missing_directory_is_refused_before_importing)
+{
+    char mark[128];
+    snprintf(mark, sizeof(mark), "%s/imported", dir);
+    unlink(mark);
+    const char *argv[] = {CPK_DUMP, "-o", "no/such/x.pkl", "mod:add", NULL};
+    cpk_proc p;
+    cpk_spawn(&p, argv, dir, NULL, 0, NULL);
+    cpk_assert_exit(&p, 5);
+    cr_assert_str_eq(p.err, "cloudpickle-dump: no/such/x.pkl: cannot create "
+                            "a file next to it: No such file or directory\n");
+    cr_assert(access(mark, F_OK) != 0, "the module was imported");
+    cpk_proc_free(&p);
+}
+
 Test(cli_output_target, names_up_to_name_max_bytes)
 {
     for (int n = 248; n <= NAME_MAX; n++) {
