@@ -171,3 +171,26 @@ Test(cli_path, standard_library_is_never_taken_from_beside_the_pickle)
         free(data);
     }
 }
+
+/* With sys.executable a real Python, multiprocessing's spawn start method
+ * works inside --call (it ran this program with -c before). */
+Test(cli_path, multiprocessing_spawn_works_in_call, .timeout = 60)
+{
+    char mod[160];
+    snprintf(mod, sizeof(mod), "%s/cpk_mp.py", dir);
+    cpk_write_file(mod, "def f():\n"
+                        "    import multiprocessing as mp\n"
+                        "    with mp.get_context('spawn').Pool(1) as p:\n"
+                        "        return p.map(abs, [-1, -2])\n");
+    const char *dargv[] = {CPK_DUMP, "cpk_mp:f", NULL};
+    cpk_proc d;
+    cpk_spawn(&d, dargv, dir, NULL, 0, NULL);
+    cpk_assert_exit(&d, 0);
+    const char *argv[] = {CPK_LOAD, "--call", NULL};
+    cpk_proc p;
+    cpk_spawn(&p, argv, "/", d.out, d.out_len, NULL);
+    cpk_assert_exit(&p, 0);
+    cr_assert_str_eq(p.out, "[1, 2]\n");
+    cpk_proc_free(&p);
+    cpk_proc_free(&d);
+}
