@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,6 +137,12 @@ parse_options(int argc, char **argv, options *o)
             o->by_ref = 1;
             break;
         case OPT_BY_VALUE:
+            /* `--by-value m:f` took the spec as its module. */
+            if (strchr(optarg, ':') != NULL)
+                return cpk_usage_error("--by-value takes a MODULE name, not "
+                                       "'%s' (give the module before "
+                                       "MODULE:ATTR)",
+                                       optarg);
             o->by_value[o->nby_value++] = optarg;
             break;
         case OPT_COMPAT:
@@ -168,6 +175,24 @@ parse_options(int argc, char **argv, options *o)
         return cpk_usage_error("'%s' is not MODULE:ATTR", o->spec);
     if (o->output != NULL && strcmp(o->output, "-") == 0)
         o->output = NULL;
+    /* Checked before Python starts, while fd 1 is still the standard
+     * output: -o /dev/stdout (/dev/fd/1, /proc/self/fd/1, or any name of
+     * the file standard output is) means standard output, terminal refusal
+     * included; a directory is refused before anything is imported. */
+    if (o->output != NULL) {
+        int e = cpk_output_check(o->output);
+        if (e == CPK_OUTPUT_IS_STDOUT)
+            o->output = NULL;
+        else if (e == EISDIR) {
+            cpk_error("%s: is a directory", o->output);
+            return CPK_EXIT_SYSTEM;
+        }
+        else if (e != 0) {
+            cpk_error("%s: cannot create a file next to it: %s", o->output,
+                      strerror(e));
+            return CPK_EXIT_SYSTEM;
+        }
+    }
     if (o->output == NULL && !o->force && isatty(STDOUT_FILENO))
         return cpk_usage_error("refusing to write a pickle to a terminal "
                                "(use -o FILE, a pipe, or -f)");
@@ -391,6 +416,8 @@ dump_to_stdout(PyObject *cpk, PyObject *obj, const options *o)
     Py_DECREF(data);
     if (fd >= 0 && close(fd) != 0 && e == 0)
         e = errno;
+    if (e == EPIPE)
+        cpk_die_by_signal(SIGPIPE); /* quietly, as a filter does */
     if (e != 0) {
         cpk_error("standard output: %s", strerror(e));
         return CPK_EXIT_SYSTEM;
@@ -489,8 +516,10 @@ main(int argc, char **argv)
         .paths = o.paths,
     };
     status = cpk_host_start(&cfg);
-    if (status == 0)
+    if (status == 0) {
         status = cpk_host_finish(run(&o));
+        cpk_output_rewatch();
+    }
     free(o.paths);
     free(o.by_value);
     return status;

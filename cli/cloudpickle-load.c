@@ -73,8 +73,8 @@ usage(void)
            "                       other ARGs are strings (see the man "
            "page)\n"
            "      --max-size=SIZE  refuse input longer than SIZE bytes (K, M, "
-           "G suffixes;\n"
-           "                       default 1G)\n"
+           "G, T suffixes,\n"
+           "                       powers of 1024; default 1G)\n"
            "  -P, --path=DIR       also search DIR for modules (repeatable; "
            "the current\n"
            "                       directory is searched last unless given "
@@ -112,7 +112,8 @@ parse_options(int argc, char **argv, options *o)
         case OPT_MAX_SIZE:
             if (cpk_parse_size(optarg, &o->max_size) < 0 || o->max_size == 0)
                 return cpk_usage_error("invalid size '%s' for --max-size "
-                                       "(bytes, or with a K, M or G suffix)",
+                                       "(bytes, or with a K, M, G or T "
+                                       "suffix)",
                                        optarg);
             break;
         case 'P':
@@ -162,7 +163,10 @@ malformed(PyObject *type, const char *line)
         (unpickling_error != NULL &&
          PyErr_GivenExceptionMatches(type, unpickling_error)) ||
         (PyErr_GivenExceptionMatches(type, PyExc_ValueError) && line &&
-         strstr(line, "unsupported pickle protocol")) ||
+         (strstr(line, "unsupported pickle protocol") ||
+          /* EXT1/2/4 naming a code copyreg does not have */
+          strncmp(line, "ValueError: unregistered extension code ", 40) ==
+              0)) ||
         /* unpickler.c's own_name(): a reconstructor this version lacks. */
         (PyErr_GivenExceptionMatches(type, PyExc_AttributeError) && line &&
          strstr(line, "written by a newer version?"));
@@ -226,9 +230,12 @@ system_exit_status(void)
     if (code == NULL || code == Py_None)
         status = CPK_EXIT_OK;
     else if (PyLong_Check(code)) {
+        /* As _Py_HandleSystemExit: the code as a C long, truncated to
+         * int; one past a long (OverflowError) is -1, status 255. */
         long v = PyLong_AsLong(code);
-        status = (v == -1 && PyErr_Occurred()) ? CPK_EXIT_RAISED
-                                               : (int)(v & 0xff);
+        if (v == -1 && PyErr_Occurred())
+            PyErr_Clear();
+        status = (int)v & 0xff;
     }
     else {
         PyObject *s = PyObject_Str(code);
@@ -251,6 +258,11 @@ static int
 stdout_failed(void)
 {
     cpk_host_exit_if_interrupted(NULL);
+    /* A closed pipe: die by SIGPIPE, quietly, as a filter does (Python
+     * keeps SIGPIPE ignored). */
+    if (PyErr_ExceptionMatches(PyExc_BrokenPipeError) ||
+        cpk_host_stdout_broken(STDOUT_FILENO))
+        cpk_die_by_signal(SIGPIPE);
     char *line = cpk_host_exception_line();
     PyErr_Clear();
     cpk_error("standard output: %s", line ? line : "error");
@@ -319,6 +331,10 @@ call(PyObject *obj, const options *o)
     Py_DECREF(kwargs);
     if (result == NULL) {
         cpk_host_exit_if_interrupted(NULL);
+        /* The function's own print hit the closed standard output. */
+        if (PyErr_ExceptionMatches(PyExc_BrokenPipeError) &&
+            cpk_host_stdout_broken(STDOUT_FILENO))
+            cpk_die_by_signal(SIGPIPE);
         /* Before PyErr_Print, which would exit the process on it. */
         int status;
         if (PyErr_ExceptionMatches(PyExc_SystemExit))
@@ -365,6 +381,15 @@ describe(PyObject *obj, const options *o, const cpk_input *in)
     }
     errno = 0;
     int failed = ferror(out);
+    int flush_errno = 0;
+    if (fflush(out) != 0 || failed) {
+        flush_errno = errno;
+        failed = 1;
+        /* A closed pipe: die by SIGPIPE, quietly, as a filter does. */
+        if (errno == EPIPE || cpk_host_stdout_broken(fileno(out)))
+            cpk_die_by_signal(SIGPIPE);
+    }
+    errno = flush_errno;
     if (fclose(out) != 0 || failed) {
         if (status == CPK_EXIT_OK)
             cpk_error("standard output: %s",

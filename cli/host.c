@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,12 +104,16 @@ use_virtualenv(const cpk_host_config *cfg, PyConfig *config)
     return 0;
 }
 
-/* Without a virtualenv: the program itself is sys.executable, and the
+/* Without a virtualenv: the program name is the program itself, and the
  * standard library is the one of the Python it was built for (CPK_HOME,
  * that Python's sys.base_prefix). Left to itself, CPython would take its
  * program name from argv[0] and look for lib/python3.X/os.py upward from
  * there, or from the current directory, or beside a pickle named first:
- * a planted directory would supply the standard library. */
+ * a planted directory would supply the standard library.
+ * sys.executable is that Python's bin/python3.X when it exists: code that
+ * runs [sys.executable, "-c", ...] or multiprocessing's spawn needs a real
+ * interpreter, which this program (with its own options) is not. Both
+ * PyConfig.executable and base_executable exist from 3.8 on. */
 static int
 use_own_python(PyConfig *config)
 {
@@ -121,6 +126,18 @@ use_own_python(PyConfig *config)
     }
     if (!PyStatus_Exception(status))
         status = PyConfig_SetBytesString(config, &config->home, CPK_HOME);
+    char python[PATH_MAX];
+    if (!PyStatus_Exception(status) &&
+        snprintf(python, sizeof(python), "%s/bin/python%d.%d", CPK_HOME,
+                 PY_MAJOR_VERSION, PY_MINOR_VERSION) < (int)sizeof(python) &&
+        access(python, X_OK) == 0) {
+        status = PyConfig_SetBytesString(config, &config->executable,
+                                         python);
+        if (!PyStatus_Exception(status))
+            status = PyConfig_SetBytesString(config,
+                                             &config->base_executable,
+                                             python);
+    }
     if (PyStatus_Exception(status)) {
         cpk_error("cannot configure Python: %s", status.err_msg);
         return CPK_EXIT_SYSTEM;
@@ -220,17 +237,54 @@ divert_stdout(void)
     }
 }
 
-/* After Python started: sys.stdout is sys.stderr, so a print and a
- * message written to sys.stderr keep their order. */
+/* sys.stdout while standard output is kept: it writes through to
+ * sys.stderr (so a print and a message written to sys.stderr keep their
+ * order), and a failure to write there (a full disk, a closed pipe) is
+ * not the printing code's failure: what user code prints meanwhile is
+ * secondary output, which must not fail a dump or a load. */
+static const char secondary_src[] =
+    "class SecondaryStdout:\n"
+    "    def __init__(self, f):\n"
+    "        self._f = f\n"
+    "    def write(self, s):\n"
+    "        try:\n"
+    "            return self._f.write(s)\n"
+    "        except OSError:\n"
+    "            return len(s)\n"
+    "    def writelines(self, lines):\n"
+    "        for line in lines:\n"
+    "            self.write(line)\n"
+    "    def flush(self):\n"
+    "        try:\n"
+    "            self._f.flush()\n"
+    "        except OSError:\n"
+    "            pass\n"
+    "    def __getattr__(self, name):\n"
+    "        return getattr(self._f, name)\n"
+    "import sys\n"
+    "sys.stdout = None if sys.stderr is None else "
+    "SecondaryStdout(sys.stderr)\n";
+
+/* After Python started: sys.stdout writes to sys.stderr (above). */
 static int
 stdout_is_stderr(void)
 {
-    PyObject *err = PySys_GetObject("stderr"); /* borrowed */
-    if (err == NULL)
-        return 0;
-    Py_INCREF(err);
-    int rc = PySys_SetObject("stdout", err);
-    Py_DECREF(err);
+    PyObject *globals = PyDict_New();
+    if (globals == NULL)
+        return -1;
+    int rc = -1;
+    PyObject *name = PyUnicode_FromString("cloudpickle_host");
+    if (name != NULL && PyDict_SetItemString(globals, "__name__", name) == 0 &&
+        PyDict_SetItemString(globals, "__builtins__",
+                             PyEval_GetBuiltins()) == 0) {
+        PyObject *r = PyRun_String(secondary_src, Py_file_input, globals,
+                                   globals);
+        if (r != NULL)
+            rc = 0;
+        Py_XDECREF(r);
+    }
+    Py_XDECREF(name);
+    Py_DECREF(globals);
     return rc;
 }
 
@@ -261,6 +315,9 @@ cpk_host_stdout_restore(void)
         PyErr_SetFromErrno(PyExc_OSError);
         return -1;
     }
+    /* What C code (a printf at import) left in stdio's buffer belongs
+     * before the called function's output, on standard error. */
+    fflush(stdout);
     if (dup2(private_stdout, STDOUT_FILENO) < 0) {
         PyErr_SetFromErrno(PyExc_OSError);
         return -1;
@@ -309,6 +366,14 @@ cpk_host_stdout_discard(void)
     flush_quietly("stdout");
     flush_quietly("__stdout__");
     PyErr_Restore(type, value, tb);
+}
+
+int
+cpk_host_stdout_broken(int fd)
+{
+    /* A pipe whose readers are gone polls POLLERR on its write end. */
+    struct pollfd p = {.fd = fd, .events = POLLOUT};
+    return poll(&p, 1, 0) == 1 && (p.revents & POLLERR) != 0;
 }
 
 int
@@ -390,8 +455,10 @@ cpk_host_start(const cpk_host_config *cfg)
         cpk_error("cannot set sys.stdout");
         return CPK_EXIT_SYSTEM;
     }
-    /* Python ignores SIGPIPE; a Unix filter dies of it on a closed pipe. */
-    signal(SIGPIPE, SIG_DFL);
+    /* SIGPIPE stays ignored, as Python has it: user code's own pipes and
+     * sockets give BrokenPipeError. A closed standard output is the
+     * programs' concern: they die by SIGPIPE on EPIPE there
+     * (cpk_host_stdout_broken). */
     if (set_path(cfg) < 0) {
         char *line = PyErr_Occurred() ? cpk_host_exception_line() : NULL;
         PyErr_Clear();
@@ -405,6 +472,27 @@ cpk_host_start(const cpk_host_config *cfg)
 int
 cpk_host_finish(int status)
 {
+    /* Standard error is secondary output: what could not be written
+     * there (a full disk, a closed pipe) is dropped, not left for the
+     * flush in Py_FinalizeEx to fail on. */
+    PyObject *err = PySys_GetObject("stderr"); /* borrowed */
+    if (err != NULL && err != Py_None) {
+        Py_INCREF(err);
+        PyObject *r = PyObject_CallMethod(err, "flush", NULL);
+        if (r == NULL && PyErr_ExceptionMatches(PyExc_Exception)) {
+            PyErr_Clear();
+            int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+            if (null >= 0) {
+                dup2(null, STDERR_FILENO);
+                close(null);
+            }
+            r = PyObject_CallMethod(err, "flush", NULL);
+        }
+        if (r == NULL && PyErr_ExceptionMatches(PyExc_Exception))
+            PyErr_Clear();
+        Py_XDECREF(r);
+        Py_DECREF(err);
+    }
     if (Py_FinalizeEx() < 0)
         return status == CPK_EXIT_OK ? CPK_EXIT_FINALIZE : status;
     return status;

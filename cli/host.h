@@ -7,7 +7,8 @@
  * Standard output: before Python starts, fd 1 is duplicated to a private
  * descriptor (cpk_host_stdout_take) and fd 1 is pointed at standard error;
  * sys.stdout is sys.stderr. So whatever user code prints while it is
- * imported, loaded or pickled goes to standard error, and the pickle or
+ * imported, loaded or pickled goes to standard error (and a failure to
+ * write it there is ignored), and the pickle or
  * the report written to the private descriptor is all standard output
  * carries. cpk_host_stdout_restore gives fd 1 and sys.stdout back, for
  * --call, whose prints are part of its output. fd 1 is never closed
@@ -69,6 +70,12 @@ int cpk_host_stdout_restore(void);
  * at /dev/null and drop what sys.stdout still buffers, so that Python's
  * flush at exit adds no second message. */
 void cpk_host_stdout_discard(void);
+
+/* 1 if `fd` is a pipe whose reading end is closed (a write would fail
+ * with EPIPE), else 0. SIGPIPE stays ignored while Python runs (user code
+ * gets BrokenPipeError on its own pipes); the programs die by SIGPIPE
+ * themselves when their standard output is such a pipe. */
+int cpk_host_stdout_broken(int fd);
 
 /* Why the VIRTUAL_ENV in the environment was ignored (venv_optional), as
  * "VIRTUAL_ENV=..., which <reason>", or NULL if it was not. */

@@ -73,8 +73,11 @@ static atomic_int state = ST_IDLE;
 static char pending_tmp[PATH_MAX];
 static volatile sig_atomic_t deferred = 0;
 
-/* SIGINT is Python's (KeyboardInterrupt) until the commit. */
-static const int fatal_signals[] = {SIGTERM, SIGHUP, SIGQUIT, SIGINT};
+/* SIGINT is Python's (KeyboardInterrupt) until the commit. SIGPIPE is
+ * ignored while Python runs, but a module may restore its default action:
+ * then it, too, must not leave the temp file behind. */
+static const int fatal_signals[] = {SIGTERM, SIGHUP, SIGQUIT, SIGPIPE,
+                                    SIGINT};
 #define NFATAL (sizeof(fatal_signals) / sizeof(fatal_signals[0]))
 #define NFATAL_BEFORE_COMMIT (NFATAL - 1)
 static struct sigaction saved_actions[NFATAL];
@@ -222,6 +225,35 @@ random_suffix(char *x)
 }
 
 int
+cpk_output_check(const char *target)
+{
+    struct stat sb, so;
+    if (stat(target, &sb) == 0) {
+        if (fstat(STDOUT_FILENO, &so) == 0 && sb.st_dev == so.st_dev &&
+            sb.st_ino == so.st_ino)
+            return CPK_OUTPUT_IS_STDOUT;
+        if (S_ISDIR(sb.st_mode))
+            return EISDIR;
+        if (!S_ISREG(sb.st_mode))
+            return 0; /* a device or FIFO, written in place */
+    }
+    /* The directory the temp file will be made in must exist. */
+    char path[PATH_MAX];
+    int e = resolve_target(target, path, sizeof(path));
+    if (e != 0)
+        return e;
+    char *slash = strrchr(path, '/');
+    if (slash == NULL)
+        return 0; /* the current directory */
+    if (slash == path)
+        slash++; /* "/name": the root */
+    *slash = '\0';
+    if (stat(path, &sb) != 0)
+        return errno;
+    return S_ISDIR(sb.st_mode) ? 0 : ENOTDIR;
+}
+
+int
 cpk_output_open(cpk_output *out, const char *target)
 {
     memset(out, 0, sizeof(*out));
@@ -250,7 +282,13 @@ cpk_output_open(cpk_output *out, const char *target)
     if (*base == '\0')
         return EISDIR;
     const char *dir = dirname(copy);
-    int n = snprintf(out->tmp, sizeof(out->tmp), "%s/.%s.XXXXXX", dir, base);
+    /* ".NAME.XXXXXX" must fit in NAME_MAX: a long name is cut short in
+     * the temp name (only the directory has to be the target's). */
+    int keep = (int)strlen(base);
+    if (keep > NAME_MAX - 8)
+        keep = NAME_MAX - 8;
+    int n = snprintf(out->tmp, sizeof(out->tmp), "%s/.%.*s.XXXXXX", dir,
+                     keep, base);
     if (n >= (int)sizeof(out->tmp))
         return ENAMETOOLONG;
     watch_signals(NFATAL_BEFORE_COMMIT);
@@ -368,8 +406,8 @@ cpk_output_commit(cpk_output *out, const char **what)
             raise(deferred);
         return e;
     }
-    /* Committed. The handlers stay ours and the signals stay blocked in
-     * this thread: from here on no signal turns success into a death. */
+    /* Committed. The handlers stay ours: from here on no signal turns
+     * success into a death, and one ends the program with status 0. */
     atomic_store(&state, ST_COMMITTED);
     out->tmp[0] = '\0';
     /* Make the rename itself durable. */
@@ -380,7 +418,30 @@ cpk_output_commit(cpk_output *out, const char **what)
         fsync(dfd);
         close(dfd);
     }
+    /* A signal held back across the rename, in this thread or another's
+     * handler: the request to stop is honoured now, with success. */
+    if (deferred != 0)
+        _exit(CPK_EXIT_OK);
+    pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
     return 0;
+}
+
+void
+cpk_output_rewatch(void)
+{
+    if (atomic_load(&state) != ST_COMMITTED)
+        return;
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_fatal_signal;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < NFATAL; i++)
+        sigaddset(&sa.sa_mask, fatal_signals[i]);
+    for (size_t i = 0; i < NFATAL; i++) {
+        sigaction(fatal_signals[i], NULL, &old);
+        if (old.sa_handler == SIG_DFL)
+            sigaction(fatal_signals[i], &sa, NULL);
+    }
 }
 /* The writer ------------------------------------------------------------- */
 

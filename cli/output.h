@@ -15,8 +15,8 @@
  *   stays ignored.
  * - The rename is the commit point. SIGINT, SIGTERM, SIGHUP and SIGQUIT are
  *   blocked across it, and from then on they no longer kill the program: a
- *   signal that arrives during or after the rename ends it with status 0
- *   (at once, or at its normal exit), since the new file is in place.
+ *   signal that arrives during or after the rename ends it at once with
+ *   status 0 (its handler calls _exit), since the new file is in place.
  * - Mode: an existing target's permission bits (0777; setuid, setgid and
  *   sticky bits are dropped, as xz does), else 0666 less the umask the
  *   program started with (cpk_output_init). The umask is never changed
@@ -52,6 +52,16 @@ typedef struct {
  * from /proc/self/status when the output is opened. */
 void cpk_output_init(void);
 
+enum { CPK_OUTPUT_IS_STDOUT = -1 };
+
+/* Check `target` before anything runs: CPK_OUTPUT_IS_STDOUT when it is
+ * the very file (same device and inode) the process's standard output is
+ * now (/dev/stdout, /dev/fd/1, /proc/self/fd/1): write to standard output
+ * instead, as for "-". EISDIR for a directory; the errno value of what
+ * keeps the temp file from being made beside it (a missing directory, a
+ * symbolic link loop); 0 otherwise. */
+int cpk_output_check(const char *target);
+
 /* Create the temp file next to `target` (after following symbolic
  * links). Returns 0 or an errno value. */
 int cpk_output_open(cpk_output *out, const char *target);
@@ -62,12 +72,17 @@ int cpk_output_open(cpk_output *out, const char *target);
 PyObject *cpk_output_writer(cpk_output *out);
 
 /* Give the file its mode (see above), fsync, close, rename over the
- * target, fsync the directory. Returns 0 once the file is in place (the
- * fatal signals stay blocked in the calling thread until exit), or an
+ * target, fsync the directory. Returns 0 once the file is in place (a
+ * fatal signal then ends the program with status 0), or an
  * errno value after removing the temp file; *what names the step that
  * failed. EINTR with a Python exception set: a KeyboardInterrupt arrived
  * before the rename. */
 int cpk_output_commit(cpk_output *out, const char **what);
+
+/* After Py_FinalizeEx, which gives SIGINT back its default action: once
+ * committed, a fatal signal with the default action is ours again (ends
+ * the program with status 0). */
+void cpk_output_rewatch(void);
 
 /* Remove the temp file (idempotent). */
 void cpk_output_abort(cpk_output *out);

@@ -4,15 +4,36 @@
  * offset, what CPython's unpickler would refuse only after allocating for
  * it or would report as some other error: unknown opcodes, truncation,
  * trailing data, lengths past the end, strings that are not UTF-8,
- * unsupported protocols, malformed protocol-0 numbers, and memo indices
- * that no earlier opcode stored (a PUT of index 2**28 makes CPython
- * allocate 4 GiB for its memo). It does not simulate the stack, and it
- * runs nothing: the full static inspection is another file's concern.
+ * unsupported protocols, malformed protocol-0 numbers (as CPython parses
+ * them), memo indices that no earlier opcode stored or far beyond what
+ * the input could have stored (a PUT of index 2**28 makes CPython
+ * allocate 2 GiB for its memo).
+ *
+ * It also follows the stack, item by item, without building anything:
+ * the nesting depth of each item (CPK_PRESCAN_MAX_DEPTH: a tuple nested
+ * 300,000 deep overflows the C stack when it is hashed) and, at STOP,
+ * that exactly one item is left and no MARK is open, as every pickler
+ * leaves it (CPython would drop the rest: "]" * 50 MB costs it 3.8 GB).
+ * It runs nothing: the full static inspection is another file's concern.
  */
 #ifndef CPK_PRESCAN_H
 #define CPK_PRESCAN_H
 
 #include <stddef.h>
+
+/* The deepest nesting of containers the pre-scan lets through (see
+ * prescan.c for why this number). */
+#define CPK_PRESCAN_MAX_DEPTH 10000
+
+typedef struct {
+    size_t count;           /* this many items in a row ... */
+    unsigned short depth;   /* ... of this nesting depth (1: a leaf) */
+} cpk_prescan_run;
+
+typedef struct {
+    size_t at;              /* a MARK at this stack height ... */
+    size_t count;           /* ... this many times in a row */
+} cpk_prescan_mark;
 
 typedef struct {
     size_t pos;             /* offset of the next opcode to scan */
@@ -23,8 +44,18 @@ typedef struct {
     size_t line_nl1;        /* INST, GLOBAL: end of their first line */
     size_t nmemo_ops;       /* PUT, BINPUT, LONG_BINPUT, MEMOIZE seen */
     size_t ndefined;        /* distinct memo indices stored */
-    unsigned char *defined; /* bitmap of stored memo indices */
-    size_t defined_bits;    /* its capacity */
+    unsigned short *memo;   /* depth of the item at each memo index, 0 if
+                             * none was stored there */
+    size_t memo_cap;        /* its capacity */
+    /* The stack, run-length encoded (a run of leaves costs one entry). */
+    cpk_prescan_run *runs;
+    size_t nruns, runs_cap, nitems;
+    cpk_prescan_mark *marks;
+    size_t nmarkruns, marks_cap, nmarks;
+    int lost;               /* an opcode CPython refuses for the stack's
+                             * shape: following it stopped (CPython's own
+                             * error stands), nothing more is refused for
+                             * depth or leftovers */
     char err[256];          /* why the input was refused */
 } cpk_prescan;
 

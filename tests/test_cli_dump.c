@@ -538,7 +538,7 @@ Test(cli_dump, output_onto_a_directory_is_refused_cleanly)
     cpk_assert_exit(&p, 5);
     char expected[300];
     snprintf(expected, sizeof(expected),
-             "cloudpickle-dump: %s: rename: Is a directory\n", target);
+             "cloudpickle-dump: %s: is a directory\n", target);
     cr_assert_str_eq(p.err, expected);
     static const char *const files[] = {
         "mod.py", "helper.py", "broken.py", "__pycache__", "adir", NULL};

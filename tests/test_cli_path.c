@@ -124,7 +124,9 @@ Test(cli_path, dump_searches_the_current_directory_first)
 
 /* A lib/python3.X/ planted beside the pickle, in the current directory or
  * above it never supplies the standard library: the programs use the one
- * of the Python they were built for, and sys.executable is the program. */
+ * of the Python they were built for, and sys.executable is that Python,
+ * one that runs `-c` (subprocess, multiprocessing's spawn), not the
+ * program. */
 Test(cli_path, standard_library_is_never_taken_from_beside_the_pickle)
 {
     char sub[160], stdlib[512], planted[240], exe[64];
@@ -140,13 +142,16 @@ Test(cli_path, standard_library_is_never_taken_from_beside_the_pickle)
         cpk_write_file(planted, "open('/dev/null')\n"
                                 "raise SystemExit('planted os.py ran')\n");
     }
-    /* A pickle of `lambda: sys.executable` by value, in x/. */
+    /* A pickle by value, in x/, of a function that runs sys.executable. */
     cpk_proc d;
     const char *dargv[] = {CPK_DUMP, "-o", "x/f.pkl", "cpk_exe:f", NULL};
     snprintf(planted, sizeof(planted), "%s/cpk_exe.py", dir);
-    cpk_write_file(planted, "import sys\n"
+    cpk_write_file(planted, "import os, sys\n"
                             "def f():\n"
-                            "    return sys.executable\n");
+                            "    import subprocess\n"
+                            "    assert sys.executable != os.readlink('/proc/self/exe')\n"
+                            "    return subprocess.run([sys.executable, '-c',"
+                            " 'print(6*7)'], capture_output=True).stdout\n");
     cpk_spawn(&d, dargv, dir, NULL, 0, NULL);
     cpk_assert_exit(&d, 0);
     cpk_proc_free(&d);
@@ -160,8 +165,32 @@ Test(cli_path, standard_library_is_never_taken_from_beside_the_pickle)
         cpk_proc p;
         cpk_spawn(&p, argv, i == 1 ? sub : dir, data, len, NULL);
         cpk_assert_exit(&p, 0);
-        cr_assert_str_eq(p.out, "'" CPK_LOAD "'\n", "%s", p.err);
+        cr_assert_str_eq(p.out, "b'42\\n'\n", "%s", p.err);
+        cr_assert(strstr(p.err, "planted") == NULL, "%s", p.err);
         cpk_proc_free(&p);
         free(data);
     }
+}
+
+/* With sys.executable a real Python, multiprocessing's spawn start method
+ * works inside --call (it ran this program with -c before). */
+Test(cli_path, multiprocessing_spawn_works_in_call, .timeout = 60)
+{
+    char mod[160];
+    snprintf(mod, sizeof(mod), "%s/cpk_mp.py", dir);
+    cpk_write_file(mod, "def f():\n"
+                        "    import multiprocessing as mp\n"
+                        "    with mp.get_context('spawn').Pool(1) as p:\n"
+                        "        return p.map(abs, [-1, -2])\n");
+    const char *dargv[] = {CPK_DUMP, "cpk_mp:f", NULL};
+    cpk_proc d;
+    cpk_spawn(&d, dargv, dir, NULL, 0, NULL);
+    cpk_assert_exit(&d, 0);
+    const char *argv[] = {CPK_LOAD, "--call", NULL};
+    cpk_proc p;
+    cpk_spawn(&p, argv, "/", d.out, d.out_len, NULL);
+    cpk_assert_exit(&p, 0);
+    cr_assert_str_eq(p.out, "[1, 2]\n");
+    cpk_proc_free(&p);
+    cpk_proc_free(&d);
 }

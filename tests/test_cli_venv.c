@@ -162,3 +162,31 @@ Test(cli_venv, virtualenv_of_another_python)
     cr_assert_str_eq(p.err, expected);
     cpk_proc_free(&p);
 }
+
+/* An active virtualenv's bin/python is sys.executable, as for that
+ * python itself (without one it is the built-for python3.X:
+ * test_cli_path.c). */
+Test(cli_venv, sys_executable_is_the_virtualenvs_python)
+{
+    char venv[128], cmd[512], mod[160];
+    snprintf(venv, sizeof(venv), "%s/venv", dir);
+    snprintf(cmd, sizeof(cmd), CPK_PYTHON " -m venv --without-pip %s", venv);
+    cr_assert(system(cmd) == 0, "%s", cmd);
+    snprintf(mod, sizeof(mod), "%s/exe_of.py", dir);
+    cpk_write_file(mod, "import sys\n"
+                        "def f():\n"
+                        "    return sys.executable\n");
+    const char *dump[] = {CPK_DUMP, "exe_of:f", NULL};
+    cpk_proc d;
+    with_venv(&d, venv, dump, NULL, 0);
+    cpk_assert_exit(&d, 0);
+    const char *load[] = {CPK_LOAD, "--call", NULL};
+    cpk_proc p;
+    with_venv(&p, venv, load, d.out, d.out_len);
+    cpk_assert_exit(&p, 0);
+    char expected[200];
+    snprintf(expected, sizeof(expected), "'%s/bin/python'\n", venv);
+    cr_assert_str_eq(p.out, expected);
+    cpk_proc_free(&p);
+    cpk_proc_free(&d);
+}

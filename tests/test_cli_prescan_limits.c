@@ -1,0 +1,251 @@
+/* test_cli_prescan_limits.c - what cloudpickle-load's pre-scan (cli/
+ * prescan.c) follows beyond the layout: nesting depth (a tuple nested
+ * 300,000 deep crashed CPython's hash), what is left on the stack at STOP
+ * (the "]" bomb), memo indices of a reused pickler, and protocol-0
+ * numbers read exactly as CPython reads them: refused with exit 3 when
+ * CPython would refuse them, never refused when it would not. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "support.h"
+
+#include <criterion/parameterized.h>
+
+static char dir[64];
+
+static void
+setup(void)
+{
+    cpk_tmpdir(dir, sizeof(dir));
+}
+
+TestSuite(cli_prescan_limits, .init = setup);
+
+/* Bytes made by CPK_PYTHON from `code` (which writes them to stdout). */
+static char *
+made(const char *code, size_t *len)
+{
+    cpk_proc mk;
+    cpk_python(&mk, code, NULL, 0);
+    cpk_assert_exit(&mk, 0);
+    char *data = malloc(mk.out_len + 1);
+    memcpy(data, mk.out, mk.out_len);
+    *len = mk.out_len;
+    cpk_proc_free(&mk);
+    return data;
+}
+
+static void
+load(cpk_proc *p, const char *data, size_t len)
+{
+    const char *argv[] = {CPK_LOAD, "--max-size", "100M", NULL};
+    cpk_spawn(p, argv, dir, data, len, NULL);
+}
+
+static void
+assert_refused(const char *data, size_t len, const char *msg)
+{
+    cpk_proc p;
+    load(&p, data, len);
+    cpk_assert_exit(&p, 3);
+    char expected[300];
+    snprintf(expected, sizeof(expected),
+             "cloudpickle-load: standard input: not a valid pickle: %s\n",
+             msg);
+    cr_assert_str_eq(p.err, expected);
+    cr_assert_eq(p.out_len, 0);
+    cpk_proc_free(&p);
+}
+
+Test(cli_prescan_limits, deep_tuple_key_is_refused_fast)
+{
+    size_t len;
+    char *data = made("import sys\n"
+                      "sys.stdout.buffer.write(b'\\x80\\x04})' + "
+                      "b'\\x85' * 300000 + b'Ns.')\n",
+                      &len);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    assert_refused(data, len, "nesting deeper than 10000 at byte 10003 "
+                              "(TUPLE1)");
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    cr_assert(t1.tv_sec - t0.tv_sec < 5, "took %ld s",
+              (long)(t1.tv_sec - t0.tv_sec));
+    free(data);
+}
+
+Test(cli_prescan_limits, deep_list_through_appends_is_refused)
+{
+    /* [[[...]]] built by APPENDS from a MARK, 20,000 deep. */
+    size_t len;
+    char *data = made("import sys\n"
+                      "n = 20000\n"
+                      "sys.stdout.buffer.write(b'\\x80\\x04' + b'](' * n + "
+                      "b'N' + b'e' * n + b'.')\n",
+                      &len);
+    assert_refused(data, len, "nesting deeper than 10000 at byte 50002 "
+                              "(APPENDS)");
+    free(data);
+}
+
+Test(cli_prescan_limits, nesting_within_the_bound_is_not_refused)
+{
+    /* 9,998 TUPLE1s: the key is 9,999 deep, the dict 10,000. */
+    size_t len;
+    char *data = made("import sys\n"
+                      "sys.stdout.buffer.write(b'\\x80\\x04})' + "
+                      "b'\\x85' * 9998 + b'Ns.')\n",
+                      &len);
+    cpk_proc p;
+    load(&p, data, len);
+    cr_assert(strstr(p.err, "not a valid pickle") == NULL, "%s", p.err);
+    cr_assert(p.exited && p.status != 3, "%s", p.err);
+    cpk_proc_free(&p);
+    free(data);
+}
+
+Test(cli_prescan_limits, empty_list_bomb_is_refused)
+{
+    size_t len;
+    char *data = made("import sys\n"
+                      "sys.stdout.buffer.write(b'\\x80\\x04' + "
+                      "b']' * (8 << 20) + b'.')\n",
+                      &len);
+    assert_refused(data, len, "STOP at byte 8388610: 8388608 items left on "
+                              "the stack (a pickler leaves one)");
+    free(data);
+}
+
+Test(cli_prescan_limits, open_mark_at_stop_is_refused)
+{
+    assert_refused("\x80\x04(N.", 5, "STOP at byte 4: a MARK is still open "
+                                     "(no pickler leaves one)");
+}
+
+Test(cli_prescan_limits, second_pickle_of_a_reused_pickler_loads)
+{
+    size_t len;
+    char *data = made("import io, pickle, sys\n"
+                      "f = io.BytesIO()\n"
+                      "p = pickle.Pickler(f, protocol=2)\n"
+                      "p.dump(['a'])\n"
+                      "n = f.tell()\n"
+                      "p.dump(['b'])\n"
+                      "sys.stdout.buffer.write(f.getvalue()[n:])\n",
+                      &len);
+    cpk_proc p;
+    load(&p, data, len);
+    cpk_assert_exit(&p, 0);
+    cr_assert(strstr(p.out, "value      ['b']\n") != NULL, "%s", p.out);
+    cpk_proc_free(&p);
+    free(data);
+}
+
+Test(cli_prescan_limits, memo_index_far_beyond_the_input_is_refused)
+{
+    assert_refused("N\x94r\x00\x00\x00\x10" "0.", 9,
+                   "LONG_BINPUT at byte 2: memo index 268435456 out of "
+                   "range (1 stored before it)");
+}
+
+/* Protocol-0 numbers: what CPython's INT, LONG and FLOAT accept loads. */
+typedef struct {
+    char data[40];
+    size_t len;
+    char value[64];
+} number_case;
+
+#define NUM(bytes, v) {bytes, sizeof(bytes) - 1, v}
+
+static const number_case accepted[] = {
+    NUM("I0o17\n.", "15"),   /* int(s, 0) after strtol gives up */
+    NUM("I0b101\n.", "5"),
+    NUM("I0x_1f\n.", "31"),
+    NUM("I017\n.", "15"),    /* strtol's octal */
+    NUM("L0x10\n.", "16"),
+    NUM("L 12L\n.", "12"),
+    NUM("Finf\n.", "inf"),
+    NUM("F-Infinity\n.", "-inf"),
+    NUM("F+.5e+3\n.", "500.0"),
+    NUM("F1e-999\n.", "0.0"),
+};
+
+ParameterizedTestParameters(cli_prescan_limits, numbers_cpython_reads)
+{
+    return cr_make_param_array(number_case, (number_case *)accepted,
+                               sizeof(accepted) / sizeof(accepted[0]));
+}
+
+ParameterizedTest(number_case *c, cli_prescan_limits, numbers_cpython_reads)
+{
+    cpk_proc p;
+    load(&p, c->data, c->len);
+    cpk_assert_exit(&p, 0);
+    char row[96];
+    snprintf(row, sizeof(row), "value      %s\n", c->value);
+    cr_assert(strstr(p.out, row) != NULL, "%s", p.out);
+    cpk_proc_free(&p);
+}
+
+static const number_case refused[] = {
+    NUM("F0x1p3\n.", "FLOAT at byte 0: not a number"),
+    NUM("F 1.5\n.", "FLOAT at byte 0: not a number"),
+    NUM("F1_0.5\n.", "FLOAT at byte 0: not a number"),
+    NUM("F1e999\n.", "FLOAT at byte 0: number too large"),
+    NUM("I0_17\n.", "INT at byte 0: not an integer"),
+    NUM("L 017\n.", "LONG at byte 0: not an integer"),
+    NUM("I1e3\n.", "INT at byte 0: not an integer"),
+    /* Only CPython sees this one (copyreg's registry): a ValueError of an
+     * opcode's argument is bad input all the same. */
+    NUM("\x82\x01.", "ValueError: unregistered extension code 1"),
+};
+
+ParameterizedTestParameters(cli_prescan_limits, numbers_cpython_refuses)
+{
+    return cr_make_param_array(number_case, (number_case *)refused,
+                               sizeof(refused) / sizeof(refused[0]));
+}
+
+ParameterizedTest(number_case *c, cli_prescan_limits, numbers_cpython_refuses)
+{
+    assert_refused(c->data, c->len, c->value);
+}
+
+/* Long arguments: a FLOAT of 100 characters, 5000-digit INT and LONG
+ * (past int_max_str_digits), and hex, which has no digit limit. */
+Test(cli_prescan_limits, long_number_arguments)
+{
+    static const struct {
+        const char *code;
+        int status;
+        const char *msg;
+    } cases[] = {
+        {"b'F' + b'1' * 100", 0, NULL},
+        {"b'F' + b'1' * 70 + b'x'", 3, "FLOAT at byte 0: not a number"},
+        {"b'F' + b'9' * 400", 3, "FLOAT at byte 0: number too large"},
+        {"b'I' + b'1' * 5000", 3, "INT at byte 0: not an integer"},
+        {"b'L' + b'1' * 5000", 3, "LONG at byte 0: not an integer"},
+        {"b'I' + b'0' * 5000", 0, NULL}, /* strtol reads it */
+        {"b'I0x' + b'f' * 5000", 0, NULL},
+        {"b'L' + b'1' * 4300", 0, NULL},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char code[200];
+        snprintf(code, sizeof(code),
+                 "import sys\nsys.stdout.buffer.write(%s + b'\\n.')\n",
+                 cases[i].code);
+        size_t len;
+        char *data = made(code, &len);
+        if (cases[i].status == 3)
+            assert_refused(data, len, cases[i].msg);
+        else {
+            cpk_proc p;
+            load(&p, data, len);
+            cpk_assert_exit(&p, 0);
+            cpk_proc_free(&p);
+        }
+        free(data);
+    }
+}
