@@ -407,8 +407,9 @@ cpk_host_start(const cpk_host_config *cfg)
      * (configure_locale = 0) and UTF-8 mode off, which made all text
      * ASCII. PyConfig_SetBytesArgv below decodes argv with this, as
      * CPython decodes its own (UTF-8, surrogateescape for bad bytes).
-     * PYTHONMALLOC=malloc (memory debugging, valgrind) is the one
-     * PYTHON* variable honoured besides PYTHONPATH. */
+     * PYTHONMALLOC=malloc or malloc_debug (memory debugging: valgrind,
+     * make sanitize) is the one PYTHON* variable honoured besides
+     * PYTHONPATH. */
     PyPreConfig pre;
     PyPreConfig_InitIsolatedConfig(&pre);
     pre.utf8_mode = 1;
@@ -417,6 +418,8 @@ cpk_host_start(const cpk_host_config *cfg)
     const char *alloc = getenv("PYTHONMALLOC");
     if (alloc != NULL && strcmp(alloc, "malloc") == 0)
         pre.allocator = PYMEM_ALLOCATOR_MALLOC;
+    else if (alloc != NULL && strcmp(alloc, "malloc_debug") == 0)
+        pre.allocator = PYMEM_ALLOCATOR_MALLOC_DEBUG;
     PyStatus status = Py_PreInitialize(&pre);
     if (PyStatus_Exception(status)) {
         cpk_error("cannot start Python: %s",
