@@ -139,7 +139,8 @@ dump_with_window(cpk_proc *p, const char *at, int sig, const char *out)
     snprintf(preload, sizeof(preload), "LD_PRELOAD=%s", shim);
     const char *env[] = {mark_env, pre_env, at_env, preload,
                          /* A sanitizer build wants its runtime first. */
-                         "ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0", NULL};
+                         "ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0:"
+                         "exitcode=86:allocator_may_return_null=1", NULL};
     const char *argv[] = {CPK_DUMP, "-o", out, "mod:add", NULL};
     cpk_spawn_opts o = {.argv = argv, .cwd = dir, .env = env,
                         .signal = sig, .signal_when_exists = mark};
@@ -527,7 +528,8 @@ Test(cli_output, sighup_under_nohup_stays_ignored)
     snprintf(pre_env, sizeof(pre_env), "CPK_SHIM_PREFIX=.out.pkl.");
     snprintf(preload, sizeof(preload), "LD_PRELOAD=%s", shim);
     const char *env[] = {mark_env, pre_env, "CPK_SHIM_AT=create", preload,
-                         "ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0", NULL};
+                         "ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0:"
+                         "exitcode=86:allocator_may_return_null=1", NULL};
     const char *argv[] = {"/usr/bin/nohup", CPK_DUMP, "-o", out, "mod:add",
                           NULL};
     cpk_spawn_opts o = {.argv = argv, .cwd = dir, .env = env,

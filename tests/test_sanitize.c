@@ -41,8 +41,8 @@ require_sanitize(void)
               "an ASan build run without CPK_SAN_PRELOAD: run it with "
               "make sanitize");
     const char *alloc = getenv("PYTHONMALLOC");
-    cr_assert(alloc != NULL && strcmp(alloc, "malloc") == 0,
-              "make sanitize sets PYTHONMALLOC=malloc");
+    cr_assert(alloc != NULL && strcmp(alloc, "malloc_debug") == 0,
+              "make sanitize sets PYTHONMALLOC=malloc_debug");
 #endif
 }
 
