@@ -156,12 +156,90 @@ clean(char *s, size_t max)
             *s = '?';
 }
 
+/* 1 if `name` (a str) is the name of a parameter in names[from:to]. */
+static int
+names_has(PyObject *names, Py_ssize_t from, Py_ssize_t to, PyObject *name)
+{
+    for (Py_ssize_t i = from; i < to; i++)
+        if (PyUnicode_Compare(PyTuple_GET_ITEM(names, i), name) == 0)
+            return 1;
+    return 0;
+}
+
+/* Whether a plain Python function surely accepts (*args, **kwargs), from
+ * its code object, as inspect.Signature.bind would answer: 1 yes; 0 not
+ * sure (a problem, or not a plain function), so ask inspect. Importing
+ * inspect (with ast, dis, enum, tokenize, re) costs more than the rest of
+ * a whole cloudpickle-load run, and is needed only to word a refusal. */
+static int
+surely_binds(PyObject *callable, PyObject *args, PyObject *kwargs)
+{
+    if (!PyFunction_Check(callable))
+        return 0;
+    /* functools.wraps and explicit signatures: inspect knows better. */
+    PyObject *attrs = ((PyFunctionObject *)callable)->func_dict;
+    if (attrs != NULL &&
+        (!PyDict_Check(attrs) ||
+         PyDict_GetItemString(attrs, "__wrapped__") != NULL ||
+         PyDict_GetItemString(attrs, "__signature__") != NULL)) {
+        PyErr_Clear();
+        return 0;
+    }
+    PyObject *code = PyFunction_GET_CODE(callable);
+    PyObject *names = PyObject_GetAttrString(code, "co_varnames");
+    if (names == NULL || !PyTuple_Check(names)) {
+        Py_XDECREF(names);
+        PyErr_Clear();
+        return 0;
+    }
+    PyCodeObject *co = (PyCodeObject *)code;
+    Py_ssize_t nposonly = co->co_posonlyargcount, nargs = co->co_argcount;
+    Py_ssize_t nkwonly = co->co_kwonlyargcount;
+    int varargs = (co->co_flags & CO_VARARGS) != 0;
+    int varkw = (co->co_flags & CO_VARKEYWORDS) != 0;
+    PyObject *defaults = PyFunction_GET_DEFAULTS(callable);
+    PyObject *kwdefaults = PyFunction_GET_KW_DEFAULTS(callable);
+    Py_ssize_t ndefaults = defaults && PyTuple_Check(defaults)
+                               ? PyTuple_GET_SIZE(defaults) : 0;
+    Py_ssize_t npos = PyTuple_GET_SIZE(args);
+    int ok = PyTuple_GET_SIZE(names) >= nargs + nkwonly &&
+             (npos <= nargs || varargs);
+    /* Every keyword names a keyword parameter not given by position, or
+     * goes to **kwargs (a positional-only name: ask inspect). */
+    Py_ssize_t pos = 0;
+    PyObject *k, *v;
+    while (ok && PyDict_Next(kwargs, &pos, &k, &v)) {
+        if (names_has(names, 0, nposonly, k))
+            ok = 0;
+        else if (names_has(names, nposonly, npos < nargs ? npos : nargs, k))
+            ok = 0; /* multiple values */
+        else if (!varkw && !names_has(names, nposonly, nargs + nkwonly, k))
+            ok = 0; /* unexpected */
+    }
+    /* Every parameter not given by position is given by keyword or has a
+     * default. */
+    for (Py_ssize_t i = npos; ok && i < nargs; i++)
+        ok = i >= nargs - ndefaults ||
+             PyDict_GetItemWithError(kwargs, PyTuple_GET_ITEM(names, i));
+    for (Py_ssize_t i = nargs; ok && i < nargs + nkwonly; i++) {
+        PyObject *n = PyTuple_GET_ITEM(names, i);
+        ok = PyDict_GetItemWithError(kwargs, n) != NULL ||
+             (kwdefaults != NULL && PyDict_Check(kwdefaults) &&
+              PyDict_GetItemWithError(kwdefaults, n) != NULL);
+    }
+    Py_DECREF(names);
+    PyErr_Clear();
+    return ok;
+}
+
 /* inspect.signature(callable).bind(*args, **kwargs). Returns 0 (bound,
  * or no signature to check against), CPK_EXIT_USAGE after the message, or
  * -1 with an exception that must propagate. */
 static int
 check_binding(PyObject *callable, PyObject *args, PyObject *kwargs)
 {
+    if (surely_binds(callable, args, kwargs))
+        return 0;
     PyObject *inspect = PyImport_ImportModule("inspect");
     if (inspect == NULL)
         return -1;

@@ -251,3 +251,36 @@ Test(cli_callargs, callables_without_signature_are_called_unbound)
     cr_assert(strstr(p.err, "TypeError") != NULL, "%s", p.err);
     cpk_proc_free(&p);
 }
+
+/* Arguments that fit a plain function are checked without importing
+ * inspect (which costs more than the rest of the run); each shape of
+ * signature binds, and a refusal still gets inspect's wording. */
+Test(cli_callargs, plain_functions_bind_without_inspect)
+{
+    const char *f = pickle_file(
+        "shapes.pkl", "import sys\n"
+                      "def f(a, /, b, c=3, *rest, d, e=5, **kw):\n"
+                      "    return ('inspect' in sys.modules, a, b, c, rest,"
+                      " d, e, kw)\n",
+        "f");
+    cpk_proc p;
+    call(&p, f, (const char *[]){"1", "2", "d=4", NULL});
+    cpk_assert_exit(&p, 0);
+    cr_assert_str_eq(p.out, "(False, 1, 2, 3, (), 4, 5, {})\n");
+    cpk_proc_free(&p);
+    call(&p, f, (const char *[]){"1", "b=2", "d=4", "e=6", "z=7", NULL});
+    cpk_assert_exit(&p, 0);
+    cr_assert_str_eq(p.out, "(False, 1, 2, 3, (), 4, 6, {'z': 7})\n");
+    cpk_proc_free(&p);
+    call(&p, f, (const char *[]){"1", "2", "3", "8", "9", "d=4", NULL});
+    cpk_assert_exit(&p, 0);
+    cr_assert_str_eq(p.out, "(False, 1, 2, 3, (8, 9), 4, 5, {})\n");
+    cpk_proc_free(&p);
+    /* Refusals. */
+    call(&p, f, (const char *[]){"1", "2", NULL});
+    assert_usage(&p, "--call f(): missing a required argument: 'd'");
+    cpk_proc_free(&p);
+    call(&p, f, (const char *[]){"1", "2", "b=2", "d=1", NULL});
+    assert_usage(&p, "--call f(): multiple values for argument 'b'");
+    cpk_proc_free(&p);
+}
