@@ -15,22 +15,10 @@
 #error "ccloudpickle needs CPython 3.9 or later"
 #endif
 
+#include "pycompat.h" /* Py_NewRef, Py_XNewRef before 3.10 */
+
 #if PY_VERSION_HEX < 0x030A0000
-/* 3.10 added these conveniences. */
-static inline PyObject *
-Py_NewRef(PyObject *o)
-{
-    Py_INCREF(o);
-    return o;
-}
-
-static inline PyObject *
-Py_XNewRef(PyObject *o)
-{
-    Py_XINCREF(o);
-    return o;
-}
-
+/* 3.10 added PyModule_AddObjectRef. */
 static inline int
 PyModule_AddObjectRef(PyObject *m, const char *name, PyObject *value)
 {

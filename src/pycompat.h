@@ -1,6 +1,6 @@
-/* pycompat.h - the newer C API conveniences cli/ uses, for the older
- * Pythons we support (3.9+). src/internal.h carries the library's own
- * copies; cli/ sees only the public ccloudpickle.h, hence this twin. */
+/* pycompat.h - the newer C API conveniences that both the library
+ * (through internal.h) and the programs (cli/) use, for the older Pythons
+ * we support (3.9+). The library's other shims are in internal.h. */
 #ifndef CPK_PYCOMPAT_H
 #define CPK_PYCOMPAT_H
 
