@@ -1,0 +1,424 @@
+/* test_coverage_classes.c - classes, enums, code objects, the class
+ * tracker and the lazily found stdlib types at their less travelled
+ * edges: several bases, every __slots__ form, ABC registries that lost a
+ * member, enums with aliases and custom __new__, code constants of every
+ * marshal kind (and one marshal refuses), the tracker cloudpickle shares,
+ * stdlib modules imported anew or shadowed. */
+#include "support.h"
+
+TestSuite(coverage_classes, .init = cpk_py_start, .fini = cpk_py_stop);
+
+Test(coverage_classes, several_bases_keep_inherited_and_own_attributes)
+{
+    cpk_py("shared = object()\n"
+           "class A:\n"
+           "    tag = 'A'\n"
+           "    both = shared\n"
+           "    def am(self):\n"
+           "        return 'a'\n"
+           "    def who(self):\n"
+           "        return 'A.who'\n"
+           "class B:\n"
+           "    tag = 'B'\n"
+           "    only_b = 7\n"
+           "    def bm(self):\n"
+           "        return 'b'\n"
+           "class C(A, B):\n"
+           "    both = A.both\n"
+           "    def who(self):\n"
+           "        return 'C.who+' + super().who()\n"
+           "class D(B, A):\n"
+           "    pass\n");
+    cpk_fresh_protos("[A, B, C, D, C()]",
+                     "A, B, C, D, c = obj\n"
+                     "assert C.__bases__ == (A, B) and D.__bases__ == (B, A)\n"
+                     "assert isinstance(c, C) and isinstance(c, B)\n"
+                     "assert c.am() == 'a' and c.bm() == 'b'\n"
+                     "assert c.who() == 'C.who+A.who'\n"
+                     "assert C.tag == 'A' and D.tag == 'B'\n"
+                     "assert C.only_b == 7 and D().am() == 'a'\n"
+                     "assert C.both is A.both\n"
+                     "assert [k.__name__ for k in C.__mro__] == "
+                     "['C', 'A', 'B', 'object']\n");
+}
+
+Test(coverage_classes, every_slots_form_survives)
+{
+    cpk_py("import weakref\n"
+           "class Base:\n"
+           "    __slots__ = ()\n"
+           "class __Priv(Base):\n"
+           "    __slots__ = ('__secret', 'plain', '__weakref__')\n"
+           "    def __init__(self):\n"
+           "        self.__secret = 's'\n"
+           "        self.plain = 2\n"
+           "    def secret(self):\n"
+           "        return self.__secret\n"
+           "    @property\n"
+           "    def double(self):\n"
+           "        return self.plain * 2\n"
+           "    @classmethod\n"
+           "    def cname(cls):\n"
+           "        return cls.__name__\n"
+           "    @staticmethod\n"
+           "    def inc(v):\n"
+           "        return v + 1\n"
+           "class OneStr:\n"
+           "    __slots__ = 'only'\n"
+           "class DictSlots:\n"
+           "    __slots__ = {'a': 'doc of a', 'b': 'doc of b'}\n"
+           "class WithDict:\n"
+           "    __slots__ = ('__dict__', 'z')\n"
+           "class Dunder:\n"
+           "    __slots__ = ('__x__',)\n");
+    cpk_fresh_protos("[__Priv, __Priv(), OneStr, DictSlots, WithDict, Dunder,\n"
+                     " DictSlots.a.__doc__]",
+                     "import weakref\n"
+                     "P, p, OneStr, DictSlots, WithDict, Dunder, adoc = obj\n"
+                     "assert p.secret() == 's' and p.double == 4\n"
+                     "assert P.cname() == '__Priv' and P.inc(1) == 2\n"
+                     "assert p.__class__ is P and not hasattr(p, '__dict__')\n"
+                     "r = weakref.ref(p)\n"
+                     "assert r() is p\n"
+                     "q = P()\n"
+                     "assert q.secret() == 's'\n"
+                     "assert '_Priv__secret' in P.__dict__\n"
+                     "o = OneStr(); o.only = 1\n"
+                     "assert o.only == 1 and not hasattr(o, '__dict__')\n"
+                     "d = DictSlots(); d.a = 1; d.b = 2\n"
+                     "assert (d.a, d.b) == (1, 2)\n"
+                     "assert not hasattr(d, '__dict__')\n"
+                     "assert DictSlots.a.__doc__ == adoc\n"
+                     "assert dict(DictSlots.__slots__) == "
+                     "{'a': 'doc of a', 'b': 'doc of b'}\n"
+                     "w = WithDict(); w.z = 1; w.free = 2\n"
+                     "assert w.__dict__ == {'free': 2} and w.z == 1\n"
+                     "u = Dunder(); u.__x__ = 5\n"
+                     "assert u.__x__ == 5\n"
+                     "try:\n"
+                     "    o.other = 1\n"
+                     "except AttributeError:\n"
+                     "    pass\n"
+                     "else:\n"
+                     "    raise AssertionError('OneStr grew a __dict__')\n");
+}
+
+Test(coverage_classes, abc_registry_drops_dead_registrants)
+{
+    cpk_py("import abc, gc\n"
+           "class Shape(abc.ABC):\n"
+           "    @abc.abstractmethod\n"
+           "    def area(self): ...\n"
+           "class Square:\n"
+           "    def area(self):\n"
+           "        return 4\n"
+           "class Gone:\n"
+           "    pass\n"
+           "Shape.register(Square)\n"
+           "Shape.register(Gone)\n"
+           "Shape.register(int)\n"
+           "assert issubclass(Gone, Shape)\n"
+           "del Gone\n"
+           "gc.collect()\n");
+    cpk_fresh_protos("[Shape, Square]",
+                     "Shape, Square = obj\n"
+                     "assert isinstance(Square(), Shape)\n"
+                     "assert isinstance(3, Shape)\n"
+                     "assert not isinstance('x', Shape)\n"
+                     "import abc\n"
+                     "reg = [r() for r in abc._get_dump(Shape)[0]]\n"
+                     "assert sorted(c.__name__ for c in reg if c) == "
+                     "['Square', 'int'], reg\n"
+                     "try:\n"
+                     "    Shape()\n"
+                     "except TypeError:\n"
+                     "    pass\n"
+                     "else:\n"
+                     "    raise AssertionError('abstract class instantiated')\n");
+}
+
+Test(coverage_classes, enums_keep_aliases_flags_and_custom_new)
+{
+    cpk_py("import enum\n"
+           "class Color(enum.Enum):\n"
+           "    RED = 1\n"
+           "    GREEN = 2\n"
+           "    CRIMSON = 1\n"
+           "    def warm(self):\n"
+           "        return self is Color.RED\n"
+           "class Perm(enum.Flag):\n"
+           "    NONE = 0\n"
+           "    R = 4\n"
+           "    W = 2\n"
+           "    X = 1\n"
+           "    RW = 6\n"
+           "class Mode(enum.IntFlag):\n"
+           "    A = 1\n"
+           "    B = 2\n"
+           "class Planet(enum.Enum):\n"
+           "    EARTH = (5.97e24, 6.37e6)\n"
+           "    MARS = (6.42e23, 3.39e6)\n"
+           "    def __init__(self, mass, radius):\n"
+           "        self.mass = mass\n"
+           "        self.radius = radius\n"
+           "class Coded(str, enum.Enum):\n"
+           "    def __new__(cls, value, label):\n"
+           "        obj = str.__new__(cls, value)\n"
+           "        obj._value_ = value\n"
+           "        obj.label = label\n"
+           "        return obj\n"
+           "    YES = ('y', 'Yes')\n"
+           "    NO = ('n', 'No')\n");
+    cpk_fresh_protos("[Color, Color.CRIMSON, Perm, Perm.R | Perm.W, Mode,\n"
+                     " Mode.A | Mode.B, Planet, Planet.MARS, Coded, Coded.NO]",
+                     "Color, crimson, Perm, rw, Mode, ab, Planet, mars, Coded,"
+                     " no = obj\n"
+                     "assert crimson is Color.RED and Color.CRIMSON is Color.RED\n"
+                     "assert list(Color) == [Color.RED, Color.GREEN]\n"
+                     "assert set(Color.__members__) == "
+                     "{'RED', 'GREEN', 'CRIMSON'}\n"
+                     "assert crimson.warm() and not Color.GREEN.warm()\n"
+                     "assert rw is Perm.RW and rw == Perm.R | Perm.W\n"
+                     "assert Perm(0) is Perm.NONE and not Perm.NONE\n"
+                     "assert Perm.X in Perm(7)\n"
+                     "assert ab == 3 and ab is Mode(3) and Mode.A | 2 == 3\n"
+                     "assert isinstance(ab, int)\n"
+                     "assert mars is Planet.MARS and mars.mass == 6.42e23\n"
+                     "assert Planet.EARTH.radius == 6.37e6\n"
+                     "assert no is Coded.NO and no == 'n' and no.label == 'No'\n"
+                     "assert Coded('y') is Coded.YES and Coded.YES.label == 'Yes'\n");
+}
+
+Test(coverage_classes, metaclass_chosen_from_bases_and_class_kwargs)
+{
+    cpk_py("class Meta(type):\n"
+           "    def __new__(mcls, name, bases, ns, **kw):\n"
+           "        ns['made_by'] = mcls.__name__\n"
+           "        return super().__new__(mcls, name, bases, ns)\n"
+           "class SubMeta(Meta):\n"
+           "    def hello(cls):\n"
+           "        return 'hello ' + cls.__name__\n"
+           "class Root(metaclass=Meta):\n"
+           "    pass\n"
+           "class Other(metaclass=SubMeta):\n"
+           "    pass\n"
+           "class Mixed(Root, Other):\n"
+           "    pass\n"
+           "class Hooked:\n"
+           "    seen = []\n"
+           "    def __init_subclass__(cls, flavor='plain', **kw):\n"
+           "        super().__init_subclass__(**kw)\n"
+           "        cls.flavor = flavor\n"
+           "class Sweet(Hooked, flavor='sweet'):\n"
+           "    pass\n");
+    cpk_fresh_protos("[Mixed, Sweet]",
+                     "Mixed, Sweet = obj\n"
+                     "assert type(Mixed).__name__ == 'SubMeta'\n"
+                     "assert Mixed.hello() == 'hello Mixed'\n"
+                     "assert Mixed.made_by == 'SubMeta'\n"
+                     "assert [b.__name__ for b in Mixed.__bases__] == "
+                     "['Root', 'Other']\n"
+                     "assert Sweet.flavor == 'sweet'\n");
+}
+
+/* Constants of every kind marshal writes: each goes through the pass that
+ * makes the payload compact and independent of the hash seed. */
+#define CODE_CONSTANTS                                                       \
+    "def consts(x):\n"                                                       \
+    "    big = 2 ** 100 + 12345\n"                                           \
+    "    neg = -(2 ** 70)\n"                                                 \
+    "    c = 3.5 - 1.25j\n"                                                  \
+    "    f = 0.1\n"                                                          \
+    "    b = b'\\x00raw\\xff'\n"                                             \
+    "    u = 'h\\u00e9llo \\u2603'\n"                                        \
+    "    long_ascii = 'abcdefghij' * 30\n"                   \
+    "    long_lit = '" "%s" "'\n"                                            \
+    "    tup = %s\n"                                                         \
+    "    fs = x in {'alpha', 'beta', 'gamma', b'd', 1.5, (1, 2)}\n"           \
+    "    def inner(y, k=(1, 'two', None, True, ...)):\n"                     \
+    "        return [y * 2, k]\n"                                            \
+    "    return (big, neg, c, f, b, u, long_ascii, long_lit, len(tup),\n"    \
+    "            tup[299], fs, inner(3))\n"
+
+Test(coverage_classes, code_constants_of_every_marshal_kind)
+{
+    cpk_py("src = r'''" CODE_CONSTANTS "''' % ('y' * 300,\n"
+           "    '(' + ', '.join(str(i) for i in range(300)) + ',)')\n"
+           "exec(src)\n"
+           "expect = consts('beta')\n"
+           "import ccloudpickle\n"
+           "d1 = ccloudpickle.dumps(consts)\n"
+           "d2 = ccloudpickle.dumps(consts)\n"
+           "assert d1 == d2\n"
+           "g = ccloudpickle.loads(d1)\n"
+           "assert g('beta') == expect and g('zeta')[10] is False\n"
+           "assert g.__code__.co_consts == consts.__code__.co_consts\n");
+    cpk_fresh_protos("[consts, expect]",
+                     "f, expect = obj\n"
+                     "r = f('beta')\n"
+                     "assert r == expect, (r, expect)\n"
+                     "assert r[0] == 2 ** 100 + 12345 and r[2] == 3.5 - 1.25j\n"
+                     "assert r[5] == 'h\\u00e9llo \\u2603'\n"
+                     "assert r[7] == 'y' * 300 and r[8] == 300 and r[9] == 299\n"
+                     "assert r[10] is True and f(b'd')[10] is True\n"
+                     "assert f('delta')[10] is False\n"
+                     "assert r[11] == [6, (1, 'two', None, True, ...)]\n");
+}
+
+Test(coverage_classes, code_constants_in_cloudpickle_format)
+{
+    cpk_require("cloudpickle");
+    cpk_py("src = r'''" CODE_CONSTANTS "''' % ('y' * 300,\n"
+           "    '(' + ', '.join(str(i) for i in range(300)) + ',)')\n"
+           "exec(src)\n"
+           "expect = consts('alpha')\n"
+           "import ccloudpickle, pickle, cloudpickle\n"
+           "data = ccloudpickle.dumps(consts, compat='cloudpickle')\n"
+           "assert b'ccloudpickle' not in data\n"
+           "g = pickle.loads(data)\n"
+           "assert g('alpha') == expect\n"
+           "assert g.__code__.co_consts == consts.__code__.co_consts\n");
+}
+
+Test(coverage_classes, code_with_constant_marshal_refuses)
+{
+    /* A constant marshal cannot write (a range, put there with
+     * CodeType.replace): the code travels as its constructor's fields. */
+    cpk_py("import marshal\n"
+           "def f():\n"
+           "    return 12345\n"
+           "co = f.__code__\n"
+           "f.__code__ = co.replace(co_consts=tuple(\n"
+           "    range(3, 9) if type(k) is int and k == 12345 else k\n"
+           "    for k in co.co_consts))\n"
+           "assert f() == range(3, 9)\n"
+           "try:\n"
+           "    marshal.dumps(f.__code__)\n"
+           "except ValueError:\n"
+           "    pass\n"
+           "else:\n"
+           "    raise AssertionError('marshal wrote a range')\n");
+    cpk_fresh_protos("f", "assert obj() == range(3, 9)\n"
+                          "assert type(obj()) is range\n");
+}
+
+Test(coverage_classes, code_from_another_bytecode_is_refused_by_name)
+{
+    cpk_py_raises("import ccloudpickle, sys\n"
+                  "v = '%d.%d.%d' % sys.version_info[:3]\n"
+                  "ccloudpickle._code_unmarshal('0.1.2', 2 ** 80, b'')\n",
+                  "UnpicklingError", "compiled by Python 0.1.2");
+    cpk_py_raises("import ccloudpickle, sys\n"
+                  "ccloudpickle._code_unmarshal("
+                  "'%d.%d' % sys.version_info[:2], 2 ** 80, b'')\n",
+                  "UnpicklingError", "bytecode version");
+    cpk_py_raises("import ccloudpickle, importlib.util, sys\n"
+                  "magic = int.from_bytes(importlib.util.MAGIC_NUMBER,"
+                  " 'little')\n"
+                  "ccloudpickle._code_unmarshal('%d.%d' % sys.version_info[:2],"
+                  " magic, b'\\xff\\x00')\n",
+                  "UnpicklingError", "corrupt code object");
+}
+
+Test(coverage_classes, tracker_id_from_cloudpickle_is_shared)
+{
+    cpk_require("cloudpickle");
+    cpk_py("import cloudpickle, ccloudpickle, pickle\n"
+           "class Shared:\n"
+           "    def hi(self):\n"
+           "        return 'hi'\n"
+           "first = cloudpickle.dumps(Shared)\n"
+           "second = ccloudpickle.dumps(Shared)\n"
+           "pair = pickle.dumps((first, second))\n");
+    /* cloudpickle loads its pickle first; ours then finds that class
+     * under the same id: one class, not two. */
+    cpk_fresh("pair",
+              "import cloudpickle, ccloudpickle\n"
+              "a = cloudpickle.loads(obj[0])\n"
+              "b = ccloudpickle.loads(obj[1])\n"
+              "assert a is b, (a, b)\n"
+              "assert b().hi() == 'hi'\n"
+              "assert ccloudpickle.loads(obj[1]) is a\n");
+}
+
+Test(coverage_classes, tracker_id_must_be_str_or_none)
+{
+    cpk_py_raises("import ccloudpickle\n"
+                  "ccloudpickle._make_skeleton_class(type, 'K', (object,),\n"
+                  "    {'__module__': '__main__'}, 5, None)\n",
+                  "ReconstructorTypeError", "(tracker_id) must be str or None");
+    cpk_py("import ccloudpickle\n"
+           "K = ccloudpickle._make_skeleton_class(type, 'K', (object,),\n"
+           "    {'__module__': '__main__'}, None, None)\n"
+           "K2 = ccloudpickle._make_skeleton_class(type, 'K', (object,),\n"
+           "    {'__module__': '__main__'}, None, None)\n"
+           "assert K is not K2 and K.__name__ == 'K'\n"
+           "a = ccloudpickle._make_skeleton_class(type, 'T', (object,),\n"
+           "    {'__module__': '__main__'}, 'feedbeef', None)\n"
+           "b = ccloudpickle._make_skeleton_class(type, 'T', (object,),\n"
+           "    {'__module__': '__main__'}, 'feedbeef', None)\n"
+           "assert a is b\n");
+}
+
+Test(coverage_classes, stdlib_modules_imported_anew_keep_their_reducers)
+{
+    /* Objects of the old classes still exist after a module is imported
+     * again: both the old and the new ones pickle as before. */
+    cpk_py("import sys, dataclasses, logging, ccloudpickle\n"
+           "old_missing = dataclasses.MISSING\n"
+           "old_logger = logging.getLogger('cov.old')\n"
+           "del sys.modules['dataclasses']\n"
+           "import dataclasses as dc2\n"
+           "assert dc2.MISSING is not old_missing\n"
+           "assert type(dc2.MISSING) is not type(old_missing)\n"
+           "assert ccloudpickle.loads(ccloudpickle.dumps(dc2.MISSING))"
+           " is dc2.MISSING\n"
+           "try:\n"
+           "    ccloudpickle.dumps(old_missing)\n"
+           "except ccloudpickle.PicklingError as e:\n"
+           "    assert 'not the same object' in str(e), e\n"
+           "else:\n"
+           "    raise AssertionError('pickled a stale MISSING')\n"
+           "del sys.modules['logging']\n"
+           "import logging as lg2\n"
+           "new_logger = lg2.getLogger('cov.new')\n"
+           "assert type(new_logger) is not type(old_logger)\n"
+           "data = ccloudpickle.dumps([old_logger, new_logger])\n"
+           "assert b'cov.old' in data and b'cov.new' in data\n");
+    cpk_fresh("ccloudpickle.dumps([dc2.MISSING, old_logger, new_logger])",
+              "import dataclasses, logging\n"
+              "b, lo, ln = obj\n"
+              "assert b is dataclasses.MISSING\n"
+              "assert lo is logging.getLogger('cov.old')\n"
+              "assert ln is logging.getLogger('cov.new')\n");
+}
+
+Test(coverage_classes, shadowed_stdlib_module_is_not_ours)
+{
+    /* A module under a stdlib name without the class (or with something
+     * else under its name) is not the stdlib's: pickling goes on, and the
+     * classes already found keep their reducers. */
+    cpk_py("import sys, types, weakref, ccloudpickle, dataclasses\n"
+           "class Item:\n"
+           "    pass\n"
+           "keep = Item()\n"
+           "ws = weakref.WeakSet([keep])\n"
+           "real = sys.modules['_weakrefset']\n"
+           "sys.modules['_weakrefset'] = types.ModuleType('_weakrefset')\n"
+           "try:\n"
+           "    assert ccloudpickle.loads(ccloudpickle.dumps(42)) == 42\n"
+           "    out = ccloudpickle.loads(ccloudpickle.dumps(ws))\n"
+           "    assert isinstance(out, weakref.WeakSet)\n"
+           "    fake = types.ModuleType('_weakrefset')\n"
+           "    fake.WeakSet = 'not a class'\n"
+           "    sys.modules['_weakrefset'] = fake\n"
+           "    assert ccloudpickle.loads(ccloudpickle.dumps([1, 2])) == [1, 2]\n"
+           "    out = ccloudpickle.loads(ccloudpickle.dumps(ws))\n"
+           "    assert isinstance(out, weakref.WeakSet)\n"
+           "    m = ccloudpickle.loads(ccloudpickle.dumps(dataclasses.MISSING))\n"
+           "    assert m is dataclasses.MISSING\n"
+           "finally:\n"
+           "    sys.modules['_weakrefset'] = real\n"
+           "out = ccloudpickle.loads(ccloudpickle.dumps(ws))\n"
+           "assert isinstance(out, weakref.WeakSet)\n");
+}
