@@ -431,3 +431,21 @@ Test(coverage_classes, shadowed_stdlib_module_is_not_ours)
               "assert type(ws) is weakref.WeakSet\n"
               "assert list(ws) == [k] and type(k).__name__ == 'Item'\n");
 }
+
+Test(coverage_classes, orig_bases_that_is_not_a_tuple_is_an_attribute)
+{
+    /* __orig_bases__ names the class statement's bases only when it is a
+     * tuple; otherwise it is just an attribute, and the real bases win. */
+    cpk_py("class Odd:\n"
+           "    __orig_bases__ = 'not bases'\n"
+           "    def f(self):\n"
+           "        return 1\n"
+           "class Sub(Odd):\n"
+           "    pass\n");
+    cpk_fresh_protos("[Odd, Sub]",
+                     "Odd, Sub = obj\n"
+                     "assert Odd.__orig_bases__ == 'not bases'\n"
+                     "assert Odd.__bases__ == (object,)\n"
+                     "assert Sub.__bases__ == (Odd,) and Sub().f() == 1\n"
+                     "assert '__orig_bases__' not in Sub.__dict__\n");
+}
