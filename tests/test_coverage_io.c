@@ -254,3 +254,78 @@ Test(coverage_io, find_unpicklable_arguments)
                   "cp._find_unpicklable(1, 2, 3)\n",
                   "TypeError", "_find_unpicklable(obj, protocol=5)");
 }
+
+/* Unpickler ---------------------------------------------------------------- */
+
+Test(coverage_io, unpickler_find_class_arguments)
+{
+    cpk_py("import ccloudpickle as cp, io\n"
+           "u = cp.Unpickler(io.BytesIO(b''))\n"
+           "assert u.find_class('builtins', 'len') is len\n"
+           "for args in ((), ('builtins',), ('builtins', 'len', 'x')):\n"
+           "    try:\n"
+           "        u.find_class(*args)\n"
+           "    except TypeError as e:\n"
+           "        want = 'find_class() takes 2 arguments (%d given)' % len(args)\n"
+           "        assert str(e) == want, e\n"
+           "    else:\n"
+           "        raise AssertionError(args)\n");
+}
+
+Test(coverage_io, unpickler_in_a_reference_cycle_is_collected)
+{
+    /* A cycle through the instance __dict__ is freed by the collector. */
+    cpk_py("import ccloudpickle as cp, io, gc\n"
+           "freed = []\n"
+           "class Fin:\n"
+           "    def __del__(self):\n"
+           "        freed.append(1)\n"
+           "u = cp.Unpickler(io.BytesIO(cp.dumps(7)))\n"
+           "assert u.load() == 7\n"
+           "u.fin = Fin()\n"
+           "u.me = u\n"
+           "del u\n"
+           "gc.collect()\n"
+           "assert freed == [1], freed\n");
+}
+
+Test(coverage_io, gc_threshold_errors_of_large_loads_propagate)
+{
+    /* Large loads pause the collector through gc.get_threshold (looked
+     * up once); its errors are the load's, small loads never call it,
+     * and the real threshold is untouched. */
+    cpk_py("import ccloudpickle as cp, gc, io\n"
+           "real = gc.get_threshold\n"
+           "before = real()\n"
+           "class Switch:\n"
+           "    mode = 'bad'\n"
+           "    def __call__(self):\n"
+           "        if self.mode == 'bad':\n"
+           "            return 'bad'\n"
+           "        if self.mode == 'raise':\n"
+           "            raise RuntimeError('boom')\n"
+           "        return real()\n"
+           "sw = Switch()\n"
+           "gc.get_threshold = sw\n"
+           "try:\n"
+           "    big = cp.dumps(b'x' * 100000)\n"
+           "    small = cp.dumps([1, 2])\n"
+           "    for mode, exc, msg in (('bad', TypeError, 'is not a tuple'),\n"
+           "                           ('raise', RuntimeError, 'boom')):\n"
+           "        sw.mode = mode\n"
+           "        for data in (big, bytearray(big)):\n"
+           "            try:\n"
+           "                cp.loads(data)\n"
+           "            except exc as e:\n"
+           "                assert msg in str(e), e\n"
+           "            else:\n"
+           "                raise AssertionError(mode)\n"
+           "        assert cp.loads(small) == [1, 2]\n"
+           "        assert real() == before\n"
+           "    sw.mode = 'real'\n"
+           "    assert cp.loads(big) == b'x' * 100000\n"
+           "    assert cp.Unpickler(io.BytesIO(big)).load() == b'x' * 100000\n"
+           "    assert real() == before\n"
+           "finally:\n"
+           "    gc.get_threshold = real\n");
+}
