@@ -125,6 +125,16 @@ gc_resume(cpk_state *st)
     int r = now < 0 ? -1 : 0;
     if (now == 0)
         r = gc_set_threshold0(st, st->gc_saved_threshold);
+    else if (now < 0) {
+        /* The threshold cannot be read (a replaced gc.get_threshold):
+         * restore ours all the same, or collection would stay off; the
+         * read's error is the one reported. */
+        PyObject *t2, *v2, *tb2;
+        PyErr_Fetch(&t2, &v2, &tb2);
+        if (gc_set_threshold0(st, st->gc_saved_threshold) < 0)
+            PyErr_Clear();
+        PyErr_Restore(t2, v2, tb2);
+    }
     if (type != NULL) {
         if (r < 0)
             PyErr_Clear();

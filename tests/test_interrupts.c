@@ -342,3 +342,32 @@ Test(interrupts, memory_error_propagates_from_tracker_and_lazy_lookups)
            "except MemoryError:\n"
            "    pass\n");
 }
+
+/* A gc.get_threshold that fails when a paused load ends: its error is
+ * reported, and the threshold saved before the load comes back all the
+ * same (automatic collection does not stay off). */
+Test(interrupts, unreadable_threshold_after_a_load_is_restored)
+{
+    cpk_py("import ccloudpickle as cp, gc\n"
+           "real = gc.get_threshold\n"
+           "before = real()\n"
+           "class Switch:\n"
+           "    mode = 'real'\n"
+           "    def __call__(self):\n"
+           "        if self.mode == 'raise':\n"
+           "            raise RuntimeError('boom')\n"
+           "        return real()\n"
+           "gc.get_threshold = Switch()\n"
+           "class Flip:\n"
+           "    def __reduce__(self):\n"
+           "        return (exec, (\"import gc; gc.get_threshold.mode = 'raise'\",))\n"
+           "data = cp.dumps([Flip(), b'x' * 100000])\n"
+           "try:\n"
+           "    cp.loads(data)\n"
+           "    raise AssertionError('no RuntimeError')\n"
+           "except RuntimeError as e:\n"
+           "    assert str(e) == 'boom'\n"
+           "finally:\n"
+           "    gc.get_threshold = real\n"
+           "assert real() == before, (real(), before)\n");
+}
