@@ -42,6 +42,7 @@ static const char *const kind_names[K_NKINDS] = {
 typedef struct {
     uint8_t kind;
     uint8_t flags;
+    uint16_t depth; /* nesting depth (1: a leaf), saturating */
     uint32_t refs; /* times consumed as an operand (saturating) */
     uint32_t off;  /* offset of the creating opcode */
     uint32_t eh, et, n; /* items (edges): first, last, count. Any node
@@ -200,6 +201,7 @@ static uint32_t new_node(scanner *sc, int kind, size_t off)
     nd->kind = (uint8_t)kind;
     nd->off = (uint32_t)off;
     nd->a = nd->b = nd->c = nd->st = NONE_ID;
+    nd->depth = 1;
     return (uint32_t)sc->nnodes++;
 }
 
@@ -207,6 +209,28 @@ static void use(scanner *sc, uint32_t id)
 {
     if (id != NONE_ID && sc->nodes[id].refs != UINT32_MAX)
         sc->nodes[id].refs++;
+}
+
+/* `child` became part of `parent` at the opcode at `off`: parent is at
+ * least one level deeper than child (pkscan_report.max_depth). Depths are
+ * not carried up to containers that hold `parent` already, as in CPython
+ * what is hashed recursively (tuples, frozensets) is built in one opcode.
+ * An item put into itself (a list appending itself) does not deepen. */
+static void deepen(scanner *sc, uint32_t parent, uint32_t child, size_t off)
+{
+    if (child == NONE_ID || parent == NONE_ID || child == parent)
+        return;
+    unsigned d = sc->nodes[child].depth + 1u;
+    if (d > UINT16_MAX)
+        d = UINT16_MAX;
+    if (d <= sc->nodes[parent].depth)
+        return;
+    sc->nodes[parent].depth = (uint16_t)d;
+    pkscan_report *r = &sc->rep->pub;
+    if (d > r->max_depth) {
+        r->max_depth = d;
+        r->max_depth_offset = off;
+    }
 }
 
 static int add_edge(scanner *sc, uint32_t parent, uint32_t child, size_t off)
@@ -226,6 +250,7 @@ static int add_edge(scanner *sc, uint32_t parent, uint32_t child, size_t off)
     p->et = e;
     p->n++;
     use(sc, child);
+    deepen(sc, parent, child, off);
     return 0;
 }
 
@@ -1004,6 +1029,9 @@ static int do_newobj(scanner *sc, int ex, size_t off)
     sc->nodes[id].a = cls;
     sc->nodes[id].b = args;
     sc->nodes[id].c = kw;
+    deepen(sc, id, cls, off);
+    deepen(sc, id, args, off);
+    deepen(sc, id, kw, off);
     use(sc, cls);
     use(sc, args);
     use(sc, kw);
@@ -1018,6 +1046,7 @@ static int do_build(scanner *sc, size_t off)
     uint32_t inst = sc->stack[sc->nstack - 1];
     use(sc, state);
     sc->nodes[inst].st = state;
+    deepen(sc, inst, state, off);
     if (opaque(sc, inst))
         return 0; /* may have __setstate__ */
     /* Plain data has neither __setstate__ nor a __dict__: only a None
@@ -1131,6 +1160,8 @@ static int step(scanner *sc, size_t *pos, size_t off, int *stop)
         r->n_frames++;
         return 0;
     case '.': /* STOP */
+        r->stop_stack = sc->nstack;
+        r->stop_marks = sc->nmarks;
         if (pop(sc, off, &id))
             return -1;
         use(sc, id);
@@ -1469,6 +1500,8 @@ static int step(scanner *sc, size_t *pos, size_t off, int *stop)
             return -1;
         sc->nodes[id].a = a;
         sc->nodes[id].b = b;
+        deepen(sc, id, a, off);
+        deepen(sc, id, b, off);
         use(sc, a);
         use(sc, b);
         return push(sc, id, off);
@@ -1485,6 +1518,8 @@ static int step(scanner *sc, size_t *pos, size_t off, int *stop)
             return -1;
         sc->nodes[id].a = a;
         sc->nodes[id].b = b;
+        deepen(sc, id, a, off);
+        deepen(sc, id, b, off);
         use(sc, a);
         use(sc, b);
         return push(sc, id, off);
@@ -1496,6 +1531,8 @@ static int step(scanner *sc, size_t *pos, size_t off, int *stop)
             return -1;
         sc->nodes[id].a = a;
         sc->nodes[id].b = b;
+        deepen(sc, id, a, off);
+        deepen(sc, id, b, off);
         use(sc, a);
         use(sc, b);
         return push(sc, id, off);
@@ -2771,15 +2808,14 @@ static const char *raw_verdict(const raw_import *ri, int unrec,
     if (ri->via == PKSCAN_VIA_DYNAMIC)
         return "name computed at load time";
     *cat = categorize(ri->m, ri->ml, ri->n, ri->nl);
-    /* A reconstructor's own lookup (subimport("os"), code through
+    /* A reconstructor's own lookup of a type (code through
      * _builtin_type("CodeType")) is listed and classified, but what the
-     * pickle itself imports is the reconstructor. */
+     * pickle itself imports is the reconstructor. subimport("os") imports
+     * the module it names, and is classified as any import of it. */
     if (ri->via == PKSCAN_VIA_BUILTIN_TYPE) {
         *cat = ri->cat;
         return NULL;
     }
-    if (ri->via == PKSCAN_VIA_SUBIMPORT)
-        return NULL;
     int gi = str_eq(ri->m, ri->ml, "builtins") &&
              (str_eq(ri->n, ri->nl, "getattr") ||
               str_eq(ri->n, ri->nl, "__import__"));
@@ -2978,6 +3014,8 @@ pkscan_report *pkscan_scan(const void *data, size_t len, unsigned flags)
     }
     if (r->status != PKSCAN_OK && r->status != PKSCAN_ERR_TRAILING)
         r->result_kind = NULL;
+    if (sc.nnodes > 0 && r->max_depth == 0)
+        r->max_depth = 1;
     analyse(&sc);
 
     free(sc.nodes);

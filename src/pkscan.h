@@ -112,7 +112,8 @@ typedef enum {
                                 pickle imports is the reconstructor) */
     PKSCAN_VIA_SUBIMPORT     /* a reconstructor `subimport("mod")`: the
                                 module itself (name ""), e.g. a module a
-                                function's globals refer to */
+                                function's globals refer to; classified
+                                as any import of that module */
 } pkscan_via;
 
 /* Who the imported name belongs to. */
@@ -171,8 +172,13 @@ typedef enum {
  * getattr(<plain data or a class carried by value>, "name") with a name
  * outside the internals listed above (enum members of enums by value,
  * bound methods such as [].append): nothing is imported by those.
- * PKSCAN_VIA_BUILTIN_TYPE and PKSCAN_VIA_SUBIMPORT entries are never
- * dangerous: they are what a reconstructor does, reported for the reader.
+ * PKSCAN_VIA_BUILTIN_TYPE entries are never dangerous: they are what a
+ * reconstructor does, reported for the reader (their category is the
+ * reconstructor's). PKSCAN_VIA_SUBIMPORT entries import the module they
+ * name (name ""), and are classified by it with the tables here:
+ * subimport("math") is plain, subimport("os") dangerous ("runs
+ * commands"), subimport("sys") dangerous ("interpreter internals"),
+ * subimport("numpy") other.
  *
  * A dangerous name is never PKSCAN_CAT_PLAIN (operator.attrgetter is
  * "other").
@@ -302,6 +308,19 @@ typedef struct {
     size_t n_frames;
     size_t n_buffers;        /* NEXT_BUFFER count: out-of-band buffers the
                                 load needs (plain loads refuses any) */
+    size_t max_depth;        /* the deepest nesting of an item built (1: only
+                                leaves; a tuple in a tuple: 2), saturating
+                                at 65535; 0 when nothing was pushed.
+                                Growth of a memoised container is not
+                                carried up to containers holding it
+                                already. Pickles written with the default
+                                recursion limit stay under about 1000 */
+    size_t max_depth_offset; /* the opcode that first reached max_depth */
+    size_t stop_stack;       /* items on the stack at STOP, the result
+                                included: 1 in what any pickler writes
+                                (pickle.loads ignores the rest) */
+    size_t stop_marks;       /* MARKs still open at STOP: 0 in what any
+                                pickler writes */
     const char *result_kind; /* kind of the unpickled object as far as known:
                                 "function", "class", "tuple", "dict", "int",
                                 "instance" (REDUCE/NEWOBJ/OBJ), ...; NULL

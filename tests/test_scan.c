@@ -874,9 +874,12 @@ Test(scan, ccloudpickle_closure)
     cr_assert_eq(r->functions[0].magic, magic);
     cr_assert(find_import(r, "ccloudpickle", "_function_new") != NULL);
     cr_assert(find_import(r, "ccloudpickle", "_code_unmarshal") != NULL);
+    /* the module the function's globals refer to, classified as any
+     * import of it: sys is interpreter internals */
     const pkscan_import *s = find_import(r, "sys", "");
     cr_assert(s != NULL && s->via == PKSCAN_VIA_SUBIMPORT);
-    cr_assert_eq(r->n_dangerous, 0);
+    cr_assert(s->dangerous && strcmp(s->reason, "interpreter internals") == 0);
+    cr_assert_eq(r->n_dangerous, 1);
     pkscan_free(r);
 }
 
@@ -974,8 +977,10 @@ Test(scan, ccloudpickle_compat_layout)
     const char *layout;
     py_version(ver, sizeof ver, &magic, &layout);
     check_inner(r, layout);
-    /* the getattr/__import__ naming is resolved, so not dangerous */
-    cr_assert_eq(r->n_dangerous, 0, "%zu dangerous", r->n_dangerous);
+    /* the getattr/__import__ naming is resolved, so not dangerous; what
+     * is, is the module sys the function refers to */
+    cr_assert_eq(r->n_dangerous, 1, "%zu dangerous", r->n_dangerous);
+    cr_assert(find_import(r, "sys", "")->dangerous);
     const pkscan_import *m =
         find_import(r, "cloudpickle.cloudpickle", "_make_function");
     cr_assert(m != NULL && m->via == PKSCAN_VIA_GETATTR &&
@@ -997,7 +1002,8 @@ Test(scan, stock_cloudpickle_2_2)
     const pkscan_import *ct = find_import(r, "types", "CodeType");
     cr_assert(ct != NULL && ct->via == PKSCAN_VIA_BUILTIN_TYPE &&
               !ct->dangerous && ct->category == PKSCAN_CAT_CLOUDPICKLE);
-    cr_assert_eq(r->n_dangerous, 0);
+    cr_assert_eq(r->n_dangerous, 1); /* subimport("sys") */
+    cr_assert(find_import(r, "sys", "")->dangerous);
     pkscan_free(r);
     r = scan_py("cloudpickle.dumps([Thing, Color])");
     assert_ok(r, "cloudpickle 2.2 classes");
@@ -1390,4 +1396,129 @@ Test(scan, ccloudpickle_code_new)
     params_text(f->params, f->n_params, buf, sizeof buf);
     cr_assert_str_eq(buf, "positional-only:a varargs:rest keyword-only:b");
     pkscan_free(r);
+}
+
+/* subimport("mod") imports mod: classified by the module, with the tables
+ * of every other import (a by-value function referring to math is plain,
+ * to os dangerous, to numpy "other"), in ccloudpickle's and cloudpickle's
+ * spelling. */
+Test(scan_c, subimport_is_classified_by_its_module)
+{
+    static const struct {
+        const char *module;
+        int dangerous;
+        const char *reason;
+        pkscan_category cat;
+    } cases[] = {
+        {"math", 0, NULL, PKSCAN_CAT_PLAIN},
+        {"collections.abc", 0, NULL, PKSCAN_CAT_PLAIN},
+        {"os", 1, "runs commands", PKSCAN_CAT_OTHER},
+        {"os.path", 1, "runs commands", PKSCAN_CAT_OTHER},
+        {"subprocess", 1, "runs commands", PKSCAN_CAT_OTHER},
+        {"importlib", 1, "imports modules", PKSCAN_CAT_OTHER},
+        {"numpy", 0, NULL, PKSCAN_CAT_OTHER},
+    };
+    static const char *const recon[] = {"ccloudpickle",
+                                        "cloudpickle.cloudpickle"};
+    for (size_t k = 0; k < 2; k++)
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+            unsigned char p[128];
+            size_t n = 0, ml = strlen(recon[k]);
+            size_t l = strlen(cases[i].module);
+            p[n++] = 0x80;
+            p[n++] = 4;
+            p[n++] = 0x8c;
+            p[n++] = (unsigned char)ml;
+            memcpy(p + n, recon[k], ml);
+            n += ml;
+            p[n++] = 0x8c;
+            p[n++] = 9;
+            memcpy(p + n, "subimport", 9);
+            n += 9;
+            p[n++] = 0x93;
+            p[n++] = 0x8c;
+            p[n++] = (unsigned char)l;
+            memcpy(p + n, cases[i].module, l);
+            n += l;
+            p[n++] = 0x85;
+            p[n++] = 'R';
+            p[n++] = '.';
+            pkscan_report *r = scan_bytes(p, n);
+            assert_ok(r, cases[i].module);
+            const pkscan_import *im = find_import(r, cases[i].module, "");
+            cr_assert(im != NULL && im->via == PKSCAN_VIA_SUBIMPORT,
+                      "%s", cases[i].module);
+            cr_assert_eq(im->dangerous, cases[i].dangerous, "%s",
+                         cases[i].module);
+            cr_assert_eq(im->category, cases[i].cat, "%s: %s",
+                         cases[i].module,
+                         pkscan_category_name(im->category));
+            if (cases[i].reason)
+                cr_assert_str_eq(im->reason, cases[i].reason);
+            /* the reconstructor itself is neither */
+            const pkscan_import *sub = find_import(r, recon[k], "subimport");
+            cr_assert(sub != NULL && !sub->dangerous &&
+                      sub->category != PKSCAN_CAT_OTHER);
+            cr_assert_eq(pkscan_strict_violation(r),
+                         cases[i].cat == PKSCAN_CAT_OTHER);
+            pkscan_free(r);
+        }
+}
+
+/* What a pickler always leaves (one item, no MARK open at STOP) and how
+ * deep the items nest, for cloudpickle-load to refuse before loading what
+ * would crash or bloat CPython (a tuple 300,000 deep overflows the C stack
+ * when hashed; "]" * n leaves n lists). */
+Test(scan_c, depth_and_what_stop_leaves)
+{
+    pkscan_report *r = scan_bytes("\x80\x04N.", 4);
+    assert_ok(r, "None");
+    cr_assert_eq(r->max_depth, 1);
+    cr_assert_eq(r->stop_stack, 1);
+    cr_assert_eq(r->stop_marks, 0);
+    pkscan_free(r);
+    /* ((None,),) : 3 deep, reached by the second TUPLE1 at byte 4 */
+    r = scan_bytes("\x80\x04N\x85\x85.", 6);
+    cr_assert_eq(r->max_depth, 3);
+    cr_assert_eq(r->max_depth_offset, 4);
+    pkscan_free(r);
+    /* lists appended into lists: [[[None]]] by APPENDS */
+    r = scan_bytes("\x80\x04](](](Neee.", 13);
+    assert_ok(r, "lists");
+    cr_assert_eq(r->max_depth, 4);
+    pkscan_free(r);
+    /* a list appending itself does not deepen */
+    r = scan_bytes("\x80\x04]\x94(h\x00h\x00h\x00h\x00" "e.", 15);
+    assert_ok(r, "self-reference");
+    cr_assert_eq(r->max_depth, 1);
+    pkscan_free(r);
+    /* REDUCE and BUILD nest their operands */
+    r = scan_bytes("\x80\x04\x8c\x01m\x8c\x01n\x93N\x85R}b.", 15);
+    assert_ok(r, "reduce");
+    cr_assert_eq(r->max_depth, 3);
+    pkscan_free(r);
+    /* leftovers and open MARKs, which pickle.loads ignores */
+    r = scan_bytes("\x80\x04]]]N.", 7);
+    assert_ok(r, "leftovers");
+    cr_assert_eq(r->stop_stack, 4);
+    pkscan_free(r);
+    r = scan_bytes("\x80\x04(N.", 5);
+    assert_ok(r, "open mark");
+    cr_assert_eq(r->stop_marks, 1);
+    cr_assert_eq(r->stop_stack, 1);
+    pkscan_free(r);
+    /* deep: saturates, never overflows */
+    size_t depth = 100000, n = 0;
+    char *p = malloc(depth + 8);
+    p[n++] = '\x80';
+    p[n++] = 4;
+    p[n++] = 'N';
+    memset(p + n, '\x85', depth);
+    n += depth;
+    p[n++] = '.';
+    r = scan_bytes(p, n);
+    assert_ok(r, "deep");
+    cr_assert_eq(r->max_depth, 65535);
+    pkscan_free(r);
+    free(p);
 }
