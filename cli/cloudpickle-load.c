@@ -1,12 +1,17 @@
-/* cloudpickle-load - load a pickle written by ccloudpickle or cloudpickle,
- * then describe the object or call it.
+/* cloudpickle-load - describe a pickle written by ccloudpickle or
+ * cloudpickle without loading it, or load it and describe or call the
+ * object.
  *
- *     cloudpickle-load [options] [FILE|-]
+ *     cloudpickle-load [options] [FILE|-]            static report
+ *     cloudpickle-load [options] --load [FILE|-]     live report
  *     cloudpickle-load [options] --call FILE|- [-- ARG... NAME=VALUE...]
  *
- * Options and exit statuses: man/cloudpickle-load.1. The input is read by
- * input.c and checked as it arrives by prescan.c, described by report.c;
- * --call arguments are parsed by callargs.c; the interpreter is host.c's.
+ * Options and exit statuses: man/cloudpickle-load.1. The input is read
+ * and scanned by scancheck.c (with src/pkscan.c) before anything else:
+ * malformed input and, with --strict, unwanted imports are refused there.
+ * The static report (describe.c, describe_json.c) needs no interpreter and
+ * starts none. --load's live report is report.c's; --call arguments are
+ * parsed by callargs.c; the interpreter is host.c's.
  *
  * Standard output is the program's output: the report, or with --call
  * what the called function prints and then repr() of its result, in that
@@ -24,19 +29,26 @@
 
 #include "callargs.h"
 #include "ccloudpickle.h"
+#include "describe.h"
 #include "host.h"
 #include "input.h"
 #include "message.h"
-#include "prescan.h"
 #include "report.h"
+#include "scancheck.h"
 
 enum {
     OPT_CALL = 256, /* long-only options: above any char */
     OPT_MAX_SIZE,
+    OPT_JSON,
+    OPT_LOAD,
+    OPT_STRICT,
 };
 
 static const struct option longopts[] = {
     {"call", no_argument, NULL, OPT_CALL},
+    {"json", no_argument, NULL, OPT_JSON},
+    {"load", no_argument, NULL, OPT_LOAD},
+    {"strict", no_argument, NULL, OPT_STRICT},
     {"max-size", required_argument, NULL, OPT_MAX_SIZE},
     {"path", required_argument, NULL, 'P'},
     {"help", no_argument, NULL, 'h'},
@@ -46,6 +58,9 @@ static const struct option longopts[] = {
 
 typedef struct {
     int call;
+    int load;   /* --load: the live report (unpickles) */
+    int json;   /* --json: the static report as JSON */
+    int strict;
     const char *file; /* "-" for standard input */
     const char *name; /* for messages: FILE or "standard input" */
     char **args;
@@ -59,19 +74,30 @@ static void
 usage(void)
 {
     printf("Usage: %s [OPTION]... [FILE]\n"
+           "  or:  %s [OPTION]... --load [FILE]\n"
            "  or:  %s [OPTION]... --call FILE [-- ARG... NAME=VALUE...]\n"
-           "Load a pickle written by ccloudpickle or cloudpickle (from FILE, "
-           "or standard\ninput when FILE is - or absent) and describe the "
-           "object, or call it.\n"
+           "Describe a pickle written by ccloudpickle or cloudpickle (from "
+           "FILE, or standard\ninput when FILE is - or absent) without "
+           "loading it: what it imports (dangerous\nnames flagged), the "
+           "functions and classes it carries. Or load it and describe\n"
+           "the object (--load), or call it (--call).\n"
            "\n"
-           "      --call           call the object with the ARGs and print "
-           "repr() of the\n"
-           "                       result; an ARG starting with [ ( { a "
-           "quote or a digit\n"
-           "                       must be a Python literal, NAME=VALUE "
-           "passes a keyword,\n"
-           "                       other ARGs are strings (see the man "
-           "page)\n"
+           "      --json           print the report as one JSON document\n"
+           "      --strict         refuse (exit 3) a pickle importing a "
+           "dangerous name or\n"
+           "                       anything but reconstructors and plain "
+           "data\n"
+           "      --load           load the pickle (this runs code it "
+           "carries) and describe\n"
+           "                       the object\n"
+           "      --call           load the pickle, call the object with "
+           "the ARGs and print\n"
+           "                       repr() of the result; an ARG starting "
+           "with [ ( { a quote\n"
+           "                       or a digit must be a Python literal, "
+           "NAME=VALUE passes a\n"
+           "                       keyword, other ARGs are strings (see the "
+           "man page)\n"
            "      --max-size=SIZE  refuse input longer than SIZE bytes (K, M, "
            "G, T suffixes,\n"
            "                       powers of 1024; default 1G)\n"
@@ -87,9 +113,10 @@ usage(void)
            "truncated, wrong Python version),\n4 the pickle needs a module "
            "or object that cannot be loaded, 5 the output\ncould not be "
            "written. A called function's SystemExit(n) exits with n.\n"
-           "\nLoading a pickle runs code it carries: only load pickles from "
-           "sources you trust.\n",
-           cpk_prog, cpk_prog);
+           "\nLoading a pickle runs code it carries: only --load or --call "
+           "pickles from\nsources you trust. Without them nothing is "
+           "loaded or run.\n",
+           cpk_prog, cpk_prog, cpk_prog);
 }
 
 static int
@@ -108,6 +135,15 @@ parse_options(int argc, char **argv, options *o)
         switch (c) {
         case OPT_CALL:
             o->call = 1;
+            break;
+        case OPT_LOAD:
+            o->load = 1;
+            break;
+        case OPT_JSON:
+            o->json = 1;
+            break;
+        case OPT_STRICT:
+            o->strict = 1;
             break;
         case OPT_MAX_SIZE:
             if (cpk_parse_size(optarg, &o->max_size) < 0 || o->max_size == 0)
@@ -131,6 +167,12 @@ parse_options(int argc, char **argv, options *o)
             return cpk_option_error(c, argv, longopts);
         }
     }
+    if (o->call && o->load)
+        return cpk_usage_error("--load and --call are mutually exclusive");
+    if (o->json && (o->call || o->load))
+        return cpk_usage_error("--json is for the static report; it cannot "
+                               "be combined with --%s",
+                               o->call ? "call" : "load");
     o->file = optind < argc ? argv[optind++] : "-";
     o->args = argv + optind;
     o->nargs = argc - optind;
@@ -148,8 +190,9 @@ parse_options(int argc, char **argv, options *o)
 
 /* Did the pending exception come from bytes that are no valid pickle (or
  * not one for this version), rather than from the objects it names? The
- * pre-scan refused most of those already; these are what only CPython's
- * unpickler sees (stack errors, a bad STRING or UNICODE escape). */
+ * scan refused the malformed ones already; these are what only CPython
+ * finds out by looking things up (an EXT code copyreg lacks, a
+ * reconstructor this version lacks, code of another Python). */
 static int
 malformed(PyObject *type, const char *line)
 {
@@ -438,55 +481,22 @@ run(const options *o, const cpk_input *in)
     return status;
 }
 
-/* cpk_input_check: the pre-scan, as the input arrives. */
-typedef struct {
-    cpk_prescan scan;
-    int bad;
-} check_ctx;
-
-enum { INPUT_NOT_A_PICKLE = -2 };
-
+/* The static report on standard output (no interpreter is running: fd 1
+ * is the real one, and SIGPIPE kills quietly as it does any filter). */
 static int
-check_input(void *ctx, const char *data, size_t len, int eof)
+describe_static(const options *o, const pkscan_report *r)
 {
-    check_ctx *c = ctx;
-    if (eof && len == 0)
-        return 0; /* "empty input" */
-    if (cpk_prescan_feed(&c->scan, (const unsigned char *)data, len, eof) <
-        0)
-        return INPUT_NOT_A_PICKLE;
-    return 0;
-}
-
-/* Read and check the input; 0 or an exit status after saying why. */
-static int
-read_input(const options *o, cpk_input *in)
-{
-    check_ctx c;
-    cpk_prescan_init(&c.scan);
-    int e = cpk_read_input(o->file, o->max_size, in, check_input, &c);
-    int status = CPK_EXIT_INPUT;
-    char limit[32], size[32];
-    cpk_format_size(o->max_size, limit, sizeof(limit));
-    if (e == INPUT_NOT_A_PICKLE)
-        cpk_error("%s: not a valid pickle: %s", o->name, c.scan.err);
-    else if (e == CPK_INPUT_TOO_BIG && in->size > 0) {
-        cpk_format_size(in->size, size, sizeof(size));
-        cpk_error("%s: %s, more than the %s limit (raise it with "
-                  "--max-size)",
-                  o->name, size, limit);
-    }
-    else if (e == CPK_INPUT_TOO_BIG)
-        cpk_error("%s: more than the %s limit (raise it with --max-size)",
-                  o->name, limit);
-    else if (e != 0)
-        cpk_error("%s: %s", o->name, strerror(e));
-    else if (in->len == 0)
-        cpk_error("%s: empty input, not a pickle", o->name);
+    if (o->json)
+        cpk_describe_json(stdout, r, o->file);
     else
-        status = 0;
-    cpk_prescan_free(&c.scan);
-    return status;
+        cpk_describe_text(stdout, r, o->name);
+    errno = 0;
+    int failed = ferror(stdout);
+    if (fflush(stdout) != 0 || failed) {
+        cpk_error("standard output: %s", strerror(errno ? errno : EIO));
+        return CPK_EXIT_SYSTEM;
+    }
+    return CPK_EXIT_OK;
 }
 
 int
@@ -500,8 +510,14 @@ main(int argc, char **argv)
         return status;
     }
     cpk_input in;
-    status = read_input(&o, &in);
-    if (status != 0) {
+    pkscan_report *scan = NULL;
+    status = cpk_scan_input(o.file, o.name, o.max_size, &in, &scan);
+    if (status == 0 && o.strict)
+        status = cpk_scan_strict(scan, o.name);
+    if (status == 0 && !o.call && !o.load)
+        status = describe_static(&o, scan);
+    pkscan_free(scan);
+    if (status != 0 || (!o.call && !o.load)) {
         free(o.paths);
         cpk_input_free(&in);
         return status;

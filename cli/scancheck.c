@@ -1,0 +1,200 @@
+/* scancheck.c - read, scan and refuse before loading (scancheck.h). */
+#include "scancheck.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "message.h"
+#include "safetext.h"
+
+/* While the input arrives, what was read so far is scanned after the
+ * first read and then each time it has doubled (linear in all): an error
+ * that later bytes cannot undo refuses it at once, without reading the
+ * rest (an endless /dev/zero, a huge pipe of garbage). */
+typedef struct {
+    size_t next; /* scan the prefix when it is at least this long */
+    pkscan_report *early; /* the refusal, if one was found early */
+} early_ctx;
+
+enum { EARLY_REFUSED = -100 };
+
+/* Errors at an opcode that lies wholly in a prefix are the whole input's
+ * too: the walk is sequential. Truncation and lengths or memo indices
+ * checked against the input size are not (more input may fix them). */
+static int
+prefix_stable(pkscan_status s)
+{
+    switch (s) {
+    case PKSCAN_ERR_OPCODE:
+    case PKSCAN_ERR_UNDERFLOW:
+    case PKSCAN_ERR_MARK:
+    case PKSCAN_ERR_TYPE:
+    case PKSCAN_ERR_VALUE:
+    case PKSCAN_ERR_PROTOCOL:
+    case PKSCAN_ERR_UNSUPPORTED:
+    case PKSCAN_ERR_TRAILING:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+static int
+early_check(void *ctx, const char *data, size_t len, int eof)
+{
+    early_ctx *c = ctx;
+    if (eof || len < c->next || len == 0)
+        return 0;
+    while (c->next <= len)
+        c->next = c->next > ((size_t)-1) / 2 ? (size_t)-1 : c->next * 2;
+    pkscan_report *r = pkscan_scan(data, len, 0);
+    if (r != NULL && prefix_stable(r->status)) {
+        c->early = r;
+        return EARLY_REFUSED;
+    }
+    pkscan_free(r);
+    return 0;
+}
+
+static void
+refuse(const char *name, const char *what, size_t at)
+{
+    /* pkscan's messages are its own text; escaped all the same */
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    if (m != NULL) {
+        cpk_put_safe(m, what, strlen(what));
+        fclose(m);
+    }
+    cpk_error("%s: not a valid pickle: %s at byte %zu", name,
+              buf ? buf : what, at);
+    free(buf);
+}
+
+int
+cpk_scan_input(const char *path, const char *name, size_t max_size,
+               cpk_input *in, pkscan_report **report)
+{
+    *report = NULL;
+    /* The first read is checked at once, whatever its size. */
+    early_ctx c = {1, NULL};
+    int e = cpk_read_input(path, max_size, in, early_check, &c);
+    char limit[32], size[32];
+    cpk_format_size(max_size, limit, sizeof(limit));
+    if (e == EARLY_REFUSED) {
+        refuse(name, c.early->error, c.early->error_offset);
+        pkscan_free(c.early);
+        return CPK_EXIT_INPUT;
+    }
+    if (e == CPK_INPUT_TOO_BIG && in->size > 0) {
+        cpk_format_size(in->size, size, sizeof(size));
+        cpk_error("%s: %s, more than the %s limit (raise it with "
+                  "--max-size)",
+                  name, size, limit);
+        return CPK_EXIT_INPUT;
+    }
+    if (e == CPK_INPUT_TOO_BIG) {
+        cpk_error("%s: more than the %s limit (raise it with --max-size)",
+                  name, limit);
+        return CPK_EXIT_INPUT;
+    }
+    if (e != 0) {
+        cpk_error("%s: %s", name, strerror(e));
+        return CPK_EXIT_INPUT;
+    }
+    if (in->len == 0) {
+        cpk_error("%s: empty input, not a pickle", name);
+        return CPK_EXIT_INPUT;
+    }
+    pkscan_report *r = pkscan_scan(in->data, in->len, 0);
+    if (r == NULL || r->status == PKSCAN_ERR_NOMEM) {
+        cpk_error("%s: out of memory scanning %zu bytes", name, in->len);
+        pkscan_free(r);
+        return CPK_EXIT_SYSTEM;
+    }
+    *report = r;
+    if (r->status != PKSCAN_OK) {
+        refuse(name, r->error, r->error_offset);
+        return CPK_EXIT_INPUT;
+    }
+    /* What pickle.loads accepts but no pickler writes, and what would
+     * crash or bloat the load. */
+    if (r->max_depth > CPK_SCAN_MAX_DEPTH) {
+        cpk_error("%s: not a valid pickle: nesting deeper than %d at byte "
+                  "%zu",
+                  name, CPK_SCAN_MAX_DEPTH, r->max_depth_offset);
+        return CPK_EXIT_INPUT;
+    }
+    if (r->stop_marks > 0) {
+        cpk_error("%s: not a valid pickle: a MARK is still open at STOP (no "
+                  "pickler leaves one) at byte %zu",
+                  name, r->stop_offset);
+        return CPK_EXIT_INPUT;
+    }
+    if (r->stop_stack != 1) {
+        cpk_error("%s: not a valid pickle: %zu items left on the stack at "
+                  "STOP (a pickler leaves one) at byte %zu",
+                  name, r->stop_stack, r->stop_offset);
+        return CPK_EXIT_INPUT;
+    }
+    return 0;
+}
+
+void
+cpk_scan_import_name(const pkscan_import *im, char *buf, size_t cap)
+{
+    if (im->via == PKSCAN_VIA_EXT) {
+        snprintf(buf, cap, "<extension code %ld>", im->ext_code);
+        return;
+    }
+    if (im->via == PKSCAN_VIA_DYNAMIC || im->module.s == NULL) {
+        snprintf(buf, cap, "<name computed at load time>");
+        return;
+    }
+    char *out = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&out, &len);
+    if (m == NULL) {
+        snprintf(buf, cap, "?");
+        return;
+    }
+    cpk_put_safe(m, im->module.s, im->module.len);
+    if (im->name.s != NULL && im->name.len > 0) {
+        fputc('.', m);
+        cpk_put_safe(m, im->name.s, im->name.len);
+    }
+    fclose(m);
+    snprintf(buf, cap, "%s%s", out ? out : "?",
+             out && len >= cap ? "..." : "");
+    if (out && len >= cap && cap > 4)
+        memcpy(buf + cap - 4, "...", 4);
+    free(out);
+}
+
+int
+cpk_scan_strict(const pkscan_report *r, const char *name)
+{
+    if (!pkscan_strict_violation(r))
+        return 0;
+    size_t listed = 0;
+    for (size_t i = 0; i < r->n_imports; i++) {
+        const pkscan_import *im = &r->imports[i];
+        if (!im->dangerous && im->category != PKSCAN_CAT_OTHER)
+            continue;
+        char full[512];
+        cpk_scan_import_name(im, full, sizeof(full));
+        cpk_error("%s: refused import %s (%s) at byte %zu", name, full,
+                  im->dangerous ? im->reason
+                                : "not a reconstructor or plain data",
+                  im->offset);
+        listed++;
+    }
+    /* The counts are exact even when the list was cut short. */
+    size_t total = r->n_dangerous + r->n_other; /* an upper bound */
+    if (r->truncated && listed < total)
+        cpk_error("%s: refused: more imports than the report lists", name);
+    return CPK_EXIT_INPUT;
+}
