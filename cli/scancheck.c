@@ -61,17 +61,22 @@ early_check(void *ctx, const char *data, size_t len, int eof)
 static void
 refuse(const char *name, const char *what, size_t at)
 {
-    /* pkscan's messages are its own text; escaped all the same */
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *m = open_memstream(&buf, &len);
-    if (m != NULL) {
-        cpk_put_safe(m, what, strlen(what));
-        fclose(m);
+    /* pkscan's messages are ASCII text of its own (CPython's wording);
+     * anything else in them is escaped all the same. A closing period
+     * (CPython's "invalid load key, 'x'.") would end the line early. */
+    char buf[512];
+    size_t n = 0;
+    for (const unsigned char *p = (const unsigned char *)what;
+         *p != '\0' && n + 5 < sizeof(buf); p++) {
+        if (*p < 0x20 || *p >= 0x7f)
+            n += (size_t)snprintf(buf + n, sizeof(buf) - n, "\\x%02x", *p);
+        else
+            buf[n++] = (char)*p;
     }
-    cpk_error("%s: not a valid pickle: %s at byte %zu", name,
-              buf ? buf : what, at);
-    free(buf);
+    if (n > 0 && buf[n - 1] == '.')
+        n--;
+    buf[n] = '\0';
+    cpk_error("%s: not a valid pickle: %s at byte %zu", name, buf, at);
 }
 
 int

@@ -53,10 +53,16 @@ ran(const char *name)
 static void
 load(cpk_proc *p, const char *in, size_t len, const char *const *args)
 {
+    /* Without --call: --load, the live report (the default is the
+     * static one, test_cli_describe.c). */
     const char *argv[16] = {CPK_LOAD};
-    int i = 1;
-    for (; args[i - 1] != NULL; i++)
-        argv[i] = args[i - 1];
+    int i = 1, call = 0;
+    for (int k = 0; args[k] != NULL; k++)
+        call |= strcmp(args[k], "--call") == 0;
+    if (!call)
+        argv[i++] = "--load";
+    for (int k = 0; args[k] != NULL; k++)
+        argv[i++] = args[k];
     argv[i] = NULL;
     cpk_spawn(p, argv, dir, in, len, NULL);
 }

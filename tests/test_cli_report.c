@@ -52,7 +52,7 @@ pickle_of(const char *code, size_t *len)
 static void
 report(cpk_proc *p, const char *data, size_t len)
 {
-    const char *argv[] = {CPK_LOAD, NULL};
+    const char *argv[] = {CPK_LOAD, "--load", NULL};
     const char *env[] = {"CPK_HOSTILE=1", NULL};
     cpk_spawn(p, argv, dir, data, len, env);
 }

@@ -90,7 +90,7 @@ Test(cli_stdio, dump_of_a_module_that_prints_a_lot)
     load(&q, p.out, p.out_len, "--call", "-", NULL, NULL);
     cpk_assert_exit(&q, 3); /* a list: loaded fine, not callable */
     cpk_proc_free(&q);
-    load(&q, p.out, p.out_len, "-", NULL, NULL, NULL);
+    load(&q, p.out, p.out_len, "--load", "-", NULL, NULL);
     cpk_assert_exit(&q, 0);
     cr_assert(strstr(q.out, "value      [7, 'x']\n") != NULL, "%s", q.out);
     cpk_proc_free(&p);
@@ -100,7 +100,7 @@ Test(cli_stdio, dump_of_a_module_that_prints_a_lot)
 Test(cli_stdio, load_report_has_stdout_to_itself)
 {
     cpk_proc p;
-    load(&p, NULL, 0, "byref.pkl", NULL, NULL, NULL);
+    load(&p, NULL, 0, "--load", "byref.pkl", NULL, NULL);
     cpk_assert_exit(&p, 0);
     cr_assert(strncmp(p.out, "object     function f\nmodule     chatty\n",
                       40) == 0,
@@ -168,7 +168,7 @@ Test(cli_stdio, full_standard_output_is_one_line)
          "hello from import\n"
          "cloudpickle-load: standard output: OSError: [Errno 28] No space "
          "left on device\n");
-    full(CPK_LOAD " byref.pkl >/dev/full",
+    full(CPK_LOAD " --load byref.pkl >/dev/full",
          "hello from import\n"
          "cloudpickle-load: standard output: No space left on device\n");
     full(CPK_DUMP " chatty:f >/dev/full",
@@ -185,7 +185,7 @@ Test(cli_stdio, closed_standard_output_is_one_line)
     cr_assert_str_eq(p.err, "hello from import\ncloudpickle-dump: standard "
                             "output: Bad file descriptor\n");
     cpk_proc_free(&p);
-    const char *argv2[] = {"/bin/sh", "-c", CPK_LOAD " byref.pkl >&-", NULL};
+    const char *argv2[] = {"/bin/sh", "-c", CPK_LOAD " --load byref.pkl >&-", NULL};
     cpk_spawn(&p, argv2, dir, NULL, 0, NULL);
     cpk_assert_exit(&p, 5);
     cr_assert_str_eq(p.err, "hello from import\ncloudpickle-load: standard "

@@ -68,7 +68,7 @@ Test(cli_unicode, report_shows_names_paths_and_docstrings)
     for (int loc = 0; loc < 3; loc++) {
         char out[256];
         dump(loc, "f", out, sizeof(out));
-        const char *argv[] = {CPK_LOAD, out, NULL};
+        const char *argv[] = {CPK_LOAD, "--load", out, NULL};
         cpk_proc p;
         run(&p, loc, argv);
         cpk_assert_exit(&p, 0);

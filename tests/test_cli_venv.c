@@ -39,7 +39,7 @@ static void
 check(const char *venv, const char *why)
 {
     cpk_proc p;
-    const char *load[] = {CPK_LOAD, NULL};
+    const char *load[] = {CPK_LOAD, "--load", NULL};
     with_venv(&p, venv, load, plain, sizeof(plain) - 1);
     cpk_assert_exit(&p, 0);
     cr_assert(strstr(p.out, "value      7\n") != NULL, "%s", p.out);
@@ -130,7 +130,7 @@ Test(cli_venv, virtualenv_of_another_python)
     snprintf(why_dump, sizeof(why_dump), why, "cloudpickle-dump");
     /* check() wants one reason; the program name differs: load side. */
     cpk_proc p;
-    const char *load[] = {CPK_LOAD, NULL};
+    const char *load[] = {CPK_LOAD, "--load", NULL};
     with_venv(&p, venv, load, plain, sizeof(plain) - 1);
     cpk_assert_exit(&p, 0);
     cr_assert(strstr(p.out, "value      7\n") != NULL, "%s", p.out);

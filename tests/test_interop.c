@@ -181,7 +181,7 @@ Test(interop, cloudpickle_load_reads_stock_pickles)
     cpk_assert_exit(&p, 0);
     cr_assert_str_eq(p.out, "'hello world!'\n");
     cpk_proc_free(&p);
-    const char *report[] = {CPK_LOAD, NULL};
+    const char *report[] = {CPK_LOAD, "--load", NULL};
     cpk_spawn(&p, report, "/", data, len, NULL);
     cpk_assert_exit(&p, 0);
     cr_assert(strstr(p.out, "signature  greet(name, punct='!')\n") &&

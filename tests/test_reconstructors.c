@@ -564,7 +564,7 @@ Test(reconstructors, cli_refuses_a_crafted_pickle)
     cr_assert(f != NULL && fwrite(data, 1, len, f) == len && fclose(f) == 0);
     free(data);
     cpk_proc p;
-    const char *argv[] = {CPK_LOAD, path, NULL};
+    const char *argv[] = {CPK_LOAD, "--load", path, NULL};
     cpk_spawn(&p, argv, dir, NULL, 0, NULL);
     cpk_assert_exit(&p, 3);
     cr_assert(strstr(p.err, "_function_new() argument 3 (ncells) must be 1")
