@@ -128,9 +128,11 @@ cpk_scan_input(const char *path, const char *name, size_t max_size,
     /* What pickle.loads accepts but no pickler writes, and what would
      * crash or bloat the load. */
     if (r->max_depth > CPK_SCAN_MAX_DEPTH) {
-        cpk_error("%s: not a valid pickle: nesting deeper than %d at byte "
-                  "%zu",
-                  name, CPK_SCAN_MAX_DEPTH, r->max_depth_offset);
+        /* pkscan counts up to 65535 */
+        cpk_error("%s: not a valid pickle: nesting %zu%s deep, more than %d, "
+                  "at byte %zu",
+                  name, r->max_depth, r->max_depth >= 65535 ? " or more" : "",
+                  CPK_SCAN_MAX_DEPTH, r->max_depth_offset);
         return CPK_EXIT_INPUT;
     }
     if (r->stop_marks > 0) {

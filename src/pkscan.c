@@ -510,6 +510,12 @@ static int pyint_parse(const char *s, size_t n, int base, int *neg,
     /* Base 0: "012" is not Python syntax ("00" is). */
     if (base == 0 && b == 10 && lead_zero && nonzero)
         return 0;
+    /* int() of more than sys.int_info.default_max_str_digits (4300)
+     * decimal digits raises ValueError (CPython 3.11, backported to
+     * 3.9.14 and 3.10.7: every version ccloudpickle supports); bases
+     * that are powers of two have no limit. */
+    if (b == 10 && ndig > 4300)
+        return 0;
     while (i < n && is_space(s[i]))
         i++;
     return i == n;

@@ -1522,3 +1522,41 @@ Test(scan_c, depth_and_what_stop_leaves)
     pkscan_free(r);
     free(p);
 }
+
+/* int() refuses more than 4300 decimal digits (int_max_str_digits, every
+ * supported version): INT when strtol overflows, and LONG. Hex has no
+ * limit; strtol reads any number of zeros. */
+Test(scan_c, decimal_digit_limit_as_cpython)
+{
+    static const struct {
+        char op;
+        const char *prefix;
+        char digit;
+        size_t n;
+        int ok;
+    } cases[] = {
+        {'I', "", '1', 4300, 1}, {'I', "", '1', 4301, 0},
+        {'L', "", '1', 4300, 1}, {'L', "", '1', 4301, 0},
+        {'I', "", '0', 5000, 1}, {'I', "0x", 'f', 5000, 1},
+        {'L', "0x", 'f', 5000, 1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        size_t pl = strlen(cases[i].prefix), n = 0;
+        char *p = malloc(cases[i].n + pl + 4);
+        p[n++] = cases[i].op;
+        memcpy(p + n, cases[i].prefix, pl);
+        n += pl;
+        memset(p + n, cases[i].digit, cases[i].n);
+        n += cases[i].n;
+        p[n++] = '\n';
+        p[n++] = '.';
+        pkscan_report *r = scan_bytes(p, n);
+        if (cases[i].ok)
+            assert_ok(r, "digits");
+        else
+            cr_assert_eq(r->status, PKSCAN_ERR_VALUE, "case %zu: %s", i,
+                         pkscan_status_name(r->status));
+        pkscan_free(r);
+        free(p);
+    }
+}
