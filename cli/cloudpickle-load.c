@@ -110,9 +110,10 @@ usage(void)
            "\n"
            "Exit status: 0 success, 1 the called function raised (traceback "
            "on stderr),\n2 usage error, 3 bad input (not a pickle, "
-           "truncated, wrong Python version),\n4 the pickle needs a module "
-           "or object that cannot be loaded, 5 the output\ncould not be "
-           "written. A called function's SystemExit(n) exits with n.\n"
+           "truncated, wrong Python version,\nrefused by --strict), 4 the "
+           "pickle needs a module or object that cannot be\nloaded, 5 the "
+           "output could not be written. A called function's\n"
+           "SystemExit(n) exits with n.\n"
            "\nLoading a pickle runs code it carries: only --load or --call "
            "pickles from\nsources you trust. Without them nothing is "
            "loaded or run.\n",
