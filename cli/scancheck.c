@@ -10,9 +10,13 @@
 #include "safetext.h"
 
 /* While the input arrives, what was read so far is scanned after the
- * first read and then each time it has doubled (linear in all): an error
- * that later bytes cannot undo refuses it at once, without reading the
- * rest (an endless /dev/zero, a huge pipe of garbage). */
+ * first read and then each time it has doubled, up to EARLY_MAX: an
+ * error that later bytes cannot undo refuses it at once, without reading
+ * the rest (an endless /dev/zero, a huge pipe of garbage). Garbage shows
+ * in its first bytes; past EARLY_MAX the input is read to its end or the
+ * --max-size limit, and scanned once (the early scans cost at most twice
+ * EARLY_MAX of scanning). */
+#define EARLY_MAX ((size_t)4 << 20)
 typedef struct {
     size_t next; /* scan the prefix when it is at least this long */
     pkscan_report *early; /* the refusal, if one was found early */
@@ -45,7 +49,7 @@ static int
 early_check(void *ctx, const char *data, size_t len, int eof)
 {
     early_ctx *c = ctx;
-    if (eof || len < c->next || len == 0)
+    if (eof || len < c->next || len == 0 || c->next > EARLY_MAX)
         return 0;
     while (c->next <= len)
         c->next = c->next > ((size_t)-1) / 2 ? (size_t)-1 : c->next * 2;
