@@ -494,6 +494,10 @@ describe_static(const options *o, const pkscan_report *r)
     errno = 0;
     int failed = ferror(stdout);
     if (fflush(stdout) != 0 || failed) {
+        /* A closed pipe, with SIGPIPE ignored by whoever started us: die
+         * by it all the same, quietly, as a filter does. */
+        if (errno == EPIPE || cpk_host_stdout_broken(STDOUT_FILENO))
+            cpk_die_by_signal(SIGPIPE);
         cpk_error("standard output: %s", strerror(errno ? errno : EIO));
         return CPK_EXIT_SYSTEM;
     }
