@@ -302,11 +302,11 @@ cpk_describe_text(FILE *out, const pkscan_report *r, const char *name)
               "or code\n",
               out);
     else if (r->n_other > 0)
-        fputs("imports names outside reconstructors and plain data: "
-              "loading it runs their code\n",
+        fputs("names outside reconstructors and plain data: loading runs "
+              "their code\n",
               out);
     else
-        fputs("only reconstructors and plain data (functions carried by "
-              "value still run when called)\n",
+        fputs("only reconstructors and plain data; a function still runs "
+              "when called\n",
               out);
 }

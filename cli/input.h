@@ -1,6 +1,6 @@
 /* input.h - cloudpickle-load's input: a whole file, or standard input,
  * read once into memory before the interpreter starts, never more than a
- * limit, and handed to a check (prescan.c) as it arrives so that bad
+ * limit, and handed to a check (scancheck.c) as it arrives so that bad
  * input is refused without reading the rest of it. */
 #ifndef CPK_INPUT_H
 #define CPK_INPUT_H
