@@ -257,3 +257,22 @@ Test(cli_scan_limits, long_number_arguments)
         free(data);
     }
 }
+
+/* An endless stream whose bytes go bad after 2 MB of valid MARKs is
+ * refused at the bad byte while it is read, not after --max-size (1 GiB)
+ * of it. */
+Test(cli_scan_limits, endless_stream_refused_while_read, .timeout = 60)
+{
+    const char *argv[] = {
+        "/bin/sh", "-c",
+        "{ printf '\\200\\004'; head -c 2000000 /dev/zero | tr '\\0' '(';"
+        " printf '\\377'; cat /dev/zero; } | " CPK_LOAD,
+        NULL};
+    cpk_proc p;
+    cpk_spawn(&p, argv, dir, NULL, 0, NULL);
+    cpk_assert_exit(&p, 3);
+    cr_assert_str_eq(p.err, "cloudpickle-load: standard input: not a valid "
+                            "pickle: invalid load key, '\\xff' at byte "
+                            "2000002\n");
+    cpk_proc_free(&p);
+}
