@@ -247,7 +247,9 @@ cpk_envelope_seal(const cpk_envelope *hdr, const void *pickle,
 {
     if (keylen < CPK_ENV_KEY_MIN)
         return CPK_ENV_KEY_SHORT;
-    size_t n = strnlen(hdr->tool_version, sizeof(hdr->tool_version));
+    size_t n = 0;
+    while (n < sizeof(hdr->tool_version) && hdr->tool_version[n] != '\0')
+        n++;
     if (n == 0 || n > CPK_ENV_TOOL_MAX || pickle_len == 0 ||
         cpk_envelope_size(hdr->tool_version, pickle_len) == 0 ||
         hdr->py_major > 255 || hdr->py_minor > 255 || hdr->py_micro > 255 ||
