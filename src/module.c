@@ -158,6 +158,46 @@ may_name_cloudpickle(const char *p, Py_ssize_t n)
            memmem(p, (size_t)n, "cloudpickle", 11) != NULL;
 }
 
+static PyObject *do_loads(PyObject *module, PyObject *const *args,
+                          Py_ssize_t nargs, PyObject *kwnames, int exact);
+
+/* The load of a verified envelope's pickle: loads(pickle, **same other
+ * arguments) with `first` (the data or file argument, positional or by
+ * keyword) replaced by `pickle` and verify_key dropped, so every option of
+ * the call, whatever options loads has, applies to the pickle inside. */
+static PyObject *
+load_opened(PyObject *module, PyObject *pickle, PyObject *const *args,
+            Py_ssize_t nargs, PyObject *kwnames, const char *first, int exact)
+{
+    Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    PyObject *small[17], **a = small;
+    PyObject *names = PyTuple_New(nkw);
+    if (names == NULL)
+        return NULL;
+    if (nkw + 1 > 17 &&
+        (a = PyMem_New(PyObject *, (size_t)nkw + 1)) == NULL) {
+        Py_DECREF(names);
+        return PyErr_NoMemory();
+    }
+    a[0] = pickle;
+    Py_ssize_t n = 0;
+    for (Py_ssize_t k = 0; k < nkw; k++) {
+        PyObject *key = PyTuple_GET_ITEM(kwnames, k);
+        if (PyUnicode_CompareWithASCIIString(key, first) == 0 ||
+            PyUnicode_CompareWithASCIIString(key, "verify_key") == 0)
+            continue;
+        PyTuple_SET_ITEM(names, n, Py_NewRef(key));
+        a[1 + n++] = args[nargs + k];
+    }
+    PyObject *r = NULL;
+    if (_PyTuple_Resize(&names, n) == 0)
+        r = do_loads(module, a, 1, n > 0 ? names : NULL, exact);
+    Py_XDECREF(names);
+    if (a != small)
+        PyMem_Free(a);
+    return r;
+}
+
 static PyObject *
 do_loads(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
          PyObject *kwnames, int exact)
@@ -186,10 +226,8 @@ do_loads(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
         PyObject *pickle = cpk_signing_open(st, data, verify_key, buffers);
         if (pickle == NULL)
             return NULL;
-        PyObject *largs[5] = {pickle, fix_imports,
-                              encoding ? encoding : st->str_ASCII,
-                              errors ? errors : st->str_strict, buffers};
-        PyObject *r = do_loads(module, largs, 1, st->kwnames_unpickler, exact);
+        PyObject *r = load_opened(module, pickle, args, nargs, kwnames,
+                                  "data", exact);
         Py_DECREF(pickle);
         return r;
     }
@@ -263,10 +301,8 @@ module_load(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
         PyObject *pickle = cpk_signing_read(st, file, verify_key, buffers);
         if (pickle == NULL)
             return NULL;
-        PyObject *largs[5] = {pickle, fix_imports,
-                              encoding ? encoding : st->str_ASCII,
-                              errors ? errors : st->str_strict, buffers};
-        PyObject *r = do_loads(module, largs, 1, st->kwnames_unpickler, 0);
+        PyObject *r = load_opened(module, pickle, args, nargs, kwnames,
+                                  "file", 0);
         Py_DECREF(pickle);
         return r;
     }

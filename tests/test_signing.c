@@ -91,6 +91,39 @@ Test(signing, header_and_mac_as_documented)
            "assert env[-32:] == mac\n");
 }
 
+/* An envelope built from the documented layout by Python's hmac module
+ * loads, and every option of the call (by position or keyword) applies to
+ * the pickle inside: here encoding= on a Python 2 str. */
+Test(signing, independent_envelope_and_options_forwarded)
+{
+    cpk_py(SETUP
+           "def seal(p, key):\n"
+           "    v = sys.version_info\n"
+           "    magic = importlib.util.MAGIC_NUMBER[:2][::-1]\n"
+           "    kid = hmac.new(key, b'ccloudpickle key id', hashlib.sha256)\n"
+           "    tool = b'9.9-test'\n"
+           "    head = (b'\\xcfCPKSIG\\n' + b'\\0\\1' +\n"
+           "            (35 + len(tool)).to_bytes(2, 'big') + bytes([len(tool)])\n"
+           "            + tool + bytes([v.major, v.minor, v.micro]) + magic +\n"
+           "            b'\\2' + kid.digest()[:8] + len(p).to_bytes(8, 'big'))\n"
+           "    body = head + p\n"
+           "    return body + hmac.new(key, body, hashlib.sha256).digest()\n"
+           "env = seal(b'\\x80\\x02U\\x01\\xe9.', KEY)\n"
+           "assert cp.loads(env, verify_key=KEY, encoding='latin1') == '\\xe9'\n"
+           "assert cp.loads(data=env, verify_key=KEY, encoding='bytes') == b'\\xe9'\n"
+           "assert cp.load(file=io.BytesIO(env), encoding='latin1',\n"
+           "               verify_key=KEY) == '\\xe9'\n"
+           "assert cp.load(io.BytesIO(env), verify_key=KEY,\n"
+           "               encoding='bytes') == b'\\xe9'\n"
+           "assert cp._loads_exact(env, encoding='bytes', verify_key=KEY) == b'\\xe9'\n"
+           /* _loads_exact applies to the pickle inside: trailing bytes
+            * within P are refused (the MAC is fine). */
+           "env2 = seal(b'K\\x07.junk', KEY)\n"
+           "assert cp.loads(env2, verify_key=KEY) == 7\n"
+           "refused(lambda: cp._loads_exact(env2, verify_key=KEY),\n"
+           "        '4 bytes of trailing data after the pickle')\n");
+}
+
 /* The control: the intact envelope does run os.system (so MARKER proves
  * something), with the right key. */
 Test(signing, intact_evil_envelope_runs)
