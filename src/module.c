@@ -122,19 +122,25 @@ do_loads(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
          PyObject *kwnames, int exact)
 {
     static const char *const kwlist[] = {"data", "fix_imports", "encoding",
-                                         "errors", "buffers", NULL};
+                                         "errors", "buffers", "allow",
+                                         "deny", NULL};
     cpk_state *st = cpk_get_state(module);
     PyObject *data, *fix_imports = Py_True, *encoding = NULL, *errors = NULL;
-    PyObject *buffers = Py_None;
+    PyObject *buffers = Py_None, *allow = NULL, *deny = NULL;
     if (!cpk_parse_args(exact ? "_loads_exact" : "loads", args, nargs, kwnames,
                         kwlist, 1, 1, &data, &fix_imports, &encoding, &errors,
-                        &buffers))
+                        &buffers, &allow, &deny))
         return NULL;
     if (PyUnicode_Check(data)) {
         PyErr_SetString(PyExc_TypeError,
                         "Can't load pickle from unicode string");
         return NULL;
     }
+    /* import policy: never the fast path (loadpolicy.c) */
+    if ((allow != NULL && allow != Py_None) ||
+        (deny != NULL && deny != Py_None))
+        return cpk_loads_policed(st, data, allow, deny, fix_imports,
+                                 encoding, errors, buffers, exact);
     if (!exact && PyBytes_CheckExact(data) &&
         !may_name_cloudpickle(PyBytes_AS_STRING(data),
                               PyBytes_GET_SIZE(data))) {
@@ -190,13 +196,19 @@ module_load(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
             PyObject *kwnames)
 {
     static const char *const kwlist[] = {"file", "fix_imports", "encoding",
-                                         "errors", "buffers", NULL};
+                                         "errors", "buffers", "allow",
+                                         "deny", NULL};
     cpk_state *st = cpk_get_state(module);
     PyObject *file, *fix_imports = Py_True, *encoding = NULL, *errors = NULL;
-    PyObject *buffers = Py_None;
+    PyObject *buffers = Py_None, *allow = NULL, *deny = NULL;
     if (!cpk_parse_args("load", args, nargs, kwnames, kwlist, 1, 1, &file,
-                        &fix_imports, &encoding, &errors, &buffers))
+                        &fix_imports, &encoding, &errors, &buffers, &allow,
+                        &deny))
         return NULL;
+    if ((allow != NULL && allow != Py_None) ||
+        (deny != NULL && deny != Py_None))
+        return cpk_load_policed(st, file, allow, deny, fix_imports,
+                                encoding, errors, buffers);
     PyObject *result = NULL;
     PyObject *u = make_unpickler(st, file, fix_imports, encoding, errors,
                                  buffers);

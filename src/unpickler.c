@@ -6,6 +6,8 @@
  */
 #include "internal.h"
 
+#include "policy.h" /* cpk_policy_names_free */
+
 #include <stddef.h>
 #include <structmember.h>
 
@@ -202,6 +204,10 @@ Unpickler_find_class(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     cpk_unpickler_ext *ext = CPK_UNPICKLER_EXT(self);
     cpk_state *st = cpk_get_state(ext->module);
     PyObject *module = args[0], *name = args[1];
+    /* the import policy first: not even our own names escape it */
+    if (ext->policy_names != NULL &&
+        cpk_policy_find_class(st, ext->policy_names, module, name) < 0)
+        return NULL;
     if (PyUnicode_Check(module) && PyUnicode_Check(name)) {
         if (PyUnicode_CompareWithASCIIString(module, CPK_MODULE_NAME) == 0)
             return own_name(ext, name);
@@ -254,6 +260,8 @@ Unpickler_dealloc(PyObject *self)
     PyObject_GC_UnTrack(self);
     Py_CLEAR(ext->dict);
     Py_CLEAR(ext->module);
+    cpk_policy_names_free(ext->policy_names);
+    ext->policy_names = NULL;
     base_slots.tp_dealloc(self);
     if (!base_slots.is_heap)
         Py_DECREF(tp);
