@@ -232,14 +232,28 @@ PyDoc_STRVAR(dump_doc,
 
 PyDoc_STRVAR(loads_doc,
 "loads(data, /, *, fix_imports=True, encoding='ASCII', errors='strict',\n"
-"      buffers=None)\n--\n\n"
+"      buffers=None, allow=None, deny=None)\n--\n\n"
 "Return the object pickled in data. Reads pickles written by ccloudpickle\n"
-"and by stock cloudpickle, even where cloudpickle is not installed.");
+"and by stock cloudpickle, even where cloudpickle is not installed.\n\n"
+"Loading a pickle runs code it carries. allow and deny (iterables of str\n"
+"patterns: 'module', 'module.name', or either ending in '*', a prefix\n"
+"of the dotted name) restrict what it may import. With allow given, even\n"
+"empty, only ccloudpickle's and cloudpickle's reconstructors, plain data\n"
+"and the allowed names are permitted; a deny pattern always wins. The\n"
+"pickle is first checked without running anything: if an import is\n"
+"refused, pickle.UnpicklingError lists every refused import (name and\n"
+"byte offset) before a single opcode runs, and a malformed pickle is\n"
+"refused 'at byte N'. The load then runs with find_class enforcing the\n"
+"same rules. A bad pattern raises ValueError, a non-str TypeError.");
 
 PyDoc_STRVAR(load_doc,
 "load(file, *, fix_imports=True, encoding='ASCII', errors='strict',\n"
-"     buffers=None)\n--\n\n"
-"Read one pickle from the binary file object file. See loads().");
+"     buffers=None, allow=None, deny=None)\n--\n\n"
+"Read one pickle from the binary file object file. See loads().\n\n"
+"With allow or deny, the rest of the file is read (file.read()) and\n"
+"checked first, then the file is put back just after the pickle\n"
+"(file.seek()); from a file that cannot tell() its position, data after\n"
+"the pickle raises pickle.UnpicklingError before anything is loaded.");
 
 PyDoc_STRVAR(loads_exact_doc,
 "_loads_exact(data, /, **kwargs)\n--\n\n"
