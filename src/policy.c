@@ -194,6 +194,56 @@ any_match(const rule *rules, size_t n, const path *d)
     return 0;
 }
 
+/* A deny rule matches the path, or the tail of its name from any
+ * component that is not the last: `uuid` + `os.system` reaches os.system
+ * through uuid's attribute os, so `os` denies it (`system` does not: the
+ * last component is looked up, not looked into). */
+static int
+deny_match(const cpk_policy *p, const path *d)
+{
+    if (any_match(p->deny, p->n_deny, d))
+        return 1;
+    size_t last = 0; /* the last dot of the name, 0: none */
+    for (size_t i = 0; i < d->nl; i++)
+        if (d->n[i] == '.')
+            last = i;
+    for (size_t i = 0; i < last; i++) {
+        if (i > 0 && d->n[i - 1] != '.')
+            continue;
+        path tail = {d->n + i, "", d->nl - i, 0};
+        if (any_match(p->deny, p->n_deny, &tail))
+            return 1;
+    }
+    return 0;
+}
+
+static int
+is_dunder(const char *s, size_t len)
+{
+    return len > 4 && s[0] == '_' && s[1] == '_' && s[len - 1] == '_' &&
+           s[len - 2] == '_';
+}
+
+/* 1 if every component of the dotted `name` after the first is a dunder
+ * (`Enum.__new__`), 0 for an attribute path such as `inspect.os.system`,
+ * which may leave the module through an attribute holding another
+ * module. */
+static int
+dunder_path_only(const char *name, size_t len)
+{
+    size_t start = 0;
+    int first = 1;
+    for (size_t i = 0; i <= len; i++) {
+        if (i < len && name[i] != '.')
+            continue;
+        if (!first && !is_dunder(name + start, i - start))
+            return 0;
+        first = 0;
+        start = i + 1;
+    }
+    return 1;
+}
+
 int
 cpk_policy_permits(const cpk_policy *p, const pkscan_import *imp)
 {
@@ -203,7 +253,7 @@ cpk_policy_permits(const cpk_policy *p, const pkscan_import *imp)
         imp->module.s == NULL || imp->name.s == NULL)
         return 0;
     path d = {imp->module.s, imp->name.s, imp->module.len, imp->name.len};
-    if (any_match(p->deny, p->n_deny, &d))
+    if (deny_match(p, &d))
         return 0;
     if (!p->restricted)
         return 1;
@@ -211,7 +261,8 @@ cpk_policy_permits(const cpk_policy *p, const pkscan_import *imp)
         return 1;
     return !imp->dangerous && (imp->category == PKSCAN_CAT_CCLOUDPICKLE ||
                                imp->category == PKSCAN_CAT_CLOUDPICKLE ||
-                               imp->category == PKSCAN_CAT_PLAIN);
+                               imp->category == PKSCAN_CAT_PLAIN) &&
+           dunder_path_only(imp->name.s, imp->name.len);
 }
 
 size_t

@@ -27,16 +27,27 @@
  *     neither matches `osx` or `mymod.fg`.
  *   - A pattern `Q*` matches every D starting with Q; when Q ends with a
  *     dot (`numpy.*`), also the module itself (D == "numpy").
- * Note that find_class resolves protocol 4 dotted names by attribute
- * lookup: allowing `mymod` also allows `mymod` + `os.system` if mymod has
- * imported os. Allow only modules whose attributes you trust.
+ *   - A deny rule also matches the tail of a dotted name from any of its
+ *     components but the last: `uuid` + `os.system` (protocol 4
+ *     find_class reaches os.system through uuid's attribute os) is denied
+ *     by `os` and by `os.system`, not by `system`.
+ * Protocol 4 dotted names are resolved by attribute lookup, so an allow
+ * rule trusts every attribute path from what it names: allowing `mymod`
+ * also allows `mymod` + `os.system` if mymod has imported os (at run
+ * time find_class refuses a module object as a result, see
+ * cpk_policy_names, not a path through one). Allow only modules whose
+ * attributes you trust.
  *
  * Verdict for one import (module, name, category, dangerous), where
  * category/dangerous are pkscan's classification (pkscan.h):
  *   - "restricted" (at least one allow rule, or cpk_policy_restrict):
  *     permitted iff it matches an allow rule, or it is a ccloudpickle or
  *     cloudpickle reconstructor or plain data (category CCLOUDPICKLE,
- *     CLOUDPICKLE or PLAIN) and not dangerous;
+ *     CLOUDPICKLE or PLAIN), not dangerous, and its name has no attribute
+ *     path but dunders (`enum` + `Enum.__new__` is exempt, `dataclasses`
+ *     + `inspect.os.system` is not: pkscan classifies by the module, and
+ *     a path may leave it through an attribute holding another module;
+ *     `collections` + `OrderedDict.fromkeys` needs an allow rule);
  *   - with deny rules only: permitted unless it matches a deny rule;
  *   - a deny rule always wins;
  *   - an import whose name is unknown statically (PKSCAN_VIA_DYNAMIC,
@@ -90,7 +101,11 @@ size_t cpk_policy_check(const cpk_policy *p, const pkscan_report *r,
  * the names as written; CPython's base find_class applies the fix_imports
  * mapping). A lookup the static scan did not foresee is refused, so the
  * static and the runtime check cannot disagree silently. The set copies
- * what it needs: the report may be freed after cpk_policy_names_new. */
+ * what it needs: the report may be freed after cpk_policy_names_new.
+ * The Unpickler also refuses, under any active policy, a find_class
+ * result that is a module object: no pickler writes one (modules travel
+ * through reconstructors such as subimport), and a module in hand is the
+ * start of an attribute path the static check cannot follow. */
 typedef struct cpk_policy_names cpk_policy_names;
 
 /* NULL out of memory. */

@@ -554,3 +554,51 @@ Test(load_policy, docstrings_name_the_options)
            "    assert 'allow=None, deny=None' in f.__text_signature__\n"
            "    assert 'UnpicklingError' in f.__doc__\n");
 }
+
+/* Protocol 4 find_class resolves dotted names by attribute lookup, and
+ * pkscan classifies by the module: `dataclasses` + `inspect.os.system` is
+ * os.system reached through plain modules. Neither that, nor a module
+ * object in hand, nor a getattr chain from one gets past a policy. */
+Test(load_policy, attribute_paths_out_of_a_module_refused)
+{
+    cpk_py(EVIL_SETUP
+           "def glob(m, n):\n"
+           "    return (b'\\x8c' + bytes([len(m)]) + m.encode() + b'\\x8c' +\n"
+           "            bytes([len(n)]) + n.encode() + b'\\x93')\n"
+           "cmd = ('touch ' + marker).encode()\n"
+           "call = b'\\x8c' + bytes([len(cmd)]) + cmd + b'\\x85R.'\n"
+           "path = b'\\x80\\x04' + glob('dataclasses', 'inspect.os.system') + call\n"
+           "tail = b'\\x80\\x04' + glob('uuid', 'os.system') + call\n"
+           "mod = b'\\x80\\x04' + glob('uuid', 'os') + b'.'\n"
+           "chain = (b'\\x80\\x04' + glob('builtins', 'getattr') + b'\\x94' +\n"
+           "         glob('builtins', 'getattr') + glob('dataclasses', 'inspect')\n"
+           "         + b'\\x8c\\x02os\\x86R\\x8c\\x06system\\x86R' + call)\n"
+           "refused(path, 'refuses 1 import: dataclasses.inspect.os.system '\n"
+           "        '(byte 34)', allow=[])\n"
+           "refused(path, 'dataclasses.inspect.os.system', deny=['os'])\n"
+           "refused(tail, 'refuses 1 import: uuid.os.system', allow=[])\n"
+           "refused(tail, 'uuid.os.system', deny=['os'])\n"
+           "refused(tail, 'uuid.os.system', deny=['os.system'])\n"
+           "for kw in ({'allow': []}, {'deny': ['nothing']},\n"
+           "           {'allow': ['uuid']}):\n"
+           "    refused(mod, \"find_class('uuid', 'os'): it gives a module \"\n"
+           "            'object', **kw)\n"
+           "refused(chain, 'dataclasses.inspect.os (byte ', allow=[])\n"
+           "refused(chain, 'refuses 1 import: dataclasses.inspect.os.system',\n"
+           "        deny=['os'])\n"
+           "refused(chain, \"find_class('dataclasses', 'inspect'): it gives \"\n"
+           "        'a module object', deny=['posix'])\n"
+           "assert not exists()\n"
+           /* enums still load: enum.Enum.__new__ is a path of dunders */
+           "import enum\n"
+           "class E(enum.Enum):\n"
+           "    A = 1\n"
+           "assert b'Enum.__new__' in cp.dumps(E)\n"
+           "assert cp.loads(cp.dumps(E), allow=[]).A.value == 1\n"
+           /* a classmethod of a plain class by reference needs its name */
+           "import collections\n"
+           "fk = pickle.dumps(collections.OrderedDict.fromkeys, protocol=4)\n"
+           "refused(fk, 'collections.OrderedDict.fromkeys', allow=[])\n"
+           "assert cp.loads(fk, allow=['collections.OrderedDict'])('ab') == \\\n"
+           "    {'a': None, 'b': None}\n");
+}

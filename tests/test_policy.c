@@ -153,6 +153,16 @@ Test(policy, matching)
         /* the matched names are the mapped ones: __builtin__ is not
          * builtins */
         {"__builtin__", "builtins", "eval", 0},
+        /* deny: also a tail of a dotted name, from any component but the
+         * last (find_class reaches uuid.os.system through uuid.os) */
+        {"os", "uuid", "os.system", 1},
+        {"os.system", "uuid", "os.system", 1},
+        {"os", "dataclasses", "inspect.os.system", 1},
+        {"inspect.os", "dataclasses", "inspect.os.system", 1},
+        {"system", "uuid", "os.system", 0},
+        {"os", "uuid", "os", 0},
+        {"os", "mymod", "osx.f", 0},
+        {"os*", "mymod", "osx.f", 1},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         cr_expect(deny_matches(cases[i].pattern, cases[i].module,
@@ -184,6 +194,10 @@ Test(policy, restricted_without_allow_rules)
             PKSCAN_CAT_CLOUDPICKLE, 0),
         imp("builtins", "set", PKSCAN_CAT_PLAIN, 0),
         imp("math", "", PKSCAN_CAT_PLAIN, 0),
+        /* a path of dunders is exempt */
+        imp("enum", "Enum.__new__", PKSCAN_CAT_PLAIN, 0),
+        imp("builtins", "object.__new__", PKSCAN_CAT_PLAIN, 0),
+        imp("builtins", "object.__init__.__call__", PKSCAN_CAT_PLAIN, 0),
     };
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
         cr_expect(cpk_policy_permits(p, &ok[i]), "%s.%s refused",
@@ -191,6 +205,12 @@ Test(policy, restricted_without_allow_rules)
     pkscan_import no[] = {
         imp("posix", "system", PKSCAN_CAT_OTHER, 1),
         imp("mymod", "f", PKSCAN_CAT_OTHER, 0),
+        /* plain modules, but attribute paths that may leave them through
+         * a module attribute: not exempt */
+        imp("dataclasses", "inspect.os.system", PKSCAN_CAT_PLAIN, 0),
+        imp("collections", "OrderedDict.fromkeys", PKSCAN_CAT_PLAIN, 0),
+        imp("enum", "Enum.__new__.x", PKSCAN_CAT_PLAIN, 0),
+        imp("enum", "Enum.__x", PKSCAN_CAT_PLAIN, 0),
         /* a reconstructor or plain name that is dangerous all the same */
         imp("ccloudpickle", "_import", PKSCAN_CAT_CCLOUDPICKLE, 1),
         imp("builtins", "getattr", PKSCAN_CAT_PLAIN, 1),
@@ -213,6 +233,8 @@ Test(policy, allow_rules)
         /* reconstructors and plain data need no rule */
         imp("ccloudpickle", "subimport", PKSCAN_CAT_CCLOUDPICKLE, 0),
         imp("collections", "OrderedDict", PKSCAN_CAT_PLAIN, 0),
+        /* an allow rule covers attribute paths */
+        imp("mymod", "Outer.Inner.method", PKSCAN_CAT_OTHER, 0),
     };
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
         cr_expect(cpk_policy_permits(p, &ok[i]), "%s.%s refused",
