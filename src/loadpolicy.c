@@ -15,6 +15,9 @@
 
 #include <string.h>
 
+/* Pickles from this size on are scanned without the GIL. */
+#define CPK_SCAN_NOGIL_SIZE 65536
+
 /* Add each str of the iterable `patterns` as a rule. 0, or -1 with
  * TypeError (not an iterable of str) or ValueError (a malformed pattern,
  * named) set. */
@@ -199,8 +202,18 @@ static cpk_policy_names *
 static_pass(cpk_state *st, const cpk_policy *p, const char *buf,
             Py_ssize_t len, int fix_imports, int exact, size_t *end)
 {
-    pkscan_report *r = pkscan_scan(buf, (size_t)len,
-                                   fix_imports ? 0 : PKSCAN_NO_FIX_IMPORTS);
+    pkscan_report *r;
+    /* `buf` is an immutable bytes object's: a big scan lets other threads
+     * run (a small one would only pay for the hand-over) */
+    if (len >= CPK_SCAN_NOGIL_SIZE) {
+        Py_BEGIN_ALLOW_THREADS
+        r = pkscan_scan(buf, (size_t)len,
+                        fix_imports ? 0 : PKSCAN_NO_FIX_IMPORTS);
+        Py_END_ALLOW_THREADS
+    }
+    else
+        r = pkscan_scan(buf, (size_t)len,
+                        fix_imports ? 0 : PKSCAN_NO_FIX_IMPORTS);
     cpk_policy_names *names = NULL;
     if (r == NULL || r->status == PKSCAN_ERR_NOMEM) {
         PyErr_NoMemory();
