@@ -355,9 +355,13 @@ typedef struct {
     int in_init;             /* set while CPython's __init__ runs */
 } cpk_pickler_ext;
 
+struct cpk_policy_names;
 typedef struct {
     PyObject *dict;
     PyObject *module;
+    /* loads(allow=/deny=): the find_class lookups the static check
+     * permitted (policy.h), owned; NULL: no policy */
+    struct cpk_policy_names *policy_names;
 } cpk_unpickler_ext;
 
 extern PyModuleDef cpk_module_def;
@@ -489,6 +493,25 @@ PyObject *cpk_call_paused(cpk_state *st, Py_ssize_t size, PyObject *callable,
                           PyObject *kwnames);
 /* unpickler.load(), the same way. New reference. */
 PyObject *cpk_load_with(cpk_state *st, PyObject *unpickler, Py_ssize_t size);
+
+/* loadpolicy.c: loads/load with allow= or deny= (either not NULL): scan
+ * the pickle, refuse it if the policy refuses an import, else load it
+ * with an Unpickler whose find_class enforces the same rules. Same
+ * arguments as loads/load otherwise; `exact` as _loads_exact. New
+ * reference. */
+PyObject *cpk_loads_policed(cpk_state *st, PyObject *data, PyObject *allow,
+                            PyObject *deny, PyObject *fix_imports,
+                            PyObject *encoding, PyObject *errors,
+                            PyObject *buffers, int exact);
+PyObject *cpk_load_policed(cpk_state *st, PyObject *file, PyObject *allow,
+                           PyObject *deny, PyObject *fix_imports,
+                           PyObject *encoding, PyObject *errors,
+                           PyObject *buffers);
+/* find_class under a policy: 0 if find_class(module, name) may run, else
+ * -1 with UnpicklingError naming it. */
+int cpk_policy_find_class(cpk_state *st,
+                          const struct cpk_policy_names *names,
+                          PyObject *module, PyObject *name);
 
 /* lookup.c: by reference or by value. */
 int cpk_is_registered_by_value(cpk_state *st, PyObject *module_name);

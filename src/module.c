@@ -204,13 +204,14 @@ do_loads(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
 {
     static const char *const kwlist[] = {"data", "fix_imports", "encoding",
                                          "errors", "buffers", "verify_key",
-                                         NULL};
+                                         "allow", "deny", NULL};
     cpk_state *st = cpk_get_state(module);
     PyObject *data, *fix_imports = Py_True, *encoding = NULL, *errors = NULL;
-    PyObject *buffers = Py_None, *verify_key = Py_None;
+    PyObject *buffers = Py_None, *verify_key = Py_None, *allow = NULL;
+    PyObject *deny = NULL;
     if (!cpk_parse_args(exact ? "_loads_exact" : "loads", args, nargs, kwnames,
                         kwlist, 1, 1, &data, &fix_imports, &encoding, &errors,
-                        &buffers, &verify_key))
+                        &buffers, &verify_key, &allow, &deny))
         return NULL;
     if (PyUnicode_Check(data)) {
         PyErr_SetString(PyExc_TypeError,
@@ -218,7 +219,8 @@ do_loads(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
         return NULL;
     }
     /* Signed (or a key given): verify before a single opcode runs, then
-     * load the pickle inside. Unsigned data given a key is refused. */
+     * load the pickle inside, with the call's other arguments (allow and
+     * deny included). Unsigned data given a key is refused. */
     int is_signed = verify_key != Py_None ? 1 : cpk_signing_is_signed(data);
     if (is_signed < 0)
         return NULL;
@@ -231,6 +233,11 @@ do_loads(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
         Py_DECREF(pickle);
         return r;
     }
+    /* import policy: never the fast path (loadpolicy.c) */
+    if ((allow != NULL && allow != Py_None) ||
+        (deny != NULL && deny != Py_None))
+        return cpk_loads_policed(st, data, allow, deny, fix_imports,
+                                 encoding, errors, buffers, exact);
     if (!exact && PyBytes_CheckExact(data) &&
         !may_name_cloudpickle(PyBytes_AS_STRING(data),
                               PyBytes_GET_SIZE(data))) {
@@ -287,17 +294,18 @@ module_load(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
 {
     static const char *const kwlist[] = {"file", "fix_imports", "encoding",
                                          "errors", "buffers", "verify_key",
-                                         NULL};
+                                         "allow", "deny", NULL};
     cpk_state *st = cpk_get_state(module);
     PyObject *file, *fix_imports = Py_True, *encoding = NULL, *errors = NULL;
-    PyObject *buffers = Py_None, *verify_key = Py_None;
+    PyObject *buffers = Py_None, *verify_key = Py_None, *allow = NULL;
+    PyObject *deny = NULL;
     if (!cpk_parse_args("load", args, nargs, kwnames, kwlist, 1, 1, &file,
                         &fix_imports, &encoding, &errors, &buffers,
-                        &verify_key))
+                        &verify_key, &allow, &deny))
         return NULL;
     if (verify_key != Py_None) {
         /* Exactly one envelope is read and verified, then its pickle is
-         * loaded from memory. */
+         * loaded from memory (allow and deny apply to it there). */
         PyObject *pickle = cpk_signing_read(st, file, verify_key, buffers);
         if (pickle == NULL)
             return NULL;
@@ -306,6 +314,10 @@ module_load(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
         Py_DECREF(pickle);
         return r;
     }
+    if ((allow != NULL && allow != Py_None) ||
+        (deny != NULL && deny != Py_None))
+        return cpk_load_policed(st, file, allow, deny, fix_imports,
+                                encoding, errors, buffers);
     PyObject *result = NULL;
     PyObject *u = make_unpickler(st, file, fix_imports, encoding, errors,
                                  buffers);
@@ -340,7 +352,7 @@ PyDoc_STRVAR(dump_doc,
 
 PyDoc_STRVAR(loads_doc,
 "loads(data, /, *, fix_imports=True, encoding='ASCII', errors='strict',\n"
-"      buffers=None, verify_key=None)\n--\n\n"
+"      buffers=None, verify_key=None, allow=None, deny=None)\n--\n\n"
 "Return the object pickled in data. Reads pickles written by ccloudpickle\n"
 "and by stock cloudpickle, even where cloudpickle is not installed.\n\n"
 "verify_key (bytes-like, at least 32 bytes): data must be a signed\n"
@@ -348,14 +360,29 @@ PyDoc_STRVAR(loads_doc,
 "CPython version (major.minor and bytecode magic). Its signature is\n"
 "checked before a single opcode runs; unsigned, altered, truncated,\n"
 "other-key or other-version data raises UnpicklingError. Signed data\n"
-"without verify_key raises UnpicklingError too. Not with buffers.");
+"without verify_key raises UnpicklingError too. Not with buffers.\n\n"
+"Loading a pickle runs code it carries. allow and deny (iterables of str\n"
+"patterns: 'module', 'module.name', or either ending in '*', a prefix\n"
+"of the dotted name) restrict what it may import. With allow given, even\n"
+"empty, only ccloudpickle's and cloudpickle's reconstructors, plain data\n"
+"and the allowed names are permitted; a deny pattern always wins. The\n"
+"pickle is first checked without running anything: if an import is\n"
+"refused, pickle.UnpicklingError lists every refused import (name and\n"
+"byte offset) before a single opcode runs, and a malformed pickle is\n"
+"refused 'at byte N'. The load then runs with find_class enforcing the\n"
+"same rules. A bad pattern raises ValueError, a non-str TypeError.");
 
 PyDoc_STRVAR(load_doc,
 "load(file, *, fix_imports=True, encoding='ASCII', errors='strict',\n"
-"     buffers=None, verify_key=None)\n--\n\n"
+"     buffers=None, verify_key=None, allow=None, deny=None)\n--\n\n"
 "Read one pickle from the binary file object file. See loads(). With\n"
 "verify_key, exactly one signed envelope is read (its header gives the\n"
-"lengths) and verified before anything in it is loaded.");
+"lengths) and verified before anything in it is loaded.\n\n"
+"With allow or deny (and no verify_key), the rest of the file is read\n"
+"(file.read()) and checked first, then the file is put back just after\n"
+"the pickle (file.seek()); from a file that cannot tell() its position,\n"
+"data after the pickle raises pickle.UnpicklingError before anything is\n"
+"loaded.");
 
 PyDoc_STRVAR(loads_exact_doc,
 "_loads_exact(data, /, **kwargs)\n--\n\n"
