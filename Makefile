@@ -57,6 +57,8 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 TEST_SUPPORT_OBJ := $(BUILD)/tests/support.o
 CRITERION_FLAGS := $(shell pkg-config --cflags criterion 2>/dev/null)
 CRITERION_LIBS := $(shell pkg-config --libs criterion 2>/dev/null || echo -lcriterion)
+# OpenSSL's libcrypto (HMAC-SHA256 of signed pickles, src/envelope.c).
+CRYPTO_LIBS := $(shell pkg-config --libs libcrypto 2>/dev/null || echo -lcrypto)
 
 # Keep test objects between runs.
 .SECONDARY:
@@ -74,10 +76,10 @@ $(BUILD)/%.o: %.c $(HEADERS)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
 $(EXT): $(LIB_OBJ)
-	$(CC) -shared $(ALL_LDFLAGS) -o $@ $(LIB_OBJ)
+	$(CC) -shared $(ALL_LDFLAGS) -o $@ $(LIB_OBJ) $(CRYPTO_LIBS)
 
 $(BUILD)/cloudpickle-%: $(BUILD)/cli/cloudpickle-%.o $(CLI_SHARED_OBJ) $(LIB_OBJ)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PROG_LDFLAGS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PROG_LDFLAGS) $(CRYPTO_LIBS)
 
 # Tests ---------------------------------------------------------------------
 
@@ -89,7 +91,8 @@ $(BUILD)/tests/%.o: tests/%.c $(HEADERS) tests/support.h
 	    -DCPK_PYTHON='"$(PYTHON)"' -c $< -o $@
 
 $(BUILD)/tests/test_%: $(BUILD)/tests/test_%.o $(TEST_SUPPORT_OBJ) $(LIB_OBJ)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PY_LDFLAGS) $(CRITERION_LIBS) -lutil
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PY_LDFLAGS) $(CRITERION_LIBS) -lutil \
+	    $(CRYPTO_LIBS)
 
 # Criterion forks a process per test; --jobs keeps both cores busy. Every
 # binary runs even after a failure; the summary names each failing one.

@@ -20,6 +20,7 @@
 
 #include "ccloudpickle.h"
 #include "host.h"
+#include "keyfile.h"
 #include "message.h"
 #include "output.h"
 
@@ -27,6 +28,8 @@ enum {
     OPT_BY_REF = 256, /* long-only options: above any char */
     OPT_BY_VALUE,
     OPT_COMPAT,
+    OPT_SIGN,
+    OPT_GEN_KEY,
 };
 
 static const struct option longopts[] = {
@@ -37,6 +40,8 @@ static const struct option longopts[] = {
     {"by-ref", no_argument, NULL, OPT_BY_REF},
     {"by-value", required_argument, NULL, OPT_BY_VALUE},
     {"compat", required_argument, NULL, OPT_COMPAT},
+    {"sign", required_argument, NULL, OPT_SIGN},
+    {"gen-key", required_argument, NULL, OPT_GEN_KEY},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -53,12 +58,17 @@ typedef struct {
     const char **by_value;
     int nby_value;
     const char *spec;
+    const char *sign;    /* --sign KEYFILE, or NULL */
+    unsigned char *key;  /* its key, read before Python starts */
+    size_t keylen;
+    const char *gen_key; /* --gen-key FILE, or NULL */
 } options;
 
 static void
 usage(void)
 {
     printf("Usage: %s [OPTION]... MODULE:ATTR[.ATTR...]\n"
+           "  or:  %s --gen-key=FILE\n"
            "Pickle the object MODULE.ATTR with ccloudpickle: functions and "
            "classes that\nthe loading side cannot import travel by value.\n"
            "\n"
@@ -75,6 +85,13 @@ usage(void)
            "      --compat=cloudpickle\n"
            "                       write a pickle that stock cloudpickle 3.x "
            "loads\n"
+           "      --sign=KEYFILE   write a signed envelope (HMAC-SHA256 with "
+           "the key in\n"
+           "                       KEYFILE) instead of the bare pickle\n"
+           "      --gen-key=FILE   create FILE holding a new random 32-byte "
+           "key (mode 0600)\n"
+           "                       and exit; an existing FILE is never "
+           "overwritten\n"
            "  -h, --help           show this help and exit\n"
            "  -V, --version        show the version and exit\n"
            "\n"
@@ -87,9 +104,10 @@ usage(void)
            "What the module prints while it is imported or pickled goes to "
            "standard error.\n"
            "\n"
-           "Exit status: 0 success, 2 usage error, 4 the object could not be "
-           "imported\nor pickled, 5 the output could not be written.\n",
-           cpk_prog);
+           "Exit status: 0 success, 2 usage error (a key file refused too), 4 "
+           "the object\ncould not be imported or pickled, 5 the output (or "
+           "the new key file) could\nnot be written.\n",
+           cpk_prog, cpk_prog);
 }
 
 static int
@@ -152,6 +170,12 @@ parse_options(int argc, char **argv, options *o)
                                        optarg);
             o->compat = optarg;
             break;
+        case OPT_SIGN:
+            o->sign = optarg;
+            break;
+        case OPT_GEN_KEY:
+            o->gen_key = optarg;
+            break;
         case 'h':
             usage();
             exit(fflush(stdout) == 0 ? CPK_EXIT_OK : CPK_EXIT_SYSTEM);
@@ -163,6 +187,15 @@ parse_options(int argc, char **argv, options *o)
         default:
             return cpk_option_error(c, argv, longopts);
         }
+    }
+    if (o->gen_key != NULL) {
+        if (optind < argc)
+            return cpk_usage_error("--gen-key takes no MODULE:ATTR ('%s')",
+                                   argv[optind]);
+        if (o->sign != NULL || o->output != NULL)
+            return cpk_usage_error("--gen-key cannot be combined with %s",
+                                   o->sign != NULL ? "--sign" : "--output");
+        return 0;
     }
     if (optind >= argc)
         return cpk_usage_error("missing MODULE:ATTR");
@@ -196,6 +229,16 @@ parse_options(int argc, char **argv, options *o)
     if (o->output == NULL && !o->force && isatty(STDOUT_FILENO))
         return cpk_usage_error("refusing to write a pickle to a terminal "
                                "(use -o FILE, a pipe, or -f)");
+    /* The key is read before anything is imported: a refused key file
+     * writes nothing and runs nothing. */
+    if (o->sign != NULL) {
+        char why[256];
+        if (cpk_keyfile_read(o->sign, &o->key, &o->keylen, why,
+                             sizeof(why)) < 0) {
+            cpk_error("%s: %s", o->sign, why);
+            return CPK_EXIT_USAGE;
+        }
+    }
     return 0;
 }
 
@@ -389,6 +432,15 @@ call_kw(PyObject *cpk, const char *method, PyObject *args,
         }
         Py_DECREF(c);
     }
+    if (o->key != NULL) {
+        PyObject *k = PyBytes_FromStringAndSize((const char *)o->key,
+                                                (Py_ssize_t)o->keylen);
+        if (k == NULL || PyDict_SetItemString(kw, "sign_key", k) < 0) {
+            Py_XDECREF(k);
+            goto done;
+        }
+        Py_DECREF(k);
+    }
     r = PyObject_Call(func, args, kw);
 done:
     Py_XDECREF(func);
@@ -503,7 +555,19 @@ main(int argc, char **argv)
     cpk_output_init(); /* before any Python thread exists */
     options o;
     int status = parse_options(argc, argv, &o);
+    if (status == 0 && o.gen_key != NULL) {
+        /* No interpreter: a key from the kernel, written once. */
+        char why[256];
+        if (cpk_keyfile_generate(o.gen_key, why, sizeof(why)) < 0) {
+            cpk_error("%s: %s", o.gen_key, why);
+            status = CPK_EXIT_SYSTEM;
+        }
+        free(o.paths);
+        free(o.by_value);
+        return status;
+    }
     if (status != 0) {
+        cpk_keyfile_free(o.key, o.keylen);
         free(o.paths);
         free(o.by_value);
         return status;
@@ -520,6 +584,7 @@ main(int argc, char **argv)
         status = cpk_host_finish(run(&o));
         cpk_output_rewatch();
     }
+    cpk_keyfile_free(o.key, o.keylen);
     free(o.paths);
     free(o.by_value);
     return status;

@@ -10,12 +10,16 @@
  * Layout (all integers big-endian):
  *
  *   offset size
- *        0    8  magic "\x89CPKSIG\n" (0x89 is no pickle opcode: a signed
- *                file is never mistaken for a pickle, nor one for it)
+ *        0    8  magic "\xcfCPKSIG\n" (0xcf is no pickle opcode: protocols
+ *                0-5 use printable ASCII and 0x80-0x98, so every
+ *                unpickler refuses a signed file at its first byte, and
+ *                no pickle is mistaken for one. 0x89, first chosen, is
+ *                NEWFALSE.)
  *        8    2  format version, 1
  *       10    2  header length H (bytes from offset 0 to the pickle)
  *       12    1  n = length of the tool version string (1..31)
- *       13    n  tool version, ASCII, e.g. "0.2.0"
+ *       13    n  tool version, printable ASCII without spaces
+ *                (0x21..0x7e), e.g. "0.2.0"
  *     13+n    1  CPython major version
  *     14+n    1  CPython minor version
  *     15+n    1  CPython micro version
@@ -38,7 +42,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define CPK_ENV_MAGIC "\x89" "CPKSIG\n"
+#define CPK_ENV_MAGIC "\xcf" "CPKSIG\n"
 #define CPK_ENV_MAGIC_LEN 8
 #define CPK_ENV_FORMAT_VERSION 1
 #define CPK_ENV_KEY_MIN 32     /* shortest key accepted, in bytes */

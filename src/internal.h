@@ -355,9 +355,13 @@ typedef struct {
     int in_init;             /* set while CPython's __init__ runs */
 } cpk_pickler_ext;
 
+struct cpk_policy_names;
 typedef struct {
     PyObject *dict;
     PyObject *module;
+    /* loads(allow=/deny=): the find_class lookups the static check
+     * permitted (policy.h), owned; NULL: no policy */
+    struct cpk_policy_names *policy_names;
 } cpk_unpickler_ext;
 
 extern PyModuleDef cpk_module_def;
@@ -490,6 +494,25 @@ PyObject *cpk_call_paused(cpk_state *st, Py_ssize_t size, PyObject *callable,
 /* unpickler.load(), the same way. New reference. */
 PyObject *cpk_load_with(cpk_state *st, PyObject *unpickler, Py_ssize_t size);
 
+/* loadpolicy.c: loads/load with allow= or deny= (either not NULL): scan
+ * the pickle, refuse it if the policy refuses an import, else load it
+ * with an Unpickler whose find_class enforces the same rules. Same
+ * arguments as loads/load otherwise; `exact` as _loads_exact. New
+ * reference. */
+PyObject *cpk_loads_policed(cpk_state *st, PyObject *data, PyObject *allow,
+                            PyObject *deny, PyObject *fix_imports,
+                            PyObject *encoding, PyObject *errors,
+                            PyObject *buffers, int exact);
+PyObject *cpk_load_policed(cpk_state *st, PyObject *file, PyObject *allow,
+                           PyObject *deny, PyObject *fix_imports,
+                           PyObject *encoding, PyObject *errors,
+                           PyObject *buffers);
+/* find_class under a policy: 0 if find_class(module, name) may run, else
+ * -1 with UnpicklingError naming it. */
+int cpk_policy_find_class(cpk_state *st,
+                          const struct cpk_policy_names *names,
+                          PyObject *module, PyObject *name);
+
 /* lookup.c: by reference or by value. */
 int cpk_is_registered_by_value(cpk_state *st, PyObject *module_name);
 /* For a function or class: 1 picklable by reference, 0 by value, -1
@@ -563,6 +586,33 @@ PyObject *cpk_callable(cpk_state *st, int format, PyObject *native,
  * we do not map that name. Borrowed reference. */
 PyObject *cpk_compat_find(cpk_state *st, PyObject *module, PyObject *name);
 PyObject *cpk_reduce_extref(cpk_state *st, PyObject *ref);
+
+/* signing.c: signed pickles (envelope.h) for dumps/dump/loads/load. */
+/* 0 if `key` is a bytes-like object of at least 32 bytes; else -1 with
+ * TypeError or ValueError naming `argname`. */
+int cpk_signing_check_key(PyObject *key, const char *argname);
+/* The envelope (bytes, new reference) of the bytes `pickle` written with
+ * protocol `proto`, signed with `key`, stamped with this interpreter's
+ * version and bytecode magic. */
+PyObject *cpk_signing_seal(cpk_state *st, PyObject *pickle, int proto,
+                           PyObject *key);
+/* 1 if the bytes-like `data` starts with the envelope magic, 0 if not (or
+ * not a buffer), -1 on a non-clearable error. */
+int cpk_signing_is_signed(PyObject *data);
+/* Verify the envelope `data` with `key` (None: UnpicklingError "signed
+ * pickle: pass verify_key"); `buffers` must be None. The pickle inside as
+ * bytes (new reference), or NULL with UnpicklingError (unsigned, altered,
+ * truncated, other key, other CPython), TypeError/ValueError (bad key). No
+ * opcode has run. */
+PyObject *cpk_signing_open(cpk_state *st, PyObject *data, PyObject *key,
+                           PyObject *buffers);
+/* The same for exactly one envelope read from `file` (its read(n), sized
+ * by the header's lengths; nothing after the MAC is read). */
+PyObject *cpk_signing_read(cpk_state *st, PyObject *file, PyObject *key,
+                           PyObject *buffers);
+/* After a failed load without verify_key: turn _pickle's "invalid load
+ * key, '\xcf'." (the magic's first byte) into a hint at verify_key. */
+void cpk_signing_hint_unsigned_load(cpk_state *st);
 
 /* diagnose.c: _find_unpicklable. */
 extern PyMethodDef cpk_diagnose_methods[];

@@ -34,19 +34,24 @@ pickler_dump(PyObject *pickler, PyObject *obj)
                                      2 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
 }
 
+/* The pickle of obj as bytes (new reference); with a sign_key (not None),
+ * its signed envelope: the pickle is made in memory first either way. */
 static PyObject *
-module_dumps(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
-             PyObject *kwnames)
+dumps_impl(cpk_state *st, PyObject *obj, PyObject *protocol,
+           PyObject *buffer_callback, PyObject *compat, PyObject *sign_key)
 {
-    static const char *const kwlist[] = {"obj", "protocol", "buffer_callback",
-                                         "compat", NULL};
-    cpk_state *st = cpk_get_state(module);
-    PyObject *obj, *protocol = Py_None, *buffer_callback = Py_None;
-    PyObject *compat = Py_None;
-    if (!cpk_parse_args("dumps", args, nargs, kwnames, kwlist, 1, 3,
-                        &obj, &protocol, &buffer_callback, &compat))
-        return NULL;
-
+    int signing = sign_key != NULL && sign_key != Py_None;
+    if (signing) {
+        if (buffer_callback != Py_None) {
+            PyErr_SetString(PyExc_ValueError,
+                            "sign_key cannot be combined with "
+                            "buffer_callback: out-of-band buffers would not "
+                            "be signed");
+            return NULL;
+        }
+        if (cpk_signing_check_key(sign_key, "sign_key") < 0)
+            return NULL;
+    }
     PyObject *sink = cpk_sink_new(st);
     if (sink == NULL)
         return NULL;
@@ -55,15 +60,33 @@ module_dumps(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
                                      compat);
     if (pickler == NULL)
         goto done;
+    int proto = CPK_PICKLER_EXT(pickler)->proto;
     PyObject *r = pickler_dump(pickler, obj);
     Py_DECREF(pickler);
     if (r == NULL)
         goto done;
     Py_DECREF(r);
     result = cpk_sink_getvalue(sink);
+    if (result != NULL && signing)
+        Py_SETREF(result, cpk_signing_seal(st, result, proto, sign_key));
 done:
     Py_DECREF(sink);
     return result;
+}
+
+static PyObject *
+module_dumps(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+             PyObject *kwnames)
+{
+    static const char *const kwlist[] = {"obj", "protocol", "buffer_callback",
+                                         "compat", "sign_key", NULL};
+    cpk_state *st = cpk_get_state(module);
+    PyObject *obj, *protocol = Py_None, *buffer_callback = Py_None;
+    PyObject *compat = Py_None, *sign_key = Py_None;
+    if (!cpk_parse_args("dumps", args, nargs, kwnames, kwlist, 1, 3,
+                        &obj, &protocol, &buffer_callback, &compat, &sign_key))
+        return NULL;
+    return dumps_impl(st, obj, protocol, buffer_callback, compat, sign_key);
 }
 
 static PyObject *
@@ -71,13 +94,31 @@ module_dump(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
             PyObject *kwnames)
 {
     static const char *const kwlist[] = {"obj", "file", "protocol",
-                                         "buffer_callback", "compat", NULL};
+                                         "buffer_callback", "compat",
+                                         "sign_key", NULL};
     cpk_state *st = cpk_get_state(module);
     PyObject *obj, *file, *protocol = Py_None, *buffer_callback = Py_None;
-    PyObject *compat = Py_None;
+    PyObject *compat = Py_None, *sign_key = Py_None;
     if (!cpk_parse_args("dump", args, nargs, kwnames, kwlist, 2, 4,
-                        &obj, &file, &protocol, &buffer_callback, &compat))
+                        &obj, &file, &protocol, &buffer_callback, &compat,
+                        &sign_key))
         return NULL;
+    if (sign_key != Py_None) {
+        /* Signed: made in memory, then one write (nothing is written if
+         * pickling fails). */
+        PyObject *env = dumps_impl(st, obj, protocol, buffer_callback,
+                                   compat, sign_key);
+        if (env == NULL)
+            return NULL;
+        PyObject *wargs[2] = {file, env};
+        PyObject *w = PyObject_VectorcallMethod(
+            st->str_write, wargs, 2 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
+        Py_DECREF(env);
+        if (w == NULL)
+            return NULL;
+        Py_DECREF(w);
+        Py_RETURN_NONE;
+    }
     PyObject *pickler = make_pickler(st, file, protocol, buffer_callback,
                                      compat);
     if (pickler == NULL)
@@ -117,24 +158,86 @@ may_name_cloudpickle(const char *p, Py_ssize_t n)
            memmem(p, (size_t)n, "cloudpickle", 11) != NULL;
 }
 
+static PyObject *do_loads(PyObject *module, PyObject *const *args,
+                          Py_ssize_t nargs, PyObject *kwnames, int exact);
+
+/* The load of a verified envelope's pickle: loads(pickle, **same other
+ * arguments) with `first` (the data or file argument, positional or by
+ * keyword) replaced by `pickle` and verify_key dropped, so every option of
+ * the call, whatever options loads has, applies to the pickle inside. */
+static PyObject *
+load_opened(PyObject *module, PyObject *pickle, PyObject *const *args,
+            Py_ssize_t nargs, PyObject *kwnames, const char *first, int exact)
+{
+    Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    PyObject *small[17], **a = small;
+    PyObject *names = PyTuple_New(nkw);
+    if (names == NULL)
+        return NULL;
+    if (nkw + 1 > 17 &&
+        (a = PyMem_New(PyObject *, (size_t)nkw + 1)) == NULL) {
+        Py_DECREF(names);
+        return PyErr_NoMemory();
+    }
+    a[0] = pickle;
+    Py_ssize_t n = 0;
+    for (Py_ssize_t k = 0; k < nkw; k++) {
+        PyObject *key = PyTuple_GET_ITEM(kwnames, k);
+        if (PyUnicode_CompareWithASCIIString(key, first) == 0 ||
+            PyUnicode_CompareWithASCIIString(key, "verify_key") == 0)
+            continue;
+        PyTuple_SET_ITEM(names, n, Py_NewRef(key));
+        a[1 + n++] = args[nargs + k];
+    }
+    PyObject *r = NULL;
+    if (_PyTuple_Resize(&names, n) == 0)
+        r = do_loads(module, a, 1, n > 0 ? names : NULL, exact);
+    Py_XDECREF(names);
+    if (a != small)
+        PyMem_Free(a);
+    return r;
+}
+
 static PyObject *
 do_loads(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
          PyObject *kwnames, int exact)
 {
     static const char *const kwlist[] = {"data", "fix_imports", "encoding",
-                                         "errors", "buffers", NULL};
+                                         "errors", "buffers", "verify_key",
+                                         "allow", "deny", NULL};
     cpk_state *st = cpk_get_state(module);
     PyObject *data, *fix_imports = Py_True, *encoding = NULL, *errors = NULL;
-    PyObject *buffers = Py_None;
+    PyObject *buffers = Py_None, *verify_key = Py_None, *allow = NULL;
+    PyObject *deny = NULL;
     if (!cpk_parse_args(exact ? "_loads_exact" : "loads", args, nargs, kwnames,
                         kwlist, 1, 1, &data, &fix_imports, &encoding, &errors,
-                        &buffers))
+                        &buffers, &verify_key, &allow, &deny))
         return NULL;
     if (PyUnicode_Check(data)) {
         PyErr_SetString(PyExc_TypeError,
                         "Can't load pickle from unicode string");
         return NULL;
     }
+    /* Signed (or a key given): verify before a single opcode runs, then
+     * load the pickle inside, with the call's other arguments (allow and
+     * deny included). Unsigned data given a key is refused. */
+    int is_signed = verify_key != Py_None ? 1 : cpk_signing_is_signed(data);
+    if (is_signed < 0)
+        return NULL;
+    if (is_signed) {
+        PyObject *pickle = cpk_signing_open(st, data, verify_key, buffers);
+        if (pickle == NULL)
+            return NULL;
+        PyObject *r = load_opened(module, pickle, args, nargs, kwnames,
+                                  "data", exact);
+        Py_DECREF(pickle);
+        return r;
+    }
+    /* import policy: never the fast path (loadpolicy.c) */
+    if ((allow != NULL && allow != Py_None) ||
+        (deny != NULL && deny != Py_None))
+        return cpk_loads_policed(st, data, allow, deny, fix_imports,
+                                 encoding, errors, buffers, exact);
     if (!exact && PyBytes_CheckExact(data) &&
         !may_name_cloudpickle(PyBytes_AS_STRING(data),
                               PyBytes_GET_SIZE(data))) {
@@ -190,44 +293,96 @@ module_load(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
             PyObject *kwnames)
 {
     static const char *const kwlist[] = {"file", "fix_imports", "encoding",
-                                         "errors", "buffers", NULL};
+                                         "errors", "buffers", "verify_key",
+                                         "allow", "deny", NULL};
     cpk_state *st = cpk_get_state(module);
     PyObject *file, *fix_imports = Py_True, *encoding = NULL, *errors = NULL;
-    PyObject *buffers = Py_None;
+    PyObject *buffers = Py_None, *verify_key = Py_None, *allow = NULL;
+    PyObject *deny = NULL;
     if (!cpk_parse_args("load", args, nargs, kwnames, kwlist, 1, 1, &file,
-                        &fix_imports, &encoding, &errors, &buffers))
+                        &fix_imports, &encoding, &errors, &buffers,
+                        &verify_key, &allow, &deny))
         return NULL;
+    if (verify_key != Py_None) {
+        /* Exactly one envelope is read and verified, then its pickle is
+         * loaded from memory (allow and deny apply to it there). */
+        PyObject *pickle = cpk_signing_read(st, file, verify_key, buffers);
+        if (pickle == NULL)
+            return NULL;
+        PyObject *r = load_opened(module, pickle, args, nargs, kwnames,
+                                  "file", 0);
+        Py_DECREF(pickle);
+        return r;
+    }
+    if ((allow != NULL && allow != Py_None) ||
+        (deny != NULL && deny != Py_None))
+        return cpk_load_policed(st, file, allow, deny, fix_imports,
+                                encoding, errors, buffers);
     PyObject *result = NULL;
     PyObject *u = make_unpickler(st, file, fix_imports, encoding, errors,
                                  buffers);
     if (u != NULL) {
         result = cpk_load_with(st, u, -1);
         Py_DECREF(u);
+        if (result == NULL)
+            cpk_signing_hint_unsigned_load(st);
     }
     return result;
 }
 
 PyDoc_STRVAR(dumps_doc,
-"dumps(obj, protocol=None, buffer_callback=None, *, compat=None)\n--\n\n"
+"dumps(obj, protocol=None, buffer_callback=None, *, compat=None,\n"
+"      sign_key=None)\n--\n\n"
 "Return the pickle of obj as bytes. Functions and classes that cannot be\n"
 "imported by name on the other side are pickled by value.\n\n"
 "protocol defaults to DEFAULT_PROTOCOL (the highest). compat='cloudpickle'\n"
-"writes a pickle that stock cloudpickle 3.x loads without ccloudpickle.");
+"writes a pickle that stock cloudpickle 3.x loads without ccloudpickle.\n\n"
+"sign_key (bytes-like, at least 32 bytes, e.g. os.urandom(32)) returns a\n"
+"signed envelope instead: a header naming this CPython version, the\n"
+"pickle and an HMAC-SHA256 of both (doc/FORMAT.md); load it with\n"
+"loads(data, verify_key=KEY). Not with buffer_callback (out-of-band\n"
+"buffers would not be signed): ValueError.");
 
 PyDoc_STRVAR(dump_doc,
-"dump(obj, file, protocol=None, buffer_callback=None, *, compat=None)\n--\n\n"
-"Write the pickle of obj to the binary file object file. See dumps().");
+"dump(obj, file, protocol=None, buffer_callback=None, *, compat=None,\n"
+"     sign_key=None)\n--\n\n"
+"Write the pickle of obj to the binary file object file. See dumps().\n"
+"With sign_key, the signed envelope is made in memory and written with\n"
+"one file.write() call.");
 
 PyDoc_STRVAR(loads_doc,
 "loads(data, /, *, fix_imports=True, encoding='ASCII', errors='strict',\n"
-"      buffers=None)\n--\n\n"
+"      buffers=None, verify_key=None, allow=None, deny=None)\n--\n\n"
 "Return the object pickled in data. Reads pickles written by ccloudpickle\n"
-"and by stock cloudpickle, even where cloudpickle is not installed.");
+"and by stock cloudpickle, even where cloudpickle is not installed.\n\n"
+"verify_key (bytes-like, at least 32 bytes): data must be a signed\n"
+"envelope made by dumps(sign_key=) with the same key under the same\n"
+"CPython version (major.minor and bytecode magic). Its signature is\n"
+"checked before a single opcode runs; unsigned, altered, truncated,\n"
+"other-key or other-version data raises UnpicklingError. Signed data\n"
+"without verify_key raises UnpicklingError too. Not with buffers.\n\n"
+"Loading a pickle runs code it carries. allow and deny (iterables of str\n"
+"patterns: 'module', 'module.name', or either ending in '*', a prefix\n"
+"of the dotted name) restrict what it may import. With allow given, even\n"
+"empty, only ccloudpickle's and cloudpickle's reconstructors, plain data\n"
+"and the allowed names are permitted; a deny pattern always wins. The\n"
+"pickle is first checked without running anything: if an import is\n"
+"refused, pickle.UnpicklingError lists every refused import (name and\n"
+"byte offset) before a single opcode runs, and a malformed pickle is\n"
+"refused 'at byte N'. The load then runs with find_class enforcing the\n"
+"same rules. A bad pattern raises ValueError, a non-str TypeError.");
 
 PyDoc_STRVAR(load_doc,
 "load(file, *, fix_imports=True, encoding='ASCII', errors='strict',\n"
-"     buffers=None)\n--\n\n"
-"Read one pickle from the binary file object file. See loads().");
+"     buffers=None, verify_key=None, allow=None, deny=None)\n--\n\n"
+"Read one pickle from the binary file object file. See loads(). With\n"
+"verify_key, exactly one signed envelope is read (its header gives the\n"
+"lengths) and verified before anything in it is loaded.\n\n"
+"With allow or deny (and no verify_key), the rest of the file is read\n"
+"(file.read()) and checked first, then the file is put back just after\n"
+"the pickle (file.seek()); from a file that cannot tell() its position,\n"
+"data after the pickle raises pickle.UnpicklingError before anything is\n"
+"loaded.");
 
 PyDoc_STRVAR(loads_exact_doc,
 "_loads_exact(data, /, **kwargs)\n--\n\n"

@@ -2,26 +2,58 @@
  * `ccloudpickle.loads(data, allow=[...], deny=[...])`: one rule set,
  * checked statically against a pkscan report before a load and again by
  * the Unpickler's find_class during it, so the two cannot disagree.
+ * Implementation: src/policy.c; the Python glue (loads' allow=/deny=):
+ * src/loadpolicy.c.
  *
  * Pure C11, no Python.h, no global mutable state.
  *
- * Patterns: `module` (every name of that module, and the module itself as
- * a subimport), `module.name` (that name; a dotted name spelled in full),
- * or either with a trailing `*`, a prefix wildcard over the dotted
- * "module.name" (`numpy.*`, `mypkg*`). Anything else (empty, a `*` not at
- * the end, spaces, an empty component) is refused when the rule is added.
+ * Patterns: `module` or `module.name`, optionally ending in `*`. A pattern
+ * is one or more dot-separated components, each made of ASCII letters,
+ * digits, `_` and non-ASCII (UTF-8) bytes and not starting with a digit;
+ * only its last character may be `*`. Anything else (empty, a `*` not at
+ * the end, spaces or other punctuation, an empty component as in `a..b`,
+ * `.a` or `a.`) is refused when the rule is added. `*` alone matches
+ * everything.
+ *
+ * Matching is done on the dotted path D of an import: "module.name", or
+ * "module" for a module itself (a subimport, name ""), with the names
+ * find_class resolves (pkscan's `module`/`name`: after protocol < 3's
+ * fix_imports mapping, so `__builtin__.eval` is matched as
+ * `builtins.eval`; the written_* spellings are not matched).
+ *   - A pattern P without `*` matches D == P, and every D that goes
+ *     through P: D starting with P followed by a dot. So `os` matches
+ *     os.getcwd, the module os, and os.path.join (a submodule); `mymod.f`
+ *     matches mymod.f and mymod.f.__call__ (protocol 4 attribute paths);
+ *     neither matches `osx` or `mymod.fg`.
+ *   - A pattern `Q*` matches every D starting with Q; when Q ends with a
+ *     dot (`numpy.*`), also the module itself (D == "numpy").
+ *   - A deny rule also matches the tail of a dotted name from any of its
+ *     components but the last: `uuid` + `os.system` (protocol 4
+ *     find_class reaches os.system through uuid's attribute os) is denied
+ *     by `os` and by `os.system`, not by `system`.
+ * Protocol 4 dotted names are resolved by attribute lookup, so an allow
+ * rule trusts every attribute path from what it names: allowing `mymod`
+ * also allows `mymod` + `os.system` if mymod has imported os (at run
+ * time find_class refuses a module object as a result, see
+ * cpk_policy_names, not a path through one). Allow only modules whose
+ * attributes you trust.
  *
  * Verdict for one import (module, name, category, dangerous), where
  * category/dangerous are pkscan's classification (pkscan.h):
- *   - with at least one allow rule ("restricted"): permitted iff it
- *     matches an allow rule, or it is a ccloudpickle or cloudpickle
- *     reconstructor or plain data (category CCLOUDPICKLE, CLOUDPICKLE or
- *     PLAIN) and not dangerous;
+ *   - "restricted" (at least one allow rule, or cpk_policy_restrict):
+ *     permitted iff it matches an allow rule, or it is a ccloudpickle or
+ *     cloudpickle reconstructor or plain data (category CCLOUDPICKLE,
+ *     CLOUDPICKLE or PLAIN), not dangerous, and its name has no attribute
+ *     path but dunders (`enum` + `Enum.__new__` is exempt, `dataclasses`
+ *     + `inspect.os.system` is not: pkscan classifies by the module, and
+ *     a path may leave it through an attribute holding another module;
+ *     `collections` + `OrderedDict.fromkeys` needs an allow rule);
  *   - with deny rules only: permitted unless it matches a deny rule;
  *   - a deny rule always wins;
  *   - an import whose name is unknown statically (PKSCAN_VIA_DYNAMIC,
- *     PKSCAN_VIA_EXT) is never permitted when the policy has any rule:
- *     nothing proves it is not denied.
+ *     PKSCAN_VIA_EXT, or a name the report left out, s == NULL) is never
+ *     permitted when the policy is active: nothing proves it is not
+ *     denied.
  */
 #ifndef CPK_POLICY_H
 #define CPK_POLICY_H
@@ -41,7 +73,13 @@ void cpk_policy_free(cpk_policy *p);
 int cpk_policy_add(cpk_policy *p, int allow, const char *pattern,
                    const char **why);
 
-/* 1 if the policy has any rule (a load must be checked), else 0. */
+/* Make the policy restricted without adding an allow rule: only
+ * reconstructors and plain data are permitted (`loads(data, allow=[])`).
+ * Adding an allow rule does this too. */
+void cpk_policy_restrict(cpk_policy *p);
+
+/* 1 if the policy has any rule or is restricted (a load must be
+ * checked), else 0. */
 int cpk_policy_active(const cpk_policy *p);
 
 /* The verdict for one import: 1 permitted, 0 refused. */
@@ -49,8 +87,36 @@ int cpk_policy_permits(const cpk_policy *p, const pkscan_import *imp);
 
 /* Static check of a whole report: the number of refused imports; their
  * indices into r->imports are written to `refused` (up to `cap` of them,
- * in input order) when it is not NULL. */
+ * in input order) when it is not NULL. A report whose import list was cut
+ * short (r->truncated with PKSCAN_MAX_ITEMS imports listed) cannot be
+ * checked: it counts one refusal more, with no index. */
 size_t cpk_policy_check(const cpk_policy *p, const pkscan_report *r,
                         size_t *refused, size_t cap);
+
+/* The runtime side: the find_class(module, name) lookups a load under a
+ * policy may make, taken from the static report. A lookup is permitted
+ * iff (module, name) spells an import of the report that the policy
+ * permits: its mapped names (`module`/`name`) or, where the pickle wrote
+ * them differently, its `written_module`/`written_name` (find_class gets
+ * the names as written; CPython's base find_class applies the fix_imports
+ * mapping). A lookup the static scan did not foresee is refused, so the
+ * static and the runtime check cannot disagree silently. The set copies
+ * what it needs: the report may be freed after cpk_policy_names_new.
+ * The Unpickler also refuses, under any active policy, a find_class
+ * result that is a module object: no pickler writes one (modules travel
+ * through reconstructors such as subimport), and a module in hand is the
+ * start of an attribute path the static check cannot follow. */
+typedef struct cpk_policy_names cpk_policy_names;
+
+/* NULL out of memory. */
+cpk_policy_names *cpk_policy_names_new(const cpk_policy *p,
+                                       const pkscan_report *r);
+void cpk_policy_names_free(cpk_policy_names *n);
+
+/* 1 if find_class(module, name) may run, else 0. Lengths in bytes (UTF-8;
+ * embedded NULs compare as bytes). */
+int cpk_policy_names_has(const cpk_policy_names *n, const char *module,
+                         size_t module_len, const char *name,
+                         size_t name_len);
 
 #endif

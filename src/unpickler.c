@@ -6,6 +6,8 @@
  */
 #include "internal.h"
 
+#include "policy.h" /* cpk_policy_names_free */
+
 #include <stddef.h>
 #include <structmember.h>
 
@@ -191,17 +193,12 @@ own_name(cpk_unpickler_ext *ext, PyObject *name)
     return obj;
 }
 
+/* find_class's answer: our names, cloudpickle's mapped to ours, else
+ * CPython's find_class. New reference. */
 static PyObject *
-Unpickler_find_class(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+find_class_impl(PyObject *self, cpk_unpickler_ext *ext, cpk_state *st,
+                PyObject *module, PyObject *name)
 {
-    if (nargs != 2) {
-        PyErr_Format(PyExc_TypeError,
-                     "find_class() takes 2 arguments (%zd given)", nargs);
-        return NULL;
-    }
-    cpk_unpickler_ext *ext = CPK_UNPICKLER_EXT(self);
-    cpk_state *st = cpk_get_state(ext->module);
-    PyObject *module = args[0], *name = args[1];
     if (PyUnicode_Check(module) && PyUnicode_Check(name)) {
         if (PyUnicode_CompareWithASCIIString(module, CPK_MODULE_NAME) == 0)
             return own_name(ext, name);
@@ -213,6 +210,37 @@ Unpickler_find_class(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     }
     PyObject *bargs[3] = {self, module, name};
     return PyObject_Vectorcall(st->base_find_class, bargs, 3, NULL);
+}
+
+static PyObject *
+Unpickler_find_class(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2) {
+        PyErr_Format(PyExc_TypeError,
+                     "find_class() takes 2 arguments (%zd given)", nargs);
+        return NULL;
+    }
+    cpk_unpickler_ext *ext = CPK_UNPICKLER_EXT(self);
+    cpk_state *st = cpk_get_state(ext->module);
+    PyObject *module = args[0], *name = args[1];
+    if (ext->policy_names == NULL)
+        return find_class_impl(self, ext, st, module, name);
+    /* The import policy (loadpolicy.c) first: not even our own names
+     * escape it. Then no module object: pickles name modules through
+     * reconstructors (subimport), and a module in hand starts attribute
+     * paths the static check cannot follow. */
+    if (cpk_policy_find_class(st, ext->policy_names, module, name) < 0)
+        return NULL;
+    PyObject *obj = find_class_impl(self, ext, st, module, name);
+    if (obj != NULL && PyModule_Check(obj)) {
+        Py_DECREF(obj);
+        PyErr_Format(st->UnpicklingError,
+                     "import policy refuses find_class(%R, %R): it gives a "
+                     "module object",
+                     module, name);
+        return NULL;
+    }
+    return obj;
 }
 
 static PyObject *
@@ -254,6 +282,8 @@ Unpickler_dealloc(PyObject *self)
     PyObject_GC_UnTrack(self);
     Py_CLEAR(ext->dict);
     Py_CLEAR(ext->module);
+    cpk_policy_names_free(ext->policy_names);
+    ext->policy_names = NULL;
     base_slots.tp_dealloc(self);
     if (!base_slots.is_heap)
         Py_DECREF(tp);

@@ -1,0 +1,411 @@
+/* loadpolicy.c - loads(data, allow=..., deny=...) and load(file, ...):
+ * the Python side of the import policy. Parse the patterns into a
+ * cpk_policy (policy.c), scan the bytes without running anything
+ * (pkscan.c), refuse the whole load if any import is refused, then load
+ * with our Unpickler holding the set of lookups the scan permitted, which
+ * its find_class (unpickler.c) enforces. The state belongs to the one
+ * Unpickler of the load, never to the module: concurrent loads with
+ * different policies do not meet. The unpoliced loads/load are in
+ * module.c.
+ */
+#include "internal.h"
+
+#include "pkscan.h" /* pkscan_scan */
+#include "policy.h" /* cpk_policy, cpk_policy_names */
+
+#include <string.h>
+
+/* Pickles from this size on are scanned without the GIL. */
+#define CPK_SCAN_NOGIL_SIZE 65536
+
+/* Add each str of the iterable `patterns` as a rule. 0, or -1 with
+ * TypeError (not an iterable of str) or ValueError (a malformed pattern,
+ * named) set. */
+static int
+add_rules(cpk_policy *p, int allow, PyObject *patterns)
+{
+    const char *what = allow ? "allow" : "deny";
+    /* a str is an iterable of one-letter patterns: surely a mistake */
+    if (PyUnicode_Check(patterns) || PyBytes_Check(patterns) ||
+        PyByteArray_Check(patterns)) {
+        PyErr_Format(PyExc_TypeError,
+                     "%s must be an iterable of str patterns, not %.100s "
+                     "(write %s=[...])",
+                     what, Py_TYPE(patterns)->tp_name, what);
+        return -1;
+    }
+    PyObject *it = PyObject_GetIter(patterns);
+    if (it == NULL) {
+        if (PyErr_ExceptionMatches(PyExc_TypeError)) {
+            PyErr_Clear();
+            PyErr_Format(PyExc_TypeError,
+                         "%s must be an iterable of str patterns, not %.100s",
+                         what, Py_TYPE(patterns)->tp_name);
+        }
+        return -1;
+    }
+    PyObject *item;
+    while ((item = PyIter_Next(it)) != NULL) {
+        if (!PyUnicode_Check(item)) {
+            PyErr_Format(PyExc_TypeError,
+                         "%s patterns must be str, not %.100s", what,
+                         Py_TYPE(item)->tp_name);
+            goto error;
+        }
+        Py_ssize_t len;
+        const char *s = PyUnicode_AsUTF8AndSize(item, &len);
+        if (s == NULL) {
+            if (!PyErr_ExceptionMatches(PyExc_UnicodeError))
+                goto error;
+            PyErr_Clear();
+            PyErr_Format(PyExc_ValueError,
+                         "bad %s pattern %R: not encodable as UTF-8", what,
+                         item);
+            goto error;
+        }
+        const char *why = NULL;
+        if ((size_t)len != strlen(s))
+            why = "not a dotted name (letters, digits and '_' only)";
+        else if (cpk_policy_add(p, allow, s, &why) == 0) {
+            Py_DECREF(item);
+            continue;
+        }
+        if (strcmp(why, "out of memory") == 0)
+            PyErr_NoMemory();
+        else
+            PyErr_Format(PyExc_ValueError, "bad %s pattern %R: %s", what,
+                         item, why);
+        goto error;
+    }
+    Py_DECREF(it);
+    return PyErr_Occurred() ? -1 : 0;
+error:
+    Py_DECREF(item);
+    Py_DECREF(it);
+    return -1;
+}
+
+/* The policy of allow/deny (NULL or None: not given), or NULL with an
+ * exception. Any given list, even empty, makes an active policy:
+ * allow=[] restricts a load to reconstructors and plain data. */
+static cpk_policy *
+policy_from_args(PyObject *allow, PyObject *deny)
+{
+    cpk_policy *p = cpk_policy_new();
+    if (p == NULL) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    if (allow != NULL && allow != Py_None) {
+        cpk_policy_restrict(p);
+        if (add_rules(p, 1, allow) < 0)
+            goto error;
+    }
+    if (deny != NULL && deny != Py_None && add_rules(p, 0, deny) < 0)
+        goto error;
+    return p;
+error:
+    cpk_policy_free(p);
+    return NULL;
+}
+
+/* Append "module.name" (or what stands for an unknown name) of `imp` to
+ * the list `parts`, with its byte offset. 0 or -1. */
+static int
+describe_import(PyObject *parts, const pkscan_import *imp)
+{
+    PyObject *s;
+    if (imp->via == PKSCAN_VIA_EXT)
+        s = PyUnicode_FromFormat("extension code %ld (byte %zu)",
+                                 imp->ext_code, imp->offset);
+    else if (imp->via == PKSCAN_VIA_DYNAMIC)
+        s = PyUnicode_FromFormat("a name computed at load time (byte %zu)",
+                                 imp->offset);
+    else {
+        /* the names are the pickle's bytes: shown, never trusted */
+        PyObject *m = imp->module.s
+            ? PyUnicode_DecodeUTF8(imp->module.s, (Py_ssize_t)imp->module.len,
+                                   "backslashreplace")
+            : PyUnicode_FromString("?");
+        PyObject *n = imp->name.s
+            ? PyUnicode_DecodeUTF8(imp->name.s, (Py_ssize_t)imp->name.len,
+                                   "backslashreplace")
+            : PyUnicode_FromString("?");
+        s = m && n ? PyUnicode_FromFormat(
+                         "%U%s%U (byte %zu)", m,
+                         PyUnicode_GET_LENGTH(n) ? "." : "",
+                         n, imp->offset)
+                   : NULL;
+        Py_XDECREF(m);
+        Py_XDECREF(n);
+    }
+    if (s == NULL)
+        return -1;
+    int r = PyList_Append(parts, s);
+    Py_DECREF(s);
+    return r;
+}
+
+/* UnpicklingError listing every refused import of `r`. */
+static void
+raise_refused(cpk_state *st, const cpk_policy *p, const pkscan_report *r,
+              size_t count)
+{
+    size_t *idx = PyMem_Malloc((count ? count : 1) * sizeof(size_t));
+    if (idx == NULL) {
+        PyErr_NoMemory();
+        return;
+    }
+    size_t n = cpk_policy_check(p, r, idx, count);
+    if (n > count)
+        n = count;
+    PyObject *parts = PyList_New(0);
+    PyObject *sep = NULL, *list = NULL;
+    if (parts == NULL)
+        goto done;
+    size_t listed = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (idx[i] >= r->n_imports)
+            continue;
+        if (describe_import(parts, &r->imports[idx[i]]) < 0)
+            goto done;
+        listed++;
+    }
+    if (listed < count) {
+        PyObject *s = PyUnicode_FromString(
+            "imports beyond the scanner's limit, which cannot be checked");
+        if (s == NULL || PyList_Append(parts, s) < 0) {
+            Py_XDECREF(s);
+            goto done;
+        }
+        Py_DECREF(s);
+    }
+    sep = PyUnicode_FromString(", ");
+    list = sep ? PyUnicode_Join(sep, parts) : NULL;
+    if (list != NULL)
+        PyErr_Format(st->UnpicklingError,
+                     "import policy refuses %zu import%s: %U", count,
+                     count == 1 ? "" : "s", list);
+done:
+    Py_XDECREF(list);
+    Py_XDECREF(sep);
+    Py_XDECREF(parts);
+    PyMem_Free(idx);
+}
+
+/* The static pass over `len` bytes: scan, check against `p`. The set of
+ * find_class lookups the load may make (owned by the caller), or NULL
+ * with UnpicklingError ("<what> at byte N", or the refused imports) or
+ * MemoryError set. `exact`: data after STOP is an error (else the load
+ * ignores it, as pickle.loads does). *end: the offset just after STOP. */
+static cpk_policy_names *
+static_pass(cpk_state *st, const cpk_policy *p, const char *buf,
+            Py_ssize_t len, int fix_imports, int exact, size_t *end)
+{
+    pkscan_report *r;
+    /* `buf` is an immutable bytes object's: a big scan lets other threads
+     * run (a small one would only pay for the hand-over) */
+    if (len >= CPK_SCAN_NOGIL_SIZE) {
+        Py_BEGIN_ALLOW_THREADS
+        r = pkscan_scan(buf, (size_t)len,
+                        fix_imports ? 0 : PKSCAN_NO_FIX_IMPORTS);
+        Py_END_ALLOW_THREADS
+    }
+    else
+        r = pkscan_scan(buf, (size_t)len,
+                        fix_imports ? 0 : PKSCAN_NO_FIX_IMPORTS);
+    cpk_policy_names *names = NULL;
+    if (r == NULL || r->status == PKSCAN_ERR_NOMEM) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (r->status != PKSCAN_OK &&
+        (exact || r->status != PKSCAN_ERR_TRAILING)) {
+        PyErr_Format(st->UnpicklingError, "%s at byte %zu", r->error,
+                     r->error_offset);
+        goto done;
+    }
+    size_t count = cpk_policy_check(p, r, NULL, 0);
+    if (count > 0) {
+        raise_refused(st, p, r, count);
+        goto done;
+    }
+    names = cpk_policy_names_new(p, r);
+    if (names == NULL)
+        PyErr_NoMemory();
+    *end = r->stop_offset + 1;
+done:
+    pkscan_free(r);
+    return names;
+}
+
+/* bytes of a bytes-like `data` (new reference): a copy unless it is
+ * bytes already, so what is scanned is what is loaded even if somebody
+ * mutates a bytearray during the load. */
+static PyObject *
+data_bytes(PyObject *data)
+{
+    if (PyBytes_CheckExact(data))
+        return Py_NewRef(data);
+    if (!PyObject_CheckBuffer(data)) {
+        PyErr_Format(PyExc_TypeError,
+                     "a bytes-like object is required, not '%.100s'",
+                     Py_TYPE(data)->tp_name);
+        return NULL;
+    }
+    return PyBytes_FromObject(data);
+}
+
+/* Load the one pickle of `bytes` under `names` with our Unpickler. On
+ * success *consumed is the number of bytes the load read. */
+static PyObject *
+load_checked(cpk_state *st, PyObject *bytes, cpk_policy_names *names,
+             PyObject *fix_imports, PyObject *encoding, PyObject *errors,
+             PyObject *buffers, int exact, Py_ssize_t *consumed)
+{
+    PyObject *reader = cpk_reader_new(st, bytes);
+    if (reader == NULL) {
+        cpk_policy_names_free(names);
+        return NULL;
+    }
+    PyObject *result = NULL;
+    PyObject *args[5] = {reader, fix_imports,
+                         encoding ? encoding : st->str_ASCII,
+                         errors ? errors : st->str_strict, buffers};
+    PyObject *u = PyObject_Vectorcall((PyObject *)st->unpickler_type, args,
+                                      1, st->kwnames_unpickler);
+    if (u == NULL) {
+        cpk_policy_names_free(names);
+        goto done;
+    }
+    /* from here on the Unpickler owns the set (freed with it) */
+    CPK_UNPICKLER_EXT(u)->policy_names = names;
+    result = cpk_load_with(st, u, cpk_reader_remaining(reader));
+    Py_DECREF(u);
+    Py_ssize_t left = cpk_reader_remaining(reader);
+    if (result != NULL && exact && left > 0) {
+        PyErr_Format(st->UnpicklingError,
+                     "%zd byte%s of trailing data after the pickle", left,
+                     left == 1 ? "" : "s");
+        Py_CLEAR(result);
+    }
+    *consumed = PyBytes_GET_SIZE(bytes) - left;
+done:
+    Py_DECREF(reader);
+    return result;
+}
+
+PyObject *
+cpk_loads_policed(cpk_state *st, PyObject *data, PyObject *allow,
+                  PyObject *deny, PyObject *fix_imports, PyObject *encoding,
+                  PyObject *errors, PyObject *buffers, int exact)
+{
+    cpk_policy *p = policy_from_args(allow, deny);
+    if (p == NULL)
+        return NULL;
+    PyObject *result = NULL;
+    PyObject *bytes = data_bytes(data);
+    int fix = bytes ? PyObject_IsTrue(fix_imports) : -1;
+    if (fix < 0)
+        goto done;
+    size_t end;
+    cpk_policy_names *names = static_pass(st, p, PyBytes_AS_STRING(bytes),
+                                          PyBytes_GET_SIZE(bytes), fix,
+                                          exact, &end);
+    if (names == NULL)
+        goto done;
+    Py_ssize_t consumed;
+    result = load_checked(st, bytes, names, fix_imports, encoding, errors,
+                          buffers, exact, &consumed);
+done:
+    Py_XDECREF(bytes);
+    cpk_policy_free(p);
+    return result;
+}
+
+PyObject *
+cpk_load_policed(cpk_state *st, PyObject *file, PyObject *allow,
+                 PyObject *deny, PyObject *fix_imports, PyObject *encoding,
+                 PyObject *errors, PyObject *buffers)
+{
+    cpk_policy *p = policy_from_args(allow, deny);
+    if (p == NULL)
+        return NULL;
+    PyObject *result = NULL, *bytes = NULL, *pos = NULL;
+    /* Where the pickle starts, to put back what follows it; a file that
+     * cannot tell (a pipe) is fine as long as nothing follows. */
+    pos = PyObject_CallMethod(file, "tell", NULL);
+    if (pos == NULL) {
+        if (!cpk_error_clearable())
+            goto done;
+        PyErr_Clear();
+    }
+    PyObject *data = PyObject_CallMethod(file, "read", NULL);
+    if (data == NULL)
+        goto done;
+    bytes = data_bytes(data);
+    Py_DECREF(data);
+    int fix = bytes ? PyObject_IsTrue(fix_imports) : -1;
+    if (fix < 0)
+        goto done;
+    const char *buf = PyBytes_AS_STRING(bytes);
+    Py_ssize_t len = PyBytes_GET_SIZE(bytes);
+    size_t end;
+    cpk_policy_names *names = static_pass(st, p, buf, len, fix, 0, &end);
+    if (names == NULL)
+        goto done;
+    if (pos == NULL && end < (size_t)len) {
+        /* decided before anything runs */
+        cpk_policy_names_free(names);
+        PyErr_Format(st->UnpicklingError,
+                     "load() with allow/deny read %zd bytes after the pickle "
+                     "from a file that cannot seek back (tell() failed)",
+                     len - (Py_ssize_t)end);
+        goto done;
+    }
+    Py_ssize_t consumed = 0;
+    result = load_checked(st, bytes, names, fix_imports, encoding, errors,
+                          buffers, 0, &consumed);
+    if (result == NULL || consumed >= len)
+        goto done;
+    /* leave the file just after the pickle, as load() does */
+    PyObject *off = PyLong_FromSsize_t(consumed);
+    PyObject *target = off ? PyNumber_Add(pos, off) : NULL;
+    Py_XDECREF(off);
+    PyObject *r = target ? PyObject_CallMethod(file, "seek", "O", target)
+                         : NULL;
+    Py_XDECREF(target);
+    if (r == NULL)
+        Py_CLEAR(result);
+    Py_XDECREF(r);
+done:
+    Py_XDECREF(pos);
+    Py_XDECREF(bytes);
+    cpk_policy_free(p);
+    return result;
+}
+
+int
+cpk_policy_find_class(cpk_state *st, const cpk_policy_names *names,
+                      PyObject *module, PyObject *name)
+{
+    if (PyUnicode_Check(module) && PyUnicode_Check(name)) {
+        Py_ssize_t ml, nl;
+        const char *m = PyUnicode_AsUTF8AndSize(module, &ml);
+        const char *n = m ? PyUnicode_AsUTF8AndSize(name, &nl) : NULL;
+        if (n != NULL &&
+            cpk_policy_names_has(names, m, (size_t)ml, n, (size_t)nl))
+            return 0;
+        if (n == NULL) {
+            /* a lone surrogate: nothing the scan listed */
+            if (!cpk_error_clearable())
+                return -1;
+            PyErr_Clear();
+        }
+    }
+    PyErr_Format(st->UnpicklingError,
+                 "import policy refuses find_class(%R, %R): not among the "
+                 "imports the static check permitted",
+                 module, name);
+    return -1;
+}

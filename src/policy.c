@@ -1,0 +1,394 @@
+/* policy.c - the import policy (contract: src/policy.h): pattern rules,
+ * the verdict on one import of a pkscan report, the static check of a
+ * whole report, and the set of find_class lookups a policed load may make.
+ * Pure C; the Python side (loads' allow=/deny=, the Unpickler's
+ * find_class) is src/loadpolicy.c and src/unpickler.c. */
+#include "policy.h"
+
+#include "growarray.h" /* cpk_grow */
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    char *text;    /* the pattern without its `*` */
+    size_t len;
+    int wildcard;  /* it ended in `*` */
+} rule;
+
+struct cpk_policy {
+    rule *allow, *deny;
+    size_t n_allow, cap_allow, n_deny, cap_deny;
+    int restricted;
+};
+
+cpk_policy *
+cpk_policy_new(void)
+{
+    return calloc(1, sizeof(cpk_policy));
+}
+
+void
+cpk_policy_free(cpk_policy *p)
+{
+    if (p == NULL)
+        return;
+    for (size_t i = 0; i < p->n_allow; i++)
+        free(p->allow[i].text);
+    for (size_t i = 0; i < p->n_deny; i++)
+        free(p->deny[i].text);
+    free(p->allow);
+    free(p->deny);
+    free(p);
+}
+
+static int
+ident_char(unsigned char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+           (c >= '0' && c <= '9') || c == '_' || c >= 0x80;
+}
+
+/* NULL if `s` is a well-formed pattern, else why not. */
+static const char *
+pattern_error(const char *s)
+{
+    size_t len = strlen(s);
+    if (len == 0)
+        return "empty pattern";
+    if (len == 1 && s[0] == '*')
+        return NULL;
+    size_t end = s[len - 1] == '*' ? len - 1 : len;
+    /* after a `*` prefix the last component may be partial (`mypkg*`,
+     * `numpy.*`): only `Q.*` may end in a dot */
+    int dot_wild = end < len && s[end - 1] == '.';
+    size_t comp = 0; /* length of the current component */
+    for (size_t i = 0; i < end; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '*')
+            return "'*' is only allowed at the end";
+        if (c == '.') {
+            if (comp == 0)
+                return "empty component (two dots, or a dot at an end)";
+            comp = 0;
+            continue;
+        }
+        if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' ||
+            c == '\v')
+            return "whitespace in pattern";
+        if (!ident_char(c))
+            return "not a dotted name (letters, digits and '_' only)";
+        if (comp == 0 && c >= '0' && c <= '9')
+            return "a component starts with a digit";
+        comp++;
+    }
+    if (comp == 0 && !dot_wild)
+        return "empty component (two dots, or a dot at an end)";
+    return NULL;
+}
+
+int
+cpk_policy_add(cpk_policy *p, int allow, const char *pattern,
+               const char **why)
+{
+    const char *err = pattern_error(pattern);
+    if (err != NULL) {
+        *why = err;
+        return -1;
+    }
+    rule **arr = allow ? &p->allow : &p->deny;
+    size_t *n = allow ? &p->n_allow : &p->n_deny;
+    size_t *cap = allow ? &p->cap_allow : &p->cap_deny;
+    if (cpk_grow((void **)arr, cap, *n + 1, sizeof(rule)) < 0) {
+        *why = "out of memory";
+        return -1;
+    }
+    size_t len = strlen(pattern);
+    int wild = pattern[len - 1] == '*';
+    if (wild)
+        len--;
+    char *text = malloc(len + 1);
+    if (text == NULL) {
+        *why = "out of memory";
+        return -1;
+    }
+    memcpy(text, pattern, len);
+    text[len] = '\0';
+    (*arr)[(*n)++] = (rule){text, len, wild};
+    if (allow)
+        p->restricted = 1;
+    return 0;
+}
+
+void
+cpk_policy_restrict(cpk_policy *p)
+{
+    p->restricted = 1;
+}
+
+int
+cpk_policy_active(const cpk_policy *p)
+{
+    return p->restricted || p->n_allow > 0 || p->n_deny > 0;
+}
+
+/* The dotted path of an import, "module.name" ("module" when the name is
+ * empty), seen as two spans without building it. */
+typedef struct {
+    const char *m, *n;
+    size_t ml, nl;
+} path;
+
+static size_t
+path_len(const path *d)
+{
+    return d->nl ? d->ml + 1 + d->nl : d->ml;
+}
+
+/* Byte i of the dotted path. */
+static char
+path_at(const path *d, size_t i)
+{
+    if (i < d->ml)
+        return d->m[i];
+    return i == d->ml ? '.' : d->n[i - d->ml - 1];
+}
+
+/* 1 if the path starts with text[0..len). */
+static int
+path_starts(const path *d, const char *text, size_t len)
+{
+    if (path_len(d) < len)
+        return 0;
+    size_t head = len < d->ml ? len : d->ml;
+    if (memcmp(d->m, text, head) != 0)
+        return 0;
+    for (size_t i = head; i < len; i++)
+        if (path_at(d, i) != text[i])
+            return 0;
+    return 1;
+}
+
+static int
+rule_matches(const rule *r, const path *d)
+{
+    size_t dl = path_len(d);
+    if (r->wildcard) {
+        if (path_starts(d, r->text, r->len))
+            return 1;
+        /* `numpy.*` also covers the module numpy itself */
+        return r->len > 0 && r->text[r->len - 1] == '.' && dl == r->len - 1 &&
+               path_starts(d, r->text, r->len - 1);
+    }
+    /* P itself, or a path through P: P followed by a dot */
+    return path_starts(d, r->text, r->len) &&
+           (dl == r->len || path_at(d, r->len) == '.');
+}
+
+static int
+any_match(const rule *rules, size_t n, const path *d)
+{
+    for (size_t i = 0; i < n; i++)
+        if (rule_matches(&rules[i], d))
+            return 1;
+    return 0;
+}
+
+/* A deny rule matches the path, or the tail of its name from any
+ * component that is not the last: `uuid` + `os.system` reaches os.system
+ * through uuid's attribute os, so `os` denies it (`system` does not: the
+ * last component is looked up, not looked into). */
+static int
+deny_match(const cpk_policy *p, const path *d)
+{
+    if (any_match(p->deny, p->n_deny, d))
+        return 1;
+    size_t last = 0; /* the last dot of the name, 0: none */
+    for (size_t i = 0; i < d->nl; i++)
+        if (d->n[i] == '.')
+            last = i;
+    for (size_t i = 0; i < last; i++) {
+        if (i > 0 && d->n[i - 1] != '.')
+            continue;
+        path tail = {d->n + i, "", d->nl - i, 0};
+        if (any_match(p->deny, p->n_deny, &tail))
+            return 1;
+    }
+    return 0;
+}
+
+static int
+is_dunder(const char *s, size_t len)
+{
+    return len > 4 && s[0] == '_' && s[1] == '_' && s[len - 1] == '_' &&
+           s[len - 2] == '_';
+}
+
+/* 1 if every component of the dotted `name` after the first is a dunder
+ * (`Enum.__new__`), 0 for an attribute path such as `inspect.os.system`,
+ * which may leave the module through an attribute holding another
+ * module. */
+static int
+dunder_path_only(const char *name, size_t len)
+{
+    size_t start = 0;
+    int first = 1;
+    for (size_t i = 0; i <= len; i++) {
+        if (i < len && name[i] != '.')
+            continue;
+        if (!first && !is_dunder(name + start, i - start))
+            return 0;
+        first = 0;
+        start = i + 1;
+    }
+    return 1;
+}
+
+int
+cpk_policy_permits(const cpk_policy *p, const pkscan_import *imp)
+{
+    if (!cpk_policy_active(p))
+        return 1;
+    if (imp->via == PKSCAN_VIA_EXT || imp->via == PKSCAN_VIA_DYNAMIC ||
+        imp->module.s == NULL || imp->name.s == NULL)
+        return 0;
+    path d = {imp->module.s, imp->name.s, imp->module.len, imp->name.len};
+    if (deny_match(p, &d))
+        return 0;
+    if (!p->restricted)
+        return 1;
+    if (any_match(p->allow, p->n_allow, &d))
+        return 1;
+    return !imp->dangerous && (imp->category == PKSCAN_CAT_CCLOUDPICKLE ||
+                               imp->category == PKSCAN_CAT_CLOUDPICKLE ||
+                               imp->category == PKSCAN_CAT_PLAIN) &&
+           dunder_path_only(imp->name.s, imp->name.len);
+}
+
+size_t
+cpk_policy_check(const cpk_policy *p, const pkscan_report *r,
+                 size_t *refused, size_t cap)
+{
+    size_t count = 0;
+    if (!cpk_policy_active(p))
+        return 0;
+    for (size_t i = 0; i < r->n_imports; i++) {
+        if (cpk_policy_permits(p, &r->imports[i]))
+            continue;
+        if (refused != NULL && count < cap)
+            refused[count] = i;
+        count++;
+    }
+    if (r->truncated && r->n_imports >= PKSCAN_MAX_ITEMS)
+        count++;
+    return count;
+}
+
+/* The runtime set ------------------------------------------------------- */
+
+typedef struct {
+    const char *m, *n; /* into the set's own copy */
+    size_t ml, nl;
+} spelling;
+
+struct cpk_policy_names {
+    spelling *items;
+    size_t n;
+    char *text;
+};
+
+static int
+span_cmp(const char *a, size_t al, const char *b, size_t bl)
+{
+    size_t m = al < bl ? al : bl;
+    int c = m ? memcmp(a, b, m) : 0;
+    return c ? c : (al > bl) - (al < bl);
+}
+
+static int
+spelling_cmp(const void *x, const void *y)
+{
+    const spelling *a = x, *b = y;
+    int c = span_cmp(a->m, a->ml, b->m, b->ml);
+    return c ? c : span_cmp(a->n, a->nl, b->n, b->nl);
+}
+
+cpk_policy_names *
+cpk_policy_names_new(const cpk_policy *p, const pkscan_report *r)
+{
+    cpk_policy_names *set = calloc(1, sizeof *set);
+    if (set == NULL)
+        return NULL;
+    /* First the sizes: two spellings at most per permitted import. */
+    size_t nsp = 0, bytes = 1;
+    for (size_t pass = 0; pass < 2; pass++) {
+        char *out = set->text;
+        for (size_t i = 0; i < r->n_imports; i++) {
+            const pkscan_import *imp = &r->imports[i];
+            if (imp->via == PKSCAN_VIA_EXT || imp->via == PKSCAN_VIA_DYNAMIC ||
+                imp->module.s == NULL || imp->name.s == NULL ||
+                !cpk_policy_permits(p, imp))
+                continue;
+            pkscan_str ms[2] = {imp->module, imp->written_module};
+            pkscan_str ns[2] = {imp->name, imp->written_name};
+            /* as written: each part falls back on the mapped one */
+            if (ms[1].s == NULL)
+                ms[1] = ms[0];
+            if (ns[1].s == NULL)
+                ns[1] = ns[0];
+            int two = imp->written_module.s != NULL ||
+                      imp->written_name.s != NULL;
+            for (int k = 0; k <= two; k++) {
+                if (pass == 0) {
+                    if (ms[k].len > ((size_t)-1) / 4 ||
+                        ns[k].len > ((size_t)-1) / 4 - bytes) {
+                        free(set);
+                        return NULL;
+                    }
+                    nsp++;
+                    bytes += ms[k].len + ns[k].len;
+                    continue;
+                }
+                spelling *sp = &set->items[set->n++];
+                memcpy(out, ms[k].s, ms[k].len);
+                sp->m = out;
+                sp->ml = ms[k].len;
+                out += ms[k].len;
+                memcpy(out, ns[k].s, ns[k].len);
+                sp->n = out;
+                sp->nl = ns[k].len;
+                out += ns[k].len;
+            }
+        }
+        if (pass == 0) {
+            set->items = malloc((nsp ? nsp : 1) * sizeof(spelling));
+            set->text = malloc(bytes);
+            if (set->items == NULL || set->text == NULL) {
+                cpk_policy_names_free(set);
+                return NULL;
+            }
+        }
+    }
+    if (set->n > 1)
+        qsort(set->items, set->n, sizeof(spelling), spelling_cmp);
+    return set;
+}
+
+void
+cpk_policy_names_free(cpk_policy_names *n)
+{
+    if (n == NULL)
+        return;
+    free(n->items);
+    free(n->text);
+    free(n);
+}
+
+int
+cpk_policy_names_has(const cpk_policy_names *n, const char *module,
+                     size_t module_len, const char *name, size_t name_len)
+{
+    spelling key = {module, name, module_len, name_len};
+    return n->n > 0 && bsearch(&key, n->items, n->n, sizeof(spelling),
+                               spelling_cmp) != NULL;
+}
