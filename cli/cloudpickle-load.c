@@ -32,9 +32,12 @@
 #include "describe.h"
 #include "host.h"
 #include "input.h"
+#include "keyfile.h"
 #include "message.h"
+#include "policy.h"
 #include "report.h"
 #include "scancheck.h"
+#include "signed.h"
 
 enum {
     OPT_CALL = 256, /* long-only options: above any char */
@@ -42,6 +45,9 @@ enum {
     OPT_JSON,
     OPT_LOAD,
     OPT_STRICT,
+    OPT_VERIFY,
+    OPT_ALLOW,
+    OPT_DENY,
 };
 
 static const struct option longopts[] = {
@@ -49,6 +55,9 @@ static const struct option longopts[] = {
     {"json", no_argument, NULL, OPT_JSON},
     {"load", no_argument, NULL, OPT_LOAD},
     {"strict", no_argument, NULL, OPT_STRICT},
+    {"verify", required_argument, NULL, OPT_VERIFY},
+    {"allow", required_argument, NULL, OPT_ALLOW},
+    {"deny", required_argument, NULL, OPT_DENY},
     {"max-size", required_argument, NULL, OPT_MAX_SIZE},
     {"path", required_argument, NULL, 'P'},
     {"help", no_argument, NULL, 'h'},
@@ -68,7 +77,26 @@ typedef struct {
     const char **paths;
     int npaths;
     size_t max_size; /* refuse longer input */
+    const char *verify;     /* key file: --verify, else the environment's */
+    const char *key_source; /* "--verify" or "CLOUDPICKLE_VERIFY_KEY" */
+    unsigned char *key;     /* its key, read before anything else */
+    size_t keylen;
+    const char **allow;     /* --allow patterns, in order */
+    int nallow;
+    const char **deny;      /* --deny patterns */
+    int ndeny;
+    cpk_policy *policy;     /* both, as one rule set */
 } options;
+
+static void
+options_free(options *o)
+{
+    free(o->paths);
+    free(o->allow);
+    free(o->deny);
+    cpk_policy_free(o->policy);
+    cpk_keyfile_free(o->key, o->keylen);
+}
 
 static void
 usage(void)
@@ -83,6 +111,16 @@ usage(void)
            "the object (--load), or call it (--call).\n"
            "\n"
            "      --json           print the report as one JSON document\n"
+           "      --verify=KEYFILE check the signature of a signed pickle "
+           "with the key in\n"
+           "                       KEYFILE before anything else; refuse "
+           "unsigned input\n"
+           "      --allow=PATTERN  permit only reconstructors, plain data and "
+           "what PATTERN\n"
+           "                       (module, module.name, prefix*) names "
+           "(repeatable)\n"
+           "      --deny=PATTERN   refuse what PATTERN names (repeatable; "
+           "wins over --allow)\n"
            "      --strict         refuse (exit 3) a pickle importing a "
            "dangerous name or\n"
            "                       anything but reconstructors and plain "
@@ -126,7 +164,11 @@ parse_options(int argc, char **argv, options *o)
     memset(o, 0, sizeof(*o));
     o->max_size = CPK_INPUT_LIMIT;
     o->paths = calloc((size_t)argc, sizeof(char *));
-    if (o->paths == NULL) {
+    o->allow = calloc((size_t)argc, sizeof(char *));
+    o->deny = calloc((size_t)argc, sizeof(char *));
+    o->policy = cpk_policy_new();
+    if (o->paths == NULL || o->allow == NULL || o->deny == NULL ||
+        o->policy == NULL) {
         cpk_error("out of memory");
         return CPK_EXIT_SYSTEM;
     }
@@ -146,6 +188,24 @@ parse_options(int argc, char **argv, options *o)
         case OPT_STRICT:
             o->strict = 1;
             break;
+        case OPT_VERIFY:
+            o->verify = optarg;
+            o->key_source = "--verify";
+            break;
+        case OPT_ALLOW:
+        case OPT_DENY: {
+            const char *why = NULL;
+            if (cpk_policy_add(o->policy, c == OPT_ALLOW, optarg, &why) < 0)
+                return cpk_usage_error("invalid pattern '%s' for --%s: %s",
+                                       optarg,
+                                       c == OPT_ALLOW ? "allow" : "deny",
+                                       why ? why : "out of memory");
+            if (c == OPT_ALLOW)
+                o->allow[o->nallow++] = optarg;
+            else
+                o->deny[o->ndeny++] = optarg;
+            break;
+        }
         case OPT_MAX_SIZE:
             if (cpk_parse_size(optarg, &o->max_size) < 0 || o->max_size == 0)
                 return cpk_usage_error("invalid size '%s' for --max-size "
@@ -186,7 +246,26 @@ parse_options(int argc, char **argv, options *o)
         return cpk_usage_error("refusing to read a pickle from a terminal "
                                "(give a FILE or a pipe)");
     /* Usage errors before the input is read. */
-    return cpk_host_check_paths(o->npaths, o->paths);
+    int bad = cpk_host_check_paths(o->npaths, o->paths);
+    if (bad != 0)
+        return bad;
+    /* The key is read before the input: CLOUDPICKLE_VERIFY_KEY makes
+     * verification mandatory, --verify names the key itself. A refused
+     * key file is a usage error, as for cloudpickle-dump --sign. */
+    const char *env_key = getenv("CLOUDPICKLE_VERIFY_KEY");
+    if (o->verify == NULL && env_key != NULL && *env_key != '\0') {
+        o->verify = env_key;
+        o->key_source = "CLOUDPICKLE_VERIFY_KEY";
+    }
+    if (o->verify != NULL) {
+        char why[256];
+        if (cpk_keyfile_read(o->verify, &o->key, &o->keylen, why,
+                             sizeof(why)) < 0) {
+            cpk_error("%s: %s", o->verify, why);
+            return CPK_EXIT_USAGE;
+        }
+    }
+    return 0;
 }
 
 /* Did the pending exception come from bytes that are no valid pickle (or
@@ -403,7 +482,7 @@ call(PyObject *obj, const options *o)
 /* The report, on the private standard output (host.h): what repr()
  * or a property of the object prints meanwhile goes to standard error. */
 static int
-describe(PyObject *obj, const options *o, const cpk_input *in)
+describe(PyObject *obj, const options *o, const cpk_signed_input *sig)
 {
     int fd = cpk_host_stdout_take();
     FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
@@ -412,7 +491,8 @@ describe(PyObject *obj, const options *o, const cpk_input *in)
         return CPK_EXIT_SYSTEM;
     }
     int status = CPK_EXIT_OK;
-    if (cpk_report(out, obj, in->data, in->len) < 0) {
+    if (cpk_report(out, obj, (const char *)sig->pickle, sig->pickle_len) <
+        0) {
         /* A repr() or signature that raised: one line, never
          * PyErr_Print (which would exit on SystemExit). */
         cpk_host_exit_if_interrupted(NULL);
@@ -443,8 +523,54 @@ describe(PyObject *obj, const options *o, const cpk_input *in)
     return status;
 }
 
+/* The keyword arguments of _loads_exact: verify_key (the key's bytes,
+ * for a signed input: the module checks it again, and the bytecode
+ * magic), allow and deny (the patterns as str, decoded as Python decodes
+ * argv). New reference, or NULL with an exception set. */
+static PyObject *
+load_kwargs(const options *o, const cpk_signed_input *sig)
+{
+    PyObject *kw = PyDict_New();
+    if (kw == NULL)
+        return NULL;
+    if (sig->is_signed) {
+        PyObject *k = PyBytes_FromStringAndSize((const char *)o->key,
+                                                (Py_ssize_t)o->keylen);
+        if (k == NULL || PyDict_SetItemString(kw, "verify_key", k) < 0) {
+            Py_XDECREF(k);
+            goto error;
+        }
+        Py_DECREF(k);
+    }
+    for (int which = 0; which < 2; which++) {
+        int n = which ? o->ndeny : o->nallow;
+        const char **pats = which ? o->deny : o->allow;
+        if (n == 0)
+            continue;
+        PyObject *list = PyList_New(n);
+        if (list == NULL)
+            goto error;
+        for (int i = 0; i < n; i++) {
+            PyObject *p = PyUnicode_DecodeFSDefault(pats[i]);
+            if (p == NULL) {
+                Py_DECREF(list);
+                goto error;
+            }
+            PyList_SET_ITEM(list, i, p);
+        }
+        int rc = PyDict_SetItemString(kw, which ? "deny" : "allow", list);
+        Py_DECREF(list);
+        if (rc < 0)
+            goto error;
+    }
+    return kw;
+error:
+    Py_DECREF(kw);
+    return NULL;
+}
+
 static int
-run(const options *o, const cpk_input *in)
+run(const options *o, const cpk_input *in, const cpk_signed_input *sig)
 {
     PyObject *cpk = cpk_host_import(CPK_MODULE_NAME);
     if (cpk == NULL) {
@@ -459,9 +585,13 @@ run(const options *o, const cpk_input *in)
      * only after finalization. */
     PyObject *data = PyMemoryView_FromMemory(in->data, (Py_ssize_t)in->len,
                                              PyBUF_READ);
-    PyObject *obj = data ? PyObject_CallMethod(cpk, "_loads_exact", "(O)",
-                                               data)
-                         : NULL;
+    PyObject *kw = data ? load_kwargs(o, sig) : NULL;
+    PyObject *fn = kw ? PyObject_GetAttrString(cpk, "_loads_exact") : NULL;
+    PyObject *args = fn ? PyTuple_Pack(1, data) : NULL;
+    PyObject *obj = args ? PyObject_Call(fn, args, kw) : NULL;
+    Py_XDECREF(args);
+    Py_XDECREF(fn);
+    Py_XDECREF(kw);
     Py_XDECREF(data);
     Py_DECREF(cpk);
     if (obj == NULL)
@@ -477,7 +607,7 @@ run(const options *o, const cpk_input *in)
             status = call(obj, o);
     }
     else
-        status = describe(obj, o, in);
+        status = describe(obj, o, sig);
     Py_DECREF(obj);
     return status;
 }
@@ -485,12 +615,13 @@ run(const options *o, const cpk_input *in)
 /* The static report on standard output (no interpreter is running: fd 1
  * is the real one, and SIGPIPE kills quietly as it does any filter). */
 static int
-describe_static(const options *o, const pkscan_report *r)
+describe_static(const options *o, const pkscan_report *r,
+                const cpk_signed_input *sig)
 {
     if (o->json)
-        cpk_describe_json(stdout, r, o->file);
+        cpk_describe_json(stdout, r, o->file, sig);
     else
-        cpk_describe_text(stdout, r, o->name);
+        cpk_describe_text(stdout, r, o->name, sig);
     errno = 0;
     int failed = ferror(stdout);
     if (fflush(stdout) != 0 || failed) {
@@ -511,19 +642,31 @@ main(int argc, char **argv)
     options o;
     int status = parse_options(argc, argv, &o);
     if (status != 0) {
-        free(o.paths);
+        options_free(&o);
         return status;
     }
+    /* Everything that refuses the input runs here, before Python starts:
+     * read, the signature, the scan, --strict, --allow/--deny. */
     cpk_input in;
+    cpk_signed_input sig;
     pkscan_report *scan = NULL;
-    status = cpk_scan_input(o.file, o.name, o.max_size, &in, &scan);
+    status = cpk_scan_read(o.file, o.name, o.max_size, &in);
+    if (status == 0)
+        status = cpk_signed_open(o.name, (const unsigned char *)in.data,
+                                 in.len, o.key, o.keylen, o.key_source, &sig);
+    if (status == 0 && (o.call || o.load))
+        status = cpk_signed_loadable(o.name, &sig);
+    if (status == 0)
+        status = cpk_scan_pickle(o.name, sig.pickle, sig.pickle_len, &scan);
     if (status == 0 && o.strict)
         status = cpk_scan_strict(scan, o.name);
+    if (status == 0 && cpk_policy_active(o.policy))
+        status = cpk_scan_policy(o.policy, scan, o.name);
     if (status == 0 && !o.call && !o.load)
-        status = describe_static(&o, scan);
+        status = describe_static(&o, scan, &sig);
     pkscan_free(scan);
     if (status != 0 || (!o.call && !o.load)) {
-        free(o.paths);
+        options_free(&o);
         cpk_input_free(&in);
         return status;
     }
@@ -532,7 +675,7 @@ main(int argc, char **argv)
     if (py_argv == NULL) {
         cpk_error("out of memory");
         cpk_input_free(&in);
-        free(o.paths);
+        options_free(&o);
         return CPK_EXIT_SYSTEM;
     }
     py_argv[0] = (char *)o.file;
@@ -548,9 +691,9 @@ main(int argc, char **argv)
     };
     status = cpk_host_start(&cfg);
     if (status == 0)
-        status = cpk_host_finish(run(&o, &in));
+        status = cpk_host_finish(run(&o, &in, &sig));
     cpk_input_free(&in);
     free(py_argv);
-    free(o.paths);
+    options_free(&o);
     return status;
 }

@@ -267,12 +267,40 @@ class_section(FILE *out, const pkscan_class *c)
     }
 }
 
+/* The header of a signed envelope; byte offsets below count from the
+ * start of the pickle inside. */
+static void
+signed_section(FILE *out, const cpk_signed_input *sig)
+{
+    const cpk_envelope *e = &sig->env;
+    char id[17];
+    cpk_signed_key_id(e, id);
+    fprintf(out, "signed     %s\n",
+            sig->verified ? "yes, signature verified"
+                          : "yes, NOT VERIFIED (no key given: --verify "
+                            "KEYFILE)");
+    fprintf(out, "  format     %u\n", e->format_version);
+    fputs("  tool       ccloudpickle ", out);
+    cpk_put_safe(out, e->tool_version, strlen(e->tool_version));
+    fprintf(out, "\n  python     %u.%u.%u (bytecode magic %u)\n", e->py_major,
+            e->py_minor, e->py_micro, e->bytecode_magic);
+    fprintf(out, "  protocol   %d\n", e->protocol);
+    fprintf(out, "  key id     %s\n", id);
+    fprintf(out, "  pickle     %zu bytes at byte %zu (offsets below count "
+                 "from there)\n",
+            e->pickle_len, e->header_len);
+}
+
 void
-cpk_describe_text(FILE *out, const pkscan_report *r, const char *name)
+cpk_describe_text(FILE *out, const pkscan_report *r, const char *name,
+                  const cpk_signed_input *sig)
 {
     fputs("file       ", out);
     cpk_put_safe(out, name, strlen(name));
-    fputs("\npickle     ", out);
+    fputc('\n', out);
+    if (sig != NULL && sig->is_signed)
+        signed_section(out, sig);
+    fputs("pickle     ", out);
     fprintf(out, "%zu byte%s, ", r->size, r->size == 1 ? "" : "s");
     if (r->protocol >= 0)
         fprintf(out, "protocol %d", r->protocol);

@@ -9,16 +9,20 @@
 #include <stdio.h>
 
 #include "pkscan.h"
+#include "signed.h"
 
 /* Print the report of a scan that succeeded (r->status == PKSCAN_OK) of
- * the input `name` ("standard input" or a path) to `out`. Every string
- * that came from the pickle is escaped (safetext.h). Write errors are
- * left in ferror(out). */
-void cpk_describe_text(FILE *out, const pkscan_report *r, const char *name);
+ * the input `name` ("standard input" or a path) to `out`; `sig` says
+ * whether the pickle came in a signed envelope (its header is shown, and
+ * whether it was verified). Every string that came from the pickle is
+ * escaped (safetext.h). Write errors are left in ferror(out). */
+void cpk_describe_text(FILE *out, const pkscan_report *r, const char *name,
+                       const cpk_signed_input *sig);
 
 /* The same as one JSON document and a newline. `file` is the FILE operand
  * as given ("-" for standard input). */
-void cpk_describe_json(FILE *out, const pkscan_report *r, const char *file);
+void cpk_describe_json(FILE *out, const pkscan_report *r, const char *file,
+                       const cpk_signed_input *sig);
 
 /* The Python signature of a scanned function, "name(a, /, b=..., *args,
  * c, **kw)", as a malloc'd string (NULL when out of memory); names are

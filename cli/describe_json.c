@@ -165,8 +165,43 @@ jclass(FILE *out, const pkscan_class *c)
     fputc('}', out);
 }
 
+/* The signed envelope's header, or null. */
+static void
+jsigned(FILE *out, const cpk_signed_input *sig)
+{
+    if (sig == NULL || !sig->is_signed) {
+        fputs("null", out);
+        return;
+    }
+    const cpk_envelope *e = &sig->env;
+    char id[17];
+    cpk_signed_key_id(e, id);
+    int f = 1;
+    fputc('{', out);
+    jkey(out, &f, "verified");
+    fputs(sig->verified ? "true" : "false", out);
+    jkey(out, &f, "format_version");
+    fprintf(out, "%u", e->format_version);
+    jkey(out, &f, "tool_version");
+    cpk_put_json_str(out, e->tool_version, strlen(e->tool_version));
+    jkey(out, &f, "python");
+    fprintf(out, "\"%u.%u.%u\"", e->py_major, e->py_minor, e->py_micro);
+    jkey(out, &f, "bytecode_magic");
+    fprintf(out, "%u", e->bytecode_magic);
+    jkey(out, &f, "protocol");
+    fprintf(out, "%d", e->protocol);
+    jkey(out, &f, "key_id");
+    fprintf(out, "\"%s\"", id);
+    jkey(out, &f, "header_size");
+    fprintf(out, "%zu", e->header_len);
+    jkey(out, &f, "pickle_size");
+    fprintf(out, "%zu", e->pickle_len);
+    fputc('}', out);
+}
+
 void
-cpk_describe_json(FILE *out, const pkscan_report *r, const char *file)
+cpk_describe_json(FILE *out, const pkscan_report *r, const char *file,
+                  const cpk_signed_input *sig)
 {
     int f = 1;
     fputc('{', out);
@@ -176,6 +211,8 @@ cpk_describe_json(FILE *out, const pkscan_report *r, const char *file)
     cpk_put_json_str(out, file, strlen(file));
     jkey(out, &f, "status");
     fputs("\"ok\"", out);
+    jkey(out, &f, "signed");
+    jsigned(out, sig);
     jkey(out, &f, "size");
     fprintf(out, "%zu", r->size);
     jkey(out, &f, "protocol");

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "envelope.h" /* CPK_ENV_MAGIC */
 #include "message.h"
 #include "safetext.h"
 
@@ -49,8 +50,9 @@ static int
 early_check(void *ctx, const char *data, size_t len, int eof)
 {
     early_ctx *c = ctx;
-    if (eof || len < c->next || len == 0 || c->next > EARLY_MAX)
-        return 0;
+    if (eof || len < c->next || len == 0 || c->next > EARLY_MAX ||
+        (unsigned char)data[0] == (unsigned char)CPK_ENV_MAGIC[0])
+        return 0; /* a signed envelope: its pickle is checked when open */
     while (c->next <= len)
         c->next = c->next > ((size_t)-1) / 2 ? (size_t)-1 : c->next * 2;
     pkscan_report *r = pkscan_scan(data, len, 0);
@@ -84,10 +86,9 @@ refuse(const char *name, const char *what, size_t at)
 }
 
 int
-cpk_scan_input(const char *path, const char *name, size_t max_size,
-               cpk_input *in, pkscan_report **report)
+cpk_scan_read(const char *path, const char *name, size_t max_size,
+              cpk_input *in)
 {
-    *report = NULL;
     /* The first read is checked at once, whatever its size. */
     early_ctx c = {1, NULL};
     int e = cpk_read_input(path, max_size, in, early_check, &c);
@@ -118,13 +119,19 @@ cpk_scan_input(const char *path, const char *name, size_t max_size,
         cpk_error("%s: empty input, not a pickle", name);
         return CPK_EXIT_INPUT;
     }
-    pkscan_report *r = pkscan_scan(in->data, in->len, 0);
+    return 0;
+}
+
+int
+cpk_scan_pickle(const char *name, const void *data, size_t len,
+                pkscan_report **report)
+{
+    pkscan_report *r = pkscan_scan(data, len, 0);
+    *report = r;
     if (r == NULL || r->status == PKSCAN_ERR_NOMEM) {
-        cpk_error("%s: out of memory scanning %zu bytes", name, in->len);
-        pkscan_free(r);
+        cpk_error("%s: out of memory scanning %zu bytes", name, len);
         return CPK_EXIT_SYSTEM;
     }
-    *report = r;
     if (r->status != PKSCAN_OK) {
         refuse(name, r->error, r->error_offset);
         return CPK_EXIT_INPUT;
@@ -152,6 +159,30 @@ cpk_scan_input(const char *path, const char *name, size_t max_size,
         return CPK_EXIT_INPUT;
     }
     return 0;
+}
+
+int
+cpk_scan_policy(const cpk_policy *policy, const pkscan_report *r,
+                const char *name)
+{
+    size_t n = cpk_policy_check(policy, r, NULL, 0);
+    if (n == 0)
+        return 0;
+    size_t listed = 0;
+    for (size_t i = 0; i < r->n_imports; i++) {
+        const pkscan_import *im = &r->imports[i];
+        if (cpk_policy_permits(policy, im))
+            continue;
+        char full[512];
+        cpk_scan_import_name(im, full, sizeof(full));
+        cpk_error("%s: import %s refused by --allow/--deny at byte %zu",
+                  name, full, im->offset);
+        listed++;
+    }
+    /* A report cut short cannot show every import: refused all the same. */
+    if (n > listed)
+        cpk_error("%s: refused: more imports than the report lists", name);
+    return CPK_EXIT_INPUT;
 }
 
 void

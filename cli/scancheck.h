@@ -10,6 +10,7 @@
 
 #include "input.h"
 #include "pkscan.h"
+#include "policy.h"
 
 /* Deepest nesting accepted (pkscan_report.max_depth): the pickler refuses
  * to write anything deeper than the recursion limit (1000 by default), and
@@ -18,20 +19,33 @@
 #define CPK_SCAN_MAX_DEPTH 10000
 
 /* Read `path` ("-": standard input; `name` for messages) bounded by
- * `max_size`, and scan it. Returns 0 with the bytes in *in and the report
- * in *report (both the caller's to free, even on failure), or an exit
- * status after one `prog: NAME: ...` line on stderr: CPK_EXIT_INPUT for
- * empty, too big, malformed input (`not a valid pickle: <what> at byte
- * N`), nesting deeper than CPK_SCAN_MAX_DEPTH, or a STOP that leaves more
- * than the result on the stack; an errno message for a file that cannot
- * be read. */
-int cpk_scan_input(const char *path, const char *name, size_t max_size,
-                   cpk_input *in, pkscan_report **report);
+ * `max_size`, refusing garbage early while it arrives (not a signed
+ * envelope, whose pickle starts after its header). Returns 0 with the
+ * bytes in *in (the caller's to free, even on failure), or an exit status
+ * after one `prog: NAME: ...` line on stderr: CPK_EXIT_INPUT for empty,
+ * too big or malformed input (`not a valid pickle: <what> at byte N`), or
+ * a file that cannot be read. */
+int cpk_scan_read(const char *path, const char *name, size_t max_size,
+                  cpk_input *in);
+
+/* Scan the pickle of `len` bytes at `data`. Returns 0 with the report in
+ * *report (the caller frees it, even on failure), or CPK_EXIT_INPUT after
+ * one line: malformed (`not a valid pickle: <what> at byte N`), nesting
+ * deeper than CPK_SCAN_MAX_DEPTH, or a STOP that leaves more than the
+ * result on the stack; CPK_EXIT_SYSTEM out of memory. */
+int cpk_scan_pickle(const char *name, const void *data, size_t len,
+                    pkscan_report **report);
 
 /* The --strict check: 0 if pkscan_strict_violation(r) is false, else
  * CPK_EXIT_INPUT after one line per offending import:
  * `prog: NAME: refused import module.name (reason) at byte N`. */
 int cpk_scan_strict(const pkscan_report *r, const char *name);
+
+/* The --allow/--deny check: 0 if `policy` permits every import of `r`,
+ * else CPK_EXIT_INPUT after one line per refused import:
+ * `prog: NAME: import module.name refused by --allow/--deny at byte N`. */
+int cpk_scan_policy(const cpk_policy *policy, const pkscan_report *r,
+                    const char *name);
 
 /* "module.name" of an import into buf, escaped for a terminal
  * (safetext.h) and cut to `cap`, "<extension code N>" or "<name computed

@@ -109,12 +109,13 @@ Test(cli_json, schema_keys_and_a_function)
     cr_assert_str_eq(p.err, "");
     char checks[4096];
     snprintf(checks, sizeof(checks),
-             "assert list(r) == ['format', 'file', 'status', 'size', "
+             "assert list(r) == ['format', 'file', 'status', 'signed', 'size', "
              "'protocol', 'min_protocol', 'opcodes', 'frames', 'buffers', "
              "'max_depth', 'result', 'python', 'n_dangerous', 'n_other', "
              "'strict_violation', 'truncated', 'imports', 'functions', "
              "'classes'], list(r)\n"
              "assert r['format'] == 1 and r['status'] == 'ok'\n"
+             "assert r['signed'] is None\n"
              "assert r['file'] == %s%s%s\n"
              "assert r['protocol'] == 5 and r['result'] == 'function'\n"
              "assert r['python'] == '%d.%d'\n"

@@ -1,0 +1,45 @@
+/* signed.h - cloudpickle-load's side of signed pickles (src/envelope.h):
+ * the key of --verify or CLOUDPICKLE_VERIFY_KEY (read with keyfile.h),
+ * the envelope checked before a single opcode of the pickle inside is
+ * scanned or loaded, and what the static report shows of its header
+ * (describe.c, describe_json.c). */
+#ifndef CPK_SIGNED_H
+#define CPK_SIGNED_H
+
+#include <stddef.h>
+
+#include "envelope.h"
+
+/* What the input is, once opened. */
+typedef struct {
+    int is_signed;                /* it starts with the envelope's magic */
+    int verified;                 /* ... and its MAC matched the key */
+    cpk_envelope env;             /* the header, when is_signed */
+    const unsigned char *pickle;  /* the pickle: the input itself when not
+                                     signed, else inside the envelope */
+    size_t pickle_len;
+} cpk_signed_input;
+
+/* Open `len` bytes at `data` read from the input `name`. `key` (keylen
+ * bytes; NULL: none) is the key of `key_source` ("--verify" or
+ * "CLOUDPICKLE_VERIFY_KEY"). With a key the input must be signed with it;
+ * without one a signed input is opened unverified (the caller refuses to
+ * load it). Returns 0, or CPK_EXIT_INPUT after one line on stderr:
+ *   prog: NAME: not a signed pickle (KEY_SOURCE requires one)
+ *   prog: NAME: signed pickle refused: WHY [at byte N]
+ */
+int cpk_signed_open(const char *name, const unsigned char *data, size_t len,
+                    const unsigned char *key, size_t keylen,
+                    const char *key_source, cpk_signed_input *out);
+
+/* For --load and --call: 0 if the opened input may be loaded by this
+ * Python, else CPK_EXIT_INPUT after one line (signed but not verified;
+ * signed by another CPython major.minor, naming both versions). The
+ * module checks the signature and the bytecode magic again when it
+ * loads. */
+int cpk_signed_loadable(const char *name, const cpk_signed_input *in);
+
+/* The key id as 16 lower-case hex digits and a NUL. */
+void cpk_signed_key_id(const cpk_envelope *env, char out[17]);
+
+#endif
