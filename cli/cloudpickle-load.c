@@ -315,8 +315,10 @@ load_failed(const options *o)
         /* A code object of another Python: the pickle is fine, this
          * interpreter is not the one for it. */
         what = line && strstr(line, "compiled by Python") ? "bad pickle"
-                                                          : "not a valid "
-                                                            "pickle";
+               /* find_class under --allow/--deny (loadpolicy.c) */
+               : line && strstr(line, "import policy refuses")
+                   ? "refused by --allow/--deny"
+                   : "not a valid pickle";
         /* "UnpicklingError: msg" says no more than "not a valid pickle:
          * msg", nor does the AttributeError of a missing reconstructor. */
         const char *colon = strstr(detail, ": ");
