@@ -652,7 +652,8 @@ main(int argc, char **argv)
     cpk_input in;
     cpk_signed_input sig;
     pkscan_report *scan = NULL;
-    status = cpk_scan_read(o.file, o.name, o.max_size, &in);
+    status = cpk_scan_read(o.file, o.name, o.max_size,
+                           o.key ? o.key_source : NULL, &in);
     if (status == 0)
         status = cpk_signed_open(o.name, (const unsigned char *)in.data,
                                  in.len, o.key, o.keylen, o.key_source, &sig);

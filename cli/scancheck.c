@@ -21,9 +21,10 @@
 typedef struct {
     size_t next; /* scan the prefix when it is at least this long */
     pkscan_report *early; /* the refusal, if one was found early */
+    int need_signed; /* a key was given: only a signed envelope will do */
 } early_ctx;
 
-enum { EARLY_REFUSED = -100 };
+enum { EARLY_REFUSED = -100, EARLY_NOT_SIGNED = -101 };
 
 /* Errors at an opcode that lies wholly in a prefix are the whole input's
  * too: the walk is sequential. Truncation and lengths or memo indices
@@ -50,6 +51,13 @@ static int
 early_check(void *ctx, const char *data, size_t len, int eof)
 {
     early_ctx *c = ctx;
+    if (c->need_signed && len > 0) {
+        /* unsigned input is refused at its first bytes, unscanned */
+        size_t k = len < CPK_ENV_MAGIC_LEN ? len : CPK_ENV_MAGIC_LEN;
+        if (memcmp(data, CPK_ENV_MAGIC, k) != 0)
+            return EARLY_NOT_SIGNED;
+        return 0;
+    }
     if (eof || len < c->next || len == 0 || c->next > EARLY_MAX ||
         (unsigned char)data[0] == (unsigned char)CPK_ENV_MAGIC[0])
         return 0; /* a signed envelope: its pickle is checked when open */
@@ -87,11 +95,16 @@ refuse(const char *name, const char *what, size_t at)
 
 int
 cpk_scan_read(const char *path, const char *name, size_t max_size,
-              cpk_input *in)
+              const char *key_source, cpk_input *in)
 {
     /* The first read is checked at once, whatever its size. */
-    early_ctx c = {1, NULL};
+    early_ctx c = {1, NULL, key_source != NULL};
     int e = cpk_read_input(path, max_size, in, early_check, &c);
+    if (e == EARLY_NOT_SIGNED) {
+        cpk_error("%s: not a signed pickle (%s requires one)", name,
+                  key_source);
+        return CPK_EXIT_INPUT;
+    }
     char limit[32], size[32];
     cpk_format_size(max_size, limit, sizeof(limit));
     if (e == EARLY_REFUSED) {

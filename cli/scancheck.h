@@ -20,13 +20,16 @@
 
 /* Read `path` ("-": standard input; `name` for messages) bounded by
  * `max_size`, refusing garbage early while it arrives (not a signed
- * envelope, whose pickle starts after its header). Returns 0 with the
- * bytes in *in (the caller's to free, even on failure), or an exit status
- * after one `prog: NAME: ...` line on stderr: CPK_EXIT_INPUT for empty,
- * too big or malformed input (`not a valid pickle: <what> at byte N`), or
- * a file that cannot be read. */
+ * envelope, whose pickle starts after its header). With `key_source`
+ * ("--verify", "CLOUDPICKLE_VERIFY_KEY"; NULL: no key) the input must be
+ * a signed envelope: anything else is refused at its first bytes, not
+ * one opcode of it read. Returns 0 with the bytes in *in (the caller's to
+ * free, even on failure), or an exit status after one `prog: NAME: ...`
+ * line on stderr: CPK_EXIT_INPUT for empty, too big, unsigned (with a
+ * key) or malformed input (`not a valid pickle: <what> at byte N`), or a
+ * file that cannot be read. */
 int cpk_scan_read(const char *path, const char *name, size_t max_size,
-                  cpk_input *in);
+                  const char *key_source, cpk_input *in);
 
 /* Scan the pickle of `len` bytes at `data`. Returns 0 with the report in
  * *report (the caller frees it, even on failure), or CPK_EXIT_INPUT after

@@ -244,6 +244,11 @@ Test(cli_verify, key_requires_a_signed_pickle)
     load(&p, (const char *[]){"--verify", key1, plain, NULL}, NULL);
     assert_err(&p, 3, plain, "not a signed pickle (--verify requires one)");
     cpk_proc_free(&p);
+    /* refused at its first bytes: an endless input is not read on */
+    load(&p, (const char *[]){"--verify", key1, "/dev/zero", NULL}, NULL);
+    assert_err(&p, 3, "/dev/zero", "not a signed pickle (--verify requires "
+                                   "one)");
+    cpk_proc_free(&p);
     char env[200];
     snprintf(env, sizeof(env), "CLOUDPICKLE_VERIFY_KEY=%s", key1);
     const char *envs[] = {env, NULL};
