@@ -602,3 +602,30 @@ Test(load_policy, attribute_paths_out_of_a_module_refused)
            "assert cp.loads(fk, allow=['collections.OrderedDict'])('ab') == \\\n"
            "    {'a': None, 'b': None}\n");
 }
+
+/* A signed pickle is verified first, then its pickle gets the policy of
+ * the same call: a correctly signed os.system pickle is still refused by
+ * allow=[] or deny=, from bytes and from a file; a permitted one loads. */
+Test(load_policy, signed_pickles_get_the_policy_too)
+{
+    cpk_py(EVIL_SETUP
+           "import io\n"
+           "key = os.urandom(32)\n"
+           "for p in (2, 5):\n"
+           "    env = cp.dumps(Evil(), protocol=p, sign_key=key)\n"
+           "    refused(env, 'posix.system', verify_key=key, allow=[])\n"
+           "    refused(env, 'posix.system', verify_key=key, deny=['posix'])\n"
+           "    try:\n"
+           "        cp.load(io.BytesIO(env), verify_key=key, allow=[])\n"
+           "    except pickle.UnpicklingError as e:\n"
+           "        assert 'posix.system' in str(e), e\n"
+           "    else:\n"
+           "        raise AssertionError('load(verify_key, allow) ran it')\n"
+           "    assert not exists()\n"
+           "    f = cp.loads(cp.dumps(lambda x: x * 2, protocol=p,\n"
+           "                          sign_key=key), verify_key=key, allow=[])\n"
+           "    assert f(21) == 42\n"
+           "# The policy without the key: still refused as unverified.\n"
+           "refused(env, 'verify_key', allow=['posix'])\n"
+           "assert not exists()\n");
+}
