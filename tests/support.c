@@ -426,6 +426,19 @@ cpk_write_file(const char *path, const char *text)
 }
 
 void
+cpk_python_to_file(const char *path, const char *code)
+{
+    cpk_proc mk;
+    cpk_python(&mk, code, NULL, 0);
+    cpk_assert_exit(&mk, 0);
+    FILE *f = fopen(path, "wb");
+    cr_assert(f != NULL, "%s: %s", path, strerror(errno));
+    cr_assert(fwrite(mk.out, 1, mk.out_len, f) == mk.out_len);
+    cr_assert(fclose(f) == 0);
+    cpk_proc_free(&mk);
+}
+
+void
 cpk_fresh_run(const char *file, int line, const char *data_expr,
               const char *check)
 {

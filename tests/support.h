@@ -134,4 +134,8 @@ void cpk_tmpdir(char *buf, size_t cap);
 /* Write a file (text). */
 void cpk_write_file(const char *path, const char *text);
 
+/* Run CPK_PYTHON's `code` (cpk_python), assert it exits 0, and write what
+ * it printed on stdout (bytes, e.g. a pickle) to `path`. */
+void cpk_python_to_file(const char *path, const char *code);
+
 #endif

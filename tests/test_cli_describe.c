@@ -35,15 +35,8 @@ pickle_file(const char *name, const char *code)
     static char paths[4][256];
     static int next;
     char *path = paths[next++ % 4];
-    cpk_proc mk;
-    cpk_python(&mk, code, NULL, 0);
-    cpk_assert_exit(&mk, 0);
     snprintf(path, 256, "%s/%s", dir, name);
-    FILE *f = fopen(path, "wb");
-    cr_assert(f != NULL);
-    cr_assert(fwrite(mk.out, 1, mk.out_len, f) == mk.out_len);
-    cr_assert(fclose(f) == 0);
-    cpk_proc_free(&mk);
+    cpk_python_to_file(path, code);
     return path;
 }
 
