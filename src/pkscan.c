@@ -1737,6 +1737,43 @@ static int is_cp_module(const char *p, size_t len)
            str_eq(p, len, "cloudpickle.cloudpickle_fast");
 }
 
+/* Attributes a dotted name may pass through after its first component
+ * and still be plain data or a reconstructor: they lead from a class to
+ * its own constructor or call protocol (`object.__new__`, enums'
+ * `Enum.__new__`), never to another module. Anything else may leave the
+ * module: `dataclasses` + `inspect.os.system` is os.system, reached
+ * through the attribute dataclasses.inspect. */
+static const char *const harmless_dunders[] = {
+    "__new__", "__init__", "__call__", "__getitem__", "__class_getitem__",
+};
+
+/* Dotted names that are plain all the same: classmethods of plain
+ * classes that picklers write (getattr(cls, "name") from a bound
+ * classmethod's __reduce__), whose first component is the class itself,
+ * not a module. */
+static const name_rule plain_dotted[] = {
+    {"zoneinfo", "ZoneInfo._unpickle", 0},
+    {"collections", "OrderedDict.fromkeys", 0},
+    {"builtins", "dict.fromkeys", 0}, {"builtins", "bytes.fromhex", 0},
+    {"builtins", "bytearray.fromhex", 0}, {"builtins", "int.from_bytes", 0},
+    {"builtins", "float.fromhex", 0},
+};
+
+/* 1 if every component of `n` after the first is a harmless dunder. */
+static int dunder_rest(const char *n, size_t nl)
+{
+    size_t i = first_len(n, nl);
+    while (i < nl) {
+        size_t j = ++i;
+        while (j < nl && n[j] != '.')
+            j++;
+        if (!in_list(n + i, j - i, harmless_dunders, NELEM(harmless_dunders)))
+            return 0;
+        i = j;
+    }
+    return 1;
+}
+
 static pkscan_category categorize(const char *m, size_t ml, const char *n,
                                   size_t nl)
 {
@@ -1745,6 +1782,13 @@ static pkscan_category categorize(const char *m, size_t ml, const char *n,
         return PKSCAN_CAT_CCLOUDPICKLE;
     if (is_cp_module(m, ml) && in_list(n, nl, cp_names, NELEM(cp_names)))
         return PKSCAN_CAT_CLOUDPICKLE;
+    for (size_t i = 0; i < NELEM(plain_dotted); i++)
+        if (str_eq(m, ml, plain_dotted[i].module) &&
+            str_eq(n, nl, plain_dotted[i].name))
+            return PKSCAN_CAT_PLAIN;
+    /* an attribute path may leave the module (see harmless_dunders) */
+    if (!dunder_rest(n, nl))
+        return PKSCAN_CAT_OTHER;
     size_t fl = first_len(n, nl);
     if (str_eq(m, ml, "builtins")) {
         if (in_list(n, fl, plain_builtins, NELEM(plain_builtins)))
@@ -1756,18 +1800,51 @@ static pkscan_category categorize(const char *m, size_t ml, const char *n,
                 return PKSCAN_CAT_PLAIN;
         }
     }
-    for (size_t i = 0; i < NELEM(plain_modules); i++)
-        if (module_in(m, ml, plain_modules[i]))
-            return PKSCAN_CAT_PLAIN;
     for (size_t i = 0; i < NELEM(plain_rules); i++)
         if (str_eq(m, ml, plain_rules[i].module) &&
             str_eq(n, fl, plain_rules[i].name))
             return PKSCAN_CAT_PLAIN;
+    for (size_t i = 0; i < NELEM(plain_modules); i++)
+        if (module_in(m, ml, plain_modules[i]))
+            return PKSCAN_CAT_PLAIN;
     return PKSCAN_CAT_OTHER;
 }
 
+/* `s` (a dotted path) is `pre` or starts with `pre` and a dot. */
+static int path_starts(const char *s, size_t sl, const char *pre, size_t pl)
+{
+    return sl >= pl && memcmp(s, pre, pl) == 0 && (sl == pl || s[pl] == '.');
+}
+
+/* The danger table applied to the dotted path `s` read as "module.name...":
+ * whole-module rules match its start (a module object itself only when
+ * `whole`), named rules "module.name" followed by the end or a dot. */
+static const char *path_reason(const char *s, size_t sl, int whole)
+{
+    for (size_t i = 0; i < NELEM(danger_rules); i++) {
+        const name_rule *r = &danger_rules[i];
+        size_t ml = strlen(r->module);
+        if (r->name == NULL) {
+            if (path_starts(s, sl, r->module, ml) && (whole || sl > ml))
+                return r->reason;
+        } else if (sl > ml + 1 && memcmp(s, r->module, ml) == 0 &&
+                   s[ml] == '.' &&
+                   path_starts(s + ml + 1, sl - ml - 1, r->name,
+                               strlen(r->name))) {
+            return r->reason;
+        }
+    }
+    /* the builtins module itself, reached through an attribute
+     * (dataclasses.builtins): its namespace is every module's */
+    if (whole && str_eq(s, sl, "builtins"))
+        return R_INTERP;
+    return NULL;
+}
+
+/* Why importing (m, n) is dangerous, or NULL. `plain`: (m, n) is
+ * otherwise a reconstructor or plain data. */
 static const char *danger_reason(const char *m, size_t ml, const char *n,
-                                 size_t nl)
+                                 size_t nl, int plain)
 {
     size_t fl = first_len(n, nl);
     for (size_t i = 0; i < NELEM(danger_rules); i++) {
@@ -1785,6 +1862,20 @@ static const char *danger_reason(const char *m, size_t ml, const char *n,
         if (in_list(n + i, j - i, danger_attrs, NELEM(danger_attrs)))
             return "attribute path through interpreter internals";
         i = j + 1;
+    }
+    /* ... and may reach another module through an attribute holding it:
+     * every suffix of the path from a component on is matched against
+     * the table (`inspect.os.system` is os.system). A path that ends
+     * at a module's name counts only where it would otherwise be plain
+     * (typing.sys, a module object that BUILD could rewrite): elsewhere
+     * it is "other" anyway, and mymod.profile or Config.code is more
+     * likely a function or attribute named like a module. */
+    int whole = plain;
+    for (size_t i = 0; i < nl;) {
+        const char *why = path_reason(n + i, nl - i, whole);
+        if (why != NULL)
+            return why;
+        i += first_len(n + i, nl - i) + 1;
     }
     return NULL;
 }
@@ -2830,7 +2921,8 @@ static const char *raw_verdict(const raw_import *ri, int unrec,
         *cat = PKSCAN_CAT_PLAIN;
         return NULL;
     }
-    const char *why = danger_reason(ri->m, ri->ml, ri->n, ri->nl);
+    const char *why = danger_reason(ri->m, ri->ml, ri->n, ri->nl,
+                                    *cat != PKSCAN_CAT_OTHER);
     if (why != NULL && *cat == PKSCAN_CAT_PLAIN)
         *cat = PKSCAN_CAT_OTHER; /* operator.attrgetter, object.__subclasses__ */
     return why;

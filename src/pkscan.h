@@ -138,7 +138,16 @@ typedef enum {
  * (else s == NULL). `name` may be dotted (protocol 4 nested attribute).
  *
  * Dangerous names (`dangerous` = 1, `reason` a short phrase), matched on
- * the module and the first component of the name:
+ * the module and the first component of the name, and again on every
+ * suffix of a dotted name from one of its components on, read as
+ * "module.name": a protocol 4 name (or getattr chain) walks attributes,
+ * and an attribute may hold another module, so `dataclasses` +
+ * `inspect.os.system` is os.system ("runs commands") and `typing` +
+ * `sys.modules` is sys.modules. A suffix that is a whole module's name
+ * alone (`typing` + `sys`, `dataclasses` + `builtins`: a module object,
+ * which BUILD could rewrite) counts where the name would otherwise be
+ * plain; elsewhere (`mymod` + `profile`) it is "other" anyway. The
+ * table:
  *   whole modules and their submodules: os, posix, nt, subprocess,
  *     _posixsubprocess, pty, multiprocessing, asyncio.subprocess ("runs
  *     commands"); shutil ("opens files"); socket, _socket, webbrowser
@@ -182,6 +191,18 @@ typedef enum {
  *
  * A dangerous name is never PKSCAN_CAT_PLAIN (operator.attrgetter is
  * "other").
+ *
+ * Plain data and reconstructors: a dotted name is plain data or a
+ * reconstructor only if every component after the first is one of the
+ * harmless dunders __new__, __init__, __call__, __getitem__,
+ * __class_getitem__ (`builtins` + `object.__new__`, `enum` +
+ * `Enum.__new__`), or it is one of the classmethods picklers write for
+ * plain classes: collections OrderedDict.fromkeys, zoneinfo
+ * ZoneInfo._unpickle, builtins dict.fromkeys, bytes.fromhex,
+ * bytearray.fromhex, int.from_bytes, float.fromhex. Any other attribute
+ * path is PKSCAN_CAT_OTHER (`collections` + `_sys.modules`: collections
+ * imports sys as _sys), whether or not the table above knows where it
+ * leads.
  *
  * Plain data (PKSCAN_CAT_PLAIN): builtins' data types, harmless functions
  *   and exceptions (set, frozenset, bytearray, bytes, complex, slice,
