@@ -84,7 +84,11 @@ typedef enum {
     PKSCAN_ERR_PROTOCOL,    /* PROTO above 5 */
     PKSCAN_ERR_UNSUPPORTED, /* PERSID / BINPERSID: persistent ids */
     PKSCAN_ERR_TRAILING,    /* bytes after STOP (error_offset: the first) */
-    PKSCAN_ERR_NOMEM        /* allocation failed mid-scan */
+    PKSCAN_ERR_NOMEM,       /* allocation failed mid-scan */
+    PKSCAN_ERR_LIMIT        /* the scan needs more memory than the cap
+                               given to pkscan_scan_limited ("needs more
+                               than N MiB of memory to inspect"; the
+                               offset: the opcode or 0 in the analysis) */
 } pkscan_status;
 
 /* A string owned by the report: `s` is NUL-terminated, `len` excludes
@@ -372,13 +376,23 @@ typedef struct {
  * what was found before the error. */
 pkscan_report *pkscan_scan(const void *data, size_t len, unsigned flags);
 
+/* pkscan_scan with a cap on the memory the scan may hold (its arrays,
+ * arenas and the report; not `data`): an allocation that would go over
+ * `max_bytes` stops the scan with PKSCAN_ERR_LIMIT instead (the report
+ * then lists what was found before it, as far as the cap allowed).
+ * max_bytes 0: no cap (pkscan_scan). What a scan needs is about 40 to 70
+ * bytes per opcode that pushes a value (see "Costs"); the cap is the way
+ * to scan hostile input of any size without risking the OOM killer. */
+pkscan_report *pkscan_scan_limited(const void *data, size_t len,
+                                   unsigned flags, size_t max_bytes);
+
 /* Free a report and everything it owns; NULL is fine. */
 void pkscan_free(pkscan_report *r);
 
 /* Short stable names for the enums, for --json: "ok", "truncated",
  * "bad-opcode", "stack-underflow", "mark-missing", "memo", "type",
  * "value", "length", "protocol", "unsupported", "trailing-data",
- * "no-memory"; "global", "stack_global", "inst", "ext", "dynamic",
+ * "no-memory", "memory-limit"; "global", "stack_global", "inst", "ext", "dynamic",
  * "getattr", "builtin_type", "subimport"; "other", "ccloudpickle",
  * "cloudpickle",
  * "plain"; "positional-only", "regular", "varargs", "keyword-only",
