@@ -254,7 +254,11 @@ static int fail(scanner *sc, pkscan_status st, size_t off, const char *fmt,
     r->status = st;
     r->error_offset = off;
     r->error_opcode = off < sc->n ? sc->d[off] : -1;
+    /* the message itself (at most 256 bytes) is not held to the cap */
+    size_t limit = sc->rep->acct.limit;
+    sc->rep->acct.limit = 0;
     r->error = rep_strdup(sc->rep, buf, strlen(buf));
+    sc->rep->acct.limit = limit;
     if (r->error == NULL)
         r->error = "out of memory";
     return -1;

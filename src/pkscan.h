@@ -41,9 +41,14 @@
  * Costs: time linear in the input (the analysis is charged against a work
  * budget proportional to the input, so sharing one big dict among many
  * functions, or a chain of getattr building ever longer names, cannot make
- * it quadratic; import names have a budget of their own); memory O(input): the memo array is
- * at most the input size, no recursion on input-controlled depth (a tuple
- * nested a million deep is fine). The report's lists are capped
+ * it quadratic; import names have a budget of their own); memory O(input):
+ * a 40-byte node per value pushed, 8 bytes per container item, 4 per
+ * stack slot, MARK and memo index (the memo array is at most the input
+ * size), and 24 per node during the analysis; arrays grow by half. That
+ * is 40 to 70 bytes per one-byte opcode at worst (a pickle of EMPTY_LISTs),
+ * so a hostile gigabyte would need tens of gigabytes: scan untrusted
+ * input with pkscan_scan_limited. No recursion on input-controlled depth
+ * (a tuple nested a million deep is fine). The report's lists are capped
  * (PKSCAN_MAX_ITEMS per list, and the budget; see `truncated`).
  *
  * Usage:
