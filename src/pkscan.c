@@ -2090,14 +2090,15 @@ typedef struct {
     uint32_t *recog;  /* node -> uses recognised as constant lookups */
     raw_import *raw;
     size_t nraw, capraw;
-    uint32_t *code_of; /* node -> index + 1 into codes */
+    uint32_t *aux_of; /* node -> (AUX_* tag << AUX_BITS) | index + 1 into
+                         codes, dsums, fns or clss: the kinds of node
+                         these describe never overlap (a code object is a
+                         REDUCE of a code reconstructor, a function of
+                         _function_new, ...), so one array serves all */
     code_info *codes;
     size_t ncodes, capcodes;
-    uint32_t *dsum_of;
     dict_summary *dsums;
     size_t ndsums, capdsums;
-    uint32_t *fn_of;  /* node -> function index + 1 */
-    uint32_t *cls_of; /* node -> class index + 1 */
     pkscan_function *fns;
     size_t nfns, capfns;
     pkscan_class *clss;
@@ -2116,6 +2117,26 @@ static int charge(analysis *an, size_t k)
         return -1;
     }
     an->rep->budget -= k;
+    return 0;
+}
+
+enum { AUX_CODE = 0, AUX_DSUM, AUX_FN, AUX_CLS };
+#define AUX_BITS 30
+
+/* The index + 1 of node `id`'s entry of kind `tag`, 0 if none. */
+static uint32_t aux_get(const analysis *an, uint32_t id, int tag)
+{
+    uint32_t v = an->aux_of[id];
+    return v != 0 && v >> AUX_BITS == (uint32_t)tag
+               ? v & ((UINT32_C(1) << AUX_BITS) - 1)
+               : 0;
+}
+
+static int aux_set(analysis *an, uint32_t id, int tag, size_t index1)
+{
+    if (index1 >= (UINT32_C(1) << AUX_BITS))
+        return -1;
+    an->aux_of[id] = (uint32_t)tag << AUX_BITS | (uint32_t)index1;
     return 0;
 }
 
@@ -2187,8 +2208,8 @@ static const dict_summary *dict_sum(analysis *an, uint32_t id)
     scanner *sc = an->sc;
     if (kind_of(sc, id) != K_DICT)
         return NULL;
-    if (an->dsum_of[id])
-        return &an->dsums[an->dsum_of[id] - 1];
+    if (aux_get(an, id, AUX_DSUM))
+        return &an->dsums[aux_get(an, id, AUX_DSUM) - 1];
     if (charge(an, sc->nodes[id].n))
         return NULL;
     if (sgrow(an->sc->acct, (void **)&an->dsums, &an->capdsums, an->ndsums + 1,
@@ -2211,7 +2232,10 @@ static const dict_summary *dict_sum(analysis *an, uint32_t id)
             if (str_eq(p, l, dict_keys[k]))
                 ds->v[k] = v; /* the last assignment wins */
     }
-    an->dsum_of[id] = (uint32_t)an->ndsums;
+    if (aux_set(an, id, AUX_DSUM, an->ndsums)) {
+        an->oom = 1;
+        return NULL;
+    }
     return ds;
 }
 
@@ -2590,8 +2614,8 @@ static const code_info *code_get(analysis *an, uint32_t id)
     scanner *sc = an->sc;
     if (kind_of(sc, id) != K_REDUCE)
         return NULL;
-    if (an->code_of[id])
-        return &an->codes[an->code_of[id] - 1];
+    if (aux_get(an, id, AUX_CODE))
+        return &an->codes[aux_get(an, id, AUX_CODE) - 1];
     const resolved *c = res_get(an, sc->nodes[id].a);
     uint32_t args = sc->nodes[id].b;
     code_info ci;
@@ -2629,7 +2653,10 @@ static const code_info *code_get(analysis *an, uint32_t id)
         return NULL;
     }
     an->codes[an->ncodes++] = ci;
-    an->code_of[id] = (uint32_t)an->ncodes;
+    if (aux_set(an, id, AUX_CODE, an->ncodes)) {
+        an->oom = 1;
+        return NULL;
+    }
     return &an->codes[an->ncodes - 1];
 }
 
@@ -2739,7 +2766,7 @@ static pkscan_function *new_fn(analysis *an, uint32_t id, int layout)
     f->magic = -1;
     f->n_defaults = 0;
     f->n_kwdefaults = 0;
-    an->fn_of[id] = (uint32_t)an->nfns;
+    aux_set(an, id, AUX_FN, an->nfns); /* fewer than PKSCAN_MAX_ITEMS */
     return f;
 }
 
@@ -2817,8 +2844,8 @@ static pkscan_str base_name(analysis *an, uint32_t b)
         if (j)
             return rstr(an, j, l);
     }
-    if (b != NONE_ID && an->cls_of[b])
-        return an->clss[an->cls_of[b] - 1].name;
+    if (b != NONE_ID && aux_get(an, b, AUX_CLS))
+        return an->clss[aux_get(an, b, AUX_CLS) - 1].name;
     return rstr(an, "?", 1);
 }
 
@@ -2836,7 +2863,7 @@ static pkscan_class *new_cls(analysis *an, uint32_t id)
     pkscan_class *c = &an->clss[an->nclss++];
     memset(c, 0, sizeof *c);
     c->offset = an->sc->nodes[id].off;
-    an->cls_of[id] = (uint32_t)an->nclss;
+    aux_set(an, id, AUX_CLS, an->nclss); /* fewer than PKSCAN_MAX_ITEMS */
     return c;
 }
 
@@ -2865,7 +2892,7 @@ static int is_method_value(analysis *an, uint32_t v)
     scanner *sc = an->sc;
     if (v == NONE_ID)
         return 0;
-    if (an->fn_of[v])
+    if (aux_get(an, v, AUX_FN))
         return 1;
     if (kind_of(sc, v) != K_REDUCE)
         return 0;
@@ -2948,13 +2975,14 @@ static void objects_pass(analysis *an)
         } else if (str_eq(c->n, c->nl, "_function_fill") &&
                    tuple_n(sc, args, 2)) {
             uint32_t fn = item(sc, args, 0);
-            if (an->fn_of[fn])
-                fn_state(an, &an->fns[an->fn_of[fn] - 1], item(sc, args, 1));
+            if (aux_get(an, fn, AUX_FN))
+                fn_state(an, &an->fns[aux_get(an, fn, AUX_FN) - 1],
+                         item(sc, args, 1));
         } else if (str_eq(c->n, c->nl, "_function_setstate") &&
                    tuple_n(sc, args, 2)) {
             uint32_t fn = item(sc, args, 0), st = item(sc, args, 1);
-            if (an->fn_of[fn] && tuple_n(sc, st, 2)) {
-                pkscan_function *f = &an->fns[an->fn_of[fn] - 1];
+            if (aux_get(an, fn, AUX_FN) && tuple_n(sc, st, 2)) {
+                pkscan_function *f = &an->fns[aux_get(an, fn, AUX_FN) - 1];
                 fn_state(an, f, item(sc, st, 1));
                 fn_state(an, f, item(sc, st, 0));
             }
@@ -2988,8 +3016,9 @@ static void objects_pass(analysis *an)
         } else if (str_eq(c->n, c->nl, "_class_setstate") &&
                    tuple_n(sc, args, 2)) {
             uint32_t cl = item(sc, args, 0), st = item(sc, args, 1);
-            if (an->cls_of[cl] && tuple_n(sc, st, 2))
-                cls_state(an, &an->clss[an->cls_of[cl] - 1], item(sc, st, 0));
+            if (aux_get(an, cl, AUX_CLS) && tuple_n(sc, st, 2))
+                cls_state(an, &an->clss[aux_get(an, cl, AUX_CLS) - 1],
+                          item(sc, st, 0));
         }
     }
     for (size_t i = 0; i < an->nclss; i++)
@@ -3158,12 +3187,8 @@ static void analyse(scanner *sc)
     memacct *m = sc->acct;
     an.res_of = scalloc(m, nn, sizeof(uint32_t));
     an.recog = scalloc(m, nn, sizeof(uint32_t));
-    an.code_of = scalloc(m, nn, sizeof(uint32_t));
-    an.dsum_of = scalloc(m, nn, sizeof(uint32_t));
-    an.fn_of = scalloc(m, nn, sizeof(uint32_t));
-    an.cls_of = scalloc(m, nn, sizeof(uint32_t));
-    if (!an.res_of || !an.recog || !an.code_of || !an.dsum_of || !an.fn_of ||
-        !an.cls_of || resolve_pass(&an))
+    an.aux_of = scalloc(m, nn, sizeof(uint32_t));
+    if (!an.res_of || !an.recog || !an.aux_of || resolve_pass(&an))
         an.oom = 1;
     /* imports first: when the budget runs out, what is cut is the
      * description of functions and classes, not the import list */
@@ -3197,17 +3222,16 @@ static void analyse(scanner *sc)
     }
     if (r->status == PKSCAN_OK && r->result_kind && sc->nstack) {
         uint32_t top = sc->stack[sc->nstack - 1];
-        if (an.fn_of && an.fn_of[top])
+        if (an.aux_of && aux_get(&an, top, AUX_FN))
             r->result_kind = "function";
-        else if (an.cls_of && an.cls_of[top])
+        else if (an.aux_of && aux_get(&an, top, AUX_CLS))
             r->result_kind = "class";
     }
     if (an.oom && r->status == PKSCAN_OK) {
         sc->failed = 0;
         nomem(sc, 0);
     }
-    uint32_t **per_node[] = {&an.res_of, &an.recog, &an.code_of,
-                             &an.dsum_of, &an.fn_of, &an.cls_of};
+    uint32_t **per_node[] = {&an.res_of, &an.recog, &an.aux_of};
     for (size_t i = 0; i < NELEM(per_node); i++)
         if (*per_node[i] != NULL) {
             free(*per_node[i]);

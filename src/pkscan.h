@@ -44,7 +44,7 @@
  * it quadratic; import names have a budget of their own); memory O(input):
  * a 40-byte node per value pushed, 8 bytes per container item, 4 per
  * stack slot, MARK and memo index (the memo array is at most the input
- * size), and 24 per node during the analysis; arrays grow by half. That
+ * size), and 12 per node during the analysis; arrays grow by half. That
  * is 40 to 70 bytes per one-byte opcode at worst (a pickle of EMPTY_LISTs),
  * so a hostile gigabyte would need tens of gigabytes: scan untrusted
  * input with pkscan_scan_limited. No recursion on input-controlled depth
