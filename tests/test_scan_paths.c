@@ -62,6 +62,12 @@ Test(scan_paths, dotted_names_are_classified_by_where_they_lead)
          PKSCAN_CAT_OTHER},
         {"ccloudpickle", "_function_new.os.system", "runs commands",
          PKSCAN_CAT_OTHER},
+        /* cloudpickle.cloudpickle imports pickle, platform, sys, ... */
+        {"cloudpickle.cloudpickle", "pickle.loads", "nested unpickling",
+         PKSCAN_CAT_OTHER},
+        {"cloudpickle.cloudpickle", "platform.os.system", "runs commands",
+         PKSCAN_CAT_OTHER},
+        {"cloudpickle.cloudpickle", "sys", NULL, PKSCAN_CAT_OTHER},
         {"cloudpickle", "_make_function.mro", NULL, PKSCAN_CAT_OTHER},
         /* an attribute path that may leave the module: not plain, even
          * when nothing in it is known to be dangerous (an alias) */
