@@ -48,6 +48,7 @@ enum {
     OPT_VERIFY,
     OPT_ALLOW,
     OPT_DENY,
+    OPT_MAX_SCAN,
 };
 
 static const struct option longopts[] = {
@@ -59,6 +60,7 @@ static const struct option longopts[] = {
     {"allow", required_argument, NULL, OPT_ALLOW},
     {"deny", required_argument, NULL, OPT_DENY},
     {"max-size", required_argument, NULL, OPT_MAX_SIZE},
+    {"max-scan-memory", required_argument, NULL, OPT_MAX_SCAN},
     {"path", required_argument, NULL, 'P'},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
@@ -77,6 +79,7 @@ typedef struct {
     const char **paths;
     int npaths;
     size_t max_size; /* refuse longer input */
+    size_t max_scan; /* memory the static scan may hold */
     const char *verify;     /* key file: --verify, else the environment's */
     const char *key_source; /* "--verify" or "CLOUDPICKLE_VERIFY_KEY" */
     unsigned char *key;     /* its key, read before anything else */
@@ -142,6 +145,10 @@ usage(void)
            "      --max-size=SIZE  refuse input longer than SIZE bytes (K, M, "
            "G, T suffixes,\n"
            "                       powers of 1024; default 1G)\n"
+           "      --max-scan-memory=SIZE\n"
+           "                       refuse input whose check needs more "
+           "than SIZE bytes of\n"
+           "                       memory (same suffixes; default 2G)\n"
            "  -P, --path=DIR       also search DIR for modules (repeatable; "
            "the current\n"
            "                       directory is searched last unless given "
@@ -166,6 +173,7 @@ parse_options(int argc, char **argv, options *o)
 {
     memset(o, 0, sizeof(*o));
     o->max_size = CPK_INPUT_LIMIT;
+    o->max_scan = CPK_SCAN_MEMORY_LIMIT;
     o->paths = calloc((size_t)argc, sizeof(char *));
     o->allow = calloc((size_t)argc, sizeof(char *));
     o->deny = calloc((size_t)argc, sizeof(char *));
@@ -214,6 +222,13 @@ parse_options(int argc, char **argv, options *o)
                 return cpk_usage_error("invalid size '%s' for --max-size "
                                        "(bytes, or with a K, M, G or T "
                                        "suffix)",
+                                       optarg);
+            break;
+        case OPT_MAX_SCAN:
+            if (cpk_parse_size(optarg, &o->max_scan) < 0 || o->max_scan == 0)
+                return cpk_usage_error("invalid size '%s' for "
+                                       "--max-scan-memory (bytes, or with a "
+                                       "K, M, G or T suffix)",
                                        optarg);
             break;
         case 'P':
@@ -655,7 +670,7 @@ main(int argc, char **argv)
     cpk_input in;
     cpk_signed_input sig;
     pkscan_report *scan = NULL;
-    status = cpk_scan_read(o.file, o.name, o.max_size,
+    status = cpk_scan_read(o.file, o.name, o.max_size, o.max_scan,
                            o.key ? o.key_source : NULL, &in);
     if (status == 0)
         status = cpk_signed_open(o.name, (const unsigned char *)in.data,
@@ -663,7 +678,8 @@ main(int argc, char **argv)
     if (status == 0 && (o.call || o.load))
         status = cpk_signed_loadable(o.name, &sig);
     if (status == 0)
-        status = cpk_scan_pickle(o.name, sig.pickle, sig.pickle_len, &scan);
+        status = cpk_scan_pickle(o.name, sig.pickle, sig.pickle_len,
+                                 o.max_scan, &scan);
     if (status == 0 && o.strict)
         status = cpk_scan_strict(scan, o.name);
     if (status == 0 && cpk_policy_active(o.policy))

@@ -22,13 +22,17 @@ typedef struct {
     size_t next; /* scan the prefix when it is at least this long */
     pkscan_report *early; /* the refusal, if one was found early */
     int need_signed; /* a key was given: only a signed envelope will do */
+    size_t max_scan; /* --max-scan-memory */
 } early_ctx;
 
 enum { EARLY_REFUSED = -100, EARLY_NOT_SIGNED = -101 };
 
 /* Errors at an opcode that lies wholly in a prefix are the whole input's
  * too: the walk is sequential. Truncation and lengths or memo indices
- * checked against the input size are not (more input may fix them). */
+ * checked against the input size are not (more input may fix them). A
+ * prefix that needs more memory than the cap, the whole input does too:
+ * the walk holds what it held for the prefix, and the analysis has at
+ * least as much to look at. */
 static int
 prefix_stable(pkscan_status s)
 {
@@ -41,6 +45,7 @@ prefix_stable(pkscan_status s)
     case PKSCAN_ERR_PROTOCOL:
     case PKSCAN_ERR_UNSUPPORTED:
     case PKSCAN_ERR_TRAILING:
+    case PKSCAN_ERR_LIMIT:
         return 1;
     default:
         return 0;
@@ -63,13 +68,23 @@ early_check(void *ctx, const char *data, size_t len, int eof)
         return 0; /* a signed envelope: its pickle is checked when open */
     while (c->next <= len)
         c->next = c->next > ((size_t)-1) / 2 ? (size_t)-1 : c->next * 2;
-    pkscan_report *r = pkscan_scan(data, len, 0);
+    pkscan_report *r = pkscan_scan_limited(data, len, 0, c->max_scan);
     if (r != NULL && prefix_stable(r->status)) {
         c->early = r;
         return EARLY_REFUSED;
     }
     pkscan_free(r);
     return 0;
+}
+
+static void
+too_large(const char *name, size_t max_scan, size_t at)
+{
+    char limit[32];
+    cpk_format_size(max_scan, limit, sizeof(limit));
+    cpk_error("%s: too large to inspect: needs more than %s of memory, at "
+              "byte %zu (raise it with --max-scan-memory)",
+              name, limit, at);
 }
 
 static void
@@ -95,10 +110,10 @@ refuse(const char *name, const char *what, size_t at)
 
 int
 cpk_scan_read(const char *path, const char *name, size_t max_size,
-              const char *key_source, cpk_input *in)
+              size_t max_scan, const char *key_source, cpk_input *in)
 {
     /* The first read is checked at once, whatever its size. */
-    early_ctx c = {1, NULL, key_source != NULL};
+    early_ctx c = {1, NULL, key_source != NULL, max_scan};
     int e = cpk_read_input(path, max_size, in, early_check, &c);
     if (e == EARLY_NOT_SIGNED) {
         cpk_error("%s: not a signed pickle (%s requires one)", name,
@@ -107,6 +122,11 @@ cpk_scan_read(const char *path, const char *name, size_t max_size,
     }
     char limit[32], size[32];
     cpk_format_size(max_size, limit, sizeof(limit));
+    if (e == EARLY_REFUSED && c.early->status == PKSCAN_ERR_LIMIT) {
+        too_large(name, max_scan, c.early->error_offset);
+        pkscan_free(c.early);
+        return CPK_EXIT_INPUT;
+    }
     if (e == EARLY_REFUSED) {
         refuse(name, c.early->error, c.early->error_offset);
         pkscan_free(c.early);
@@ -137,13 +157,17 @@ cpk_scan_read(const char *path, const char *name, size_t max_size,
 
 int
 cpk_scan_pickle(const char *name, const void *data, size_t len,
-                pkscan_report **report)
+                size_t max_scan, pkscan_report **report)
 {
-    pkscan_report *r = pkscan_scan(data, len, 0);
+    pkscan_report *r = pkscan_scan_limited(data, len, 0, max_scan);
     *report = r;
     if (r == NULL || r->status == PKSCAN_ERR_NOMEM) {
         cpk_error("%s: out of memory scanning %zu bytes", name, len);
         return CPK_EXIT_SYSTEM;
+    }
+    if (r->status == PKSCAN_ERR_LIMIT) {
+        too_large(name, max_scan, r->error_offset);
+        return CPK_EXIT_INPUT;
     }
     if (r->status != PKSCAN_OK) {
         refuse(name, r->error, r->error_offset);

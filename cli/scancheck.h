@@ -18,6 +18,15 @@
  * the C stack, 10,000 take well under 1 MB of it. */
 #define CPK_SCAN_MAX_DEPTH 10000
 
+/* Default of --max-scan-memory: the most memory the static scan may hold
+ * (pkscan_scan_limited). The scan needs about 40 to 70 bytes per opcode
+ * that pushes a value, so 2 GiB inspects some 30 million values (a 150 MB
+ * pickle of small ints, or any pickle whose bulk is long strings or
+ * buffers) in memory most machines have, while a hostile 1 GiB pickle of
+ * one-byte opcodes (--max-size's default), which would need 40 to 70
+ * GiB, is refused instead of waking the OOM killer. */
+#define CPK_SCAN_MEMORY_LIMIT ((size_t)2 << 30)
+
 /* Read `path` ("-": standard input; `name` for messages) bounded by
  * `max_size`, refusing garbage early while it arrives (not a signed
  * envelope, whose pickle starts after its header). With `key_source`
@@ -29,15 +38,19 @@
  * key) or malformed input (`not a valid pickle: <what> at byte N`), or a
  * file that cannot be read. */
 int cpk_scan_read(const char *path, const char *name, size_t max_size,
-                  const char *key_source, cpk_input *in);
+                  size_t max_scan, const char *key_source, cpk_input *in);
 
-/* Scan the pickle of `len` bytes at `data`. Returns 0 with the report in
+/* Scan the pickle of `len` bytes at `data`, holding at most `max_scan`
+ * bytes of memory (--max-scan-memory; the early scans of cpk_scan_read
+ * too). Returns 0 with the report in
  * *report (the caller frees it, even on failure), or CPK_EXIT_INPUT after
- * one line: malformed (`not a valid pickle: <what> at byte N`), nesting
+ * one line: malformed (`not a valid pickle: <what> at byte N`), too big
+ * for `max_scan` (`too large to inspect: needs more than SIZE of memory,
+ * at byte N (raise it with --max-scan-memory)`), nesting
  * deeper than CPK_SCAN_MAX_DEPTH, or a STOP that leaves more than the
  * result on the stack; CPK_EXIT_SYSTEM out of memory. */
 int cpk_scan_pickle(const char *name, const void *data, size_t len,
-                    pkscan_report **report);
+                    size_t max_scan, pkscan_report **report);
 
 /* The --strict check: 0 if pkscan_strict_violation(r) is false, else
  * CPK_EXIT_INPUT after one line per offending import:

@@ -18,6 +18,14 @@
 /* Pickles from this size on are scanned without the GIL. */
 #define CPK_SCAN_NOGIL_SIZE 65536
 
+/* The most memory the static pass may hold (pkscan_scan_limited), as
+ * cloudpickle-load's default --max-scan-memory (cli/scancheck.h): some
+ * 30 million values. A pickle that needs more raises UnpicklingError
+ * ("too large to inspect ...", documented in loads' docstring) instead
+ * of exhausting memory: a hostile pickle of one-byte opcodes needs 40 to
+ * 70 bytes of scan per input byte. */
+#define CPK_POLICY_SCAN_LIMIT ((size_t)2 << 30)
+
 /* Add each str of the iterable `patterns` as a rule. 0, or -1 with
  * TypeError (not an iterable of str) or ValueError (a malformed pattern,
  * named) set. */
@@ -207,16 +215,24 @@ static_pass(cpk_state *st, const cpk_policy *p, const char *buf,
      * run (a small one would only pay for the hand-over) */
     if (len >= CPK_SCAN_NOGIL_SIZE) {
         Py_BEGIN_ALLOW_THREADS
-        r = pkscan_scan(buf, (size_t)len,
-                        fix_imports ? 0 : PKSCAN_NO_FIX_IMPORTS);
+        r = pkscan_scan_limited(buf, (size_t)len,
+                                fix_imports ? 0 : PKSCAN_NO_FIX_IMPORTS,
+                                CPK_POLICY_SCAN_LIMIT);
         Py_END_ALLOW_THREADS
     }
     else
-        r = pkscan_scan(buf, (size_t)len,
-                        fix_imports ? 0 : PKSCAN_NO_FIX_IMPORTS);
+        r = pkscan_scan_limited(buf, (size_t)len,
+                                fix_imports ? 0 : PKSCAN_NO_FIX_IMPORTS,
+                                CPK_POLICY_SCAN_LIMIT);
     cpk_policy_names *names = NULL;
     if (r == NULL || r->status == PKSCAN_ERR_NOMEM) {
         PyErr_NoMemory();
+        goto done;
+    }
+    if (r->status == PKSCAN_ERR_LIMIT) {
+        PyErr_Format(st->UnpicklingError,
+                     "pickle too large to inspect under an import policy: "
+                     "%s (at byte %zu)", r->error, r->error_offset);
         goto done;
     }
     if (r->status != PKSCAN_OK &&

@@ -370,7 +370,9 @@ PyDoc_STRVAR(loads_doc,
 "refused, pickle.UnpicklingError lists every refused import (name and\n"
 "byte offset) before a single opcode runs, and a malformed pickle is\n"
 "refused 'at byte N'. The load then runs with find_class enforcing the\n"
-"same rules. A bad pattern raises ValueError, a non-str TypeError.");
+"same rules. A bad pattern raises ValueError, a non-str TypeError.\n"
+"The check holds at most 2 GiB of memory (some 30 million values): a\n"
+"pickle that needs more raises UnpicklingError ('too large to inspect').");
 
 PyDoc_STRVAR(load_doc,
 "load(file, *, fix_imports=True, encoding='ASCII', errors='strict',\n"

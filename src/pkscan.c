@@ -38,7 +38,12 @@ static const char *const kind_names[K_NKINDS] = {
 };
 
 #define NF_BIGINT 0x1 /* K_INT that does not fit int64 */
+#define NF_DEC 0x2    /* K_STR/K_BYTES/K_BYTEARRAY: the bytes are in
+                         scanner.decbuf, not in the input */
 
+/* One value of the model: 40 bytes, the scan's main memory cost (one per
+ * value-pushing opcode; pkscan.h "Costs"). Offsets and counts are 32-bit:
+ * the input is smaller than 4 GiB. */
 typedef struct {
     uint8_t kind;
     uint8_t flags;
@@ -47,16 +52,16 @@ typedef struct {
     uint32_t off;  /* offset of the creating opcode */
     uint32_t eh, et, n; /* items (edges): first, last, count. Any node
                            may get them: APPENDS on an opaque object */
-    /* K_REDUCE: a = callable, b = args; K_NEWOBJ: a, b, c = cls, args,
-     * kwargs; K_OBJ: a = cls, b = args tuple; K_GLOBAL: a = module str
-     * node, b = name str node (after fix_imports); K_DYNAMIC: a, b the
-     * operands; K_EXT: ival = code. */
-    uint32_t a, b, c;
-    uint32_t st; /* last BUILD state, NONE_ID if none */
+    /* K_REDUCE: a = callable, b = args; K_NEWOBJ: a, b = cls, args (the
+     * kwargs of NEWOBJ_EX are not kept: nothing reads them); K_OBJ: a =
+     * cls, b = args tuple; K_GLOBAL: a = module str node, b = name str
+     * node (after fix_imports); K_DYNAMIC: a, b the operands; K_EXT:
+     * ival = code. */
+    uint32_t a, b;
     union {
         struct {
-            const char *p;
-            size_t len;
+            uint32_t at, len; /* bytes at input + at (decbuf + at with
+                                 NF_DEC) */
         } s;
         int64_t ival;
         struct {
@@ -64,6 +69,8 @@ typedef struct {
         } w;
     } u;
 } node;
+
+typedef char node_is_40_bytes[sizeof(node) == 40 ? 1 : -1];
 
 typedef struct {
     uint32_t child, next;
@@ -76,8 +83,70 @@ typedef struct blob {
     char data[];
 } blob;
 
+/* Memory charged against the caller's cap (pkscan_scan_limited): every
+ * array and arena of a scan, counted at its capacity (a growing array at
+ * old and new size while realloc moves it), so what the scan holds never
+ * exceeds `limit` by more than the fixed bookkeeping. */
+typedef struct {
+    size_t used, limit; /* limit 0: none */
+    int hit;            /* an allocation was refused by the cap */
+} memacct;
+
+static int acct_take(memacct *m, size_t k)
+{
+    if (m->limit && (m->used > m->limit || k > m->limit - m->used)) {
+        m->hit = 1;
+        return -1;
+    }
+    m->used += k;
+    return 0;
+}
+
+static void acct_give(memacct *m, size_t k)
+{
+    m->used -= k < m->used ? k : m->used;
+}
+
+/* cpk_grow, charged to `m`, growing by half (not doubling) once past
+ * 64 Ki elements: the slack of a huge array is a third, not a half. */
+static int sgrow(memacct *m, void **arr, size_t *cap, size_t need,
+                 size_t elem)
+{
+    if (need <= *cap)
+        return 0;
+    size_t ncap = *cap ? *cap : 16;
+    while (ncap < need) {
+        if (ncap > ((size_t)-1) / 4 / elem)
+            return -1;
+        ncap = ncap < 65536 ? ncap * 2 : ncap + ncap / 2;
+    }
+    if (acct_take(m, ncap * elem))
+        return -1;
+    void *p = realloc(*arr, ncap * elem);
+    if (p == NULL) {
+        acct_give(m, ncap * elem);
+        return -1;
+    }
+    acct_give(m, *cap * elem);
+    *arr = p;
+    *cap = ncap;
+    return 0;
+}
+
+/* calloc(n, elem) charged to `m` (release with acct_give). */
+static void *scalloc(memacct *m, size_t n, size_t elem)
+{
+    if (n > ((size_t)-1) / elem || acct_take(m, n * elem))
+        return NULL;
+    void *p = calloc(n, elem);
+    if (p == NULL)
+        acct_give(m, n * elem);
+    return p;
+}
+
 typedef struct {
     blob *head;
+    memacct *acct;
 } arena;
 
 static void *arena_alloc(arena *ar, size_t n, size_t align)
@@ -91,9 +160,13 @@ static void *arena_alloc(arena *ar, size_t n, size_t align)
         }
     }
     size_t cap = n + align > 65536 ? n + align : 65536;
-    b = malloc(sizeof(blob) + cap);
-    if (b == NULL)
+    if (cap > ((size_t)-1) / 2 || acct_take(ar->acct, sizeof(blob) + cap))
         return NULL;
+    b = malloc(sizeof(blob) + cap);
+    if (b == NULL) {
+        acct_give(ar->acct, sizeof(blob) + cap);
+        return NULL;
+    }
     b->next = ar->head;
     b->cap = cap;
     ar->head = b;
@@ -107,6 +180,7 @@ static void arena_free(arena *ar)
     blob *b = ar->head;
     while (b) {
         blob *nx = b->next;
+        acct_give(ar->acct, sizeof(blob) + b->cap);
         free(b);
         b = nx;
     }
@@ -116,6 +190,7 @@ static void arena_free(arena *ar)
 /* The report and what it owns. */
 typedef struct {
     pkscan_report pub;
+    memacct acct;   /* what the scan holds, against the cap */
     arena mem;
     size_t budget;  /* analysis work left before `truncated` */
     size_t ibudget; /* bytes of import names left to copy */
@@ -133,7 +208,7 @@ typedef struct {
     size_t nedges, capedges;
     uint32_t *stack;
     size_t nstack, capstack;
-    size_t *marks;
+    uint32_t *marks; /* stack positions (fewer than the input's bytes) */
     size_t nmarks, capmarks;
     size_t fence;
 
@@ -143,7 +218,11 @@ typedef struct {
 
     int proto;
     size_t frame_end; /* end of the current FRAME, 0 outside frames */
-    arena dec; /* decoded protocol-0 strings, joined names */
+    char *decbuf; /* decoded protocol-0 strings and fix_imports names
+                     (node offsets into it: it may move while walking) */
+    size_t ndec, capdec;
+    memacct *acct; /* the report's */
+    arena dec; /* the analysis': joined names, parameter lists */
     int failed;
 } scanner;
 
@@ -175,14 +254,28 @@ static int fail(scanner *sc, pkscan_status st, size_t off, const char *fmt,
     r->status = st;
     r->error_offset = off;
     r->error_opcode = off < sc->n ? sc->d[off] : -1;
+    /* the message itself (at most 256 bytes) is not held to the cap */
+    size_t limit = sc->rep->acct.limit;
+    sc->rep->acct.limit = 0;
     r->error = rep_strdup(sc->rep, buf, strlen(buf));
+    sc->rep->acct.limit = limit;
     if (r->error == NULL)
         r->error = "out of memory";
     return -1;
 }
 
+/* An allocation failed: out of memory, or over the cap. */
 static int nomem(scanner *sc, size_t off)
 {
+    if (sc->acct->hit) {
+        size_t mib = sc->acct->limit >> 20;
+        if (mib > 0)
+            return fail(sc, PKSCAN_ERR_LIMIT, off,
+                        "needs more than %zu MiB of memory to inspect", mib);
+        return fail(sc, PKSCAN_ERR_LIMIT, off,
+                    "needs more than %zu bytes of memory to inspect",
+                    sc->acct->limit);
+    }
     return fail(sc, PKSCAN_ERR_NOMEM, off, "out of memory");
 }
 
@@ -191,8 +284,8 @@ static int nomem(scanner *sc, size_t off)
 static uint32_t new_node(scanner *sc, int kind, size_t off)
 {
     if (sc->nnodes >= UINT32_MAX - 1 ||
-        cpk_grow((void **)&sc->nodes, &sc->capnodes, sc->nnodes + 1,
-             sizeof(node))) {
+        sgrow(sc->acct, (void **)&sc->nodes, &sc->capnodes, sc->nnodes + 1,
+              sizeof(node))) {
         nomem(sc, off);
         return NONE_ID;
     }
@@ -200,7 +293,7 @@ static uint32_t new_node(scanner *sc, int kind, size_t off)
     memset(nd, 0, sizeof *nd);
     nd->kind = (uint8_t)kind;
     nd->off = (uint32_t)off;
-    nd->a = nd->b = nd->c = nd->st = NONE_ID;
+    nd->a = nd->b = NONE_ID;
     nd->depth = 1;
     return (uint32_t)sc->nnodes++;
 }
@@ -236,8 +329,8 @@ static void deepen(scanner *sc, uint32_t parent, uint32_t child, size_t off)
 static int add_edge(scanner *sc, uint32_t parent, uint32_t child, size_t off)
 {
     if (sc->nedges >= UINT32_MAX - 1 ||
-        cpk_grow((void **)&sc->edges, &sc->capedges, sc->nedges + 1,
-             sizeof(edge)))
+        sgrow(sc->acct, (void **)&sc->edges, &sc->capedges, sc->nedges + 1,
+              sizeof(edge)))
         return nomem(sc, off);
     uint32_t e = (uint32_t)sc->nedges++;
     sc->edges[e].child = child;
@@ -258,8 +351,8 @@ static int push(scanner *sc, uint32_t id, size_t off)
 {
     if (id == NONE_ID)
         return -1;
-    if (cpk_grow((void **)&sc->stack, &sc->capstack, sc->nstack + 1,
-             sizeof(uint32_t)))
+    if (sgrow(sc->acct, (void **)&sc->stack, &sc->capstack, sc->nstack + 1,
+              sizeof(uint32_t)))
         return nomem(sc, off);
     sc->stack[sc->nstack++] = id;
     return 0;
@@ -690,9 +783,14 @@ static uint32_t *memo_slot(scanner *sc, uint64_t idx, int create)
             ncap *= 2;
         if (ncap > sc->memo_dense_limit)
             ncap = sc->memo_dense_limit;
-        uint32_t *p = realloc(sc->memo_dense, ncap * sizeof(uint32_t));
-        if (p == NULL)
+        if (acct_take(sc->acct, ncap * sizeof(uint32_t)))
             return NULL;
+        uint32_t *p = realloc(sc->memo_dense, ncap * sizeof(uint32_t));
+        if (p == NULL) {
+            acct_give(sc->acct, ncap * sizeof(uint32_t));
+            return NULL;
+        }
+        acct_give(sc->acct, sc->memo_dense_cap * sizeof(uint32_t));
         memset(p + sc->memo_dense_cap, 0,
                (ncap - sc->memo_dense_cap) * sizeof(uint32_t));
         sc->memo_dense = p;
@@ -730,15 +828,73 @@ static int memo_get(scanner *sc, uint64_t idx, int neg, size_t off)
 
 /* --- strings ------------------------------------------------------------- */
 
-static uint32_t new_str(scanner *sc, int kind, const char *p, size_t len,
-                        size_t off)
+/* Room for `n` bytes at the end of decbuf (the bytes a decoder writes;
+ * dec_keep then keeps what it used). NULL: out of memory, over the cap,
+ * or past 32-bit offsets. The pointer is good until the next dec_room. */
+static char *dec_room(scanner *sc, size_t n, size_t off)
+{
+    if (n >= UINT32_MAX - sc->ndec) {
+        fail(sc, PKSCAN_ERR_LENGTH, off,
+             "decoded strings of more than 4 GiB");
+        return NULL;
+    }
+    if (sgrow(sc->acct, (void **)&sc->decbuf, &sc->capdec, sc->ndec + n, 1)) {
+        nomem(sc, off);
+        return NULL;
+    }
+    return sc->decbuf + sc->ndec;
+}
+
+/* A string node for `len` bytes at `p`: in the input (dec 0), or (dec 1)
+ * just written at the end of decbuf by a decoder (then kept there). */
+static uint32_t str_node(scanner *sc, int kind, const char *p, size_t len,
+                         int dec, size_t off)
 {
     uint32_t id = new_node(sc, kind, off);
     if (id != NONE_ID) {
-        sc->nodes[id].u.s.p = p;
-        sc->nodes[id].u.s.len = len;
+        node *nd = &sc->nodes[id];
+        if (dec) {
+            nd->flags |= NF_DEC;
+            nd->u.s.at = (uint32_t)sc->ndec;
+            sc->ndec += len;
+        } else {
+            nd->u.s.at = (uint32_t)((const uint8_t *)p - sc->d);
+        }
+        nd->u.s.len = (uint32_t)len;
     }
     return id;
+}
+
+static uint32_t new_str(scanner *sc, int kind, const char *p, size_t len,
+                        size_t off)
+{
+    return str_node(sc, kind, p, len, 0, off);
+}
+
+static uint32_t new_dstr(scanner *sc, const char *p, size_t len, size_t off)
+{
+    return str_node(sc, K_STR, p, len, 1, off);
+}
+
+/* A static name (fix_imports' targets) as a string node. */
+static uint32_t new_lit(scanner *sc, const char *lit, size_t off)
+{
+    size_t l = strlen(lit);
+    char *o = dec_room(sc, l, off);
+    if (o == NULL)
+        return NONE_ID;
+    memcpy(o, lit, l);
+    return new_dstr(sc, o, l, off);
+}
+
+/* The bytes of a K_STR, K_BYTES or K_BYTEARRAY node. */
+static void node_bytes(const scanner *sc, uint32_t id, const char **p,
+                       size_t *len)
+{
+    const node *nd = &sc->nodes[id];
+    *p = (nd->flags & NF_DEC ? sc->decbuf : (const char *)sc->d) +
+         nd->u.s.at;
+    *len = nd->u.s.len;
 }
 
 static int node_is_str(const scanner *sc, uint32_t id, const char **p,
@@ -746,8 +902,7 @@ static int node_is_str(const scanner *sc, uint32_t id, const char **p,
 {
     if (id == NONE_ID || sc->nodes[id].kind != K_STR)
         return 0;
-    *p = sc->nodes[id].u.s.p;
-    *len = sc->nodes[id].u.s.len;
+    node_bytes(sc, id, p, len);
     return 1;
 }
 
@@ -761,9 +916,9 @@ static int str_eq(const char *p, size_t len, const char *lit)
 static int decode_escape(scanner *sc, const char *s, size_t n, size_t off,
                          const char **out, size_t *outlen)
 {
-    char *o = arena_alloc(&sc->dec, n + 1, 1);
+    char *o = dec_room(sc, n + 1, off);
     if (o == NULL)
-        return nomem(sc, off);
+        return -1;
     size_t k = 0;
     for (size_t i = 0; i < n;) {
         if (s[i] != '\\') {
@@ -840,9 +995,11 @@ static size_t put_utf8(char *o, uint32_t cp)
 static int decode_raw_unicode(scanner *sc, const char *s, size_t n,
                               size_t off, const char **out, size_t *outlen)
 {
-    char *o = arena_alloc(&sc->dec, 2 * n + 1, 1);
-    if (o == NULL)
+    if (n > ((size_t)-1) / 4) /* never: n is less than the input */
         return nomem(sc, off);
+    char *o = dec_room(sc, 2 * n + 1, off);
+    if (o == NULL)
+        return -1;
     size_t k = 0;
     for (size_t i = 0; i < n;) {
         if (s[i] != '\\') {
@@ -912,8 +1069,8 @@ static uint32_t new_global(scanner *sc, uint32_t m, uint32_t nm, size_t off)
             }
     if (tm == NULL)
         return id;
-    uint32_t nm2 = new_str(sc, K_STR, tm, strlen(tm), off);
-    uint32_t nn2 = tn ? new_str(sc, K_STR, tn, strlen(tn), off) : nm;
+    uint32_t nm2 = new_lit(sc, tm, off);
+    uint32_t nn2 = nm2 == NONE_ID ? NONE_ID : tn ? new_lit(sc, tn, off) : nm;
     if (nm2 == NONE_ID || nn2 == NONE_ID)
         return NONE_ID;
     g = &sc->nodes[id];
@@ -1034,7 +1191,6 @@ static int do_newobj(scanner *sc, int ex, size_t off)
         return -1;
     sc->nodes[id].a = cls;
     sc->nodes[id].b = args;
-    sc->nodes[id].c = kw;
     deepen(sc, id, cls, off);
     deepen(sc, id, args, off);
     deepen(sc, id, kw, off);
@@ -1051,7 +1207,6 @@ static int do_build(scanner *sc, size_t off)
     uint32_t state = sc->stack[--sc->nstack];
     uint32_t inst = sc->stack[sc->nstack - 1];
     use(sc, state);
-    sc->nodes[inst].st = state;
     deepen(sc, inst, state, off);
     if (opaque(sc, inst))
         return 0; /* may have __setstate__ */
@@ -1176,10 +1331,10 @@ static int step(scanner *sc, size_t *pos, size_t off, int *stop)
         *stop = 1;
         return 0;
     case '(': /* MARK */
-        if (cpk_grow((void **)&sc->marks, &sc->capmarks, sc->nmarks + 1,
-                 sizeof(size_t)))
+        if (sgrow(sc->acct, (void **)&sc->marks, &sc->capmarks,
+                  sc->nmarks + 1, sizeof(uint32_t)))
             return nomem(sc, off);
-        sc->marks[sc->nmarks++] = sc->nstack;
+        sc->marks[sc->nmarks++] = (uint32_t)sc->nstack;
         sc->fence = sc->nstack;
         return 0;
     case '0': /* POP */
@@ -1300,7 +1455,7 @@ static int step(scanner *sc, size_t *pos, size_t off, int *stop)
         if (!ascii_ok(o, ol))
             return fail(sc, PKSCAN_ERR_VALUE, off,
                         "'ascii' codec can't decode STRING bytes");
-        return push(sc, new_str(sc, K_STR, o, ol, off), off);
+        return push(sc, new_dstr(sc, o, ol, off), off);
     }
     case 'T': case 'U': { /* BINSTRING, SHORT_BINSTRING */
         if (read_n(sc, pos, op == 'T' ? 4 : 1, off, &p))
@@ -1340,7 +1495,7 @@ static int step(scanner *sc, size_t *pos, size_t off, int *stop)
         size_t ol = 0;
         if (decode_raw_unicode(sc, s, len, off, &o, &ol))
             return -1;
-        return push(sc, new_str(sc, K_STR, o, ol, off), off);
+        return push(sc, new_dstr(sc, o, ol, off), off);
     }
     case 'X': case 0x8c: case 0x8d: {
         /* BINUNICODE, SHORT_BINUNICODE, BINUNICODE8 */
@@ -1737,6 +1892,43 @@ static int is_cp_module(const char *p, size_t len)
            str_eq(p, len, "cloudpickle.cloudpickle_fast");
 }
 
+/* Attributes a dotted name may pass through after its first component
+ * and still be plain data or a reconstructor: they lead from a class to
+ * its own constructor or call protocol (`object.__new__`, enums'
+ * `Enum.__new__`), never to another module. Anything else may leave the
+ * module: `dataclasses` + `inspect.os.system` is os.system, reached
+ * through the attribute dataclasses.inspect. */
+static const char *const harmless_dunders[] = {
+    "__new__", "__init__", "__call__", "__getitem__", "__class_getitem__",
+};
+
+/* Dotted names that are plain all the same: classmethods of plain
+ * classes that picklers write (getattr(cls, "name") from a bound
+ * classmethod's __reduce__), whose first component is the class itself,
+ * not a module. */
+static const name_rule plain_dotted[] = {
+    {"zoneinfo", "ZoneInfo._unpickle", 0},
+    {"collections", "OrderedDict.fromkeys", 0},
+    {"builtins", "dict.fromkeys", 0}, {"builtins", "bytes.fromhex", 0},
+    {"builtins", "bytearray.fromhex", 0}, {"builtins", "int.from_bytes", 0},
+    {"builtins", "float.fromhex", 0},
+};
+
+/* 1 if every component of `n` after the first is a harmless dunder. */
+static int dunder_rest(const char *n, size_t nl)
+{
+    size_t i = first_len(n, nl);
+    while (i < nl) {
+        size_t j = ++i;
+        while (j < nl && n[j] != '.')
+            j++;
+        if (!in_list(n + i, j - i, harmless_dunders, NELEM(harmless_dunders)))
+            return 0;
+        i = j;
+    }
+    return 1;
+}
+
 static pkscan_category categorize(const char *m, size_t ml, const char *n,
                                   size_t nl)
 {
@@ -1745,6 +1937,13 @@ static pkscan_category categorize(const char *m, size_t ml, const char *n,
         return PKSCAN_CAT_CCLOUDPICKLE;
     if (is_cp_module(m, ml) && in_list(n, nl, cp_names, NELEM(cp_names)))
         return PKSCAN_CAT_CLOUDPICKLE;
+    for (size_t i = 0; i < NELEM(plain_dotted); i++)
+        if (str_eq(m, ml, plain_dotted[i].module) &&
+            str_eq(n, nl, plain_dotted[i].name))
+            return PKSCAN_CAT_PLAIN;
+    /* an attribute path may leave the module (see harmless_dunders) */
+    if (!dunder_rest(n, nl))
+        return PKSCAN_CAT_OTHER;
     size_t fl = first_len(n, nl);
     if (str_eq(m, ml, "builtins")) {
         if (in_list(n, fl, plain_builtins, NELEM(plain_builtins)))
@@ -1756,18 +1955,51 @@ static pkscan_category categorize(const char *m, size_t ml, const char *n,
                 return PKSCAN_CAT_PLAIN;
         }
     }
-    for (size_t i = 0; i < NELEM(plain_modules); i++)
-        if (module_in(m, ml, plain_modules[i]))
-            return PKSCAN_CAT_PLAIN;
     for (size_t i = 0; i < NELEM(plain_rules); i++)
         if (str_eq(m, ml, plain_rules[i].module) &&
             str_eq(n, fl, plain_rules[i].name))
             return PKSCAN_CAT_PLAIN;
+    for (size_t i = 0; i < NELEM(plain_modules); i++)
+        if (module_in(m, ml, plain_modules[i]))
+            return PKSCAN_CAT_PLAIN;
     return PKSCAN_CAT_OTHER;
 }
 
+/* `s` (a dotted path) is `pre` or starts with `pre` and a dot. */
+static int path_starts(const char *s, size_t sl, const char *pre, size_t pl)
+{
+    return sl >= pl && memcmp(s, pre, pl) == 0 && (sl == pl || s[pl] == '.');
+}
+
+/* The danger table applied to the dotted path `s` read as "module.name...":
+ * whole-module rules match its start (a module object itself only when
+ * `whole`), named rules "module.name" followed by the end or a dot. */
+static const char *path_reason(const char *s, size_t sl, int whole)
+{
+    for (size_t i = 0; i < NELEM(danger_rules); i++) {
+        const name_rule *r = &danger_rules[i];
+        size_t ml = strlen(r->module);
+        if (r->name == NULL) {
+            if (path_starts(s, sl, r->module, ml) && (whole || sl > ml))
+                return r->reason;
+        } else if (sl > ml + 1 && memcmp(s, r->module, ml) == 0 &&
+                   s[ml] == '.' &&
+                   path_starts(s + ml + 1, sl - ml - 1, r->name,
+                               strlen(r->name))) {
+            return r->reason;
+        }
+    }
+    /* the builtins module itself, reached through an attribute
+     * (dataclasses.builtins): its namespace is every module's */
+    if (whole && str_eq(s, sl, "builtins"))
+        return R_INTERP;
+    return NULL;
+}
+
+/* Why importing (m, n) is dangerous, or NULL. `plain`: (m, n) is
+ * otherwise a reconstructor or plain data. */
 static const char *danger_reason(const char *m, size_t ml, const char *n,
-                                 size_t nl)
+                                 size_t nl, int plain)
 {
     size_t fl = first_len(n, nl);
     for (size_t i = 0; i < NELEM(danger_rules); i++) {
@@ -1785,6 +2017,20 @@ static const char *danger_reason(const char *m, size_t ml, const char *n,
         if (in_list(n + i, j - i, danger_attrs, NELEM(danger_attrs)))
             return "attribute path through interpreter internals";
         i = j + 1;
+    }
+    /* ... and may reach another module through an attribute holding it:
+     * every suffix of the path from a component on is matched against
+     * the table (`inspect.os.system` is os.system). A path that ends
+     * at a module's name counts only where it would otherwise be plain
+     * (typing.sys, a module object that BUILD could rewrite): elsewhere
+     * it is "other" anyway, and mymod.profile or Config.code is more
+     * likely a function or attribute named like a module. */
+    int whole = plain;
+    for (size_t i = 0; i < nl;) {
+        const char *why = path_reason(n + i, nl - i, whole);
+        if (why != NULL)
+            return why;
+        i += first_len(n + i, nl - i) + 1;
     }
     return NULL;
 }
@@ -1844,14 +2090,15 @@ typedef struct {
     uint32_t *recog;  /* node -> uses recognised as constant lookups */
     raw_import *raw;
     size_t nraw, capraw;
-    uint32_t *code_of; /* node -> index + 1 into codes */
+    uint32_t *aux_of; /* node -> (AUX_* tag << AUX_BITS) | index + 1 into
+                         codes, dsums, fns or clss: the kinds of node
+                         these describe never overlap (a code object is a
+                         REDUCE of a code reconstructor, a function of
+                         _function_new, ...), so one array serves all */
     code_info *codes;
     size_t ncodes, capcodes;
-    uint32_t *dsum_of;
     dict_summary *dsums;
     size_t ndsums, capdsums;
-    uint32_t *fn_of;  /* node -> function index + 1 */
-    uint32_t *cls_of; /* node -> class index + 1 */
     pkscan_function *fns;
     size_t nfns, capfns;
     pkscan_class *clss;
@@ -1870,6 +2117,26 @@ static int charge(analysis *an, size_t k)
         return -1;
     }
     an->rep->budget -= k;
+    return 0;
+}
+
+enum { AUX_CODE = 0, AUX_DSUM, AUX_FN, AUX_CLS };
+#define AUX_BITS 30
+
+/* The index + 1 of node `id`'s entry of kind `tag`, 0 if none. */
+static uint32_t aux_get(const analysis *an, uint32_t id, int tag)
+{
+    uint32_t v = an->aux_of[id];
+    return v != 0 && v >> AUX_BITS == (uint32_t)tag
+               ? v & ((UINT32_C(1) << AUX_BITS) - 1)
+               : 0;
+}
+
+static int aux_set(analysis *an, uint32_t id, int tag, size_t index1)
+{
+    if (index1 >= (UINT32_C(1) << AUX_BITS))
+        return -1;
+    an->aux_of[id] = (uint32_t)tag << AUX_BITS | (uint32_t)index1;
     return 0;
 }
 
@@ -1896,7 +2163,7 @@ static int res_recon(const resolved *r, const char *n)
 
 static int set_res(analysis *an, uint32_t id, resolved v)
 {
-    if (cpk_grow((void **)&an->res, &an->capres, an->nres + 1, sizeof(resolved)))
+    if (sgrow(an->sc->acct, (void **)&an->res, &an->capres, an->nres + 1, sizeof(resolved)))
         return -1;
     an->res[an->nres++] = v;
     an->res_of[id] = (uint32_t)an->nres;
@@ -1905,7 +2172,7 @@ static int set_res(analysis *an, uint32_t id, resolved v)
 
 static int add_raw(analysis *an, raw_import v)
 {
-    if (cpk_grow((void **)&an->raw, &an->capraw, an->nraw + 1,
+    if (sgrow(an->sc->acct, (void **)&an->raw, &an->capraw, an->nraw + 1,
              sizeof(raw_import)))
         return -1;
     an->raw[an->nraw++] = v;
@@ -1941,11 +2208,11 @@ static const dict_summary *dict_sum(analysis *an, uint32_t id)
     scanner *sc = an->sc;
     if (kind_of(sc, id) != K_DICT)
         return NULL;
-    if (an->dsum_of[id])
-        return &an->dsums[an->dsum_of[id] - 1];
+    if (aux_get(an, id, AUX_DSUM))
+        return &an->dsums[aux_get(an, id, AUX_DSUM) - 1];
     if (charge(an, sc->nodes[id].n))
         return NULL;
-    if (cpk_grow((void **)&an->dsums, &an->capdsums, an->ndsums + 1,
+    if (sgrow(an->sc->acct, (void **)&an->dsums, &an->capdsums, an->ndsums + 1,
              sizeof(dict_summary))) {
         an->oom = 1;
         return NULL;
@@ -1965,7 +2232,10 @@ static const dict_summary *dict_sum(analysis *an, uint32_t id)
             if (str_eq(p, l, dict_keys[k]))
                 ds->v[k] = v; /* the last assignment wins */
     }
-    an->dsum_of[id] = (uint32_t)an->ndsums;
+    if (aux_set(an, id, AUX_DSUM, an->ndsums)) {
+        an->oom = 1;
+        return NULL;
+    }
     return ds;
 }
 
@@ -2065,7 +2335,7 @@ static int resolve_pass(analysis *an)
                 r.is_module = 1;
                 an->recog[nd->a]++;
                 if (set_res(an, id, r) ||
-                    cpk_grow((void **)&an->imp_nodes, &an->capimp, an->nimp + 1,
+                    sgrow(an->sc->acct, (void **)&an->imp_nodes, &an->capimp, an->nimp + 1,
                          sizeof(uint32_t)))
                     return -1;
                 an->imp_nodes[an->nimp++] = id;
@@ -2344,8 +2614,8 @@ static const code_info *code_get(analysis *an, uint32_t id)
     scanner *sc = an->sc;
     if (kind_of(sc, id) != K_REDUCE)
         return NULL;
-    if (an->code_of[id])
-        return &an->codes[an->code_of[id] - 1];
+    if (aux_get(an, id, AUX_CODE))
+        return &an->codes[aux_get(an, id, AUX_CODE) - 1];
     const resolved *c = res_get(an, sc->nodes[id].a);
     uint32_t args = sc->nodes[id].b;
     code_info ci;
@@ -2367,21 +2637,26 @@ static const code_info *code_get(analysis *an, uint32_t id)
                 ci.version = cpk_mscan_version(ci.magic);
                 ci.versionl = strlen(ci.version);
             }
-            rc = code_from_marshal(an, sc->nodes[data].u.s.p,
-                                   sc->nodes[data].u.s.len, ci.magic, &ci);
+            const char *mp;
+            size_t ml;
+            node_bytes(sc, data, &mp, &ml);
+            rc = code_from_marshal(an, mp, ml, ci.magic, &ci);
         }
     } else if (res_is(c, "types", "CodeType") && kind_of(sc, args) == K_TUPLE) {
         rc = code_from_fields(an, args, &ci);
     } else {
         return NULL;
     }
-    if (rc < 0 || cpk_grow((void **)&an->codes, &an->capcodes, an->ncodes + 1,
+    if (rc < 0 || sgrow(an->sc->acct, (void **)&an->codes, &an->capcodes, an->ncodes + 1,
                        sizeof(code_info))) {
         an->oom = 1;
         return NULL;
     }
     an->codes[an->ncodes++] = ci;
-    an->code_of[id] = (uint32_t)an->ncodes;
+    if (aux_set(an, id, AUX_CODE, an->ncodes)) {
+        an->oom = 1;
+        return NULL;
+    }
     return &an->codes[an->ncodes - 1];
 }
 
@@ -2478,7 +2753,7 @@ static pkscan_function *new_fn(analysis *an, uint32_t id, int layout)
         an->rep->pub.truncated = 1;
         return NULL;
     }
-    if (cpk_grow((void **)&an->fns, &an->capfns, an->nfns + 1,
+    if (sgrow(an->sc->acct, (void **)&an->fns, &an->capfns, an->nfns + 1,
              sizeof(pkscan_function))) {
         an->oom = 1;
         return NULL;
@@ -2491,7 +2766,7 @@ static pkscan_function *new_fn(analysis *an, uint32_t id, int layout)
     f->magic = -1;
     f->n_defaults = 0;
     f->n_kwdefaults = 0;
-    an->fn_of[id] = (uint32_t)an->nfns;
+    aux_set(an, id, AUX_FN, an->nfns); /* fewer than PKSCAN_MAX_ITEMS */
     return f;
 }
 
@@ -2569,8 +2844,8 @@ static pkscan_str base_name(analysis *an, uint32_t b)
         if (j)
             return rstr(an, j, l);
     }
-    if (b != NONE_ID && an->cls_of[b])
-        return an->clss[an->cls_of[b] - 1].name;
+    if (b != NONE_ID && aux_get(an, b, AUX_CLS))
+        return an->clss[aux_get(an, b, AUX_CLS) - 1].name;
     return rstr(an, "?", 1);
 }
 
@@ -2580,7 +2855,7 @@ static pkscan_class *new_cls(analysis *an, uint32_t id)
         an->rep->pub.truncated = 1;
         return NULL;
     }
-    if (cpk_grow((void **)&an->clss, &an->capclss, an->nclss + 1,
+    if (sgrow(an->sc->acct, (void **)&an->clss, &an->capclss, an->nclss + 1,
              sizeof(pkscan_class))) {
         an->oom = 1;
         return NULL;
@@ -2588,7 +2863,7 @@ static pkscan_class *new_cls(analysis *an, uint32_t id)
     pkscan_class *c = &an->clss[an->nclss++];
     memset(c, 0, sizeof *c);
     c->offset = an->sc->nodes[id].off;
-    an->cls_of[id] = (uint32_t)an->nclss;
+    aux_set(an, id, AUX_CLS, an->nclss); /* fewer than PKSCAN_MAX_ITEMS */
     return c;
 }
 
@@ -2617,7 +2892,7 @@ static int is_method_value(analysis *an, uint32_t v)
     scanner *sc = an->sc;
     if (v == NONE_ID)
         return 0;
-    if (an->fn_of[v])
+    if (aux_get(an, v, AUX_FN))
         return 1;
     if (kind_of(sc, v) != K_REDUCE)
         return 0;
@@ -2700,13 +2975,14 @@ static void objects_pass(analysis *an)
         } else if (str_eq(c->n, c->nl, "_function_fill") &&
                    tuple_n(sc, args, 2)) {
             uint32_t fn = item(sc, args, 0);
-            if (an->fn_of[fn])
-                fn_state(an, &an->fns[an->fn_of[fn] - 1], item(sc, args, 1));
+            if (aux_get(an, fn, AUX_FN))
+                fn_state(an, &an->fns[aux_get(an, fn, AUX_FN) - 1],
+                         item(sc, args, 1));
         } else if (str_eq(c->n, c->nl, "_function_setstate") &&
                    tuple_n(sc, args, 2)) {
             uint32_t fn = item(sc, args, 0), st = item(sc, args, 1);
-            if (an->fn_of[fn] && tuple_n(sc, st, 2)) {
-                pkscan_function *f = &an->fns[an->fn_of[fn] - 1];
+            if (aux_get(an, fn, AUX_FN) && tuple_n(sc, st, 2)) {
+                pkscan_function *f = &an->fns[aux_get(an, fn, AUX_FN) - 1];
                 fn_state(an, f, item(sc, st, 1));
                 fn_state(an, f, item(sc, st, 0));
             }
@@ -2740,8 +3016,9 @@ static void objects_pass(analysis *an)
         } else if (str_eq(c->n, c->nl, "_class_setstate") &&
                    tuple_n(sc, args, 2)) {
             uint32_t cl = item(sc, args, 0), st = item(sc, args, 1);
-            if (an->cls_of[cl] && tuple_n(sc, st, 2))
-                cls_state(an, &an->clss[an->cls_of[cl] - 1], item(sc, st, 0));
+            if (aux_get(an, cl, AUX_CLS) && tuple_n(sc, st, 2))
+                cls_state(an, &an->clss[aux_get(an, cl, AUX_CLS) - 1],
+                          item(sc, st, 0));
         }
     }
     for (size_t i = 0; i < an->nclss; i++)
@@ -2830,7 +3107,8 @@ static const char *raw_verdict(const raw_import *ri, int unrec,
         *cat = PKSCAN_CAT_PLAIN;
         return NULL;
     }
-    const char *why = danger_reason(ri->m, ri->ml, ri->n, ri->nl);
+    const char *why = danger_reason(ri->m, ri->ml, ri->n, ri->nl,
+                                    *cat != PKSCAN_CAT_OTHER);
     if (why != NULL && *cat == PKSCAN_CAT_PLAIN)
         *cat = PKSCAN_CAT_OTHER; /* operator.attrgetter, object.__subclasses__ */
     return why;
@@ -2906,14 +3184,11 @@ static void analyse(scanner *sc)
     an.sc = sc;
     an.rep = sc->rep;
     size_t nn = sc->nnodes ? sc->nnodes : 1;
-    an.res_of = calloc(nn, sizeof(uint32_t));
-    an.recog = calloc(nn, sizeof(uint32_t));
-    an.code_of = calloc(nn, sizeof(uint32_t));
-    an.dsum_of = calloc(nn, sizeof(uint32_t));
-    an.fn_of = calloc(nn, sizeof(uint32_t));
-    an.cls_of = calloc(nn, sizeof(uint32_t));
-    if (!an.res_of || !an.recog || !an.code_of || !an.dsum_of || !an.fn_of ||
-        !an.cls_of || resolve_pass(&an))
+    memacct *m = sc->acct;
+    an.res_of = scalloc(m, nn, sizeof(uint32_t));
+    an.recog = scalloc(m, nn, sizeof(uint32_t));
+    an.aux_of = scalloc(m, nn, sizeof(uint32_t));
+    if (!an.res_of || !an.recog || !an.aux_of || resolve_pass(&an))
         an.oom = 1;
     /* imports first: when the budget runs out, what is cut is the
      * description of functions and classes, not the import list */
@@ -2947,25 +3222,31 @@ static void analyse(scanner *sc)
     }
     if (r->status == PKSCAN_OK && r->result_kind && sc->nstack) {
         uint32_t top = sc->stack[sc->nstack - 1];
-        if (an.fn_of && an.fn_of[top])
+        if (an.aux_of && aux_get(&an, top, AUX_FN))
             r->result_kind = "function";
-        else if (an.cls_of && an.cls_of[top])
+        else if (an.aux_of && aux_get(&an, top, AUX_CLS))
             r->result_kind = "class";
     }
     if (an.oom && r->status == PKSCAN_OK) {
         sc->failed = 0;
         nomem(sc, 0);
     }
-    free(an.res_of);
+    uint32_t **per_node[] = {&an.res_of, &an.recog, &an.aux_of};
+    for (size_t i = 0; i < NELEM(per_node); i++)
+        if (*per_node[i] != NULL) {
+            free(*per_node[i]);
+            acct_give(m, nn * sizeof(uint32_t));
+        }
+    acct_give(m, an.capres * sizeof(resolved) + an.capraw * sizeof(raw_import) +
+                     an.capcodes * sizeof(code_info) +
+                     an.capdsums * sizeof(dict_summary) +
+                     an.capfns * sizeof(pkscan_function) +
+                     an.capclss * sizeof(pkscan_class) +
+                     an.capimp * sizeof(uint32_t));
     free(an.res);
-    free(an.recog);
     free(an.raw);
-    free(an.code_of);
     free(an.codes);
-    free(an.dsum_of);
     free(an.dsums);
-    free(an.fn_of);
-    free(an.cls_of);
     free(an.fns);
     free(an.clss);
     free(an.imp_nodes);
@@ -2975,9 +3256,17 @@ static void analyse(scanner *sc)
 
 pkscan_report *pkscan_scan(const void *data, size_t len, unsigned flags)
 {
+    return pkscan_scan_limited(data, len, flags, 0);
+}
+
+pkscan_report *pkscan_scan_limited(const void *data, size_t len,
+                                   unsigned flags, size_t max_bytes)
+{
     report_impl *rep = calloc(1, sizeof *rep);
     if (rep == NULL)
         return NULL;
+    rep->acct.limit = max_bytes;
+    rep->mem.acct = &rep->acct;
     pkscan_report *r = &rep->pub;
     r->size = len;
     r->protocol = -1;
@@ -2992,6 +3281,8 @@ pkscan_report *pkscan_scan(const void *data, size_t len, unsigned flags)
     sc.n = data ? len : 0;
     sc.flags = flags;
     sc.rep = rep;
+    sc.acct = &rep->acct;
+    sc.dec.acct = &rep->acct;
     sc.memo_dense_limit = sc.n + 1;
 
     if (len >= UINT32_MAX - 1) {
@@ -3029,6 +3320,12 @@ pkscan_report *pkscan_scan(const void *data, size_t len, unsigned flags)
     free(sc.stack);
     free(sc.marks);
     free(sc.memo_dense);
+    free(sc.decbuf);
+    acct_give(&rep->acct, sc.capnodes * sizeof(node) +
+                              sc.capedges * sizeof(edge) +
+                              (sc.capstack + sc.capmarks +
+                               sc.memo_dense_cap) * sizeof(uint32_t) +
+                              sc.capdec);
     /* strings the report shows were copied; decoded ones die here */
     arena_free(&sc.dec);
     return r;
@@ -3048,7 +3345,7 @@ const char *pkscan_status_name(pkscan_status s)
     static const char *const n[] = {
         "ok", "truncated", "bad-opcode", "stack-underflow", "mark-missing",
         "memo", "type", "value", "length", "protocol", "unsupported",
-        "trailing-data", "no-memory",
+        "trailing-data", "no-memory", "memory-limit",
     };
     return (unsigned)s < NELEM(n) ? n[s] : "unknown";
 }

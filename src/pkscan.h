@@ -41,9 +41,14 @@
  * Costs: time linear in the input (the analysis is charged against a work
  * budget proportional to the input, so sharing one big dict among many
  * functions, or a chain of getattr building ever longer names, cannot make
- * it quadratic; import names have a budget of their own); memory O(input): the memo array is
- * at most the input size, no recursion on input-controlled depth (a tuple
- * nested a million deep is fine). The report's lists are capped
+ * it quadratic; import names have a budget of their own); memory O(input):
+ * a 40-byte node per value pushed, 8 bytes per container item, 4 per
+ * stack slot, MARK and memo index (the memo array is at most the input
+ * size), and 12 per node during the analysis; arrays grow by half. That
+ * is 40 to 70 bytes per one-byte opcode at worst (a pickle of EMPTY_LISTs),
+ * so a hostile gigabyte would need tens of gigabytes: scan untrusted
+ * input with pkscan_scan_limited. No recursion on input-controlled depth
+ * (a tuple nested a million deep is fine). The report's lists are capped
  * (PKSCAN_MAX_ITEMS per list, and the budget; see `truncated`).
  *
  * Usage:
@@ -84,7 +89,11 @@ typedef enum {
     PKSCAN_ERR_PROTOCOL,    /* PROTO above 5 */
     PKSCAN_ERR_UNSUPPORTED, /* PERSID / BINPERSID: persistent ids */
     PKSCAN_ERR_TRAILING,    /* bytes after STOP (error_offset: the first) */
-    PKSCAN_ERR_NOMEM        /* allocation failed mid-scan */
+    PKSCAN_ERR_NOMEM,       /* allocation failed mid-scan */
+    PKSCAN_ERR_LIMIT        /* the scan needs more memory than the cap
+                               given to pkscan_scan_limited ("needs more
+                               than N MiB of memory to inspect"; the
+                               offset: the opcode or 0 in the analysis) */
 } pkscan_status;
 
 /* A string owned by the report: `s` is NUL-terminated, `len` excludes
@@ -138,7 +147,16 @@ typedef enum {
  * (else s == NULL). `name` may be dotted (protocol 4 nested attribute).
  *
  * Dangerous names (`dangerous` = 1, `reason` a short phrase), matched on
- * the module and the first component of the name:
+ * the module and the first component of the name, and again on every
+ * suffix of a dotted name from one of its components on, read as
+ * "module.name": a protocol 4 name (or getattr chain) walks attributes,
+ * and an attribute may hold another module, so `dataclasses` +
+ * `inspect.os.system` is os.system ("runs commands") and `typing` +
+ * `sys.modules` is sys.modules. A suffix that is a whole module's name
+ * alone (`typing` + `sys`, `dataclasses` + `builtins`: a module object,
+ * which BUILD could rewrite) counts where the name would otherwise be
+ * plain; elsewhere (`mymod` + `profile`) it is "other" anyway. The
+ * table:
  *   whole modules and their submodules: os, posix, nt, subprocess,
  *     _posixsubprocess, pty, multiprocessing, asyncio.subprocess ("runs
  *     commands"); shutil ("opens files"); socket, _socket, webbrowser
@@ -182,6 +200,18 @@ typedef enum {
  *
  * A dangerous name is never PKSCAN_CAT_PLAIN (operator.attrgetter is
  * "other").
+ *
+ * Plain data and reconstructors: a dotted name is plain data or a
+ * reconstructor only if every component after the first is one of the
+ * harmless dunders __new__, __init__, __call__, __getitem__,
+ * __class_getitem__ (`builtins` + `object.__new__`, `enum` +
+ * `Enum.__new__`), or it is one of the classmethods picklers write for
+ * plain classes: collections OrderedDict.fromkeys, zoneinfo
+ * ZoneInfo._unpickle, builtins dict.fromkeys, bytes.fromhex,
+ * bytearray.fromhex, int.from_bytes, float.fromhex. Any other attribute
+ * path is PKSCAN_CAT_OTHER (`collections` + `_sys.modules`: collections
+ * imports sys as _sys), whether or not the table above knows where it
+ * leads.
  *
  * Plain data (PKSCAN_CAT_PLAIN): builtins' data types, harmless functions
  *   and exceptions (set, frozenset, bytearray, bytes, complex, slice,
@@ -351,13 +381,23 @@ typedef struct {
  * what was found before the error. */
 pkscan_report *pkscan_scan(const void *data, size_t len, unsigned flags);
 
+/* pkscan_scan with a cap on the memory the scan may hold (its arrays,
+ * arenas and the report; not `data`): an allocation that would go over
+ * `max_bytes` stops the scan with PKSCAN_ERR_LIMIT instead (the report
+ * then lists what was found before it, as far as the cap allowed).
+ * max_bytes 0: no cap (pkscan_scan). What a scan needs is about 40 to 70
+ * bytes per opcode that pushes a value (see "Costs"); the cap is the way
+ * to scan hostile input of any size without risking the OOM killer. */
+pkscan_report *pkscan_scan_limited(const void *data, size_t len,
+                                   unsigned flags, size_t max_bytes);
+
 /* Free a report and everything it owns; NULL is fine. */
 void pkscan_free(pkscan_report *r);
 
 /* Short stable names for the enums, for --json: "ok", "truncated",
  * "bad-opcode", "stack-underflow", "mark-missing", "memo", "type",
  * "value", "length", "protocol", "unsupported", "trailing-data",
- * "no-memory"; "global", "stack_global", "inst", "ext", "dynamic",
+ * "no-memory", "memory-limit"; "global", "stack_global", "inst", "ext", "dynamic",
  * "getattr", "builtin_type", "subimport"; "other", "ccloudpickle",
  * "cloudpickle",
  * "plain"; "positional-only", "regular", "varargs", "keyword-only",

@@ -22,6 +22,30 @@ static void check_str(pkscan_str s)
         abort();
 }
 
+/* The same input under a memory cap small enough to be hit at any point
+ * of the walk or the analysis (chosen by its last byte): either the same
+ * verdict or PKSCAN_ERR_LIMIT, with the report's invariants intact. */
+static void check_capped(const uint8_t *data, size_t size, pkscan_status full)
+{
+    size_t cap = 1 + (size ? (size_t)data[size - 1] * 1024 + size * 4 : 0);
+    pkscan_report *q = pkscan_scan_limited(data, size, 0, cap);
+    if (q == NULL)
+        return;
+    if (q->status != full && q->status != PKSCAN_ERR_LIMIT)
+        abort();
+    if ((q->status == PKSCAN_OK) != (q->error == NULL))
+        abort();
+    if (q->status != PKSCAN_OK && q->error_offset > size)
+        abort();
+    for (size_t i = 0; i < q->n_imports; i++) {
+        check_str(q->imports[i].module);
+        check_str(q->imports[i].name);
+    }
+    for (size_t i = 0; i < q->n_functions; i++)
+        check_str(q->functions[i].name);
+    pkscan_free(q);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -29,6 +53,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     pkscan_report *r = pkscan_scan(data, size, 0);
     if (r == NULL)
         return 0;
+    check_capped(data, size, r->status);
     if ((r->status == PKSCAN_OK) != (r->error == NULL))
         abort();
     if (r->status != PKSCAN_OK && r->error_offset > size)

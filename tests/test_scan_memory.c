@@ -1,0 +1,237 @@
+/* test_scan_memory.c - the memory the static scan holds
+ * (pkscan_scan_limited, src/pkscan.h): a pickle of one-byte opcodes needs
+ * tens of bytes of model per input byte, so a cap stops the scan with
+ * PKSCAN_ERR_LIMIT instead of running out of memory (checked under an
+ * address-space limit it would otherwise blow); cloudpickle-load's
+ * --max-scan-memory refuses such input with exit 3 and says how to raise
+ * it, and accepts it with a larger cap. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "pkscan.h"
+#include "support.h"
+
+TestSuite(scan_memory);
+
+/* PROTO 4, MARK, n EMPTY_LISTs (with MEMOIZE after each if `memo`),
+ * LIST, STOP: a valid pickle of a list of n empty lists. */
+static char *
+list_bomb(size_t n, int memo, size_t *len)
+{
+    size_t k = memo ? 2 : 1;
+    char *p = malloc(n * k + 5);
+    cr_assert(p != NULL);
+    size_t at = 0;
+    p[at++] = '\x80';
+    p[at++] = 4;
+    p[at++] = '(';
+    for (size_t i = 0; i < n; i++) {
+        p[at++] = ']';
+        if (memo)
+            p[at++] = '\x94';
+    }
+    p[at++] = 'l';
+    p[at++] = '.';
+    *len = at;
+    return p;
+}
+
+Test(scan_memory, a_cap_stops_the_scan_with_its_own_status)
+{
+    size_t len;
+    char *p = list_bomb(1000000, 0, &len);
+    pkscan_report *r = pkscan_scan_limited(p, len, 0, (size_t)8 << 20);
+    cr_assert(r != NULL);
+    cr_assert_eq(r->status, PKSCAN_ERR_LIMIT, "%s",
+                 pkscan_status_name(r->status));
+    cr_assert_str_eq(r->error, "needs more than 8 MiB of memory to inspect");
+    cr_assert(r->error_offset > 2 && r->error_offset < len, "at %zu",
+              r->error_offset);
+    cr_assert_eq(r->error_opcode, ']');
+    cr_assert_str_eq(pkscan_status_name(r->status), "memory-limit");
+    cr_assert(r->result_kind == NULL);
+    pkscan_free(r);
+
+    /* the same pickle under a cap it fits, and without a cap */
+    size_t caps[] = {(size_t)256 << 20, 0};
+    for (size_t i = 0; i < 2; i++) {
+        r = pkscan_scan_limited(p, len, 0, caps[i]);
+        cr_assert(r != NULL);
+        cr_assert_eq(r->status, PKSCAN_OK, "cap %zu: %s", caps[i],
+                     r->error ? r->error : "");
+        cr_assert_str_eq(r->result_kind, "list");
+        cr_assert_eq(r->n_opcodes, 1000004);
+        pkscan_free(r);
+    }
+    free(p);
+
+    /* memo entries are charged too */
+    p = list_bomb(1000000, 1, &len);
+    r = pkscan_scan_limited(p, len, 0, (size_t)16 << 20);
+    cr_assert_eq(r->status, PKSCAN_ERR_LIMIT);
+    pkscan_free(r);
+    r = pkscan_scan_limited(p, len, 0, (size_t)256 << 20);
+    cr_assert_eq(r->status, PKSCAN_OK, "%s", r->error ? r->error : "");
+    pkscan_free(r);
+    free(p);
+}
+
+/* A cap below what even a tiny scan needs is reported, in bytes. */
+Test(scan_memory, a_tiny_cap)
+{
+    static const char p[] = "\x80\x04K\x01.";
+    pkscan_report *r = pkscan_scan_limited(p, sizeof p - 1, 0, 100);
+    cr_assert(r != NULL);
+    cr_assert_eq(r->status, PKSCAN_ERR_LIMIT);
+    cr_assert_str_eq(r->error,
+                     "needs more than 100 bytes of memory to inspect");
+    pkscan_free(r);
+    r = pkscan_scan_limited(p, sizeof p - 1, 0, (size_t)1 << 20);
+    cr_assert_eq(r->status, PKSCAN_OK);
+    cr_assert_str_eq(r->result_kind, "int");
+    pkscan_free(r);
+}
+
+/* Current virtual size of this process in bytes. */
+static size_t
+vm_size(void)
+{
+    FILE *f = fopen("/proc/self/statm", "r");
+    cr_assert(f != NULL);
+    unsigned long pages = 0;
+    cr_assert(fscanf(f, "%lu", &pages) == 1);
+    fclose(f);
+    return (size_t)pages * (size_t)sysconf(_SC_PAGESIZE);
+}
+
+/* The point of the cap: with 400 MB of address space left, a 48 MB bomb
+ * (which needs 2 GB or more to scan whole) fails for want of memory
+ * without a cap, and with a 128 MiB cap is refused by the cap, every
+ * time, never by malloc. Each Criterion test runs in its own process, so
+ * the limit stays here. */
+Test(scan_memory, the_cap_holds_before_memory_runs_out)
+{
+    size_t len;
+    char *p = list_bomb((size_t)48 << 20, 0, &len);
+    struct rlimit rl;
+    size_t room = vm_size() + ((size_t)400 << 20);
+    rl.rlim_cur = rl.rlim_max = room;
+    cr_assert(setrlimit(RLIMIT_AS, &rl) == 0);
+    pkscan_report *r = pkscan_scan(p, len, 0);
+    cr_assert(r != NULL);
+    cr_assert_eq(r->status, PKSCAN_ERR_NOMEM,
+                 "without a cap: %s (the bomb fits: make it bigger)",
+                 pkscan_status_name(r->status));
+    pkscan_free(r);
+    for (int i = 0; i < 3; i++) {
+        r = pkscan_scan_limited(p, len, 0, (size_t)128 << 20);
+        cr_assert(r != NULL);
+        cr_assert_eq(r->status, PKSCAN_ERR_LIMIT, "%s: %s",
+                     pkscan_status_name(r->status), r->error);
+        pkscan_free(r);
+    }
+    free(p);
+}
+
+/* --- cloudpickle-load --max-scan-memory ------------------------------- */
+
+static char dir[64];
+
+static void
+setup(void)
+{
+    cpk_tmpdir(dir, sizeof(dir));
+}
+
+TestSuite(cli_scan_memory, .init = setup);
+
+static const char *
+bomb_file(size_t n)
+{
+    static char path[256];
+    snprintf(path, sizeof path, "%s/bomb.pkl", dir);
+    size_t len;
+    char *p = list_bomb(n, 0, &len);
+    FILE *f = fopen(path, "wb");
+    cr_assert(f != NULL);
+    cr_assert(fwrite(p, 1, len, f) == len);
+    cr_assert(fclose(f) == 0);
+    free(p);
+    return path;
+}
+
+Test(cli_scan_memory, refused_under_the_cap_accepted_above_it)
+{
+    /* 2 MB of EMPTY_LIST: about 100 MB of scan */
+    const char *path = bomb_file((size_t)2 << 20);
+    for (int load = 0; load < 2; load++) {
+        cpk_proc p;
+        const char *argv[] = {CPK_LOAD, "--max-scan-memory=16M", path,
+                              load ? "--load" : NULL, NULL};
+        cpk_spawn(&p, argv, dir, NULL, 0, NULL);
+        cpk_assert_exit(&p, 3);
+        cr_assert_eq(p.out_len, 0);
+        char expected[400];
+        snprintf(expected, sizeof expected,
+                 "cloudpickle-load: %s: too large to inspect: needs more "
+                 "than 16 MiB of memory, at byte ",
+                 path);
+        cr_assert(strncmp(p.err, expected, strlen(expected)) == 0, "%s",
+                  p.err);
+        cr_assert(strstr(p.err, " (raise it with --max-scan-memory)\n") !=
+                      NULL &&
+                      strchr(p.err, '\n') == p.err + p.err_len - 1,
+                  "%s", p.err);
+        cpk_proc_free(&p);
+    }
+    cpk_proc p;
+    const char *ok[] = {CPK_LOAD, "--max-scan-memory", "1G", path, NULL};
+    cpk_spawn(&p, ok, dir, NULL, 0, NULL);
+    cpk_assert_exit(&p, 0);
+    cr_assert(strstr(p.out, "list") != NULL, "%s", p.out);
+    cpk_proc_free(&p);
+    /* the default (2G) takes it too */
+    const char *dflt[] = {CPK_LOAD, path, NULL};
+    cpk_spawn(&p, dflt, dir, NULL, 0, NULL);
+    cpk_assert_exit(&p, 0);
+    cpk_proc_free(&p);
+}
+
+/* Streamed input is refused while it arrives (the early scans are
+ * capped too), and the size syntax is --max-size's. */
+Test(cli_scan_memory, stdin_and_bad_sizes)
+{
+    size_t len;
+    char *data = list_bomb((size_t)1 << 20, 0, &len);
+    cpk_proc p;
+    const char *argv[] = {CPK_LOAD, "--max-scan-memory=4m", "-", NULL};
+    cpk_spawn(&p, argv, dir, data, len, NULL);
+    cpk_assert_exit(&p, 3);
+    cr_assert(strstr(p.err, "cloudpickle-load: standard input: too large "
+                            "to inspect: needs more than 4 MiB of memory") ==
+                  p.err,
+              "%s", p.err);
+    cpk_proc_free(&p);
+    free(data);
+    static const char *const bad[] = {"0", "abc", "-1", "12Q"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char opt[64];
+        snprintf(opt, sizeof opt, "--max-scan-memory=%s", bad[i]);
+        const char *a[] = {CPK_LOAD, opt, "-", NULL};
+        cpk_spawn(&p, a, dir, "\x80\x04K\x01.", 5, NULL);
+        cpk_assert_exit(&p, 2);
+        char expected[128];
+        snprintf(expected, sizeof expected,
+                 "invalid size '%s' for --max-scan-memory", bad[i]);
+        cr_assert(strstr(p.err, expected) != NULL, "%s", p.err);
+        cpk_proc_free(&p);
+    }
+    /* a small pickle passes a small cap */
+    const char *small[] = {CPK_LOAD, "--max-scan-memory=1M", "-", NULL};
+    cpk_spawn(&p, small, dir, "\x80\x04K\x01.", 5, NULL);
+    cpk_assert_exit(&p, 0);
+    cpk_proc_free(&p);
+}
