@@ -622,7 +622,8 @@ module_exec(PyObject *module)
         cpk_unpickler_init_type(module, st) < 0 ||
         cpk_tracker_init(module, st) < 0 ||
         cpk_codeinfo_init(st) < 0 || cpk_compat_init(module, st) < 0 ||
-        cpk_reconstruct_init_types(module, st) < 0)
+        cpk_reconstruct_init_types(module, st) < 0 ||
+        cpk_loadpolicy_init(module, st) < 0)
         return -1;
 
     if (PyModule_AddFunctions(module, cpk_reconstruct_methods) < 0 ||
