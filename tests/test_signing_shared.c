@@ -55,3 +55,31 @@ Test(signing_shared, shared_mapping_verified_bytes_are_loaded,
            "assert cp.loads(bytearray(env), verify_key=key) == obj\n"
            "assert cp.loads(memoryview(env), verify_key=key) == obj\n");
 }
+
+/* load(file, verify_key=) with a header that claims far more than the
+ * file holds (doc/FORMAT.md, "Reading from a stream"): reads of at most
+ * 1 MiB until end of file, memory bounded by what was received, then a
+ * SignatureError for the truncation; nothing is loaded. */
+Test(signing_shared, claimed_length_is_not_trusted)
+{
+    cpk_py("import ccloudpickle as cp, io\n"
+           "key = bytes(range(1, 33))\n"
+           "env = bytearray(cp.dumps(1, sign_key=key))\n"
+           "h = env[10] << 8 | env[11]\n"
+           "env[h - 8:h] = (1 << 62).to_bytes(8, 'big')\n"
+           "data = bytes(env) + b'x' * (3 << 20)\n"
+           "class F(io.BytesIO):\n"
+           "    sizes = []\n"
+           "    def read(self, n=-1):\n"
+           "        self.sizes.append(n)\n"
+           "        return super().read(n)\n"
+           "f = F(data)\n"
+           "try:\n"
+           "    cp.load(f, verify_key=key)\n"
+           "except cp.SignatureError as e:\n"
+           "    assert 'truncated' in str(e), str(e)\n"
+           "else:\n"
+           "    raise AssertionError('loaded')\n"
+           "assert all(0 < n <= 1 << 20 for n in F.sizes), F.sizes\n"
+           "assert f.tell() == len(data)\n");
+}
