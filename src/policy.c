@@ -305,6 +305,35 @@ private_hop(const char *name, size_t len)
     return 0;
 }
 
+/* 1 if `a` (la bytes) is `word` or starts with `word` and a dot. */
+static int
+is_or_under(const char *a, size_t la, const char *word)
+{
+    size_t lw = strlen(word);
+    return la >= lw && memcmp(a, word, lw) == 0 && (la == lw || a[lw] == '.');
+}
+
+/* Unpicklers that pkscan's table (pickle, _pickle, ccloudpickle.loads,
+ * load, Unpickler) does not list: ccloudpickle._loads_exact, and the
+ * load functions of stock cloudpickle (pickle's, re-exported) and dill.
+ * A nested pickle is never scanned, so no deny rule applies to it. */
+static int
+nested_unpickler(const path *d)
+{
+    if (is_or_under(d->m, d->ml, "ccloudpickle") &&
+        is_or_under(d->n, d->nl, "_loads_exact"))
+        return 1;
+    if (!is_or_under(d->m, d->ml, "cloudpickle") &&
+        !is_or_under(d->m, d->ml, "dill"))
+        return 0;
+    static const char *const names[] = {"loads", "load", "Unpickler",
+                                        "_loads", "_load", "_Unpickler"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (is_or_under(d->n, d->nl, names[i]))
+            return 1;
+    return 0;
+}
+
 /* 1 if an allow rule names the import: a rule without `*` that matches
  * it, or a wildcard rule that matches it and spells at least the first
  * component of its module in full (`os*`, `os.*`, `importlib.*`,
@@ -337,7 +366,8 @@ cpk_policy_permits(const cpk_policy *p, const pkscan_import *imp)
     /* What pkscan calls dangerous (commands, code, reflection, nested
      * unpicklers: names a deny rule cannot foresee) and private attribute
      * paths need an allow rule naming them, in every active policy. */
-    if (imp->dangerous || private_hop(imp->name.s, imp->name.len))
+    if (imp->dangerous || private_hop(imp->name.s, imp->name.len) ||
+        nested_unpickler(&d))
         return allow_names(p, &d);
     if (!p->restricted)
         return 1;

@@ -55,8 +55,11 @@
  *     allow rule names it: pkscan's `dangerous` ones (commands, code
  *     objects, eval/exec/compile, a computed getattr, __import__,
  *     importlib, operator.attrgetter/methodcaller, nested unpicklers:
- *     the last ones reach names no deny rule can foresee) and a dotted
- *     name with a private component before its last (`tempfile` +
+ *     the last ones reach names no deny rule can foresee), the
+ *     unpicklers pkscan does not flag (ccloudpickle._loads_exact, the
+ *     loads/load/Unpickler of cloudpickle and dill and their submodules),
+ *     and a dotted name with a private component before its last
+ *     (`tempfile` +
  *     `_os.system`: `import os as _os`, which a deny rule `os` cannot
  *     see through). "Names it": a rule without `*` that matches, or a
  *     `Q*` rule that matches and whose Q spells at least the module's

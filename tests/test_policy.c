@@ -305,6 +305,15 @@ Test(policy, deny_only_refuses_dangerous_imports)
         imp("types", "FunctionType", PKSCAN_CAT_OTHER, 1),
         imp("types", "CodeType", PKSCAN_CAT_OTHER, 1),
         imp("ccloudpickle", "_import", PKSCAN_CAT_CCLOUDPICKLE, 1),
+        /* unpicklers pkscan does not flag: the nested pickle is never
+         * scanned */
+        imp("ccloudpickle", "_loads_exact", PKSCAN_CAT_OTHER, 0),
+        imp("cloudpickle", "loads", PKSCAN_CAT_OTHER, 0),
+        imp("cloudpickle.cloudpickle", "load", PKSCAN_CAT_OTHER, 0),
+        imp("cloudpickle.cloudpickle_fast", "Unpickler", PKSCAN_CAT_OTHER,
+            0),
+        imp("dill", "loads", PKSCAN_CAT_OTHER, 0),
+        imp("dill._dill", "_load", PKSCAN_CAT_OTHER, 0),
         /* a private attribute on the way: `import os as _os` */
         imp("tempfile", "_os.system", PKSCAN_CAT_OTHER, 0),
         imp("importlib._bootstrap_external", "_os.system",
@@ -319,6 +328,11 @@ Test(policy, deny_only_refuses_dangerous_imports)
         imp("mymod", "_f", PKSCAN_CAT_OTHER, 0),
         imp("mymod", "Outer._f", PKSCAN_CAT_OTHER, 0),
         imp("mymod", "K.__new__.__call__", PKSCAN_CAT_OTHER, 0),
+        imp("cloudpickle", "dumps", PKSCAN_CAT_OTHER, 0),
+        imp("cloudpickle.cloudpickle", "_make_function",
+            PKSCAN_CAT_CLOUDPICKLE, 0),
+        imp("dillx", "loads", PKSCAN_CAT_OTHER, 0),
+        imp("ccloudpickle", "_loads_exactly", PKSCAN_CAT_OTHER, 0),
     };
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
         cr_expect(cpk_policy_permits(p, &ok[i]), "%s.%s refused",
