@@ -36,6 +36,7 @@
 #include "message.h"
 #include "policy.h"
 #include "report.h"
+#include "safetext.h"
 #include "scancheck.h"
 #include "signed.h"
 
@@ -290,10 +291,16 @@ parse_options(int argc, char **argv, options *o)
  * not one for this version), rather than from the objects it names? The
  * scan refused the malformed ones already; these are what only CPython
  * finds out by looking things up (an EXT code copyreg lacks, a
- * reconstructor this version lacks, code of another Python). */
+ * reconstructor this version lacks, code of another Python). All of those
+ * are raised by C code: an exception with a traceback went through
+ * Python code the pickle ran (a function carried by value, a
+ * __setstate__), which may raise any class with any message, so it is
+ * never taken for bad input. */
 static int
-malformed(PyObject *type, const char *line)
+malformed(PyObject *type, PyObject *tb, const char *line)
 {
+    if (tb != NULL)
+        return 0;
     PyObject *pickle = PyImport_ImportModule("_pickle");
     PyObject *unpickling_error =
         pickle ? PyObject_GetAttrString(pickle, "UnpicklingError") : NULL;
@@ -316,6 +323,20 @@ malformed(PyObject *type, const char *line)
     return bad;
 }
 
+/* 1 if `type` is ccloudpickle.PolicyError (or a subclass): the import
+ * policy's own refusal (src/loadpolicy.c). */
+static int
+policy_error(PyObject *type)
+{
+    PyObject *cpk = PyImport_ImportModule("ccloudpickle");
+    PyObject *cls = cpk ? PyObject_GetAttrString(cpk, "PolicyError") : NULL;
+    PyErr_Clear();
+    int r = cls != NULL && PyErr_GivenExceptionMatches(type, cls);
+    Py_XDECREF(cls);
+    Py_XDECREF(cpk);
+    return r;
+}
+
 /* Map a failed load to a message and exit status. */
 static int
 load_failed(const options *o)
@@ -328,13 +349,14 @@ load_failed(const options *o)
     const char *what = "cannot load";
     const char *detail = line ? line : "error";
     char venv[PATH_MAX + 200] = "";
-    if (malformed(type, line)) {
+    if (malformed(type, tb, line)) {
         status = CPK_EXIT_INPUT;
         /* A code object of another Python: the pickle is fine, this
          * interpreter is not the one for it. */
         what = line && strstr(line, "compiled by Python") ? "bad pickle"
-               /* find_class under --allow/--deny (loadpolicy.c) */
-               : line && strstr(line, "import policy refuses")
+               /* find_class under --allow/--deny (loadpolicy.c): known
+                * by its class, raised by C code (malformed() checked) */
+               : (o->nallow > 0 || o->ndeny > 0) && policy_error(type)
                    ? "refused by --allow/--deny"
                    : "not a valid pickle";
         /* "UnpicklingError: msg" says no more than "not a valid pickle:
@@ -342,6 +364,8 @@ load_failed(const options *o)
         const char *colon = strstr(detail, ": ");
         if (colon != NULL &&
             (strncmp(detail, "UnpicklingError:", 16) == 0 ||
+             strncmp(detail, "PolicyError:", 12) == 0 ||
+             strncmp(detail, "SignatureError:", 15) == 0 ||
              strncmp(detail, "AttributeError:", 15) == 0))
             detail = colon + 2;
     }
@@ -355,7 +379,20 @@ load_failed(const options *o)
     Py_XDECREF(type);
     Py_XDECREF(value);
     Py_XDECREF(tb);
-    cpk_error("%s: %s: %s%s", o->name, what, detail, venv);
+    /* the detail is the pickle's to choose (an exception its code raised,
+     * an attribute name it spelled): escaped as the report's text is */
+    char *safe = NULL;
+    size_t safe_len = 0;
+    FILE *mem = open_memstream(&safe, &safe_len);
+    if (mem != NULL) {
+        cpk_put_safe(mem, detail, strlen(detail));
+        if (fclose(mem) != 0) {
+            free(safe);
+            safe = NULL;
+        }
+    }
+    cpk_error("%s: %s: %s%s", o->name, what, safe ? safe : "error", venv);
+    free(safe);
     free(line);
     return status;
 }

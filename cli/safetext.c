@@ -43,12 +43,14 @@ cpk_utf8_seq(const unsigned char *p, size_t n, unsigned long *cp)
 }
 
 /* Characters that move the cursor, end a line or reorder what a terminal
- * shows, though they are valid text. */
+ * shows, though they are valid text. The bidirectional controls are the
+ * whole "Trojan Source" set (CVE-2021-42574): U+061C ARABIC LETTER MARK,
+ * U+200E/F, U+202A-E, U+2066-9. */
 static int
 unsafe_cp(unsigned long cp)
 {
     return cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) || cp == 0x2028 ||
-           cp == 0x2029 || cp == 0x200e || cp == 0x200f ||
+           cp == 0x2029 || cp == 0x061c || cp == 0x200e || cp == 0x200f ||
            (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
 }
 

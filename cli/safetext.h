@@ -15,8 +15,8 @@ size_t cpk_utf8_seq(const unsigned char *p, size_t n, unsigned long *cp);
 
 /* Write p[0, n) for a terminal: valid UTF-8 passes through except control
  * characters (C0, DEL, C1), the line and paragraph separators and the
- * bidirectional controls (U+200E/F, U+202A-E, U+2066-9), which are written
- * as \n \t \r or \uXXXX; a byte that is not valid UTF-8 as \xNN; a
+ * bidirectional controls (U+061C, U+200E/F, U+202A-E, U+2066-9), which
+ * are written as \n \t \r or \uXXXX; a byte that is not valid UTF-8 as \xNN; a
  * backslash as \\ (so the escapes are unambiguous). A NULL p writes "?". */
 void cpk_put_safe(FILE *out, const char *p, size_t n);
 

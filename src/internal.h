@@ -224,6 +224,8 @@ typedef struct cpk_state {
     PyObject *UnpicklingError;
     PyObject *ReconstructorTypeError;  /* args.c: bad reconstructor args */
     PyObject *ReconstructorValueError;
+    PyObject *PolicyError;       /* loadpolicy.c: import policy refusals */
+    PyObject *SignatureError;    /* loadpolicy.c: signed pickle refusals */
     PyObject *copyreg_dispatch;  /* copyreg.dispatch_table */
     PyObject *builtins_module;
     PyObject *getattr;           /* builtins.getattr */
@@ -318,6 +320,7 @@ typedef struct cpk_state {
     X(base_pickler) X(base_unpickler) X(base_dump) X(base_find_class)        \
     X(base_load) X(base_loads) X(PicklingError) X(UnpicklingError) X(copyreg_dispatch)     \
     X(ReconstructorTypeError) X(ReconstructorValueError)                     \
+    X(PolicyError) X(SignatureError)                                         \
     X(builtins_module) X(getattr) X(import_) X(sys_modules) X(abcmeta)       \
     X(abc_get_dump) X(str_dot) X(str_locals) X(function_new)                 \
     X(function_fill) X(code_unmarshal) X(code_new) X(make_cell)              \
@@ -507,8 +510,11 @@ PyObject *cpk_load_policed(cpk_state *st, PyObject *file, PyObject *allow,
                            PyObject *deny, PyObject *fix_imports,
                            PyObject *encoding, PyObject *errors,
                            PyObject *buffers);
+/* Create and export PolicyError and SignatureError (subclasses of
+ * pickle.UnpicklingError): the module's own refusals. 0 or -1. */
+int cpk_loadpolicy_init(PyObject *module, cpk_state *st);
 /* find_class under a policy: 0 if find_class(module, name) may run, else
- * -1 with UnpicklingError naming it. */
+ * -1 with PolicyError naming it. */
 int cpk_policy_find_class(cpk_state *st,
                           const struct cpk_policy_names *names,
                           PyObject *module, PyObject *name);

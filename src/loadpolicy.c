@@ -117,8 +117,65 @@ error:
     return NULL;
 }
 
+int
+cpk_loadpolicy_init(PyObject *module, cpk_state *st)
+{
+    static const struct {
+        const char *name;
+        const char *doc;
+        size_t field;
+    } errors[] = {
+        {CPK_MODULE_NAME ".PolicyError",
+         "loads()/load() with allow= or deny= refused the pickle: an import "
+         "the policy does not permit (listed before anything runs, or "
+         "refused by find_class during the load).",
+         offsetof(cpk_state, PolicyError)},
+        {CPK_MODULE_NAME ".SignatureError",
+         "A signed pickle was refused before anything in it ran: not "
+         "signed, altered, truncated, signed with another key or by "
+         "another CPython version, or signed but loaded without "
+         "verify_key.",
+         offsetof(cpk_state, SignatureError)},
+    };
+    for (size_t i = 0; i < sizeof errors / sizeof errors[0]; i++) {
+        PyObject **field = (PyObject **)((char *)st + errors[i].field);
+        *field = PyErr_NewExceptionWithDoc(errors[i].name, errors[i].doc,
+                                           st->UnpicklingError, NULL);
+        if (*field == NULL ||
+            PyModule_AddObjectRef(module, strchr(errors[i].name, '.') + 1,
+                                  *field) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* `s` as shown in a message: itself when every character is printable
+ * (str.isprintable(): no control, format - the bidi controls U+202A-202E,
+ * U+2066-2069, U+200E/F, U+061C are format characters - or separator
+ * other than the space), else its ascii(). Steals `s`; new reference or
+ * NULL. */
+static PyObject *
+shown(PyObject *s)
+{
+    if (s == NULL)
+        return NULL;
+    Py_ssize_t n = PyUnicode_GET_LENGTH(s);
+    int kind = PyUnicode_KIND(s);
+    const void *data = PyUnicode_DATA(s);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (!Py_UNICODE_ISPRINTABLE(PyUnicode_READ(kind, data, i))) {
+            PyObject *a = PyObject_ASCII(s);
+            Py_DECREF(s);
+            return a;
+        }
+    }
+    return s;
+}
+
 /* Append "module.name" (or what stands for an unknown name) of `imp` to
- * the list `parts`, with its byte offset. 0 or -1. */
+ * the list `parts`, with its byte offset. The names are the pickle's
+ * bytes: a name with characters that would act on a terminal (escapes,
+ * bidi controls) is shown as its ascii(). 0 or -1. */
 static int
 describe_import(PyObject *parts, const pkscan_import *imp)
 {
@@ -139,11 +196,13 @@ describe_import(PyObject *parts, const pkscan_import *imp)
             ? PyUnicode_DecodeUTF8(imp->name.s, (Py_ssize_t)imp->name.len,
                                    "backslashreplace")
             : PyUnicode_FromString("?");
-        s = m && n ? PyUnicode_FromFormat(
-                         "%U%s%U (byte %zu)", m,
-                         PyUnicode_GET_LENGTH(n) ? "." : "",
-                         n, imp->offset)
-                   : NULL;
+        PyObject *d = m && n ? shown(PyUnicode_FromFormat(
+                                   "%U%s%U", m,
+                                   PyUnicode_GET_LENGTH(n) ? "." : "", n))
+                             : NULL;
+        s = d ? PyUnicode_FromFormat("%U (byte %zu)", d, imp->offset)
+              : NULL;
+        Py_XDECREF(d);
         Py_XDECREF(m);
         Py_XDECREF(n);
     }
@@ -154,7 +213,7 @@ describe_import(PyObject *parts, const pkscan_import *imp)
     return r;
 }
 
-/* UnpicklingError listing every refused import of `r`. */
+/* PolicyError listing every refused import of `r`. */
 static void
 raise_refused(cpk_state *st, const cpk_policy *p, const pkscan_report *r,
               size_t count)
@@ -191,7 +250,7 @@ raise_refused(cpk_state *st, const cpk_policy *p, const pkscan_report *r,
     sep = PyUnicode_FromString(", ");
     list = sep ? PyUnicode_Join(sep, parts) : NULL;
     if (list != NULL)
-        PyErr_Format(st->UnpicklingError,
+        PyErr_Format(st->PolicyError,
                      "import policy refuses %zu import%s: %U", count,
                      count == 1 ? "" : "s", list);
 done:
@@ -203,8 +262,8 @@ done:
 
 /* The static pass over `len` bytes: scan, check against `p`. The set of
  * find_class lookups the load may make (owned by the caller), or NULL
- * with UnpicklingError ("<what> at byte N", or the refused imports) or
- * MemoryError set. `exact`: data after STOP is an error (else the load
+ * with UnpicklingError ("<what> at byte N"), PolicyError (the refused
+ * imports) or MemoryError set. `exact`: data after STOP is an error (else the load
  * ignores it, as pickle.loads does). *end: the offset just after STOP. */
 static cpk_policy_names *
 static_pass(cpk_state *st, const cpk_policy *p, const char *buf,
@@ -331,8 +390,9 @@ cpk_loads_policed(cpk_state *st, PyObject *data, PyObject *allow,
     if (names == NULL)
         goto done;
     Py_ssize_t consumed;
-    result = load_checked(st, bytes, names, fix_imports, encoding, errors,
-                          buffers, exact, &consumed);
+    /* fix_imports is evaluated once: the load maps names as the scan did */
+    result = load_checked(st, bytes, names, fix ? Py_True : Py_False,
+                          encoding, errors, buffers, exact, &consumed);
 done:
     Py_XDECREF(bytes);
     cpk_policy_free(p);
@@ -348,9 +408,12 @@ cpk_load_policed(cpk_state *st, PyObject *file, PyObject *allow,
     if (p == NULL)
         return NULL;
     PyObject *result = NULL, *bytes = NULL, *pos = NULL;
-    /* Where the pickle starts, to put back what follows it; a file that
-     * cannot tell (a pipe) is fine as long as nothing follows. */
-    pos = PyObject_CallMethod(file, "tell", NULL);
+    /* Where the pickle starts, as an int, to put back what follows it; a
+     * file that cannot tell (a pipe) is fine as long as nothing
+     * follows. */
+    PyObject *told = PyObject_CallMethod(file, "tell", NULL);
+    pos = told ? PyNumber_Index(told) : NULL;
+    Py_XDECREF(told);
     if (pos == NULL) {
         if (!cpk_error_clearable())
             goto done;
@@ -370,30 +433,35 @@ cpk_load_policed(cpk_state *st, PyObject *file, PyObject *allow,
     cpk_policy_names *names = static_pass(st, p, buf, len, fix, 0, &end);
     if (names == NULL)
         goto done;
-    if (pos == NULL && end < (size_t)len) {
-        /* decided before anything runs */
-        cpk_policy_names_free(names);
-        PyErr_Format(st->UnpicklingError,
-                     "load() with allow/deny read %zd bytes after the pickle "
-                     "from a file that cannot seek back (tell() failed)",
-                     len - (Py_ssize_t)end);
-        goto done;
+    if (end < (size_t)len) {
+        /* Leave the file just after the pickle, as load() does: decided
+         * and done before anything runs, so a file that cannot seek back
+         * refuses the load instead of running it first. */
+        if (pos == NULL) {
+            cpk_policy_names_free(names);
+            PyErr_Format(st->UnpicklingError,
+                         "load() with allow/deny read %zd bytes after the "
+                         "pickle from a file that cannot seek back (tell() "
+                         "failed or gave no int)",
+                         len - (Py_ssize_t)end);
+            goto done;
+        }
+        PyObject *off = PyLong_FromSize_t(end);
+        PyObject *target = off ? PyNumber_Add(pos, off) : NULL;
+        Py_XDECREF(off);
+        PyObject *r = target ? PyObject_CallMethod(file, "seek", "O", target)
+                             : NULL;
+        Py_XDECREF(target);
+        if (r == NULL) {
+            cpk_policy_names_free(names);
+            goto done;
+        }
+        Py_DECREF(r);
     }
     Py_ssize_t consumed = 0;
-    result = load_checked(st, bytes, names, fix_imports, encoding, errors,
-                          buffers, 0, &consumed);
-    if (result == NULL || consumed >= len)
-        goto done;
-    /* leave the file just after the pickle, as load() does */
-    PyObject *off = PyLong_FromSsize_t(consumed);
-    PyObject *target = off ? PyNumber_Add(pos, off) : NULL;
-    Py_XDECREF(off);
-    PyObject *r = target ? PyObject_CallMethod(file, "seek", "O", target)
-                         : NULL;
-    Py_XDECREF(target);
-    if (r == NULL)
-        Py_CLEAR(result);
-    Py_XDECREF(r);
+    /* fix_imports is evaluated once: the load maps names as the scan did */
+    result = load_checked(st, bytes, names, fix ? Py_True : Py_False,
+                          encoding, errors, buffers, 0, &consumed);
 done:
     Py_XDECREF(pos);
     Py_XDECREF(bytes);
@@ -419,7 +487,7 @@ cpk_policy_find_class(cpk_state *st, const cpk_policy_names *names,
             PyErr_Clear();
         }
     }
-    PyErr_Format(st->UnpicklingError,
+    PyErr_Format(st->PolicyError,
                  "import policy refuses find_class(%R, %R): not among the "
                  "imports the static check permitted",
                  module, name);

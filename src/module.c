@@ -359,32 +359,49 @@ PyDoc_STRVAR(loads_doc,
 "envelope made by dumps(sign_key=) with the same key under the same\n"
 "CPython version (major.minor and bytecode magic). Its signature is\n"
 "checked before a single opcode runs; unsigned, altered, truncated,\n"
-"other-key or other-version data raises UnpicklingError. Signed data\n"
-"without verify_key raises UnpicklingError too. Not with buffers.\n\n"
+"other-key or other-version data raises SignatureError (an\n"
+"UnpicklingError). Signed data without verify_key raises it too. A\n"
+"mutable buffer is copied once and the copy verified and loaded. A\n"
+"signature proves origin, not freshness. Not with buffers.\n\n"
 "Loading a pickle runs code it carries. allow and deny (iterables of str\n"
 "patterns: 'module', 'module.name', or either ending in '*', a prefix\n"
 "of the dotted name) restrict what it may import. With allow given, even\n"
 "empty, only ccloudpickle's and cloudpickle's reconstructors, plain data\n"
-"and the allowed names are permitted; a deny pattern always wins. The\n"
-"pickle is first checked without running anything: if an import is\n"
-"refused, pickle.UnpicklingError lists every refused import (name and\n"
-"byte offset) before a single opcode runs, and a malformed pickle is\n"
-"refused 'at byte N'. The load then runs with find_class enforcing the\n"
-"same rules. A bad pattern raises ValueError, a non-str TypeError.\n"
-"The check holds at most 2 GiB of memory (some 30 million values): a\n"
-"pickle that needs more raises UnpicklingError ('too large to inspect').");
+"and the allowed names are permitted; a deny pattern always wins. With\n"
+"any rule, dangerous names (commands, code objects, eval, a computed\n"
+"getattr, __import__, importlib, operator.attrgetter, nested unpicklers)\n"
+"and paths through a private attribute ('tempfile._os.system') need an\n"
+"allow pattern naming them ('os.system', 'os*'; not '*'); deny alone\n"
+"permits all else. A deny list is a best-effort filter, not a boundary.\n"
+"The pickle is first checked without running anything: if an import is\n"
+"refused, PolicyError (an UnpicklingError) lists every refused import\n"
+"(name and byte offset) before a single opcode runs, and a malformed\n"
+"pickle is refused 'at byte N'. The load then runs with find_class\n"
+"enforcing the same rules. A bad pattern raises ValueError, a non-str\n"
+"TypeError. The check holds at most 2 GiB of memory (some 30 million\n"
+"values): a pickle that needs more raises UnpicklingError ('too large to\n"
+"inspect').\n\n"
+"A policy is an audit aid, not a sandbox: code carried by value can run\n"
+"during the load itself, not only when called (a pickle may call a\n"
+"function it carries by value; a class carried by value runs its own\n"
+"__setstate__, __new__ or __hash__ as its instances are rebuilt).");
 
 PyDoc_STRVAR(load_doc,
 "load(file, *, fix_imports=True, encoding='ASCII', errors='strict',\n"
 "     buffers=None, verify_key=None, allow=None, deny=None)\n--\n\n"
 "Read one pickle from the binary file object file. See loads(). With\n"
 "verify_key, exactly one signed envelope is read (its header gives the\n"
-"lengths) and verified before anything in it is loaded.\n\n"
+"lengths) and verified before anything in it is loaded. The header is\n"
+"unauthenticated until then: memory grows with the bytes the file\n"
+"really holds, but an endless stream is read until the length the\n"
+"header claims. Bound an untrusted stream yourself (read at most N\n"
+"bytes, then loads()).\n\n"
 "With allow or deny (and no verify_key), the rest of the file is read\n"
-"(file.read()) and checked first, then the file is put back just after\n"
-"the pickle (file.seek()); from a file that cannot tell() its position,\n"
-"data after the pickle raises pickle.UnpicklingError before anything is\n"
-"loaded.");
+"(file.read()) and checked first, then, before anything is loaded, the\n"
+"file is put back just after the pickle (file.seek()); data after the\n"
+"pickle in a file whose tell() fails or gives no int raises\n"
+"pickle.UnpicklingError, and a failing seek() its own error, before\n"
+"anything is loaded.");
 
 PyDoc_STRVAR(loads_exact_doc,
 "_loads_exact(data, /, **kwargs)\n--\n\n"
@@ -624,7 +641,8 @@ module_exec(PyObject *module)
         cpk_unpickler_init_type(module, st) < 0 ||
         cpk_tracker_init(module, st) < 0 ||
         cpk_codeinfo_init(st) < 0 || cpk_compat_init(module, st) < 0 ||
-        cpk_reconstruct_init_types(module, st) < 0)
+        cpk_reconstruct_init_types(module, st) < 0 ||
+        cpk_loadpolicy_init(module, st) < 0)
         return -1;
 
     if (PyModule_AddFunctions(module, cpk_reconstruct_methods) < 0 ||
@@ -698,7 +716,8 @@ PyDoc_STRVAR(module_doc,
 "Fast cloudpickle in C: pickle functions, classes and modules by value.\n\n"
 "A drop-in for cloudpickle's API: dumps, dump, loads, load, Pickler\n"
 "(CloudPickler), register_pickle_by_value, unregister_pickle_by_value,\n"
-"list_registry_pickle_by_value, DEFAULT_PROTOCOL.");
+"list_registry_pickle_by_value, DEFAULT_PROTOCOL. PolicyError and\n"
+"SignatureError (both pickle.UnpicklingError) are loads' own refusals.");
 
 PyModuleDef cpk_module_def = {
     PyModuleDef_HEAD_INIT,

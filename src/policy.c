@@ -49,6 +49,41 @@ ident_char(unsigned char c)
            (c >= '0' && c <= '9') || c == '_' || c >= 0x80;
 }
 
+/* Length of the well-formed UTF-8 sequence at s[0..n) whose first byte
+ * is >= 0x80, or 0 if it is ill-formed (a stray continuation byte, a
+ * truncated or overlong sequence, a surrogate, beyond U+10FFFF): names
+ * are str, and a pattern no str can spell is a mistake. */
+static size_t
+utf8_seq(const unsigned char *s, size_t n)
+{
+    size_t k;
+    unsigned lo = 0x80, hi = 0xbf; /* range of the second byte */
+    if (s[0] >= 0xc2 && s[0] <= 0xdf)
+        k = 2;
+    else if (s[0] >= 0xe0 && s[0] <= 0xef) {
+        k = 3;
+        if (s[0] == 0xe0)
+            lo = 0xa0;
+        else if (s[0] == 0xed)
+            hi = 0x9f;
+    }
+    else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+        k = 4;
+        if (s[0] == 0xf0)
+            lo = 0x90;
+        else if (s[0] == 0xf4)
+            hi = 0x8f;
+    }
+    else
+        return 0;
+    if (n < k || s[1] < lo || s[1] > hi)
+        return 0;
+    for (size_t i = 2; i < k; i++)
+        if (s[i] < 0x80 || s[i] > 0xbf)
+            return 0;
+    return k;
+}
+
 /* NULL if `s` is a well-formed pattern, else why not. */
 static const char *
 pattern_error(const char *s)
@@ -80,6 +115,14 @@ pattern_error(const char *s)
             return "not a dotted name (letters, digits and '_' only)";
         if (comp == 0 && c >= '0' && c <= '9')
             return "a component starts with a digit";
+        if (c >= 0x80) {
+            size_t k = utf8_seq((const unsigned char *)s + i, end - i);
+            if (k == 0)
+                return "not valid UTF-8";
+            i += k - 1;
+            comp += k;
+            continue;
+        }
         comp++;
     }
     if (comp == 0 && !dot_wild)
@@ -244,6 +287,71 @@ dunder_path_only(const char *name, size_t len)
     return 1;
 }
 
+/* 1 if a component of the dotted `name` other than the last starts with
+ * `_` and is no dunder (`tempfile` + `_os.system`): a private attribute,
+ * typically a module imported under another name (`import os as _os`),
+ * which deny rules cannot see through. */
+static int
+private_hop(const char *name, size_t len)
+{
+    size_t start = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (name[i] != '.')
+            continue;
+        if (name[start] == '_' && !is_dunder(name + start, i - start))
+            return 1;
+        start = i + 1;
+    }
+    return 0;
+}
+
+/* 1 if `a` (la bytes) is `word` or starts with `word` and a dot. */
+static int
+is_or_under(const char *a, size_t la, const char *word)
+{
+    size_t lw = strlen(word);
+    return la >= lw && memcmp(a, word, lw) == 0 && (la == lw || a[lw] == '.');
+}
+
+/* Unpicklers that pkscan's table (pickle, _pickle, ccloudpickle.loads,
+ * load, Unpickler) does not list: ccloudpickle._loads_exact, and the
+ * load functions of stock cloudpickle (pickle's, re-exported) and dill.
+ * A nested pickle is never scanned, so no deny rule applies to it. */
+static int
+nested_unpickler(const path *d)
+{
+    if (is_or_under(d->m, d->ml, "ccloudpickle") &&
+        is_or_under(d->n, d->nl, "_loads_exact"))
+        return 1;
+    if (!is_or_under(d->m, d->ml, "cloudpickle") &&
+        !is_or_under(d->m, d->ml, "dill"))
+        return 0;
+    static const char *const names[] = {"loads", "load", "Unpickler",
+                                        "_loads", "_load", "_Unpickler"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (is_or_under(d->n, d->nl, names[i]))
+            return 1;
+    return 0;
+}
+
+/* 1 if an allow rule names the import: a rule without `*` that matches
+ * it, or a wildcard rule that matches it and spells at least the first
+ * component of its module in full (`os*`, `os.*`, `importlib.*`,
+ * `builtins.ev*`; not `*` nor `o*`). */
+static int
+allow_names(const cpk_policy *p, const path *d)
+{
+    size_t top = 0; /* length of the module's first component */
+    while (top < d->ml && d->m[top] != '.')
+        top++;
+    for (size_t i = 0; i < p->n_allow; i++) {
+        const rule *r = &p->allow[i];
+        if (rule_matches(r, d) && (!r->wildcard || r->len >= top))
+            return 1;
+    }
+    return 0;
+}
+
 int
 cpk_policy_permits(const cpk_policy *p, const pkscan_import *imp)
 {
@@ -255,6 +363,12 @@ cpk_policy_permits(const cpk_policy *p, const pkscan_import *imp)
     path d = {imp->module.s, imp->name.s, imp->module.len, imp->name.len};
     if (deny_match(p, &d))
         return 0;
+    /* What pkscan calls dangerous (commands, code, reflection, nested
+     * unpicklers: names a deny rule cannot foresee) and private attribute
+     * paths need an allow rule naming them, in every active policy. */
+    if (imp->dangerous || private_hop(imp->name.s, imp->name.len) ||
+        nested_unpickler(&d))
+        return allow_names(p, &d);
     if (!p->restricted)
         return 1;
     if (any_match(p->allow, p->n_allow, &d))
@@ -340,8 +454,10 @@ cpk_policy_names_new(const cpk_policy *p, const pkscan_report *r)
                       imp->written_name.s != NULL;
             for (int k = 0; k <= two; k++) {
                 if (pass == 0) {
-                    if (ms[k].len > ((size_t)-1) / 4 ||
-                        ns[k].len > ((size_t)-1) / 4 - bytes) {
+                    /* bytes <= SIZE_MAX/2 before the sum: no wrap */
+                    if (bytes > ((size_t)-1) / 2 ||
+                        ms[k].len > ((size_t)-1) / 4 ||
+                        ns[k].len > ((size_t)-1) / 4) {
                         free(set);
                         return NULL;
                     }

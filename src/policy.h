@@ -9,7 +9,8 @@
  *
  * Patterns: `module` or `module.name`, optionally ending in `*`. A pattern
  * is one or more dot-separated components, each made of ASCII letters,
- * digits, `_` and non-ASCII (UTF-8) bytes and not starting with a digit;
+ * digits, `_` and non-ASCII characters (well-formed UTF-8: no surrogate,
+ * no overlong or truncated sequence) and not starting with a digit;
  * only its last character may be `*`. Anything else (empty, a `*` not at
  * the end, spaces or other punctuation, an empty component as in `a..b`,
  * `.a` or `a.`) is refused when the rule is added. `*` alone matches
@@ -48,12 +49,35 @@
  *     + `inspect.os.system` is not: pkscan classifies by the module, and
  *     a path may leave it through an attribute holding another module;
  *     `collections` + `OrderedDict.fromkeys` needs an allow rule);
- *   - with deny rules only: permitted unless it matches a deny rule;
+ *   - with deny rules only: permitted unless it matches a deny rule or
+ *     is one of the risky imports below;
+ *   - in every active policy, a risky import is permitted only when an
+ *     allow rule names it: pkscan's `dangerous` ones (commands, code
+ *     objects, eval/exec/compile, a computed getattr, __import__,
+ *     importlib, operator.attrgetter/methodcaller, nested unpicklers:
+ *     the last ones reach names no deny rule can foresee), the
+ *     unpicklers pkscan does not flag (ccloudpickle._loads_exact, the
+ *     loads/load/Unpickler of cloudpickle and dill and their submodules),
+ *     and a dotted name with a private component before its last
+ *     (`tempfile` +
+ *     `_os.system`: `import os as _os`, which a deny rule `os` cannot
+ *     see through). "Names it": a rule without `*` that matches, or a
+ *     `Q*` rule that matches and whose Q spells at least the module's
+ *     first component in full (`os*`, `os.*`, `importlib.*`,
+ *     `builtins.ev*`; neither `*` nor `o*`);
  *   - a deny rule always wins;
  *   - an import whose name is unknown statically (PKSCAN_VIA_DYNAMIC,
  *     PKSCAN_VIA_EXT, or a name the report left out, s == NULL) is never
  *     permitted when the policy is active: nothing proves it is not
  *     denied.
+ * So a deny-only policy permits everything except the denied names and
+ * what is risky. It remains a best-effort filter, not a boundary: a
+ * permitted module may hand out another under a name no rule foresees
+ * (`uuid` + `os.system` is caught by the tail rule above, an alias
+ * without a leading `_` is not), and code carried by value (which the
+ * reconstructors permitted here rebuild) runs whatever it contains, even
+ * during the load (a REDUCE of a function by value, __setstate__ of a
+ * class by value). An import policy is an audit aid, not a sandbox.
  */
 #ifndef CPK_POLICY_H
 #define CPK_POLICY_H

@@ -2,9 +2,9 @@
  * the Python side of envelope.c (keys from bytes-like objects, the
  * interpreter's version in the header, the module's exceptions).
  *
- * Every refusal of an envelope is an UnpicklingError raised before the
- * pickle inside is given to any unpickler: not one opcode runs unless the
- * MAC matches and the envelope was written by this CPython (major.minor
+ * Every refusal of an envelope is a SignatureError (a subclass of
+ * UnpicklingError) raised before the pickle inside is given to any
+ * unpickler: not one opcode runs unless the MAC matches and the envelope was written by this CPython (major.minor
  * and bytecode magic). The layout is in envelope.h and doc/FORMAT.md.
  */
 #include "internal.h"
@@ -127,7 +127,9 @@ cpk_signing_is_signed(PyObject *data)
 }
 
 /* The pickle inside a verified envelope, after the version check; NULL
- * with UnpicklingError. New reference. */
+ * with SignatureError. `data` must not change during the call (private
+ * memory): the MAC is computed over it and the pickle copied from it.
+ * New reference. */
 static PyObject *
 open_buffer(cpk_state *st, const unsigned char *data, size_t len,
             const Py_buffer *key)
@@ -136,19 +138,19 @@ open_buffer(cpk_state *st, const unsigned char *data, size_t len,
     size_t at = 0;
     cpk_env_status s = cpk_envelope_parse(data, len, &env, &at);
     if (s == CPK_ENV_NOT_SIGNED) {
-        PyErr_SetString(st->UnpicklingError,
+        PyErr_SetString(st->SignatureError,
                         "not a signed pickle (verify_key was given): "
                         "refusing to load it unverified");
         return NULL;
     }
     if (s != CPK_ENV_OK) {
-        PyErr_Format(st->UnpicklingError, "signed pickle refused: %s at "
+        PyErr_Format(st->SignatureError, "signed pickle refused: %s at "
                      "byte %zu", cpk_envelope_strerror(s), at);
         return NULL;
     }
     s = cpk_envelope_verify(&env, data, key->buf, (size_t)key->len);
     if (s != CPK_ENV_OK) {
-        PyErr_Format(st->UnpicklingError, "signed pickle refused: %s",
+        PyErr_Format(st->SignatureError, "signed pickle refused: %s",
                      cpk_envelope_strerror(s));
         return NULL;
     }
@@ -157,7 +159,7 @@ open_buffer(cpk_state *st, const unsigned char *data, size_t len,
     unsigned magic = this_magic(st);
     if (env.py_major != PY_MAJOR_VERSION || env.py_minor != PY_MINOR_VERSION ||
         env.bytecode_magic != magic) {
-        PyErr_Format(st->UnpicklingError,
+        PyErr_Format(st->SignatureError,
                      "signed pickle refused: signed by Python %u.%u "
                      "(bytecode magic %u); this is Python %d.%d (%u)",
                      env.py_major, env.py_minor, env.bytecode_magic,
@@ -176,7 +178,7 @@ static int
 check_open_args(cpk_state *st, PyObject *key, PyObject *buffers)
 {
     if (key == NULL || key == Py_None) {
-        PyErr_SetString(st->UnpicklingError,
+        PyErr_SetString(st->SignatureError,
                         "signed pickle: pass verify_key to check its "
                         "signature and load it");
         return -1;
@@ -196,15 +198,19 @@ cpk_signing_open(cpk_state *st, PyObject *data, PyObject *key,
 {
     if (check_open_args(st, key, buffers) < 0)
         return NULL;
-    Py_buffer kv, dv;
+    Py_buffer kv;
     if (get_key(key, "verify_key", &kv) < 0)
         return NULL;
-    if (PyObject_GetBuffer(data, &dv, PyBUF_SIMPLE) < 0) {
-        PyBuffer_Release(&kv);
-        return NULL;
-    }
-    PyObject *r = open_buffer(st, dv.buf, (size_t)dv.len, &kv);
-    PyBuffer_Release(&dv);
+    /* One private copy first (bytes are immutable already): a shared
+     * mapping (mmap, shared memory) may change under us, and what is
+     * verified must be what is loaded. */
+    PyObject *copy = PyBytes_CheckExact(data) ? Py_NewRef(data)
+                                              : PyBytes_FromObject(data);
+    PyObject *r = NULL;
+    if (copy != NULL)
+        r = open_buffer(st, (const unsigned char *)PyBytes_AS_STRING(copy),
+                        (size_t)PyBytes_GET_SIZE(copy), &kv);
+    Py_XDECREF(copy);
     PyBuffer_Release(&kv);
     return r;
 }
@@ -307,7 +313,7 @@ cpk_signing_read(cpk_state *st, PyObject *file, PyObject *key,
             break; /* end of file: parse says truncated */
     }
     if (PyByteArray_GET_SIZE(acc) == 0) {
-        PyErr_SetString(st->UnpicklingError,
+        PyErr_SetString(st->SignatureError,
                         "signed pickle refused: empty input (Ran out of "
                         "input)");
         goto done;
@@ -347,7 +353,7 @@ cpk_signing_hint_unsigned_load(cpk_state *st)
     Py_XDECREF(type);
     Py_XDECREF(value);
     Py_XDECREF(tb);
-    PyErr_SetString(st->UnpicklingError,
+    PyErr_SetString(st->SignatureError,
                     "invalid load key, '\\xcf': a signed pickle starts with "
                     "this byte (pass verify_key to check it and load it)");
 }

@@ -234,7 +234,7 @@ Unpickler_find_class(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     PyObject *obj = find_class_impl(self, ext, st, module, name);
     if (obj != NULL && PyModule_Check(obj)) {
         Py_DECREF(obj);
-        PyErr_Format(st->UnpicklingError,
+        PyErr_Format(st->PolicyError,
                      "import policy refuses find_class(%R, %R): it gives a "
                      "module object",
                      module, name);

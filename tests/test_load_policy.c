@@ -61,7 +61,10 @@ Test(load_policy, os_system_refused_before_anything_runs)
            /* the pickles are live: without a policy, or with one that
             * permits them, they do run (so the refusals above mean
             * something) */
-           "cp.loads(evil_os, deny=['posix'])\n"
+           "cp.loads(evil_os)\n"
+           "assert exists()\n"
+           "os.unlink(marker)\n"
+           "cp.loads(evil_os, allow=['os.system'], deny=['posix'])\n"
            "assert exists()\n"
            "os.unlink(marker)\n"
            "cp.loads(evil[2], allow=['posix.system'])\n"
@@ -87,10 +90,11 @@ Test(load_policy, every_refused_import_is_listed)
            "ops = {pos: op.name for op, arg, pos in pickletools.genops(data)}\n"
            "assert all(ops[o] == 'STACK_GLOBAL' for o in offs), (offs, ops)\n"
            "assert offs == sorted(offs)\n"
-           /* deny lists only what it denies */
-           "msg = refused(data, 'refuses 2 imports', deny=['subprocess',\n"
+           /* deny refuses what it denies, and what is dangerous */
+           "msg = refused(data, 'refuses 3 imports', deny=['subprocess',\n"
            "              'collections'])\n"
-           "assert 'collections.OrderedDict' in msg and 'posix' not in msg\n");
+           "assert 'collections.OrderedDict' in msg and 'posix.system' in msg\n"
+           "assert 'cpk_fixture_funcs' not in msg\n");
 }
 
 Test(load_policy, function_using_math_loads_restricted)

@@ -78,6 +78,14 @@ Test(policy, patterns_refused)
         {".*", "empty component"},
         {"os..*", "empty component"},
         {"os/system", "not a dotted name"},
+        {"ab\xff", "not valid UTF-8"},
+        {"\xc3", "not valid UTF-8"},
+        {"a\xc3.b", "not valid UTF-8"},
+        {"\xc0\xafos", "not valid UTF-8"},
+        {"\xed\xa0\x80", "not valid UTF-8"},
+        {"\xf4\x90\x80\x80", "not valid UTF-8"},
+        {"\x80os", "not valid UTF-8"},
+        {"os\xe2\x80*", "not valid UTF-8"},
         {"os:system", "not a dotted name"},
         {"os-x", "not a dotted name"},
         {"1os", "starts with a digit"},
@@ -262,15 +270,146 @@ Test(policy, deny_only)
     for (size_t i = 0; i < sizeof no / sizeof no[0]; i++)
         cr_expect(!cpk_policy_permits(p, &no[i]), "%s.%s permitted",
                   no[i].module.s, no[i].name.s);
-    /* not restricted: anything not denied passes, dangerous or not */
+    /* not restricted: anything not denied passes unless dangerous */
     pkscan_import ok[] = {
         imp("mymod", "f", PKSCAN_CAT_OTHER, 0),
-        imp("subprocess", "call", PKSCAN_CAT_OTHER, 1),
         imp("builtins", "set", PKSCAN_CAT_PLAIN, 0),
+        imp("mymod", "Outer.Inner.method", PKSCAN_CAT_OTHER, 0),
+        imp("enum", "Enum.__new__", PKSCAN_CAT_PLAIN, 0),
     };
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
         cr_expect(cpk_policy_permits(p, &ok[i]), "%s.%s refused",
                   ok[i].module.s, ok[i].name.s);
+    cpk_policy_free(p);
+}
+
+/* Deny rules name what they deny; what pkscan calls dangerous reaches
+ * names no deny rule can foresee (a computed getattr, import_module, a
+ * nested unpickler, code objects), so any active policy refuses it unless
+ * an allow rule names it. */
+Test(policy, deny_only_refuses_dangerous_imports)
+{
+    const char *const deny[] = {"os", "posix", NULL};
+    cpk_policy *p = policy(NULL, deny);
+    pkscan_import no[] = {
+        imp("subprocess", "call", PKSCAN_CAT_OTHER, 1),
+        imp("builtins", "getattr", PKSCAN_CAT_OTHER, 1),
+        imp("builtins", "__import__", PKSCAN_CAT_OTHER, 1),
+        imp("builtins", "eval", PKSCAN_CAT_OTHER, 1),
+        imp("importlib", "import_module", PKSCAN_CAT_OTHER, 1),
+        imp("operator", "attrgetter", PKSCAN_CAT_OTHER, 1),
+        imp("operator", "methodcaller", PKSCAN_CAT_OTHER, 1),
+        imp("pickle", "loads", PKSCAN_CAT_OTHER, 1),
+        imp("_pickle", "loads", PKSCAN_CAT_OTHER, 1),
+        imp("marshal", "loads", PKSCAN_CAT_OTHER, 1),
+        imp("types", "FunctionType", PKSCAN_CAT_OTHER, 1),
+        imp("types", "CodeType", PKSCAN_CAT_OTHER, 1),
+        imp("ccloudpickle", "_import", PKSCAN_CAT_CCLOUDPICKLE, 1),
+        /* unpicklers pkscan does not flag: the nested pickle is never
+         * scanned */
+        imp("ccloudpickle", "_loads_exact", PKSCAN_CAT_OTHER, 0),
+        imp("cloudpickle", "loads", PKSCAN_CAT_OTHER, 0),
+        imp("cloudpickle.cloudpickle", "load", PKSCAN_CAT_OTHER, 0),
+        imp("cloudpickle.cloudpickle_fast", "Unpickler", PKSCAN_CAT_OTHER,
+            0),
+        imp("dill", "loads", PKSCAN_CAT_OTHER, 0),
+        imp("dill._dill", "_load", PKSCAN_CAT_OTHER, 0),
+        /* a private attribute on the way: `import os as _os` */
+        imp("tempfile", "_os.system", PKSCAN_CAT_OTHER, 0),
+        imp("importlib._bootstrap_external", "_os.system",
+            PKSCAN_CAT_OTHER, 0),
+        imp("mymod", "Outer._hidden.f", PKSCAN_CAT_OTHER, 0),
+    };
+    for (size_t i = 0; i < sizeof no / sizeof no[0]; i++)
+        cr_expect(!cpk_policy_permits(p, &no[i]), "%s.%s permitted",
+                  no[i].module.s, no[i].name.s);
+    /* the last component may be private; dunders on the way are fine */
+    pkscan_import ok[] = {
+        imp("mymod", "_f", PKSCAN_CAT_OTHER, 0),
+        imp("mymod", "Outer._f", PKSCAN_CAT_OTHER, 0),
+        imp("mymod", "K.__new__.__call__", PKSCAN_CAT_OTHER, 0),
+        imp("cloudpickle", "dumps", PKSCAN_CAT_OTHER, 0),
+        imp("cloudpickle.cloudpickle", "_make_function",
+            PKSCAN_CAT_CLOUDPICKLE, 0),
+        imp("dillx", "loads", PKSCAN_CAT_OTHER, 0),
+        imp("ccloudpickle", "_loads_exactly", PKSCAN_CAT_OTHER, 0),
+    };
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
+        cr_expect(cpk_policy_permits(p, &ok[i]), "%s.%s refused",
+                  ok[i].module.s, ok[i].name.s);
+    cpk_policy_free(p);
+}
+
+/* An allow rule lets a dangerous import through only when it names it:
+ * without `*`, or with a `*` after the module's whole first component. */
+Test(policy, dangerous_imports_need_an_allow_rule_naming_them)
+{
+    static const struct {
+        const char *allow, *module, *name;
+        int permitted;
+    } cases[] = {
+        {"*", "posix", "system", 0},
+        {"p*", "posix", "system", 0},
+        {"posi*", "posix", "system", 0},
+        {"posix*", "posix", "system", 1},
+        {"posix.*", "posix", "system", 1},
+        {"posix", "posix", "system", 1},
+        {"posix.system", "posix", "system", 1},
+        {"posix.sys*", "posix", "system", 1},
+        {"posix.getcwd", "posix", "system", 0},
+        {"importlib.*", "importlib", "import_module", 1},
+        {"importlib.*", "importlib.util", "find_spec", 1},
+        {"imp*", "importlib", "import_module", 0},
+        {"builtins.eval", "builtins", "eval", 1},
+        {"builtins.ev*", "builtins", "eval", 1},
+        {"*", "tempfile", "_os.system", 0},
+        {"tempfile", "tempfile", "_os.system", 1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        for (int deny = 0; deny < 2; deny++) {
+            /* restricted, and restricted with an unrelated deny rule */
+            const char *const allow[] = {cases[i].allow, NULL};
+            const char *const den[] = {"unrelated", NULL};
+            cpk_policy *p = policy(allow, deny ? den : NULL);
+            int dangerous = cases[i].name[0] != '_';
+            pkscan_import m = imp(cases[i].module, cases[i].name,
+                                  PKSCAN_CAT_OTHER, dangerous);
+            cr_expect(cpk_policy_permits(p, &m) == cases[i].permitted,
+                      "allow %s: %s.%s %s", cases[i].allow, cases[i].module,
+                      cases[i].name,
+                      cases[i].permitted ? "refused" : "permitted");
+            cpk_policy_free(p);
+        }
+    }
+    /* `*` still permits what is not dangerous */
+    const char *const all[] = {"*", NULL};
+    cpk_policy *p = policy(all, NULL);
+    pkscan_import m = imp("mymod", "f", PKSCAN_CAT_OTHER, 0);
+    cr_expect(cpk_policy_permits(p, &m));
+    cpk_policy_free(p);
+}
+
+/* Lengths near SIZE_MAX (a report no scan can make, built by hand; the
+ * names are never read) must make the set fail, not wrap its size and
+ * copy past a small buffer. */
+Test(policy, lookup_set_size_cannot_wrap)
+{
+    const size_t q = ((size_t)-1) / 4;
+    pkscan_import ims[3];
+    ims[0] = imp("m", "n", PKSCAN_CAT_OTHER, 0);
+    ims[0].module.len = q;
+    ims[0].name.len = q - 1;
+    ims[1] = ims[0];
+    ims[1].name.len = q;
+    ims[2] = ims[0];
+    ims[2].module.len = 5; /* the sum wraps to 1 without a guard */
+    ims[2].name.len = 0;
+    pkscan_report r;
+    memset(&r, 0, sizeof r);
+    r.imports = ims;
+    r.n_imports = 3;
+    cpk_policy *p = cpk_policy_new(); /* inactive: permits all three */
+    cr_expect(cpk_policy_names_new(p, &r) == NULL);
     cpk_policy_free(p);
 }
 
