@@ -1792,6 +1792,23 @@ static const name_rule danger_rules[] = {
     {"ccloudpickle", "_import", R_IMPORT},
     {"ccloudpickle", "loads", R_PICKLE}, {"ccloudpickle", "load", R_PICKLE},
     {"ccloudpickle", "Unpickler", R_PICKLE},
+    /* helpers of otherwise plain modules that evaluate text or run
+     * commands */
+    {"typing", "get_type_hints", R_EVAL}, {"typing", "_eval_type", R_EVAL},
+    {"typing", "evaluate_forward_ref", R_EVAL},
+    {"dataclasses", "dataclass", R_EVAL},
+    {"dataclasses", "make_dataclass", R_EVAL},
+    {"dataclasses", "_create_fn", R_EVAL},
+    {"dataclasses", "_process_class", R_EVAL},
+    {"uuid", "getnode", R_CMD}, {"uuid", "uuid1", R_CMD},
+    {"uuid", "_get_command_stdout", R_CMD},
+    {"uuid", "_find_mac_near_keyword", R_CMD},
+    {"uuid", "_find_mac_under_heading", R_CMD},
+    {"uuid", "_ifconfig_getnode", R_CMD}, {"uuid", "_ip_getnode", R_CMD},
+    {"uuid", "_arp_getnode", R_CMD}, {"uuid", "_lanscan_getnode", R_CMD},
+    {"uuid", "_netstat_getnode", R_CMD}, {"uuid", "_unix_getnode", R_CMD},
+    {"uuid", "_ipconfig_getnode", R_CMD},
+    {"uuid", "_windll_getnode", R_CMD},
 };
 
 /* Attributes a dotted name must not pass through. */
@@ -1804,10 +1821,80 @@ static const char *const danger_attrs[] = {
     "cr_frame", "ag_frame",
 };
 
+/* Modules whose public names (those not starting with "_") are plain,
+ * but for not_plain and the danger table: nothing in them evaluates text,
+ * runs commands or opens files. */
 static const char *const plain_modules[] = {
-    "collections", "datetime", "decimal", "fractions", "enum", "typing",
-    "dataclasses", "ipaddress", "zoneinfo", "uuid", "numbers", "math",
-    "cmath", "operator", "_operator", /* attrgetter, methodcaller: above */
+    "collections", "datetime", "decimal", "fractions", "enum", "ipaddress",
+    "numbers", "math", "cmath", "operator", "_operator",
+    /* operator attrgetter, methodcaller: dangerous, above */
+};
+
+/* Public names of plain_modules that are not plain: they change state the
+ * whole process shares (a decimal context, an object passed in place) or
+ * call what they are given. */
+static const name_rule not_plain[] = {
+    {"decimal", "setcontext", 0}, {"decimal", "getcontext", 0},
+    {"decimal", "localcontext", 0},
+    {"operator", "call", 0}, {"operator", "setitem", 0},
+    {"operator", "delitem", 0}, {"operator", "iadd", 0},
+    {"operator", "iand", 0}, {"operator", "iconcat", 0},
+    {"operator", "ifloordiv", 0}, {"operator", "ilshift", 0},
+    {"operator", "imod", 0}, {"operator", "imul", 0},
+    {"operator", "imatmul", 0}, {"operator", "ior", 0},
+    {"operator", "ipow", 0}, {"operator", "irshift", 0},
+    {"operator", "isub", 0}, {"operator", "itruediv", 0},
+    {"operator", "ixor", 0},
+};
+
+/* Modules plain name by name only (each has helpers that evaluate text or
+ * run commands, or change process-wide state): typing, dataclasses,
+ * uuid, zoneinfo. Private names listed are the ones picklers write
+ * (a dataclass's __dataclass_params__, dataclasses.MISSING). */
+static const char *const plain_typing[] = {
+    "Any", "Callable", "ClassVar", "Final", "ForwardRef", "Generic",
+    "Literal", "Optional", "ParamSpec", "Protocol", "Tuple", "Type",
+    "TypeVar", "TypeVarTuple", "Union", "Concatenate", "TypeAlias",
+    "TypeGuard", "TypeIs", "Self", "LiteralString", "Never", "NoReturn",
+    "Required", "NotRequired", "ReadOnly", "Unpack", "Annotated",
+    "AbstractSet", "ByteString", "Container", "ContextManager", "Hashable",
+    "ItemsView", "Iterable", "Iterator", "KeysView", "Mapping",
+    "MappingView", "MutableMapping", "MutableSequence", "MutableSet",
+    "Sequence", "Sized", "ValuesView", "Awaitable", "AsyncIterator",
+    "AsyncIterable", "Coroutine", "Collection", "AsyncGenerator",
+    "AsyncContextManager", "Reversible", "SupportsAbs", "SupportsBytes",
+    "SupportsComplex", "SupportsFloat", "SupportsIndex", "SupportsInt",
+    "SupportsRound", "ChainMap", "Counter", "Deque", "Dict", "DefaultDict",
+    "List", "OrderedDict", "Set", "FrozenSet", "NamedTuple", "TypedDict",
+    "Generator", "BinaryIO", "IO", "Match", "Pattern", "TextIO", "AnyStr",
+    "Text", "NewType", "TypeAliasType", "NoDefault", "ParamSpecArgs",
+    "ParamSpecKwargs", "TYPE_CHECKING", "cast", "get_args", "get_origin",
+    "is_typeddict", "assert_never", "assert_type",
+};
+static const char *const plain_dataclasses[] = {
+    "Field", "field", "fields", "FrozenInstanceError", "InitVar", "KW_ONLY",
+    "MISSING", "asdict", "astuple", "is_dataclass", "replace",
+    "_DataclassParams", "_FIELD_BASE", "_HAS_DEFAULT_FACTORY_CLASS",
+    "_MISSING_TYPE", "_KW_ONLY_TYPE", "_FIELD", "_FIELD_CLASSVAR",
+    "_FIELD_INITVAR",
+};
+static const char *const plain_uuid[] = {
+    "UUID", "SafeUUID", "NAMESPACE_DNS", "NAMESPACE_URL", "NAMESPACE_OID",
+    "NAMESPACE_X500", "RESERVED_NCS", "RFC_4122", "RESERVED_MICROSOFT",
+    "RESERVED_FUTURE", "NIL", "MAX", "uuid3", "uuid4", "uuid5",
+};
+static const char *const plain_zoneinfo[] = {
+    "ZoneInfo", "ZoneInfoNotFoundError", "InvalidTZPathWarning", "TZPATH",
+};
+typedef struct {
+    const char *module;
+    const char *const *names;
+    size_t n;
+} name_list;
+#define NAMES(m, a) {m, a, sizeof(a) / sizeof *(a)}
+static const name_list plain_lists[] = {
+    NAMES("typing", plain_typing), NAMES("dataclasses", plain_dataclasses),
+    NAMES("uuid", plain_uuid), NAMES("zoneinfo", plain_zoneinfo),
 };
 
 static const name_rule plain_rules[] = {
@@ -1959,10 +2046,43 @@ static pkscan_category categorize(const char *m, size_t ml, const char *n,
         if (str_eq(m, ml, plain_rules[i].module) &&
             str_eq(n, fl, plain_rules[i].name))
             return PKSCAN_CAT_PLAIN;
+    for (size_t i = 0; i < NELEM(plain_lists); i++)
+        if (str_eq(m, ml, plain_lists[i].module))
+            /* the module itself (subimport("typing"), a function's
+             * global) is plain: what its helpers do, only code does */
+            return fl == 0 || in_list(n, fl, plain_lists[i].names,
+                                      plain_lists[i].n)
+                       ? PKSCAN_CAT_PLAIN
+                       : PKSCAN_CAT_OTHER;
+    /* private names of plain modules are plain only where listed
+     * (copyreg._reconstructor, re._compile, ... above) */
+    if (fl > 0 && n[0] == '_')
+        return PKSCAN_CAT_OTHER;
+    for (size_t i = 0; i < NELEM(not_plain); i++)
+        if ((str_eq(m, ml, not_plain[i].module) ||
+             (ml > 1 && m[0] == '_' &&
+              str_eq(m + 1, ml - 1, not_plain[i].module))) &&
+            str_eq(n, fl, not_plain[i].name))
+            return PKSCAN_CAT_OTHER;
     for (size_t i = 0; i < NELEM(plain_modules); i++)
         if (module_in(m, ml, plain_modules[i]))
             return PKSCAN_CAT_PLAIN;
     return PKSCAN_CAT_OTHER;
+}
+
+/* A module some of whose names are plain (typing + sys: a module object
+ * through an attribute of a module otherwise plain). */
+static int plain_module(const char *m, size_t ml)
+{
+    if (str_eq(m, ml, "builtins"))
+        return 1;
+    for (size_t i = 0; i < NELEM(plain_lists); i++)
+        if (str_eq(m, ml, plain_lists[i].module))
+            return 1;
+    for (size_t i = 0; i < NELEM(plain_modules); i++)
+        if (module_in(m, ml, plain_modules[i]))
+            return 1;
+    return 0;
 }
 
 /* `s` (a dotted path) is `pre` or starts with `pre` and a dot. */
@@ -3108,7 +3228,8 @@ static const char *raw_verdict(const raw_import *ri, int unrec,
         return NULL;
     }
     const char *why = danger_reason(ri->m, ri->ml, ri->n, ri->nl,
-                                    *cat != PKSCAN_CAT_OTHER);
+                                    *cat != PKSCAN_CAT_OTHER ||
+                                        plain_module(ri->m, ri->ml));
     if (why != NULL && *cat == PKSCAN_CAT_PLAIN)
         *cat = PKSCAN_CAT_OTHER; /* operator.attrgetter, object.__subclasses__ */
     return why;
