@@ -271,6 +271,16 @@ cpk_scan_strict(const pkscan_report *r, const char *name)
                   im->offset);
         listed++;
     }
+    for (size_t i = 0; i < r->n_load_calls; i++) {
+        /* the name escaped as an import's is */
+        pkscan_import as = {0};
+        as.module = r->load_calls[i].name;
+        char full[512] = "?";
+        if (as.module.s != NULL)
+            cpk_scan_import_name(&as, full, sizeof(full));
+        cpk_error("%s: refused: the load %s: %s at byte %zu", name,
+                  r->load_calls[i].reason, full, r->load_calls[i].offset);
+    }
     /* The counts are exact even when the list was cut short. */
     size_t total = r->n_dangerous + r->n_other; /* an upper bound */
     if (r->truncated && listed < total)

@@ -238,6 +238,16 @@ typedef struct {
     int dangerous;
     const char *reason;     /* static string; NULL unless dangerous */
     long ext_code;          /* PKSCAN_VIA_EXT: the registry code */
+    /* Further spellings the pickle writes for the same (module, name),
+     * beyond `written_module`/`written_name` (the first occurrence's) and
+     * the mapped name itself: `alt_written[2 * i]` the module,
+     * `alt_written[2 * i + 1]` the name, each as written (never NULL
+     * strings). Protocol 2 `exceptions Exception` then `__builtin__
+     * Exception`: one entry builtins.Exception, written_* exceptions,
+     * one alternative __builtin__ Exception. find_class receives every
+     * one of them. */
+    pkscan_str *alt_written;
+    size_t n_alt_written;
 } pkscan_import;
 
 /* Layout of a function carried by value. */
@@ -312,6 +322,44 @@ typedef struct {
     size_t n_members;
 } pkscan_class;
 
+/* Code carried by value that the load itself runs (not merely rebuilds):
+ * one entry per opcode, in input order.
+ *   "calls a function carried by value": a REDUCE whose callable is a
+ *     function the pickle carries by value (_function_new /
+ *     _make_function, directly, through the memo, or wrapped in
+ *     functools.partial / types.MethodType);
+ *   "calls a method of a class carried by value": the callable is
+ *     getattr(C, "name") of a class carried by value that has methods;
+ *   "creates an instance of a class carried by value (its methods may
+ *     run: __new__, __init__, __setstate__, __setattr__, __hash__...)":
+ *     REDUCE, NEWOBJ, NEWOBJ_EX or OBJ of such a class, or its first
+ *     argument to copyreg._reconstructor / __newobj__ / __newobj_ex__. A
+ *     class "has methods" if its state holds a function by value or a
+ *     classmethod / staticmethod / property (pkscan_class.methods), or a
+ *     base carried by value has methods, or its metaclass is carried by
+ *     value. An instance used as a dict key or set item (__hash__,
+ *     __eq__), or given to BUILD, was created by one of these: the
+ *     creation is the entry;
+ *   "creates a class whose metaclass is carried by value",
+ *   "creates a class whose base carried by value defines
+ *     __init_subclass__", "creates an enum whose base carried by value
+ *     has methods (they run for each member)": _make_skeleton_class /
+ *     _make_skeleton_enum;
+ *   "passes code carried by value to a callable that may call it": a
+ *     function (or class with methods) carried by value is an argument of
+ *     a REDUCE / NEWOBJ whose callable is not known to only store it
+ *     (reconstructors, functools.partial, types.MethodType, classmethod,
+ *     staticmethod, property, collections.defaultdict, getattr, a typing
+ *     subscription): list(map(f, xs)) calls f.
+ * A function pickled alone, or stored in a container, a class's state or
+ * a default, is not listed: it runs only when called after the load. */
+typedef struct {
+    size_t offset;          /* the opcode that runs it */
+    const char *reason;     /* static phrase, above */
+    pkscan_str name;        /* qualified name of the function or class
+                               (s == NULL if unknown) */
+} pkscan_load_call;
+
 /* Per-list cap: a report never lists more than this many items in one
  * list (imports, functions, classes, or one function's globals...);
  * `truncated` says some were left out. */
@@ -364,6 +412,11 @@ typedef struct {
     size_t n_functions;
     pkscan_class *classes;
     size_t n_classes;
+    pkscan_load_call *load_calls; /* code by value the load runs */
+    size_t n_load_calls;
+    size_t result_call;      /* 1 + the index in load_calls of the call
+                                whose return value is the unpickled object
+                                (result_kind "call result"), 0 if none */
     int truncated;           /* some list hit PKSCAN_MAX_ITEMS, or the
                                 analysis' work budget ran out: items or
                                 names (s == NULL) are missing. The danger
