@@ -1043,7 +1043,8 @@ static uint32_t new_global(scanner *sc, uint32_t m, uint32_t nm, size_t off)
         }
     if (tm == NULL)
         for (size_t i = 0; i < sizeof fix_modules / sizeof *fix_modules; i++)
-            if (str_eq(mp, ml, fix_modules[i].m)) {
+            if (str_eq(mp, ml, fix_modules[i].m) &&
+                (fix_modules[i].upto >= 13 || !(sc->flags & PKSCAN_PY313))) {
                 tm = fix_modules[i].tm;
                 break;
             }

@@ -426,6 +426,12 @@ typedef struct {
 
 /* Flags for pkscan_scan. */
 #define PKSCAN_NO_FIX_IMPORTS 0x1 /* model Unpickler(fix_imports=False) */
+/* Model the fix_imports table of CPython 3.13 and later, which dropped
+ * `Tix` -> `tkinter.tix` (without it: 3.9 to 3.12's, which map it). The
+ * tables are otherwise the same on every supported version. A caller
+ * built against Python.h passes PKSCAN_PY_FLAGS(PY_VERSION_HEX). */
+#define PKSCAN_PY313 0x2
+#define PKSCAN_PY_FLAGS(hex) ((hex) >= 0x030D0000 ? PKSCAN_PY313 : 0)
 
 /* Scan `len` bytes at `data` (NULL allowed when len is 0). Never reads
  * outside [data, data+len), never executes anything. Returns a report
