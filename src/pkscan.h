@@ -22,7 +22,13 @@
  * EXT code not in the registry). PERSID/BINPERSID are refused as
  * unsupported (plain loads have no persistent_load). Data after STOP, which
  * pickle.loads silently ignores, is its own error kind. The loader modelled
- * is pickle.loads with its defaults: encoding="ASCII" (a protocol 0-2 byte
+ * is pickle.loads with its defaults in a process with the default
+ * int_max_str_digits: an INT or LONG (protocol 0 text) of more than 4300
+ * decimal digits is refused (PKSCAN_ERR_VALUE) as int() refuses it. A
+ * process that raised or disabled the limit (sys.set_int_max_str_digits,
+ * PYTHONINTMAXSTRDIGITS, -X int_max_str_digits) loads such a pickle that
+ * the scan refuses: the scan fails closed (and under the default limit,
+ * pickling such an int at protocol 0 fails too). The encoding is "ASCII" (a protocol 0-2 byte
  * string that is not ASCII is refused, as CPython refuses it), fix_imports
  * (see PKSCAN_NO_FIX_IMPORTS). NEXT_BUFFER is accepted and counted in
  * `n_buffers`: a load needs that many out-of-band buffers (buffers=), and
@@ -44,7 +50,8 @@
  * it quadratic; import names have a budget of their own); memory O(input):
  * a 40-byte node per value pushed, 8 bytes per container item, 4 per
  * stack slot, MARK and memo index (the memo array is at most the input
- * size), and 12 per node during the analysis; arrays grow by half. That
+ * size), 16 per node while the nesting depth is computed after the walk
+ * and 12 per node during the analysis; arrays grow by half. That
  * is 40 to 70 bytes per one-byte opcode at worst (a pickle of EMPTY_LISTs),
  * so a hostile gigabyte would need tens of gigabytes: scan untrusted
  * input with pkscan_scan_limited. No recursion on input-controlled depth
@@ -180,7 +187,20 @@ typedef enum {
  *     __init_subclass__, f_globals, f_locals, f_builtins, gi_frame,
  *     tb_frame, cr_frame, ag_frame ("attribute path through interpreter
  *     internals");
- *   every PKSCAN_VIA_DYNAMIC and PKSCAN_VIA_EXT import.
+ *   helpers of otherwise plain modules: typing get_type_hints,
+ *     _eval_type, evaluate_forward_ref; dataclasses dataclass,
+ *     make_dataclass, _create_fn, _process_class ("evaluates code": they
+ *     eval or exec text); uuid getnode, uuid1, _get_command_stdout and
+ *     the private *_getnode / _find_mac_* helpers ("runs commands");
+ *   every PKSCAN_VIA_DYNAMIC and PKSCAN_VIA_EXT import;
+ *   any import whose object the pickle changes in place ("modifies an
+ *     imported object"): BUILD, APPEND(S), SETITEM(S) or ADDITEMS applied
+ *     to a GLOBAL / STACK_GLOBAL / INST object, to getattr(<import>, ...),
+ *     to a module from subimport or __import__, or to what
+ *     logging.getLogger returns (math.pi = 3, a shared logger's
+ *     `disabled`, for the whole process). No pickler writes that: a
+ *     reconstructor (_class_setstate, _function_setstate) does the
+ *     setting for what the pickle carries by value.
  * builtins.getattr and builtins.__import__ are NOT dangerous (and count as
  * PKSCAN_CAT_PLAIN) when every use in the pickle is a lookup with constant
  * operands: getattr(<import>, "name") and
@@ -217,10 +237,28 @@ typedef enum {
  *   and exceptions (set, frozenset, bytearray, bytes, complex, slice,
  *   range, int, float, str, list, dict, tuple, bool, object, type, property,
  *   classmethod, staticmethod, memoryview, super, len, min, max, ..., and
- *   every name ending in Error, Exception or Warning); the modules
- *   collections, datetime, decimal, fractions, enum, typing, dataclasses,
- *   ipaddress, zoneinfo, uuid, numbers, math, cmath, operator, _operator
- *   (and submodules); io/_io StringIO and BytesIO; copyreg
+ *   every name ending in Error, Exception or Warning); the public names
+ *   (not starting with "_") of the modules collections, datetime,
+ *   decimal, fractions, enum, ipaddress, numbers, math, cmath, operator,
+ *   _operator (and submodules), except decimal's setcontext, getcontext,
+ *   localcontext (process-wide state) and operator's call, setitem,
+ *   delitem and in-place functions (iadd, iconcat, ...: they change what
+ *   they are given); in typing, dataclasses, uuid and zoneinfo (which
+ *   have helpers that eval/exec text, run commands or change process-
+ *   wide state) only listed names: typing's generic aliases, special
+ *   forms, ABCs and TypeVar, Generic, Protocol, NamedTuple, TypedDict,
+ *   NewType, ForwardRef (it compiles its text; only get_type_hints and
+ *   _eval_type evaluate it), cast, get_args, get_origin, ...;
+ *   dataclasses Field, field, fields, InitVar, KW_ONLY, MISSING, asdict,
+ *   astuple, is_dataclass, replace, FrozenInstanceError and the private
+ *   classes pickles of dataclasses name (_DataclassParams, _FIELD_BASE,
+ *   _HAS_DEFAULT_FACTORY_CLASS, _MISSING_TYPE, _KW_ONLY_TYPE, _FIELD,
+ *   _FIELD_CLASSVAR, _FIELD_INITVAR); uuid UUID, SafeUUID, NAMESPACE_*,
+ *   RESERVED_*, RFC_4122, NIL, MAX, uuid3, uuid4, uuid5; zoneinfo
+ *   ZoneInfo, ZoneInfoNotFoundError, InvalidTZPathWarning, TZPATH. The
+ *   modules themselves (name "", e.g. subimport("typing")) are plain:
+ *   their helpers run only when code calls them. Any other name of
+ *   these modules is "other". Also: io/_io StringIO and BytesIO; copyreg
  *   _reconstructor / __newobj__ / __newobj_ex__, _codecs.encode,
  *   array.array, array._array_reconstructor, re._compile,
  *   functools.partial, operator.itemgetter, types SimpleNamespace /
@@ -389,11 +427,18 @@ typedef struct {
     size_t max_depth;        /* the deepest nesting of an item built (1: only
                                 leaves; a tuple in a tuple: 2), saturating
                                 at 65535; 0 when nothing was pushed.
-                                Growth of a memoised container is not
-                                carried up to containers holding it
-                                already. Pickles written with the default
-                                recursion limit stay under about 1000 */
-    size_t max_depth_offset; /* the opcode that first reached max_depth */
+                                Computed once the walk is done as the
+                                longest chain of values each holding the
+                                next: container items (however added: a
+                                chain linked top-down through the memo
+                                counts in full), REDUCE / NEWOBJ / OBJ
+                                callable and arguments, the state BUILD
+                                gives an opaque object. An edge back into
+                                a cycle adds nothing. Pickles written with
+                                the default recursion limit stay under
+                                about 1000 */
+    size_t max_depth_offset; /* the opcode that created the outermost
+                                value of the deepest chain */
     size_t stop_stack;       /* items on the stack at STOP, the result
                                 included: 1 in what any pickler writes
                                 (pickle.loads ignores the rest) */
@@ -401,8 +446,10 @@ typedef struct {
                                 pickler writes */
     const char *result_kind; /* kind of the unpickled object as far as known:
                                 "function", "class", "tuple", "dict", "int",
-                                "instance" (REDUCE/NEWOBJ/OBJ), ...; NULL
-                                when the scan failed */
+                                "instance" (REDUCE/NEWOBJ/OBJ), "call
+                                result" (the return value of code carried
+                                by value: result_call), ...; NULL when the
+                                scan failed */
 
     pkscan_import *imports;
     size_t n_imports;
@@ -467,7 +514,8 @@ const char *pkscan_category_name(pkscan_category c);
 const char *pkscan_param_kind_name(pkscan_param_kind k);
 
 /* The verdict of `cloudpickle-load --strict`: 1 if the report has a
- * dangerous import or an import of category PKSCAN_CAT_OTHER, else 0. */
+ * dangerous import, an import of category PKSCAN_CAT_OTHER, or code
+ * carried by value that the load runs (n_load_calls), else 0. */
 int pkscan_strict_violation(const pkscan_report *r);
 
 #endif
