@@ -49,7 +49,7 @@ static const char *const kind_names[K_NKINDS] = {
 typedef struct {
     uint8_t kind;
     uint8_t flags;
-    uint16_t unused;
+    uint16_t depth; /* nesting depth opcode by opcode (1: a leaf), saturating */
     uint32_t refs; /* times consumed as an operand (saturating) */
     uint32_t off;  /* offset of the creating opcode */
     uint32_t eh, et, n; /* items (edges): first, last, count. Any node
@@ -296,6 +296,7 @@ static uint32_t new_node(scanner *sc, int kind, size_t off)
     nd->kind = (uint8_t)kind;
     nd->off = (uint32_t)off;
     nd->a = nd->b = NONE_ID;
+    nd->depth = 1;
     return (uint32_t)sc->nnodes++;
 }
 
@@ -303,6 +304,29 @@ static void use(scanner *sc, uint32_t id)
 {
     if (id != NONE_ID && sc->nodes[id].refs != UINT32_MAX)
         sc->nodes[id].refs++;
+}
+
+/* `child` became part of `parent` at the opcode at `off`: parent is at
+ * least one level deeper than child. Depths are not carried up to
+ * containers that hold `parent` already: this is only where the nesting
+ * first reached its depth opcode by opcode (max_depth_offset);
+ * depth_pass computes the real depth once the walk is done. An item put
+ * into itself (a list appending itself) does not deepen. */
+static void deepen(scanner *sc, uint32_t parent, uint32_t child, size_t off)
+{
+    if (child == NONE_ID || parent == NONE_ID || child == parent)
+        return;
+    unsigned d = sc->nodes[child].depth + 1u;
+    if (d > UINT16_MAX)
+        d = UINT16_MAX;
+    if (d <= sc->nodes[parent].depth)
+        return;
+    sc->nodes[parent].depth = (uint16_t)d;
+    pkscan_report *r = &sc->rep->pub;
+    if (d > r->max_depth) {
+        r->max_depth = d;
+        r->max_depth_offset = off;
+    }
 }
 
 static int add_edge(scanner *sc, uint32_t parent, uint32_t child, size_t off)
@@ -324,6 +348,7 @@ static int add_edge(scanner *sc, uint32_t parent, uint32_t child, size_t off)
     p->et = e;
     p->n++;
     use(sc, child);
+    deepen(sc, parent, child, off);
     return 0;
 }
 
@@ -1172,6 +1197,9 @@ static int do_newobj(scanner *sc, int ex, size_t off)
         return -1;
     sc->nodes[id].a = cls;
     sc->nodes[id].b = args;
+    deepen(sc, id, cls, off);
+    deepen(sc, id, args, off);
+    deepen(sc, id, kw, off);
     use(sc, cls);
     use(sc, args);
     use(sc, kw);
@@ -1640,6 +1668,8 @@ static int step(scanner *sc, size_t *pos, size_t off, int *stop)
             return -1;
         sc->nodes[id].a = a;
         sc->nodes[id].b = b;
+        deepen(sc, id, a, off);
+        deepen(sc, id, b, off);
         use(sc, a);
         use(sc, b);
         return push(sc, id, off);
@@ -1656,6 +1686,8 @@ static int step(scanner *sc, size_t *pos, size_t off, int *stop)
             return -1;
         sc->nodes[id].a = a;
         sc->nodes[id].b = b;
+        deepen(sc, id, a, off);
+        deepen(sc, id, b, off);
         use(sc, a);
         use(sc, b);
         return push(sc, id, off);
@@ -1667,6 +1699,8 @@ static int step(scanner *sc, size_t *pos, size_t off, int *stop)
             return -1;
         sc->nodes[id].a = a;
         sc->nodes[id].b = b;
+        deepen(sc, id, a, off);
+        deepen(sc, id, b, off);
         use(sc, a);
         use(sc, b);
         return push(sc, id, off);
@@ -3639,8 +3673,14 @@ static void depth_pass(scanner *sc)
                 st[sp - 1].maxc = d;
         }
     }
-    r->max_depth = best > 65535 ? 65535 : best;
-    r->max_depth_offset = best_off;
+    /* where the nesting opcode by opcode (deepen) reached the depth,
+     * its opcode; else the outermost value of the deepest chain */
+    if (best > 65535)
+        best = 65535;
+    if (best != r->max_depth) {
+        r->max_depth = best;
+        r->max_depth_offset = best_off;
+    }
     free(depth);
     free(st);
     acct_give(sc->acct, nn * (sizeof(uint32_t) + sizeof(frame)));

@@ -437,8 +437,11 @@ typedef struct {
                                 a cycle adds nothing. Pickles written with
                                 the default recursion limit stay under
                                 about 1000 */
-    size_t max_depth_offset; /* the opcode that created the outermost
-                                value of the deepest chain */
+    size_t max_depth_offset; /* the opcode that first reached max_depth
+                                building items opcode by opcode; when the
+                                depth comes from links made later through
+                                the memo, the opcode that created the
+                                outermost value of the deepest chain */
     size_t stop_stack;       /* items on the stack at STOP, the result
                                 included: 1 in what any pickler writes
                                 (pickle.loads ignores the rest) */
