@@ -3189,6 +3189,8 @@ static void objects_pass(analysis *an)
 #define C_ENUM "creates an enum whose base carried by value has methods " \
                "(they run for each member)"
 #define C_PASS "passes code carried by value to a callable that may call it"
+#define C_HASH "hashes an object of a class carried by value that defines " \
+               "__hash__ or __eq__ (a dict key or set item)"
 
 static pkscan_str origin_name(analysis *an, uint32_t o)
 {
@@ -3223,6 +3225,14 @@ static int method_named(const pkscan_class *c, const char *n)
         if (str_eq(c->methods[i].s, c->methods[i].len, n))
             return 1;
     return 0;
+}
+
+static int call_cmp(const void *x, const void *y)
+{
+    const pkscan_load_call *a = x, *b = y;
+    if (a->offset != b->offset)
+        return a->offset < b->offset ? -1 : 1;
+    return strcmp(a->reason, b->reason);
 }
 
 /* A callable known to store its arguments without calling them. */
@@ -3357,9 +3367,65 @@ static void calls_pass(analysis *an)
             }
         }
     }
+    /* Dict keys and set items are hashed as they go in: an object whose
+     * class by value defines __hash__ or __eq__ (an enum member of an
+     * enum by value, getattr(Color, "RED"): its class's state is set
+     * before the member is used) runs them. Items are often newer than
+     * their container (SETITEMS on a memoised dict): a second loop. */
+    for (size_t i = 0; i < sc->nnodes && !an->oom; i++) {
+        const node *nd = &sc->nodes[i];
+        int k = nd->kind;
+        if (k != K_DICT && k != K_SET && k != K_FROZENSET)
+            continue;
+        if (charge(an, nd->n))
+            break;
+        size_t j = 0;
+        for (uint32_t e = nd->eh; j < nd->n; j++, e = sc->edges[e].next) {
+            if (k == K_DICT && j % 2)
+                continue; /* a value */
+            uint32_t v = sc->edges[e].child;
+            uint32_t o = code[v] ? code[v] - 1 : NONE_ID;
+            size_t ck = o != NONE_ID ? aux_get(an, o, AUX_CLS) : 0;
+            if (!ck)
+                continue;
+            const pkscan_class *cl = &an->clss[ck - 1];
+            int hooks = method_named(cl, "__hash__") ||
+                        method_named(cl, "__eq__");
+            if (!hooks) {
+                /* a by-value base's */
+                const resolved *rc = res_get(an, sc->nodes[o].a);
+                int en = res_recon(rc, "_make_skeleton_enum");
+                uint32_t bases = item(sc, sc->nodes[o].b, en ? 0 : 2);
+                if (kind_of(sc, bases) == K_TUPLE)
+                    for (uint32_t be = sc->nodes[bases].eh, q = 0;
+                         q < sc->nodes[bases].n && !hooks;
+                         q++, be = sc->edges[be].next) {
+                        size_t bk = aux_get(an, sc->edges[be].child, AUX_CLS);
+                        hooks = bk &&
+                                (method_named(&an->clss[bk - 1], "__hash__") ||
+                                 method_named(&an->clss[bk - 1], "__eq__"));
+                    }
+            }
+            if (hooks) {
+                add_call(an, (uint32_t)i, C_HASH, o);
+                break;
+            }
+        }
+    }
     if (ccode) {
         free(ccode);
         acct_give(sc->acct, an->nclss);
+    }
+    /* input order (the hashing loop came second) */
+    if (an->ncalls > 1) {
+        pkscan_load_call res = {0, NULL, {NULL, 0}};
+        if (an->result_call)
+            res = an->calls[an->result_call - 1];
+        qsort(an->calls, an->ncalls, sizeof *an->calls, call_cmp);
+        for (size_t i = 0; i < an->ncalls && res.reason; i++)
+            if (an->calls[i].offset == res.offset &&
+                an->calls[i].reason == res.reason)
+                an->result_call = i + 1;
     }
 }
 

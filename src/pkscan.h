@@ -378,6 +378,12 @@ typedef struct {
  *     value. An instance used as a dict key or set item (__hash__,
  *     __eq__), or given to BUILD, was created by one of these: the
  *     creation is the entry;
+ *   "hashes an object of a class carried by value that defines __hash__
+ *     or __eq__ (a dict key or set item)": an object the load did not
+ *     create by a call (an enum member, getattr(Color, "RED"), of an enum
+ *     by value whose state, or a base by value, defines __hash__ or
+ *     __eq__) used as a key of a dict or an item of a set or frozenset;
+ *     the entry's offset is the container's;
  *   "creates a class whose metaclass is carried by value",
  *   "creates a class whose base carried by value defines
  *     __init_subclass__", "creates an enum whose base carried by value

@@ -467,6 +467,37 @@ Test(scan_trust, code_the_load_runs_is_listed)
     pkscan_free(r);
 }
 
+/* An enum member of an enum by value whose class defines __hash__, used
+ * as a dict key: the load hashes it, running __hash__. The same with an
+ * enum whose methods are not hooks is not listed. */
+Test(scan_trust, hashing_by_value_hooks_is_listed)
+{
+    cpk_py("import ccloudpickle, enum\n"
+           "class Hashy(enum.Enum):\n"
+           "    RED = 1\n"
+           "    def __hash__(self):\n"
+           "        return 7\n"
+           "class Quiet(enum.Enum):\n"
+           "    RED = 1\n"
+           "    def describe(self):\n"
+           "        return 1\n");
+    pkscan_report *r = scan_py("ccloudpickle.dumps({Hashy.RED: 1})");
+    const pkscan_load_call *c = only_call(r, "Hashy key");
+    cr_assert_str_eq(c->reason, "hashes an object of a class carried by "
+                                "value that defines __hash__ or __eq__ (a "
+                                "dict key or set item)");
+    cr_assert(str_is(c->name, "Hashy"));
+    pkscan_free(r);
+    r = scan_py("ccloudpickle.dumps({Hashy.RED, 2}, protocol=4)");
+    cr_assert_eq(r->n_load_calls, 1);
+    pkscan_free(r);
+    r = scan_py("ccloudpickle.dumps([{Quiet.RED: 1}, {1: Hashy.RED}])");
+    cr_assert_eq(r->n_load_calls, 0, "%s",
+                 r->n_load_calls ? r->load_calls[0].reason : "");
+    cr_assert(!pkscan_strict_violation(r));
+    pkscan_free(r);
+}
+
 /* ... and what it does not run: a function or class only rebuilt. */
 Test(scan_trust, code_only_rebuilt_is_not_listed)
 {
