@@ -367,8 +367,8 @@ cpk_describe_text(FILE *out, const pkscan_report *r, const char *name,
               "their code\n",
               out);
     else if (r->n_load_calls > 0)
-        fputs("LOADING RUNS CODE carried by value (see \"load runs\"), "
-              "though it imports only reconstructors and plain data\n",
+        fputs("LOADING RUNS CODE carried by value (see \"load runs\"); "
+              "its imports are reconstructors and plain data\n",
               out);
     else
         fputs("only reconstructors and plain data; a function still runs "

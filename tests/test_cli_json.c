@@ -304,3 +304,43 @@ Test(cli_json, standard_input_and_ext)
                    "assert i['dangerous'] is True\n");
     cpk_proc_free(&p);
 }
+
+/* load_calls: code carried by value that the load runs; "call result";
+ * alt_written: every spelling of one import. */
+Test(cli_json, load_calls_and_spellings)
+{
+    const char *path = pickle_file(
+        "call.pkl", "import sys, ccloudpickle\n"
+                    "def f():\n"
+                    "    return 42\n"
+                    "class Call:\n"
+                    "    def __reduce__(self):\n"
+                    "        return (f, ())\n"
+                    "sys.stdout.buffer.write(ccloudpickle.dumps(Call()))\n");
+    cpk_proc p;
+    json_of(&p, path, NULL);
+    cpk_assert_exit(&p, 0);
+    check_json(&p,
+               "assert r['result'] == 'call result', r['result']\n"
+               "assert r['strict_violation'] is True\n"
+               "assert r['n_dangerous'] == 0 and r['n_other'] == 0\n"
+               "[c] = r['load_calls']\n"
+               "assert list(c) == ['offset', 'reason', 'name', 'result'], c\n"
+               "assert c['reason'] == 'calls a function carried by value'\n"
+               "assert c['name'] == 'f' and c['result'] is True, c\n"
+               "assert isinstance(c['offset'], int)\n");
+    cpk_proc_free(&p);
+    path = pickle_file("two.pkl",
+                       "import sys\n"
+                       "sys.stdout.buffer.write(b'\\x80\\x02(cexceptions\\n"
+                       "Exception\\nc__builtin__\\nException\\nt.')\n");
+    json_of(&p, path, NULL);
+    cpk_assert_exit(&p, 0);
+    check_json(&p,
+               "[i] = r['imports']\n"
+               "assert i['module'] == 'builtins' and i['count'] == 2\n"
+               "assert i['written_module'] == 'exceptions'\n"
+               "assert i['alt_written'] == [['__builtin__', 'Exception']], i\n"
+               "assert r['load_calls'] == []\n");
+    cpk_proc_free(&p);
+}
