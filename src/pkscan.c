@@ -3325,6 +3325,18 @@ static void calls_pass(analysis *an)
         if (code[c]) {
             uint32_t o = code[c] - 1;
             int inst = !aux_get(an, o, AUX_FN) && o == c;
+            if (inst) {
+                /* an instance: what hashes it, calls it or hands it on
+                 * may run its class's methods (the hashing loop below) */
+                code[id] = o + 1;
+                const pkscan_class *k = &an->clss[aux_get(an, o, AUX_CLS) - 1];
+                if (k->is_enum && nd->kind == K_REDUCE &&
+                    !method_named(k, "_missing_"))
+                    continue; /* Color(1): a member looked up by value
+                                 (3.12+ pickles members so); only
+                                 _missing_ of the enum runs, for a value
+                                 not found */
+            }
             add_call(an, id,
                      aux_get(an, o, AUX_FN) ? C_FN : inst ? C_INST : C_METHOD,
                      o);

@@ -375,15 +375,18 @@ typedef struct {
  *     class "has methods" if its state holds a function by value or a
  *     classmethod / staticmethod / property (pkscan_class.methods), or a
  *     base carried by value has methods, or its metaclass is carried by
- *     value. An instance used as a dict key or set item (__hash__,
+ *     value. Calling an enum carried by value, Color(1) (how 3.12+
+ *     pickles a member), looks a member up: listed only if the enum
+ *     defines _missing_. An instance used as a dict key or set item (__hash__,
  *     __eq__), or given to BUILD, was created by one of these: the
  *     creation is the entry;
  *   "hashes an object of a class carried by value that defines __hash__
- *     or __eq__ (a dict key or set item)": an object the load did not
- *     create by a call (an enum member, getattr(Color, "RED"), of an enum
- *     by value whose state, or a base by value, defines __hash__ or
- *     __eq__) used as a key of a dict or an item of a set or frozenset;
- *     the entry's offset is the container's;
+ *     or __eq__ (a dict key or set item)": an enum member (getattr(Color,
+ *     "RED"), or Color(1)) or instance of a class by value whose state,
+ *     or a base by value, defines __hash__ or __eq__, used as a key of a
+ *     dict or an item of a set or frozenset built by the pickle's own
+ *     opcodes (a set built by calling set(list) is not looked into); the
+ *     entry's offset is the container's;
  *   "creates a class whose metaclass is carried by value",
  *   "creates a class whose base carried by value defines
  *     __init_subclass__", "creates an enum whose base carried by value
