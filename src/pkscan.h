@@ -480,7 +480,10 @@ typedef struct {
                                 analysis' work budget ran out: items or
                                 names (s == NULL) are missing. The danger
                                 flags listed, n_dangerous and n_other are
-                                exact all the same. */
+                                exact all the same; load_calls may then
+                                miss some (functions or classes past the
+                                cap are not followed): treat a truncated
+                                report as unverified. */
 } pkscan_report;
 
 /* Flags for pkscan_scan. */
