@@ -267,6 +267,26 @@ class_section(FILE *out, const pkscan_class *c)
     }
 }
 
+/* Code carried by value that the load itself runs (pkscan_load_call):
+ * one line each, marked like a dangerous import. */
+static void
+load_calls_section(FILE *out, const pkscan_report *r)
+{
+    if (r->n_load_calls == 0)
+        return;
+    fprintf(out, "load runs  code carried by value, at %zu place%s\n",
+            r->n_load_calls, r->n_load_calls == 1 ? "" : "s");
+    for (size_t i = 0; i < r->n_load_calls; i++) {
+        const pkscan_load_call *c = &r->load_calls[i];
+        fprintf(out, "  ! %s: ", c->reason);
+        if (c->name.s != NULL)
+            put(out, c->name);
+        else
+            fputc('?', out);
+        fprintf(out, " (byte %zu)\n", c->offset);
+    }
+}
+
 /* The header of a signed envelope; byte offsets below count from the
  * start of the pickle inside. */
 static void
@@ -308,7 +328,19 @@ cpk_describe_text(FILE *out, const pkscan_report *r, const char *name,
         fprintf(out, "no PROTO opcode (protocol %d opcodes)",
                 r->min_protocol);
     fprintf(out, ", %zu opcodes\n", r->n_opcodes);
-    fprintf(out, "result     %s\n", r->result_kind ? r->result_kind : "?");
+    if (r->result_call > 0 && r->result_call <= r->n_load_calls) {
+        /* not an "instance": what code carried by value returned */
+        fputs("result     result of calling ", out);
+        const pkscan_load_call *c = &r->load_calls[r->result_call - 1];
+        if (c->name.s != NULL)
+            put(out, c->name);
+        else
+            fputs("a function", out);
+        fputs(" carried by value\n", out);
+    }
+    else
+        fprintf(out, "result     %s\n",
+                r->result_kind ? r->result_kind : "?");
     if (r->n_buffers > 0)
         fprintf(out, "buffers    %zu out-of-band (a load needs them "
                      "passed as buffers=)\n",
@@ -319,6 +351,7 @@ cpk_describe_text(FILE *out, const pkscan_report *r, const char *name,
         function_section(out, &r->functions[i]);
     for (size_t i = 0; i < r->n_classes; i++)
         class_section(out, &r->classes[i]);
+    load_calls_section(out, r);
     if (r->truncated)
         fputs("truncated  the report is capped: some items or names are "
               "left out (the counts of dangerous and other imports are "
@@ -332,6 +365,10 @@ cpk_describe_text(FILE *out, const pkscan_report *r, const char *name,
     else if (r->n_other > 0)
         fputs("names outside reconstructors and plain data: loading runs "
               "their code\n",
+              out);
+    else if (r->n_load_calls > 0)
+        fputs("LOADING RUNS CODE carried by value (see \"load runs\"); "
+              "its imports are reconstructors and plain data\n",
               out);
     else
         fputs("only reconstructors and plain data; a function still runs "

@@ -83,6 +83,16 @@ jimport(FILE *out, const pkscan_import *im)
         fprintf(out, "%ld", im->ext_code);
     else
         fputs("null", out);
+    jkey(out, &f, "alt_written");
+    fputc('[', out);
+    for (size_t i = 0; i < im->n_alt_written; i++) {
+        fputs(i > 0 ? ", [" : "[", out);
+        jstr(out, im->alt_written[2 * i]);
+        fputs(", ", out);
+        jstr(out, im->alt_written[2 * i + 1]);
+        fputc(']', out);
+    }
+    fputc(']', out);
     fputc('}', out);
 }
 
@@ -265,6 +275,23 @@ cpk_describe_json(FILE *out, const pkscan_report *r, const char *file,
         if (i > 0)
             fputs(", ", out);
         jclass(out, &r->classes[i]);
+    }
+    fputc(']', out);
+    jkey(out, &f, "load_calls");
+    fputc('[', out);
+    for (size_t i = 0; i < r->n_load_calls; i++) {
+        const pkscan_load_call *c = &r->load_calls[i];
+        int g = 1;
+        fputs(i > 0 ? ", {" : "{", out);
+        jkey(out, &g, "offset");
+        fprintf(out, "%zu", c->offset);
+        jkey(out, &g, "reason");
+        cpk_put_json_str(out, c->reason, strlen(c->reason));
+        jkey(out, &g, "name");
+        jstr(out, c->name);
+        jkey(out, &g, "result");
+        fputs(r->result_call == i + 1 ? "true" : "false", out);
+        fputc('}', out);
     }
     fputs("]}\n", out);
 }

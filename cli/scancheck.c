@@ -2,6 +2,7 @@
 #include "scancheck.h"
 
 #include <errno.h>
+#include <patchlevel.h> /* PY_VERSION_HEX: pkscan models this CPython */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,7 +69,8 @@ early_check(void *ctx, const char *data, size_t len, int eof)
         return 0; /* a signed envelope: its pickle is checked when open */
     while (c->next <= len)
         c->next = c->next > ((size_t)-1) / 2 ? (size_t)-1 : c->next * 2;
-    pkscan_report *r = pkscan_scan_limited(data, len, 0, c->max_scan);
+    pkscan_report *r = pkscan_scan_limited(
+        data, len, PKSCAN_PY_FLAGS(PY_VERSION_HEX), c->max_scan);
     if (r != NULL && prefix_stable(r->status)) {
         c->early = r;
         return EARLY_REFUSED;
@@ -159,7 +161,8 @@ int
 cpk_scan_pickle(const char *name, const void *data, size_t len,
                 size_t max_scan, pkscan_report **report)
 {
-    pkscan_report *r = pkscan_scan_limited(data, len, 0, max_scan);
+    pkscan_report *r = pkscan_scan_limited(
+        data, len, PKSCAN_PY_FLAGS(PY_VERSION_HEX), max_scan);
     *report = r;
     if (r == NULL || r->status == PKSCAN_ERR_NOMEM) {
         cpk_error("%s: out of memory scanning %zu bytes", name, len);
@@ -270,6 +273,16 @@ cpk_scan_strict(const pkscan_report *r, const char *name)
                                 : "not a reconstructor or plain data",
                   im->offset);
         listed++;
+    }
+    for (size_t i = 0; i < r->n_load_calls; i++) {
+        /* the name escaped as an import's is */
+        pkscan_import as = {0};
+        as.module = r->load_calls[i].name;
+        char full[512] = "?";
+        if (as.module.s != NULL)
+            cpk_scan_import_name(&as, full, sizeof(full));
+        cpk_error("%s: refused: the load %s: %s at byte %zu", name,
+                  r->load_calls[i].reason, full, r->load_calls[i].offset);
     }
     /* The counts are exact even when the list was cut short. */
     size_t total = r->n_dangerous + r->n_other; /* an upper bound */

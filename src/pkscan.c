@@ -40,6 +40,8 @@ static const char *const kind_names[K_NKINDS] = {
 #define NF_BIGINT 0x1 /* K_INT that does not fit int64 */
 #define NF_DEC 0x2    /* K_STR/K_BYTES/K_BYTEARRAY: the bytes are in
                          scanner.decbuf, not in the input */
+#define NF_MODIFIED 0x4 /* an opaque node BUILD, APPEND(S), SETITEM(S) or
+                           ADDITEMS applied to: changed in place */
 
 /* One value of the model: 40 bytes, the scan's main memory cost (one per
  * value-pushing opcode; pkscan.h "Costs"). Offsets and counts are 32-bit:
@@ -47,7 +49,7 @@ static const char *const kind_names[K_NKINDS] = {
 typedef struct {
     uint8_t kind;
     uint8_t flags;
-    uint16_t depth; /* nesting depth (1: a leaf), saturating */
+    uint16_t depth; /* nesting depth opcode by opcode (1: a leaf), saturating */
     uint32_t refs; /* times consumed as an operand (saturating) */
     uint32_t off;  /* offset of the creating opcode */
     uint32_t eh, et, n; /* items (edges): first, last, count. Any node
@@ -305,10 +307,11 @@ static void use(scanner *sc, uint32_t id)
 }
 
 /* `child` became part of `parent` at the opcode at `off`: parent is at
- * least one level deeper than child (pkscan_report.max_depth). Depths are
- * not carried up to containers that hold `parent` already, as in CPython
- * what is hashed recursively (tuples, frozensets) is built in one opcode.
- * An item put into itself (a list appending itself) does not deepen. */
+ * least one level deeper than child. Depths are not carried up to
+ * containers that hold `parent` already: this is only where the nesting
+ * first reached its depth opcode by opcode (max_depth_offset);
+ * depth_pass computes the real depth once the walk is done. An item put
+ * into itself (a list appending itself) does not deepen. */
 static void deepen(scanner *sc, uint32_t parent, uint32_t child, size_t off)
 {
     if (child == NONE_ID || parent == NONE_ID || child == parent)
@@ -328,7 +331,7 @@ static void deepen(scanner *sc, uint32_t parent, uint32_t child, size_t off)
 
 static int add_edge(scanner *sc, uint32_t parent, uint32_t child, size_t off)
 {
-    if (sc->nedges >= UINT32_MAX - 1 ||
+    if (sc->nedges >= UINT32_MAX - 8 || /* depth_pass' cursor: id + 4 */
         sgrow(sc->acct, (void **)&sc->edges, &sc->capedges, sc->nedges + 1,
               sizeof(edge)))
         return nomem(sc, off);
@@ -336,6 +339,8 @@ static int add_edge(scanner *sc, uint32_t parent, uint32_t child, size_t off)
     sc->edges[e].child = child;
     sc->edges[e].next = NONE_ID;
     node *p = &sc->nodes[parent];
+    if (p->kind >= K_GLOBAL)
+        p->flags |= NF_MODIFIED;
     if (p->n == 0)
         p->eh = e;
     else
@@ -1063,7 +1068,8 @@ static uint32_t new_global(scanner *sc, uint32_t m, uint32_t nm, size_t off)
         }
     if (tm == NULL)
         for (size_t i = 0; i < sizeof fix_modules / sizeof *fix_modules; i++)
-            if (str_eq(mp, ml, fix_modules[i].m)) {
+            if (str_eq(mp, ml, fix_modules[i].m) &&
+                (fix_modules[i].upto >= 13 || !(sc->flags & PKSCAN_PY313))) {
                 tm = fix_modules[i].tm;
                 break;
             }
@@ -1206,10 +1212,11 @@ static int do_build(scanner *sc, size_t off)
         return underflow(sc, off);
     uint32_t state = sc->stack[--sc->nstack];
     uint32_t inst = sc->stack[sc->nstack - 1];
-    use(sc, state);
-    deepen(sc, inst, state, off);
     if (opaque(sc, inst))
-        return 0; /* may have __setstate__ */
+        /* may have __setstate__; the state is kept as an item of the
+         * instance (its nesting, NF_MODIFIED) */
+        return add_edge(sc, inst, state, off);
+    use(sc, state);
     /* Plain data has neither __setstate__ nor a __dict__: only a None
      * state (and an empty or None slot state) goes through. A computed
      * state may be anything: accept it. */
@@ -1792,6 +1799,23 @@ static const name_rule danger_rules[] = {
     {"ccloudpickle", "_import", R_IMPORT},
     {"ccloudpickle", "loads", R_PICKLE}, {"ccloudpickle", "load", R_PICKLE},
     {"ccloudpickle", "Unpickler", R_PICKLE},
+    /* helpers of otherwise plain modules that evaluate text or run
+     * commands */
+    {"typing", "get_type_hints", R_EVAL}, {"typing", "_eval_type", R_EVAL},
+    {"typing", "evaluate_forward_ref", R_EVAL},
+    {"dataclasses", "dataclass", R_EVAL},
+    {"dataclasses", "make_dataclass", R_EVAL},
+    {"dataclasses", "_create_fn", R_EVAL},
+    {"dataclasses", "_process_class", R_EVAL},
+    {"uuid", "getnode", R_CMD}, {"uuid", "uuid1", R_CMD},
+    {"uuid", "_get_command_stdout", R_CMD},
+    {"uuid", "_find_mac_near_keyword", R_CMD},
+    {"uuid", "_find_mac_under_heading", R_CMD},
+    {"uuid", "_ifconfig_getnode", R_CMD}, {"uuid", "_ip_getnode", R_CMD},
+    {"uuid", "_arp_getnode", R_CMD}, {"uuid", "_lanscan_getnode", R_CMD},
+    {"uuid", "_netstat_getnode", R_CMD}, {"uuid", "_unix_getnode", R_CMD},
+    {"uuid", "_ipconfig_getnode", R_CMD},
+    {"uuid", "_windll_getnode", R_CMD},
 };
 
 /* Attributes a dotted name must not pass through. */
@@ -1804,10 +1828,80 @@ static const char *const danger_attrs[] = {
     "cr_frame", "ag_frame",
 };
 
+/* Modules whose public names (those not starting with "_") are plain,
+ * but for not_plain and the danger table: nothing in them evaluates text,
+ * runs commands or opens files. */
 static const char *const plain_modules[] = {
-    "collections", "datetime", "decimal", "fractions", "enum", "typing",
-    "dataclasses", "ipaddress", "zoneinfo", "uuid", "numbers", "math",
-    "cmath", "operator", "_operator", /* attrgetter, methodcaller: above */
+    "collections", "datetime", "decimal", "fractions", "enum", "ipaddress",
+    "numbers", "math", "cmath", "operator", "_operator",
+    /* operator attrgetter, methodcaller: dangerous, above */
+};
+
+/* Public names of plain_modules that are not plain: they change state the
+ * whole process shares (a decimal context, an object passed in place) or
+ * call what they are given. */
+static const name_rule not_plain[] = {
+    {"decimal", "setcontext", 0}, {"decimal", "getcontext", 0},
+    {"decimal", "localcontext", 0},
+    {"operator", "call", 0}, {"operator", "setitem", 0},
+    {"operator", "delitem", 0}, {"operator", "iadd", 0},
+    {"operator", "iand", 0}, {"operator", "iconcat", 0},
+    {"operator", "ifloordiv", 0}, {"operator", "ilshift", 0},
+    {"operator", "imod", 0}, {"operator", "imul", 0},
+    {"operator", "imatmul", 0}, {"operator", "ior", 0},
+    {"operator", "ipow", 0}, {"operator", "irshift", 0},
+    {"operator", "isub", 0}, {"operator", "itruediv", 0},
+    {"operator", "ixor", 0},
+};
+
+/* Modules plain name by name only (each has helpers that evaluate text or
+ * run commands, or change process-wide state): typing, dataclasses,
+ * uuid, zoneinfo. Private names listed are the ones picklers write
+ * (a dataclass's __dataclass_params__, dataclasses.MISSING). */
+static const char *const plain_typing[] = {
+    "Any", "Callable", "ClassVar", "Final", "ForwardRef", "Generic",
+    "Literal", "Optional", "ParamSpec", "Protocol", "Tuple", "Type",
+    "TypeVar", "TypeVarTuple", "Union", "Concatenate", "TypeAlias",
+    "TypeGuard", "TypeIs", "Self", "LiteralString", "Never", "NoReturn",
+    "Required", "NotRequired", "ReadOnly", "Unpack", "Annotated",
+    "AbstractSet", "ByteString", "Container", "ContextManager", "Hashable",
+    "ItemsView", "Iterable", "Iterator", "KeysView", "Mapping",
+    "MappingView", "MutableMapping", "MutableSequence", "MutableSet",
+    "Sequence", "Sized", "ValuesView", "Awaitable", "AsyncIterator",
+    "AsyncIterable", "Coroutine", "Collection", "AsyncGenerator",
+    "AsyncContextManager", "Reversible", "SupportsAbs", "SupportsBytes",
+    "SupportsComplex", "SupportsFloat", "SupportsIndex", "SupportsInt",
+    "SupportsRound", "ChainMap", "Counter", "Deque", "Dict", "DefaultDict",
+    "List", "OrderedDict", "Set", "FrozenSet", "NamedTuple", "TypedDict",
+    "Generator", "BinaryIO", "IO", "Match", "Pattern", "TextIO", "AnyStr",
+    "Text", "NewType", "TypeAliasType", "NoDefault", "ParamSpecArgs",
+    "ParamSpecKwargs", "TYPE_CHECKING", "cast", "get_args", "get_origin",
+    "is_typeddict", "assert_never", "assert_type",
+};
+static const char *const plain_dataclasses[] = {
+    "Field", "field", "fields", "FrozenInstanceError", "InitVar", "KW_ONLY",
+    "MISSING", "asdict", "astuple", "is_dataclass", "replace",
+    "_DataclassParams", "_FIELD_BASE", "_HAS_DEFAULT_FACTORY_CLASS",
+    "_MISSING_TYPE", "_KW_ONLY_TYPE", "_FIELD", "_FIELD_CLASSVAR",
+    "_FIELD_INITVAR",
+};
+static const char *const plain_uuid[] = {
+    "UUID", "SafeUUID", "NAMESPACE_DNS", "NAMESPACE_URL", "NAMESPACE_OID",
+    "NAMESPACE_X500", "RESERVED_NCS", "RFC_4122", "RESERVED_MICROSOFT",
+    "RESERVED_FUTURE", "NIL", "MAX", "uuid3", "uuid4", "uuid5",
+};
+static const char *const plain_zoneinfo[] = {
+    "ZoneInfo", "ZoneInfoNotFoundError", "InvalidTZPathWarning", "TZPATH",
+};
+typedef struct {
+    const char *module;
+    const char *const *names;
+    size_t n;
+} name_list;
+#define NAMES(m, a) {m, a, sizeof(a) / sizeof *(a)}
+static const name_list plain_lists[] = {
+    NAMES("typing", plain_typing), NAMES("dataclasses", plain_dataclasses),
+    NAMES("uuid", plain_uuid), NAMES("zoneinfo", plain_zoneinfo),
 };
 
 static const name_rule plain_rules[] = {
@@ -1959,10 +2053,43 @@ static pkscan_category categorize(const char *m, size_t ml, const char *n,
         if (str_eq(m, ml, plain_rules[i].module) &&
             str_eq(n, fl, plain_rules[i].name))
             return PKSCAN_CAT_PLAIN;
+    for (size_t i = 0; i < NELEM(plain_lists); i++)
+        if (str_eq(m, ml, plain_lists[i].module))
+            /* the module itself (subimport("typing"), a function's
+             * global) is plain: what its helpers do, only code does */
+            return fl == 0 || in_list(n, fl, plain_lists[i].names,
+                                      plain_lists[i].n)
+                       ? PKSCAN_CAT_PLAIN
+                       : PKSCAN_CAT_OTHER;
+    /* private names of plain modules are plain only where listed
+     * (copyreg._reconstructor, re._compile, ... above) */
+    if (fl > 0 && n[0] == '_')
+        return PKSCAN_CAT_OTHER;
+    for (size_t i = 0; i < NELEM(not_plain); i++)
+        if ((str_eq(m, ml, not_plain[i].module) ||
+             (ml > 1 && m[0] == '_' &&
+              str_eq(m + 1, ml - 1, not_plain[i].module))) &&
+            str_eq(n, fl, not_plain[i].name))
+            return PKSCAN_CAT_OTHER;
     for (size_t i = 0; i < NELEM(plain_modules); i++)
         if (module_in(m, ml, plain_modules[i]))
             return PKSCAN_CAT_PLAIN;
     return PKSCAN_CAT_OTHER;
+}
+
+/* A module some of whose names are plain (typing + sys: a module object
+ * through an attribute of a module otherwise plain). */
+static int plain_module(const char *m, size_t ml)
+{
+    if (str_eq(m, ml, "builtins"))
+        return 1;
+    for (size_t i = 0; i < NELEM(plain_lists); i++)
+        if (str_eq(m, ml, plain_lists[i].module))
+            return 1;
+    for (size_t i = 0; i < NELEM(plain_modules); i++)
+        if (module_in(m, ml, plain_modules[i]))
+            return 1;
+    return 0;
 }
 
 /* `s` (a dotted path) is `pre` or starts with `pre` and a dot. */
@@ -2054,6 +2181,7 @@ typedef struct {
     uint32_t node;    /* the node that imports it */
     pkscan_category cat; /* PKSCAN_VIA_BUILTIN_TYPE: the reconstructor's */
     int unrecognised; /* getattr/__import__ used in a way not resolved */
+    int modified;     /* what it imports is changed in place (NF_MODIFIED) */
 } raw_import;
 
 typedef struct {
@@ -2104,6 +2232,9 @@ typedef struct {
     pkscan_class *clss;
     size_t nclss, capclss;
     int for_imports;     /* rstr copies an import name */
+    pkscan_load_call *calls;
+    size_t ncalls, capcalls;
+    size_t result_call;
     uint32_t *imp_nodes; /* __import__ REDUCE nodes */
     size_t nimp, capimp;
     int oom;
@@ -2402,6 +2533,22 @@ static int resolve_pass(analysis *an)
                 return -1;
         }
     }
+    /* A shared object changed in place: an import (a module, a class,
+     * a function), a getattr of one, or what logging.getLogger or
+     * __import__ return (NF_MODIFIED): the import that yields it. */
+    for (size_t i = 0; i < sc->nnodes; i++) {
+        node *nd = &sc->nodes[i];
+        if (nd->kind != K_REDUCE || !(nd->flags & NF_MODIFIED) ||
+            nd->a == NONE_ID)
+            continue;
+        const resolved *c = res_get(an, nd->a);
+        if (res_is(c, "logging", "getLogger") ||
+            res_is(c, "builtins", "__import__"))
+            sc->nodes[nd->a].flags |= NF_MODIFIED;
+    }
+    for (size_t i = 0; i < an->nraw; i++)
+        if (sc->nodes[an->raw[i].node].flags & NF_MODIFIED)
+            an->raw[i].modified = 1;
     /* __import__(...) counts as a constant lookup only if its module is
      * used by nothing but constant getattr lookups. */
     for (size_t i = 0; i < an->nimp; i++) {
@@ -3029,6 +3176,271 @@ static void objects_pass(analysis *an)
             an->fns[i].qualname = an->fns[i].name;
 }
 
+/* --- code by value the load runs ---------------------------------------- */
+
+#define C_FN "calls a function carried by value"
+#define C_METHOD "calls a method of a class carried by value"
+#define C_INST "creates an instance of a class carried by value (its " \
+               "methods may run: __new__, __init__, __setstate__, "      \
+               "__setattr__, __hash__...)"
+#define C_META "creates a class whose metaclass is carried by value"
+#define C_SUBCLASS "creates a class whose base carried by value defines " \
+                   "__init_subclass__"
+#define C_ENUM "creates an enum whose base carried by value has methods " \
+               "(they run for each member)"
+#define C_PASS "passes code carried by value to a callable that may call it"
+#define C_HASH "hashes an object of a class carried by value that defines " \
+               "__hash__ or __eq__ (a dict key or set item)"
+
+static pkscan_str origin_name(analysis *an, uint32_t o)
+{
+    pkscan_str none = {NULL, 0};
+    if (aux_get(an, o, AUX_FN))
+        return an->fns[aux_get(an, o, AUX_FN) - 1].qualname;
+    if (aux_get(an, o, AUX_CLS))
+        return an->clss[aux_get(an, o, AUX_CLS) - 1].qualname;
+    return none;
+}
+
+static void add_call(analysis *an, uint32_t id, const char *why, uint32_t o)
+{
+    if (an->ncalls >= PKSCAN_MAX_ITEMS) {
+        an->rep->pub.truncated = 1;
+        return;
+    }
+    if (sgrow(an->sc->acct, (void **)&an->calls, &an->capcalls,
+              an->ncalls + 1, sizeof(pkscan_load_call))) {
+        an->oom = 1;
+        return;
+    }
+    pkscan_load_call *c = &an->calls[an->ncalls++];
+    c->offset = an->sc->nodes[id].off;
+    c->reason = why;
+    c->name = origin_name(an, o);
+}
+
+static int method_named(const pkscan_class *c, const char *n)
+{
+    for (size_t i = 0; i < c->n_methods; i++)
+        if (str_eq(c->methods[i].s, c->methods[i].len, n))
+            return 1;
+    return 0;
+}
+
+static int call_cmp(const void *x, const void *y)
+{
+    const pkscan_load_call *a = x, *b = y;
+    if (a->offset != b->offset)
+        return a->offset < b->offset ? -1 : 1;
+    return strcmp(a->reason, b->reason);
+}
+
+/* A callable known to store its arguments without calling them. */
+static int stores_only(analysis *an, uint32_t callable, uint32_t args)
+{
+    const resolved *r = res_get(an, callable);
+    if (r == NULL || r->is_module)
+        return 0;
+    if (str_eq(r->m, r->ml, "ccloudpickle") || is_cp_module(r->m, r->ml))
+        return 1; /* reconstructors: the calls they make are listed */
+    static const name_rule keep[] = {
+        {"builtins", "classmethod", 0}, {"builtins", "staticmethod", 0},
+        {"builtins", "property", 0}, {"builtins", "getattr", 0},
+        {"functools", "partial", 0}, {"types", "MethodType", 0},
+        {"collections", "defaultdict", 0},
+    };
+    for (size_t i = 0; i < NELEM(keep); i++)
+        if (res_is(r, keep[i].module, keep[i].name))
+            return 1;
+    /* typing.List[C]: a subscription of a typing alias */
+    if (res_is(r, "operator", "getitem") || res_is(r, "_operator", "getitem")) {
+        const resolved *t = res_get(an, item(an->sc, args, 0));
+        return t && str_eq(t->m, t->ml, "typing");
+    }
+    return 0;
+}
+
+/* Pass 3: which opcodes run code carried by value (pkscan_load_call).
+ * Forwards over the nodes: an operand is older than what uses it. `code`
+ * (reusing the `recog` array, done with): node -> 1 + the function or
+ * class node whose code calling it runs. */
+static void calls_pass(analysis *an)
+{
+    scanner *sc = an->sc;
+    uint32_t *code = an->recog;
+    memset(code, 0, sc->nnodes * sizeof(uint32_t));
+    uint8_t *ccode = NULL; /* per class: it has methods (by value) */
+    if (an->nclss) {
+        ccode = scalloc(sc->acct, an->nclss, 1);
+        if (ccode == NULL) {
+            an->oom = 1;
+            return;
+        }
+    }
+    uint32_t top = sc->nstack ? sc->stack[sc->nstack - 1] : NONE_ID;
+    for (size_t i = 0; i < sc->nnodes && !an->oom; i++) {
+        const node *nd = &sc->nodes[i];
+        uint32_t id = (uint32_t)i;
+        if (aux_get(an, id, AUX_FN)) {
+            code[id] = id + 1;
+            continue;
+        }
+        if (aux_get(an, id, AUX_CLS)) {
+            size_t k = aux_get(an, id, AUX_CLS) - 1;
+            const pkscan_class *c = &an->clss[k];
+            const resolved *rc = res_get(an, nd->a);
+            int en = res_recon(rc, "_make_skeleton_enum");
+            uint32_t args = nd->b;
+            uint32_t bases = item(sc, args, en ? 0 : 2);
+            int has = c->n_methods > 0;
+            if (kind_of(sc, bases) == K_TUPLE && charge(an, sc->nodes[bases].n) == 0)
+                for (uint32_t e = sc->nodes[bases].eh, j = 0;
+                     j < sc->nodes[bases].n; j++, e = sc->edges[e].next) {
+                    uint32_t b = sc->edges[e].child;
+                    size_t bk = aux_get(an, b, AUX_CLS);
+                    if (!bk || !ccode[bk - 1])
+                        continue;
+                    has = 1;
+                    if (en)
+                        add_call(an, id, C_ENUM, b);
+                    else if (method_named(&an->clss[bk - 1],
+                                          "__init_subclass__"))
+                        add_call(an, id, C_SUBCLASS, b);
+                }
+            uint32_t meta = en ? NONE_ID : item(sc, args, 0);
+            if (meta != NONE_ID && aux_get(an, meta, AUX_CLS)) {
+                has = 1;
+                add_call(an, id, C_META, meta);
+            }
+            ccode[k] = (uint8_t)has;
+            if (has)
+                code[id] = id + 1;
+            continue;
+        }
+        if (nd->kind != K_REDUCE && nd->kind != K_NEWOBJ && nd->kind != K_OBJ)
+            continue;
+        uint32_t c = nd->a, args = nd->b;
+        if (c == NONE_ID)
+            continue;
+        if (code[c]) {
+            uint32_t o = code[c] - 1;
+            int inst = !aux_get(an, o, AUX_FN) && o == c;
+            if (inst) {
+                /* an instance: what hashes it, calls it or hands it on
+                 * may run its class's methods (the hashing loop below) */
+                code[id] = o + 1;
+                const pkscan_class *k = &an->clss[aux_get(an, o, AUX_CLS) - 1];
+                if (k->is_enum && nd->kind == K_REDUCE &&
+                    !method_named(k, "_missing_"))
+                    continue; /* Color(1): a member looked up by value
+                                 (3.12+ pickles members so); only
+                                 _missing_ of the enum runs, for a value
+                                 not found */
+            }
+            add_call(an, id,
+                     aux_get(an, o, AUX_FN) ? C_FN : inst ? C_INST : C_METHOD,
+                     o);
+            if (id == top && !inst && an->ncalls &&
+                an->calls[an->ncalls - 1].offset == nd->off)
+                an->result_call = an->ncalls;
+            continue;
+        }
+        if (nd->kind != K_REDUCE)
+            goto passes;
+        const resolved *r = res_get(an, c);
+        uint32_t a0 = item(sc, args, 0);
+        if (r && !r->is_module && a0 != NONE_ID && code[a0] &&
+            (str_eq(r->m, r->ml, "copyreg") || str_eq(r->m, r->ml, "copy_reg")) &&
+            (str_eq(r->n, r->nl, "_reconstructor") ||
+             str_eq(r->n, r->nl, "__newobj__") ||
+             str_eq(r->n, r->nl, "__newobj_ex__"))) {
+            add_call(an, id, aux_get(an, code[a0] - 1, AUX_FN) ? C_FN : C_INST,
+                     code[a0] - 1);
+            continue;
+        }
+        if (a0 != NONE_ID && code[a0] &&
+            (res_is(r, "functools", "partial") ||
+             res_is(r, "types", "MethodType") ||
+             (res_is(r, "builtins", "getattr") && tuple_n(sc, args, 2)))) {
+            code[id] = code[a0]; /* calling it runs that code */
+            continue;
+        }
+    passes:
+        if (kind_of(sc, args) != K_TUPLE || stores_only(an, c, args))
+            continue;
+        if (charge(an, sc->nodes[args].n))
+            continue;
+        for (uint32_t e = sc->nodes[args].eh, j = 0; j < sc->nodes[args].n;
+             j++, e = sc->edges[e].next) {
+            uint32_t v = sc->edges[e].child;
+            if (code[v]) {
+                add_call(an, id, C_PASS, code[v] - 1);
+                break;
+            }
+        }
+    }
+    /* Dict keys and set items are hashed as they go in: an object whose
+     * class by value defines __hash__ or __eq__ (an enum member of an
+     * enum by value, getattr(Color, "RED"): its class's state is set
+     * before the member is used) runs them. Items are often newer than
+     * their container (SETITEMS on a memoised dict): a second loop. */
+    for (size_t i = 0; i < sc->nnodes && !an->oom; i++) {
+        const node *nd = &sc->nodes[i];
+        int k = nd->kind;
+        if (k != K_DICT && k != K_SET && k != K_FROZENSET)
+            continue;
+        if (charge(an, nd->n))
+            break;
+        size_t j = 0;
+        for (uint32_t e = nd->eh; j < nd->n; j++, e = sc->edges[e].next) {
+            if (k == K_DICT && j % 2)
+                continue; /* a value */
+            uint32_t v = sc->edges[e].child;
+            uint32_t o = code[v] ? code[v] - 1 : NONE_ID;
+            size_t ck = o != NONE_ID ? aux_get(an, o, AUX_CLS) : 0;
+            if (!ck)
+                continue;
+            const pkscan_class *cl = &an->clss[ck - 1];
+            int hooks = method_named(cl, "__hash__") ||
+                        method_named(cl, "__eq__");
+            if (!hooks) {
+                /* a by-value base's */
+                const resolved *rc = res_get(an, sc->nodes[o].a);
+                int en = res_recon(rc, "_make_skeleton_enum");
+                uint32_t bases = item(sc, sc->nodes[o].b, en ? 0 : 2);
+                if (kind_of(sc, bases) == K_TUPLE)
+                    for (uint32_t be = sc->nodes[bases].eh, q = 0;
+                         q < sc->nodes[bases].n && !hooks;
+                         q++, be = sc->edges[be].next) {
+                        size_t bk = aux_get(an, sc->edges[be].child, AUX_CLS);
+                        hooks = bk &&
+                                (method_named(&an->clss[bk - 1], "__hash__") ||
+                                 method_named(&an->clss[bk - 1], "__eq__"));
+                    }
+            }
+            if (hooks) {
+                add_call(an, (uint32_t)i, C_HASH, o);
+                break;
+            }
+        }
+    }
+    if (ccode) {
+        free(ccode);
+        acct_give(sc->acct, an->nclss);
+    }
+    /* input order (the hashing loop came second) */
+    if (an->ncalls > 1) {
+        pkscan_load_call res = {0, NULL, {NULL, 0}};
+        if (an->result_call)
+            res = an->calls[an->result_call - 1];
+        qsort(an->calls, an->ncalls, sizeof *an->calls, call_cmp);
+        for (size_t i = 0; i < an->ncalls && res.reason; i++)
+            if (an->calls[i].offset == res.offset &&
+                an->calls[i].reason == res.reason)
+                an->result_call = i + 1;
+    }
+}
+
 /* --- imports, deduplicated ----------------------------------------------- */
 
 static int cmp_span(const char *a, size_t al, const char *b, size_t bl)
@@ -3058,6 +3470,12 @@ static int raw_key_cmp(const void *x, const void *y)
         c = cmp_span(a->n, a->nl, b->n, b->nl);
         if (c)
             return c;
+        /* a reconstructor's own lookup is listed apart from the pickle's
+         * import of the same name (each with its own via and verdict) */
+        int ba = a->via == PKSCAN_VIA_BUILTIN_TYPE;
+        int bb = b->via == PKSCAN_VIA_BUILTIN_TYPE;
+        if (ba != bb)
+            return ba - bb;
     }
     return (a->off > b->off) - (a->off < b->off);
 }
@@ -3071,7 +3489,74 @@ static int same_import(const raw_import *a, const raw_import *b)
     if (a->via == PKSCAN_VIA_EXT)
         return a->ext == b->ext;
     return cmp_span(a->m, a->ml, b->m, b->ml) == 0 &&
-           cmp_span(a->n, a->nl, b->n, b->nl) == 0;
+           cmp_span(a->n, a->nl, b->n, b->nl) == 0 &&
+           (a->via == PKSCAN_VIA_BUILTIN_TYPE) ==
+               (b->via == PKSCAN_VIA_BUILTIN_TYPE);
+}
+
+/* The spelling an occurrence writes: its written names, each falling
+ * back on the mapped one. */
+static void spelling_of(const raw_import *ri, const char **m, size_t *ml,
+                        const char **n, size_t *nl)
+{
+    *m = ri->wm ? ri->wm : ri->m;
+    *ml = ri->wm ? ri->wml : ri->ml;
+    *n = ri->wn ? ri->wn : ri->n;
+    *nl = ri->wn ? ri->wnl : ri->nl;
+}
+
+/* pkscan_import.alt_written: the distinct spellings of raw[i..j) other
+ * than the mapped name and the first occurrence's (a handful at most:
+ * _compat_pickle maps few spellings to one name; capped at 8). */
+static void alt_spellings(analysis *an, size_t i, size_t j, pkscan_import *im)
+{
+    enum { MAXALT = 8 };
+    size_t idx[MAXALT], n = 0;
+    const char *fm, *fn;
+    size_t fml, fnl;
+    spelling_of(&an->raw[i], &fm, &fml, &fn, &fnl);
+    for (size_t k = i + 1; k < j && n < MAXALT; k++) {
+        const raw_import *ri = &an->raw[k];
+        if (ri->via != PKSCAN_VIA_GLOBAL && ri->via != PKSCAN_VIA_INST &&
+            ri->via != PKSCAN_VIA_STACK_GLOBAL)
+            continue;
+        const char *m, *nm;
+        size_t ml, nml;
+        spelling_of(ri, &m, &ml, &nm, &nml);
+        if ((cmp_span(m, ml, ri->m, ri->ml) == 0 &&
+             cmp_span(nm, nml, ri->n, ri->nl) == 0) ||
+            (cmp_span(m, ml, fm, fml) == 0 && cmp_span(nm, nml, fn, fnl) == 0))
+            continue;
+        int seen = 0;
+        for (size_t q = 0; q < n && !seen; q++) {
+            const char *qm, *qn;
+            size_t qml, qnl;
+            spelling_of(&an->raw[idx[q]], &qm, &qml, &qn, &qnl);
+            seen = cmp_span(m, ml, qm, qml) == 0 &&
+                   cmp_span(nm, nml, qn, qnl) == 0;
+        }
+        if (!seen)
+            idx[n++] = k;
+    }
+    if (n == 0)
+        return;
+    im->alt_written = arena_alloc(&an->rep->mem, 2 * n * sizeof(pkscan_str),
+                                  sizeof(void *));
+    if (im->alt_written == NULL) {
+        an->oom = 1;
+        return;
+    }
+    for (size_t q = 0; q < n; q++) {
+        const char *m, *nm;
+        size_t ml, nml;
+        spelling_of(&an->raw[idx[q]], &m, &ml, &nm, &nml);
+        im->alt_written[2 * q] = rstr(an, m, ml);
+        im->alt_written[2 * q + 1] = rstr(an, nm, nml);
+        if (im->alt_written[2 * q].s == NULL ||
+            im->alt_written[2 * q + 1].s == NULL)
+            break; /* out of the import-name budget: truncated */
+        im->n_alt_written = q + 1;
+    }
 }
 
 static int imp_off_cmp(const void *x, const void *y)
@@ -3091,6 +3576,13 @@ static const char *raw_verdict(const raw_import *ri, int unrec,
     if (ri->via == PKSCAN_VIA_DYNAMIC)
         return "name computed at load time";
     *cat = categorize(ri->m, ri->ml, ri->n, ri->nl);
+    if (ri->modified) {
+        /* BUILD (or APPENDS, SETITEMS) on a module, class, function or
+         * shared logger: math.pi = 3 for the whole process */
+        if (*cat == PKSCAN_CAT_PLAIN)
+            *cat = PKSCAN_CAT_OTHER;
+        return "modifies an imported object";
+    }
     /* A reconstructor's own lookup of a type (code through
      * _builtin_type("CodeType")) is listed and classified, but what the
      * pickle itself imports is the reconstructor. subimport("os") imports
@@ -3108,7 +3600,8 @@ static const char *raw_verdict(const raw_import *ri, int unrec,
         return NULL;
     }
     const char *why = danger_reason(ri->m, ri->ml, ri->n, ri->nl,
-                                    *cat != PKSCAN_CAT_OTHER);
+                                    *cat != PKSCAN_CAT_OTHER ||
+                                        plain_module(ri->m, ri->ml));
     if (why != NULL && *cat == PKSCAN_CAT_PLAIN)
         *cat = PKSCAN_CAT_OTHER; /* operator.attrgetter, object.__subclasses__ */
     return why;
@@ -3168,6 +3661,7 @@ static void imports_pass(analysis *an)
             im->name = rstr(an, ri->n, ri->nl);
             im->written_module = rstr(an, ri->wm, ri->wml);
             im->written_name = rstr(an, ri->wn, ri->wnl);
+            alt_spellings(an, i, j, im);
         }
         i = j;
     }
@@ -3175,6 +3669,99 @@ static void imports_pass(analysis *an)
     qsort(out, n, sizeof *out, imp_off_cmp);
     r->imports = out;
     r->n_imports = n;
+}
+
+/* pkscan_report.max_depth: the longest chain of nodes each holding the
+ * next (container items, REDUCE/NEWOBJ/OBJ callable and arguments, the
+ * state BUILD gives an opaque object), found once the walk is done, so
+ * that a chain linked top-down through the memo (d1 appended to d0 after
+ * both exist) counts in full. Iterative depth-first search, linear in
+ * nodes and edges; an edge back to a node being visited (a cycle) adds
+ * nothing. 16 bytes per node while it runs. */
+#define GRAY UINT32_MAX
+static void depth_pass(scanner *sc)
+{
+    pkscan_report *r = &sc->rep->pub;
+    size_t nn = sc->nnodes;
+    if (nn == 0)
+        return;
+    typedef struct {
+        uint32_t id, cur, maxc; /* cur: 0 a, 1 b, 2 items, 3 done, e + 4 */
+    } frame;
+    uint32_t *depth = scalloc(sc->acct, nn, sizeof(uint32_t));
+    frame *st = depth ? scalloc(sc->acct, nn, sizeof(frame)) : NULL;
+    if (st == NULL) {
+        if (depth) {
+            free(depth);
+            acct_give(sc->acct, nn * sizeof(uint32_t));
+        }
+        nomem(sc, 0);
+        return;
+    }
+    uint32_t best = 0;
+    size_t best_off = 0;
+    for (size_t root = 0; root < nn; root++) {
+        if (depth[root])
+            continue;
+        size_t sp = 0;
+        st[sp++] = (frame){(uint32_t)root, 0, 0};
+        depth[root] = GRAY;
+        while (sp) {
+            frame *f = &st[sp - 1];
+            const node *nd = &sc->nodes[f->id];
+            int ab = nd->kind == K_REDUCE || nd->kind == K_NEWOBJ ||
+                     nd->kind == K_OBJ;
+            uint32_t child = NONE_ID;
+            while (child == NONE_ID && f->cur != 3) {
+                if (f->cur == 0) {
+                    f->cur = 1;
+                    child = ab ? nd->a : NONE_ID;
+                } else if (f->cur == 1) {
+                    f->cur = 2;
+                    child = ab ? nd->b : NONE_ID;
+                } else if (f->cur == 2) {
+                    f->cur = nd->n ? nd->eh + 4 : 3;
+                } else {
+                    uint32_t e = f->cur - 4;
+                    child = sc->edges[e].child;
+                    f->cur = sc->edges[e].next == NONE_ID
+                                 ? 3 : sc->edges[e].next + 4;
+                }
+                if (child != NONE_ID &&
+                    (child == f->id || depth[child] == GRAY))
+                    child = NONE_ID; /* a cycle */
+            }
+            if (child != NONE_ID) {
+                if (depth[child] == 0) {
+                    depth[child] = GRAY;
+                    st[sp++] = (frame){child, 0, 0};
+                } else if (depth[child] > f->maxc) {
+                    f->maxc = depth[child];
+                }
+                continue;
+            }
+            uint32_t d = f->maxc < GRAY - 1 ? f->maxc + 1 : GRAY - 1;
+            depth[f->id] = d;
+            if (d > best) {
+                best = d;
+                best_off = nd->off;
+            }
+            sp--;
+            if (sp && d > st[sp - 1].maxc)
+                st[sp - 1].maxc = d;
+        }
+    }
+    /* where the nesting opcode by opcode (deepen) reached the depth,
+     * its opcode; else the outermost value of the deepest chain */
+    if (best > 65535)
+        best = 65535;
+    if (best != r->max_depth) {
+        r->max_depth = best;
+        r->max_depth_offset = best_off;
+    }
+    free(depth);
+    free(st);
+    acct_give(sc->acct, nn * (sizeof(uint32_t) + sizeof(frame)));
 }
 
 static void analyse(scanner *sc)
@@ -3199,7 +3786,21 @@ static void analyse(scanner *sc)
     }
     if (!an.oom)
         objects_pass(&an);
+    if (!an.oom)
+        calls_pass(&an);
     pkscan_report *r = &sc->rep->pub;
+    if (!an.oom && an.ncalls) {
+        r->load_calls = arena_alloc(&sc->rep->mem,
+                                    an.ncalls * sizeof *an.calls,
+                                    sizeof(void *));
+        if (r->load_calls) {
+            memcpy(r->load_calls, an.calls, an.ncalls * sizeof *an.calls);
+            r->n_load_calls = an.ncalls;
+            r->result_call = an.result_call;
+        } else {
+            an.oom = 1;
+        }
+    }
     if (!an.oom && an.nfns) {
         r->functions = arena_alloc(&sc->rep->mem, an.nfns * sizeof *an.fns,
                                    sizeof(void *));
@@ -3226,6 +3827,8 @@ static void analyse(scanner *sc)
             r->result_kind = "function";
         else if (an.aux_of && aux_get(&an, top, AUX_CLS))
             r->result_kind = "class";
+        else if (r->result_call)
+            r->result_kind = "call result";
     }
     if (an.oom && r->status == PKSCAN_OK) {
         sc->failed = 0;
@@ -3242,7 +3845,8 @@ static void analyse(scanner *sc)
                      an.capdsums * sizeof(dict_summary) +
                      an.capfns * sizeof(pkscan_function) +
                      an.capclss * sizeof(pkscan_class) +
-                     an.capimp * sizeof(uint32_t));
+                     an.capimp * sizeof(uint32_t) +
+                     an.capcalls * sizeof(pkscan_load_call));
     free(an.res);
     free(an.raw);
     free(an.codes);
@@ -3250,6 +3854,7 @@ static void analyse(scanner *sc)
     free(an.fns);
     free(an.clss);
     free(an.imp_nodes);
+    free(an.calls);
 }
 
 /* --- public -------------------------------------------------------------- */
@@ -3311,8 +3916,7 @@ pkscan_report *pkscan_scan_limited(const void *data, size_t len,
     }
     if (r->status != PKSCAN_OK && r->status != PKSCAN_ERR_TRAILING)
         r->result_kind = NULL;
-    if (sc.nnodes > 0 && r->max_depth == 0)
-        r->max_depth = 1;
+    depth_pass(&sc);
     analyse(&sc);
 
     free(sc.nodes);
@@ -3375,5 +3979,5 @@ const char *pkscan_param_kind_name(pkscan_param_kind k)
 
 int pkscan_strict_violation(const pkscan_report *r)
 {
-    return r->n_dangerous > 0 || r->n_other > 0;
+    return r->n_dangerous > 0 || r->n_other > 0 || r->n_load_calls > 0;
 }

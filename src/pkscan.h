@@ -22,7 +22,13 @@
  * EXT code not in the registry). PERSID/BINPERSID are refused as
  * unsupported (plain loads have no persistent_load). Data after STOP, which
  * pickle.loads silently ignores, is its own error kind. The loader modelled
- * is pickle.loads with its defaults: encoding="ASCII" (a protocol 0-2 byte
+ * is pickle.loads with its defaults in a process with the default
+ * int_max_str_digits: an INT or LONG (protocol 0 text) of more than 4300
+ * decimal digits is refused (PKSCAN_ERR_VALUE) as int() refuses it. A
+ * process that raised or disabled the limit (sys.set_int_max_str_digits,
+ * PYTHONINTMAXSTRDIGITS, -X int_max_str_digits) loads such a pickle that
+ * the scan refuses: the scan fails closed (and under the default limit,
+ * pickling such an int at protocol 0 fails too). The encoding is "ASCII" (a protocol 0-2 byte
  * string that is not ASCII is refused, as CPython refuses it), fix_imports
  * (see PKSCAN_NO_FIX_IMPORTS). NEXT_BUFFER is accepted and counted in
  * `n_buffers`: a load needs that many out-of-band buffers (buffers=), and
@@ -44,7 +50,8 @@
  * it quadratic; import names have a budget of their own); memory O(input):
  * a 40-byte node per value pushed, 8 bytes per container item, 4 per
  * stack slot, MARK and memo index (the memo array is at most the input
- * size), and 12 per node during the analysis; arrays grow by half. That
+ * size), 16 per node while the nesting depth is computed after the walk
+ * and 12 per node during the analysis; arrays grow by half. That
  * is 40 to 70 bytes per one-byte opcode at worst (a pickle of EMPTY_LISTs),
  * so a hostile gigabyte would need tens of gigabytes: scan untrusted
  * input with pkscan_scan_limited. No recursion on input-controlled depth
@@ -180,7 +187,20 @@ typedef enum {
  *     __init_subclass__, f_globals, f_locals, f_builtins, gi_frame,
  *     tb_frame, cr_frame, ag_frame ("attribute path through interpreter
  *     internals");
- *   every PKSCAN_VIA_DYNAMIC and PKSCAN_VIA_EXT import.
+ *   helpers of otherwise plain modules: typing get_type_hints,
+ *     _eval_type, evaluate_forward_ref; dataclasses dataclass,
+ *     make_dataclass, _create_fn, _process_class ("evaluates code": they
+ *     eval or exec text); uuid getnode, uuid1, _get_command_stdout and
+ *     the private *_getnode / _find_mac_* helpers ("runs commands");
+ *   every PKSCAN_VIA_DYNAMIC and PKSCAN_VIA_EXT import;
+ *   any import whose object the pickle changes in place ("modifies an
+ *     imported object"): BUILD, APPEND(S), SETITEM(S) or ADDITEMS applied
+ *     to a GLOBAL / STACK_GLOBAL / INST object, to getattr(<import>, ...),
+ *     to a module from subimport or __import__, or to what
+ *     logging.getLogger returns (math.pi = 3, a shared logger's
+ *     `disabled`, for the whole process). No pickler writes that: a
+ *     reconstructor (_class_setstate, _function_setstate) does the
+ *     setting for what the pickle carries by value.
  * builtins.getattr and builtins.__import__ are NOT dangerous (and count as
  * PKSCAN_CAT_PLAIN) when every use in the pickle is a lookup with constant
  * operands: getattr(<import>, "name") and
@@ -217,10 +237,28 @@ typedef enum {
  *   and exceptions (set, frozenset, bytearray, bytes, complex, slice,
  *   range, int, float, str, list, dict, tuple, bool, object, type, property,
  *   classmethod, staticmethod, memoryview, super, len, min, max, ..., and
- *   every name ending in Error, Exception or Warning); the modules
- *   collections, datetime, decimal, fractions, enum, typing, dataclasses,
- *   ipaddress, zoneinfo, uuid, numbers, math, cmath, operator, _operator
- *   (and submodules); io/_io StringIO and BytesIO; copyreg
+ *   every name ending in Error, Exception or Warning); the public names
+ *   (not starting with "_") of the modules collections, datetime,
+ *   decimal, fractions, enum, ipaddress, numbers, math, cmath, operator,
+ *   _operator (and submodules), except decimal's setcontext, getcontext,
+ *   localcontext (process-wide state) and operator's call, setitem,
+ *   delitem and in-place functions (iadd, iconcat, ...: they change what
+ *   they are given); in typing, dataclasses, uuid and zoneinfo (which
+ *   have helpers that eval/exec text, run commands or change process-
+ *   wide state) only listed names: typing's generic aliases, special
+ *   forms, ABCs and TypeVar, Generic, Protocol, NamedTuple, TypedDict,
+ *   NewType, ForwardRef (it compiles its text; only get_type_hints and
+ *   _eval_type evaluate it), cast, get_args, get_origin, ...;
+ *   dataclasses Field, field, fields, InitVar, KW_ONLY, MISSING, asdict,
+ *   astuple, is_dataclass, replace, FrozenInstanceError and the private
+ *   classes pickles of dataclasses name (_DataclassParams, _FIELD_BASE,
+ *   _HAS_DEFAULT_FACTORY_CLASS, _MISSING_TYPE, _KW_ONLY_TYPE, _FIELD,
+ *   _FIELD_CLASSVAR, _FIELD_INITVAR); uuid UUID, SafeUUID, NAMESPACE_*,
+ *   RESERVED_*, RFC_4122, NIL, MAX, uuid3, uuid4, uuid5; zoneinfo
+ *   ZoneInfo, ZoneInfoNotFoundError, InvalidTZPathWarning, TZPATH. The
+ *   modules themselves (name "", e.g. subimport("typing")) are plain:
+ *   their helpers run only when code calls them. Any other name of
+ *   these modules is "other". Also: io/_io StringIO and BytesIO; copyreg
  *   _reconstructor / __newobj__ / __newobj_ex__, _codecs.encode,
  *   array.array, array._array_reconstructor, re._compile,
  *   functools.partial, operator.itemgetter, types SimpleNamespace /
@@ -238,6 +276,16 @@ typedef struct {
     int dangerous;
     const char *reason;     /* static string; NULL unless dangerous */
     long ext_code;          /* PKSCAN_VIA_EXT: the registry code */
+    /* Further spellings the pickle writes for the same (module, name),
+     * beyond `written_module`/`written_name` (the first occurrence's) and
+     * the mapped name itself: `alt_written[2 * i]` the module,
+     * `alt_written[2 * i + 1]` the name, each as written (never NULL
+     * strings). Protocol 2 `exceptions Exception` then `__builtin__
+     * Exception`: one entry builtins.Exception, written_* exceptions,
+     * one alternative __builtin__ Exception. find_class receives every
+     * one of them. */
+    pkscan_str *alt_written;
+    size_t n_alt_written;
 } pkscan_import;
 
 /* Layout of a function carried by value. */
@@ -312,6 +360,53 @@ typedef struct {
     size_t n_members;
 } pkscan_class;
 
+/* Code carried by value that the load itself runs (not merely rebuilds):
+ * one entry per opcode, in input order.
+ *   "calls a function carried by value": a REDUCE whose callable is a
+ *     function the pickle carries by value (_function_new /
+ *     _make_function, directly, through the memo, or wrapped in
+ *     functools.partial / types.MethodType);
+ *   "calls a method of a class carried by value": the callable is
+ *     getattr(C, "name") of a class carried by value that has methods;
+ *   "creates an instance of a class carried by value (its methods may
+ *     run: __new__, __init__, __setstate__, __setattr__, __hash__...)":
+ *     REDUCE, NEWOBJ, NEWOBJ_EX or OBJ of such a class, or its first
+ *     argument to copyreg._reconstructor / __newobj__ / __newobj_ex__. A
+ *     class "has methods" if its state holds a function by value or a
+ *     classmethod / staticmethod / property (pkscan_class.methods), or a
+ *     base carried by value has methods, or its metaclass is carried by
+ *     value. Calling an enum carried by value, Color(1) (how 3.12+
+ *     pickles a member), looks a member up: listed only if the enum
+ *     defines _missing_. An instance used as a dict key or set item (__hash__,
+ *     __eq__), or given to BUILD, was created by one of these: the
+ *     creation is the entry;
+ *   "hashes an object of a class carried by value that defines __hash__
+ *     or __eq__ (a dict key or set item)": an enum member (getattr(Color,
+ *     "RED"), or Color(1)) or instance of a class by value whose state,
+ *     or a base by value, defines __hash__ or __eq__, used as a key of a
+ *     dict or an item of a set or frozenset built by the pickle's own
+ *     opcodes (a set built by calling set(list) is not looked into); the
+ *     entry's offset is the container's;
+ *   "creates a class whose metaclass is carried by value",
+ *   "creates a class whose base carried by value defines
+ *     __init_subclass__", "creates an enum whose base carried by value
+ *     has methods (they run for each member)": _make_skeleton_class /
+ *     _make_skeleton_enum;
+ *   "passes code carried by value to a callable that may call it": a
+ *     function (or class with methods) carried by value is an argument of
+ *     a REDUCE / NEWOBJ whose callable is not known to only store it
+ *     (reconstructors, functools.partial, types.MethodType, classmethod,
+ *     staticmethod, property, collections.defaultdict, getattr, a typing
+ *     subscription): list(map(f, xs)) calls f.
+ * A function pickled alone, or stored in a container, a class's state or
+ * a default, is not listed: it runs only when called after the load. */
+typedef struct {
+    size_t offset;          /* the opcode that runs it */
+    const char *reason;     /* static phrase, above */
+    pkscan_str name;        /* qualified name of the function or class
+                               (s == NULL if unknown) */
+} pkscan_load_call;
+
 /* Per-list cap: a report never lists more than this many items in one
  * list (imports, functions, classes, or one function's globals...);
  * `truncated` says some were left out. */
@@ -341,11 +436,21 @@ typedef struct {
     size_t max_depth;        /* the deepest nesting of an item built (1: only
                                 leaves; a tuple in a tuple: 2), saturating
                                 at 65535; 0 when nothing was pushed.
-                                Growth of a memoised container is not
-                                carried up to containers holding it
-                                already. Pickles written with the default
-                                recursion limit stay under about 1000 */
-    size_t max_depth_offset; /* the opcode that first reached max_depth */
+                                Computed once the walk is done as the
+                                longest chain of values each holding the
+                                next: container items (however added: a
+                                chain linked top-down through the memo
+                                counts in full), REDUCE / NEWOBJ / OBJ
+                                callable and arguments, the state BUILD
+                                gives an opaque object. An edge back into
+                                a cycle adds nothing. Pickles written with
+                                the default recursion limit stay under
+                                about 1000 */
+    size_t max_depth_offset; /* the opcode that first reached max_depth
+                                building items opcode by opcode; when the
+                                depth comes from links made later through
+                                the memo, the opcode that created the
+                                outermost value of the deepest chain */
     size_t stop_stack;       /* items on the stack at STOP, the result
                                 included: 1 in what any pickler writes
                                 (pickle.loads ignores the rest) */
@@ -353,8 +458,10 @@ typedef struct {
                                 pickler writes */
     const char *result_kind; /* kind of the unpickled object as far as known:
                                 "function", "class", "tuple", "dict", "int",
-                                "instance" (REDUCE/NEWOBJ/OBJ), ...; NULL
-                                when the scan failed */
+                                "instance" (REDUCE/NEWOBJ/OBJ), "call
+                                result" (the return value of code carried
+                                by value: result_call), ...; NULL when the
+                                scan failed */
 
     pkscan_import *imports;
     size_t n_imports;
@@ -364,15 +471,29 @@ typedef struct {
     size_t n_functions;
     pkscan_class *classes;
     size_t n_classes;
+    pkscan_load_call *load_calls; /* code by value the load runs */
+    size_t n_load_calls;
+    size_t result_call;      /* 1 + the index in load_calls of the call
+                                whose return value is the unpickled object
+                                (result_kind "call result"), 0 if none */
     int truncated;           /* some list hit PKSCAN_MAX_ITEMS, or the
                                 analysis' work budget ran out: items or
                                 names (s == NULL) are missing. The danger
                                 flags listed, n_dangerous and n_other are
-                                exact all the same. */
+                                exact all the same; load_calls may then
+                                miss some (functions or classes past the
+                                cap are not followed): treat a truncated
+                                report as unverified. */
 } pkscan_report;
 
 /* Flags for pkscan_scan. */
 #define PKSCAN_NO_FIX_IMPORTS 0x1 /* model Unpickler(fix_imports=False) */
+/* Model the fix_imports table of CPython 3.13 and later, which dropped
+ * `Tix` -> `tkinter.tix` (without it: 3.9 to 3.12's, which map it). The
+ * tables are otherwise the same on every supported version. A caller
+ * built against Python.h passes PKSCAN_PY_FLAGS(PY_VERSION_HEX). */
+#define PKSCAN_PY313 0x2
+#define PKSCAN_PY_FLAGS(hex) ((hex) >= 0x030D0000 ? PKSCAN_PY313 : 0)
 
 /* Scan `len` bytes at `data` (NULL allowed when len is 0). Never reads
  * outside [data, data+len), never executes anything. Returns a report
@@ -408,7 +529,8 @@ const char *pkscan_category_name(pkscan_category c);
 const char *pkscan_param_kind_name(pkscan_param_kind k);
 
 /* The verdict of `cloudpickle-load --strict`: 1 if the report has a
- * dangerous import or an import of category PKSCAN_CAT_OTHER, else 0. */
+ * dangerous import, an import of category PKSCAN_CAT_OTHER, or code
+ * carried by value that the load runs (n_load_calls), else 0. */
 int pkscan_strict_violation(const pkscan_report *r);
 
 #endif

@@ -604,3 +604,76 @@ Test(cli_describe, standard_output_errors)
     cr_assert_str_eq(p.err, "");
     cpk_proc_free(&p);
 }
+
+/* Code carried by value that the load itself runs: an ordinary
+ * ccloudpickle.dumps(K()) of a class by value with __setstate__, and a
+ * REDUCE of a function by value. Listed under "load runs", the verdict
+ * says so, --strict refuses (naming it), nothing runs; --load runs it
+ * (the control). */
+#define RUNS_SRC                                                              \
+    "import sys, ccloudpickle\n"                                              \
+    "MARK = sys.argv[1] if len(sys.argv) > 1 else None\n"                     \
+    "class K:\n"                                                              \
+    "    def __setstate__(self, st):\n"                                       \
+    "        open(st['path'], 'w').close()\n"                                 \
+    "k = K()\n"                                                               \
+    "def f():\n"                                                              \
+    "    return 42\n"                                                         \
+    "class Call:\n"                                                           \
+    "    def __reduce__(self):\n"                                             \
+    "        return (f, ())\n"
+
+Test(cli_describe, code_the_load_runs_is_marked)
+{
+    char marker[256], code[2048];
+    snprintf(marker, sizeof(marker), "%s/MARKER-setstate", dir);
+    snprintf(code, sizeof(code),
+             RUNS_SRC "k.__dict__['path'] = '%s'\n"
+                      "sys.stdout.buffer.write(ccloudpickle.dumps(k))\n",
+             marker);
+    const char *path = pickle_file("setstate.pkl", code);
+    cpk_proc p;
+    run_load(&p, path, NULL, NULL, NULL);
+    cpk_assert_exit(&p, 0);
+    assert_has(&p, "load runs  code carried by value, at 1 place\n");
+    assert_has(&p, "  ! creates an instance of a class carried by value (its "
+                   "methods may run: __new__, __init__, __setstate__, "
+                   "__setattr__, __hash__...): K (byte ");
+    assert_has(&p, "verdict    LOADING RUNS CODE carried by value");
+    cr_assert(strstr(p.out, "only reconstructors and plain data") == NULL,
+              "%s", p.out);
+    assert_has(&p, "result     instance\n");
+    cpk_proc_free(&p);
+    run_load(&p, "--strict", path, NULL, NULL);
+    cpk_assert_exit(&p, 3);
+    cr_assert_eq(p.out_len, 0);
+    cr_assert(strstr(p.err, ": refused: the load creates an instance of a "
+                            "class carried by value") != NULL &&
+                  strstr(p.err, "): K at byte ") != NULL,
+              "%s", p.err);
+    cpk_proc_free(&p);
+    run_load(&p, "--strict", "--load", path, NULL);
+    cpk_assert_exit(&p, 3);
+    cpk_proc_free(&p);
+    cr_assert(!exists(marker), "__setstate__ ran without --load");
+    run_load(&p, "--load", path, NULL, NULL);
+    cpk_proc_free(&p);
+    cr_assert(exists(marker), "__setstate__ did not run under --load");
+
+    /* the result is what a function by value returns */
+    path = pickle_file("call.pkl", RUNS_SRC "sys.stdout.buffer.write("
+                                            "ccloudpickle.dumps(Call()))\n");
+    run_load(&p, path, NULL, NULL, NULL);
+    cpk_assert_exit(&p, 0);
+    assert_has(&p, "result     result of calling f carried by value\n");
+    assert_has(&p, "  ! calls a function carried by value: f (byte ");
+    cpk_proc_free(&p);
+    /* a lambda alone: rebuilt, not run */
+    path = pickle_file("lam.pkl", RUNS_SRC "sys.stdout.buffer.write("
+                                           "ccloudpickle.dumps(f))\n");
+    run_load(&p, "--strict", path, NULL, NULL);
+    cpk_assert_exit(&p, 0);
+    cr_assert(strstr(p.out, "load runs") == NULL, "%s", p.out);
+    assert_has(&p, "verdict    only reconstructors and plain data");
+    cpk_proc_free(&p);
+}

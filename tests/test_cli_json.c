@@ -106,7 +106,8 @@ Test(cli_json, schema_keys_and_a_function)
              "'protocol', 'min_protocol', 'opcodes', 'frames', 'buffers', "
              "'max_depth', 'result', 'python', 'n_dangerous', 'n_other', "
              "'strict_violation', 'truncated', 'imports', 'functions', "
-             "'classes'], list(r)\n"
+             "'classes', 'load_calls'], list(r)\n"
+             "assert r['load_calls'] == []\n"
              "assert r['format'] == 1 and r['status'] == 'ok'\n"
              "assert r['signed'] is None\n"
              "assert r['file'] == %s%s%s\n"
@@ -118,7 +119,7 @@ Test(cli_json, schema_keys_and_a_function)
              "for i in r['imports']:\n"
              "    assert list(i) == ['module', 'name', 'written_module', "
              "'written_name', 'offset', 'count', 'via', 'category', "
-             "'dangerous', 'reason', 'ext_code'], list(i)\n"
+             "'dangerous', 'reason', 'ext_code', 'alt_written'], list(i)\n"
              "i = imp('ccloudpickle', '_function_new')\n"
              "assert i['category'] == 'ccloudpickle' and not i['dangerous']\n"
              "assert i['via'] == 'stack_global' and i['reason'] is None\n"
@@ -301,5 +302,45 @@ Test(cli_json, standard_input_and_ext)
                    "assert i['via'] == 'ext' and i['ext_code'] == 5\n"
                    "assert i['module'] is None and i['name'] is None\n"
                    "assert i['dangerous'] is True\n");
+    cpk_proc_free(&p);
+}
+
+/* load_calls: code carried by value that the load runs; "call result";
+ * alt_written: every spelling of one import. */
+Test(cli_json, load_calls_and_spellings)
+{
+    const char *path = pickle_file(
+        "call.pkl", "import sys, ccloudpickle\n"
+                    "def f():\n"
+                    "    return 42\n"
+                    "class Call:\n"
+                    "    def __reduce__(self):\n"
+                    "        return (f, ())\n"
+                    "sys.stdout.buffer.write(ccloudpickle.dumps(Call()))\n");
+    cpk_proc p;
+    json_of(&p, path, NULL);
+    cpk_assert_exit(&p, 0);
+    check_json(&p,
+               "assert r['result'] == 'call result', r['result']\n"
+               "assert r['strict_violation'] is True\n"
+               "assert r['n_dangerous'] == 0 and r['n_other'] == 0\n"
+               "[c] = r['load_calls']\n"
+               "assert list(c) == ['offset', 'reason', 'name', 'result'], c\n"
+               "assert c['reason'] == 'calls a function carried by value'\n"
+               "assert c['name'] == 'f' and c['result'] is True, c\n"
+               "assert isinstance(c['offset'], int)\n");
+    cpk_proc_free(&p);
+    path = pickle_file("two.pkl",
+                       "import sys\n"
+                       "sys.stdout.buffer.write(b'\\x80\\x02(cexceptions\\n"
+                       "Exception\\nc__builtin__\\nException\\nt.')\n");
+    json_of(&p, path, NULL);
+    cpk_assert_exit(&p, 0);
+    check_json(&p,
+               "[i] = r['imports']\n"
+               "assert i['module'] == 'builtins' and i['count'] == 2\n"
+               "assert i['written_module'] == 'exceptions'\n"
+               "assert i['alt_written'] == [['__builtin__', 'Exception']], i\n"
+               "assert r['load_calls'] == []\n");
     cpk_proc_free(&p);
 }

@@ -50,7 +50,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    pkscan_report *r = pkscan_scan(data, size, 0);
+    /* the flags change the fix_imports table only */
+    pkscan_report *r = pkscan_scan(data, size,
+                                   size && data[0] == 0x80 && size > 1 &&
+                                           (data[1] & 1)
+                                       ? PKSCAN_PY313
+                                       : 0);
     if (r == NULL)
         return 0;
     check_capped(data, size, r->status);
@@ -65,7 +70,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         check_str(r->imports[i].name);
         if (r->imports[i].offset >= size)
             abort();
+        for (size_t j = 0; j < 2 * r->imports[i].n_alt_written; j++) {
+            if (r->imports[i].alt_written[j].s == NULL)
+                abort();
+            check_str(r->imports[i].alt_written[j]);
+        }
     }
+    /* code by value the load runs: in input order, inside the input */
+    for (size_t i = 0; i < r->n_load_calls; i++) {
+        const pkscan_load_call *c = &r->load_calls[i];
+        if (c->reason == NULL || c->offset >= size ||
+            (i > 0 && c->offset < r->load_calls[i - 1].offset))
+            abort();
+        check_str(c->name);
+    }
+    if (r->result_call > r->n_load_calls)
+        abort();
+    if (r->n_load_calls > 0 && !pkscan_strict_violation(r))
+        abort();
+    if (r->max_depth > 65535 || (r->n_opcodes > 1 && r->status == PKSCAN_OK &&
+                                 r->max_depth == 0))
+        abort();
     for (size_t i = 0; i < r->n_functions; i++) {
         const pkscan_function *f = &r->functions[i];
         check_str(f->name);
