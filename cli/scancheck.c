@@ -206,7 +206,8 @@ cpk_scan_policy(const cpk_policy *policy, const pkscan_report *r,
                 const char *name)
 {
     size_t n = cpk_policy_check(policy, r, NULL, 0);
-    if (n == 0)
+    size_t calls = cpk_policy_load_calls(policy, r);
+    if (n == 0 && calls == 0)
         return 0;
     size_t listed = 0;
     for (size_t i = 0; i < r->n_imports; i++) {
@@ -222,6 +223,23 @@ cpk_scan_policy(const cpk_policy *policy, const pkscan_report *r,
     /* A report cut short cannot show every import: refused all the same. */
     if (n > listed)
         cpk_error("%s: refused: more imports than the report lists", name);
+    /* Code carried by value that the load runs: no pattern permits it
+     * (policy.h). */
+    for (size_t i = 0; i < r->n_load_calls; i++) {
+        pkscan_import as = {0};
+        as.module = r->load_calls[i].name;
+        char full[512] = "?";
+        if (as.module.s != NULL)
+            cpk_scan_import_name(&as, full, sizeof(full));
+        cpk_error("%s: refused by --allow/--deny: the load %s: %s at byte "
+                  "%zu",
+                  name, r->load_calls[i].reason, full,
+                  r->load_calls[i].offset);
+    }
+    if (calls > r->n_load_calls)
+        cpk_error("%s: refused by --allow/--deny: the report was cut "
+                  "short, code the load runs cannot be ruled out",
+                  name);
     return CPK_EXIT_INPUT;
 }
 

@@ -26,6 +26,10 @@
  * 70 bytes of scan per input byte. */
 #define CPK_POLICY_SCAN_LIMIT ((size_t)2 << 30)
 
+/* Deepest nesting a policed load accepts: the same limit as
+ * cloudpickle-load's (cli/scancheck.h), for the same reason. */
+#define CPK_POLICY_MAX_DEPTH 10000
+
 /* Add each str of the iterable `patterns` as a rule. 0, or -1 with
  * TypeError (not an iterable of str) or ValueError (a malformed pattern,
  * named) set. */
@@ -260,6 +264,54 @@ done:
     PyMem_Free(idx);
 }
 
+/* PolicyError naming the code carried by value the load would run
+ * (`count` from cpk_policy_load_calls). */
+static void
+raise_load_calls(cpk_state *st, const pkscan_report *r, size_t count)
+{
+    PyObject *parts = PyList_New(0);
+    PyObject *sep = NULL, *list = NULL;
+    if (parts == NULL)
+        return;
+    for (size_t i = 0; i < r->n_load_calls; i++) {
+        const pkscan_load_call *c = &r->load_calls[i];
+        /* the name is the pickle's bytes: shown, never trusted */
+        PyObject *n = c->name.s
+            ? PyUnicode_DecodeUTF8(c->name.s, (Py_ssize_t)c->name.len,
+                                   "backslashreplace")
+            : PyUnicode_FromString("?");
+        PyObject *d = shown(n);
+        PyObject *e = d ? PyUnicode_FromFormat("%s %U (byte %zu)", c->reason,
+                                               d, c->offset)
+                        : NULL;
+        Py_XDECREF(d);
+        if (e == NULL || PyList_Append(parts, e) < 0) {
+            Py_XDECREF(e);
+            goto done;
+        }
+        Py_DECREF(e);
+    }
+    if (count > r->n_load_calls) {
+        PyObject *e = PyUnicode_FromString(
+            "a report cut short, which cannot rule such code out");
+        if (e == NULL || PyList_Append(parts, e) < 0) {
+            Py_XDECREF(e);
+            goto done;
+        }
+        Py_DECREF(e);
+    }
+    sep = PyUnicode_FromString(", ");
+    list = sep ? PyUnicode_Join(sep, parts) : NULL;
+    if (list != NULL)
+        PyErr_Format(st->PolicyError,
+                     "import policy refuses a pickle whose load runs code "
+                     "carried by value: %U", list);
+done:
+    Py_XDECREF(list);
+    Py_XDECREF(sep);
+    Py_DECREF(parts);
+}
+
 /* The static pass over `len` bytes: scan, check against `p`. The set of
  * find_class lookups the load may make (owned by the caller), or NULL
  * with UnpicklingError ("<what> at byte N"), PolicyError (the refused
@@ -275,13 +327,15 @@ static_pass(cpk_state *st, const cpk_policy *p, const char *buf,
     if (len >= CPK_SCAN_NOGIL_SIZE) {
         Py_BEGIN_ALLOW_THREADS
         r = pkscan_scan_limited(buf, (size_t)len,
-                                fix_imports ? 0 : PKSCAN_NO_FIX_IMPORTS,
+                                (fix_imports ? 0 : PKSCAN_NO_FIX_IMPORTS) |
+                                    PKSCAN_PY_FLAGS(PY_VERSION_HEX),
                                 CPK_POLICY_SCAN_LIMIT);
         Py_END_ALLOW_THREADS
     }
     else
         r = pkscan_scan_limited(buf, (size_t)len,
-                                fix_imports ? 0 : PKSCAN_NO_FIX_IMPORTS,
+                                (fix_imports ? 0 : PKSCAN_NO_FIX_IMPORTS) |
+                                    PKSCAN_PY_FLAGS(PY_VERSION_HEX),
                                 CPK_POLICY_SCAN_LIMIT);
     cpk_policy_names *names = NULL;
     if (r == NULL || r->status == PKSCAN_ERR_NOMEM) {
@@ -303,6 +357,21 @@ static_pass(cpk_state *st, const cpk_policy *p, const char *buf,
     size_t count = cpk_policy_check(p, r, NULL, 0);
     if (count > 0) {
         raise_refused(st, p, r, count);
+        goto done;
+    }
+    /* As deep as cloudpickle-load accepts (cli/scancheck.h): deeper
+     * nesting can exhaust the C stack when CPython frees it. */
+    if (r->max_depth > CPK_POLICY_MAX_DEPTH) {
+        PyErr_Format(st->UnpicklingError,
+                     "nesting %zu%s deep, more than %d, at byte %zu",
+                     r->max_depth, r->max_depth >= 65535 ? " or more" : "",
+                     CPK_POLICY_MAX_DEPTH,
+                     r->max_depth_offset);
+        goto done;
+    }
+    size_t calls = cpk_policy_load_calls(p, r);
+    if (calls > 0) {
+        raise_load_calls(st, r, calls);
         goto done;
     }
     names = cpk_policy_names_new(p, r);

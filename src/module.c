@@ -384,7 +384,9 @@ PyDoc_STRVAR(loads_doc,
 "A policy is an audit aid, not a sandbox: code carried by value can run\n"
 "during the load itself, not only when called (a pickle may call a\n"
 "function it carries by value; a class carried by value runs its own\n"
-"__setstate__, __new__ or __hash__ as its instances are rebuilt).");
+"__setstate__, __new__ or __hash__ as its instances are rebuilt). The\n"
+"check finds such pickles and any policy refuses them (PolicyError): load\n"
+"them without a policy, after verifying their signature.");
 
 PyDoc_STRVAR(load_doc,
 "load(file, *, fix_imports=True, encoding='ASCII', errors='strict',\n"

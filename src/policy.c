@@ -427,13 +427,22 @@ spelling_cmp(const void *x, const void *y)
     return c ? c : span_cmp(a->n, a->nl, b->n, b->nl);
 }
 
+size_t
+cpk_policy_load_calls(const cpk_policy *p, const pkscan_report *r)
+{
+    if (!cpk_policy_active(p))
+        return 0;
+    return r->n_load_calls + (r->truncated ? 1 : 0);
+}
+
 cpk_policy_names *
 cpk_policy_names_new(const cpk_policy *p, const pkscan_report *r)
 {
     cpk_policy_names *set = calloc(1, sizeof *set);
     if (set == NULL)
         return NULL;
-    /* First the sizes: two spellings at most per permitted import. */
+    /* First the sizes, then the copies: every spelling of each permitted
+     * import. */
     size_t nsp = 0, bytes = 1;
     for (size_t pass = 0; pass < 2; pass++) {
         char *out = set->text;
@@ -443,37 +452,47 @@ cpk_policy_names_new(const cpk_policy *p, const pkscan_report *r)
                 imp->module.s == NULL || imp->name.s == NULL ||
                 !cpk_policy_permits(p, imp))
                 continue;
-            pkscan_str ms[2] = {imp->module, imp->written_module};
-            pkscan_str ns[2] = {imp->name, imp->written_name};
-            /* as written: each part falls back on the mapped one */
-            if (ms[1].s == NULL)
-                ms[1] = ms[0];
-            if (ns[1].s == NULL)
-                ns[1] = ns[0];
-            int two = imp->written_module.s != NULL ||
-                      imp->written_name.s != NULL;
-            for (int k = 0; k <= two; k++) {
+            /* every spelling find_class may get: the mapped one, as
+             * written (each part falling back on the mapped one), and
+             * each further written spelling */
+            size_t nw = 1 + (imp->written_module.s != NULL ||
+                             imp->written_name.s != NULL);
+            size_t total = nw + imp->n_alt_written;
+            for (size_t k = 0; k < total; k++) {
+                pkscan_str m = imp->module, n = imp->name;
+                if (k == 1) {
+                    if (imp->written_module.s != NULL)
+                        m = imp->written_module;
+                    if (imp->written_name.s != NULL)
+                        n = imp->written_name;
+                }
+                else if (k >= nw) {
+                    m = imp->alt_written[2 * (k - nw)];
+                    n = imp->alt_written[2 * (k - nw) + 1];
+                    if (m.s == NULL || n.s == NULL)
+                        continue;
+                }
                 if (pass == 0) {
                     /* bytes <= SIZE_MAX/2 before the sum: no wrap */
                     if (bytes > ((size_t)-1) / 2 ||
-                        ms[k].len > ((size_t)-1) / 4 ||
-                        ns[k].len > ((size_t)-1) / 4) {
+                        m.len > ((size_t)-1) / 4 ||
+                        n.len > ((size_t)-1) / 4) {
                         free(set);
                         return NULL;
                     }
                     nsp++;
-                    bytes += ms[k].len + ns[k].len;
+                    bytes += m.len + n.len;
                     continue;
                 }
                 spelling *sp = &set->items[set->n++];
-                memcpy(out, ms[k].s, ms[k].len);
+                memcpy(out, m.s, m.len);
                 sp->m = out;
-                sp->ml = ms[k].len;
-                out += ms[k].len;
-                memcpy(out, ns[k].s, ns[k].len);
+                sp->ml = m.len;
+                out += m.len;
+                memcpy(out, n.s, n.len);
                 sp->n = out;
-                sp->nl = ns[k].len;
-                out += ns[k].len;
+                sp->nl = n.len;
+                out += n.len;
             }
         }
         if (pass == 0) {

@@ -75,9 +75,10 @@
  * permitted module may hand out another under a name no rule foresees
  * (`uuid` + `os.system` is caught by the tail rule above, an alias
  * without a leading `_` is not), and code carried by value (which the
- * reconstructors permitted here rebuild) runs whatever it contains, even
- * during the load (a REDUCE of a function by value, __setstate__ of a
- * class by value). An import policy is an audit aid, not a sandbox.
+ * reconstructors permitted here rebuild) runs whatever it contains once
+ * called; the load calls found statically are refused
+ * (cpk_policy_load_calls). An import policy is an audit aid, not a
+ * sandbox.
  */
 #ifndef CPK_POLICY_H
 #define CPK_POLICY_H
@@ -117,11 +118,22 @@ int cpk_policy_permits(const cpk_policy *p, const pkscan_import *imp);
 size_t cpk_policy_check(const cpk_policy *p, const pkscan_report *r,
                         size_t *refused, size_t cap);
 
+/* Code carried by value that the load itself runs (pkscan_report's
+ * load_calls: a by-value function the pickle calls, an instance of a
+ * by-value class with methods, ...) is no import, but a policy exists to
+ * keep a load from running what the caller did not permit: an active
+ * policy refuses every such pickle (no pattern permits it; load it without
+ * a policy, after verifying its signature). Returns how many load calls
+ * `r` lists under an active policy (one more if the report was cut short
+ * and may miss some), else 0. */
+size_t cpk_policy_load_calls(const cpk_policy *p, const pkscan_report *r);
+
 /* The runtime side: the find_class(module, name) lookups a load under a
  * policy may make, taken from the static report. A lookup is permitted
  * iff (module, name) spells an import of the report that the policy
  * permits: its mapped names (`module`/`name`) or, where the pickle wrote
- * them differently, its `written_module`/`written_name` (find_class gets
+ * them differently, its `written_module`/`written_name` and each pair of
+ * `alt_written` (one name written several ways; find_class gets
  * the names as written; CPython's base find_class applies the fix_imports
  * mapping). A lookup the static scan did not foresee is refused, so the
  * static and the runtime check cannot disagree silently. The set copies

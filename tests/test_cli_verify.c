@@ -462,3 +462,45 @@ Test(cli_verify, allow_covers_subimported_modules)
     cr_assert_str_eq(p.out, expected);
     cpk_proc_free(&p);
 }
+
+/* A pickle whose load calls a function carried by value is refused by
+ * any --allow/--deny, in every mode, before anything runs; the static
+ * report without a policy shows it, and --load without one runs it. */
+Test(cli_verify, policy_refuses_code_the_load_runs)
+{
+    char code[600];
+    snprintf(code, sizeof(code),
+             "def f():\n"
+             "    open('%s', 'w').close()\n"
+             "    return 1\n"
+             "class R:\n"
+             "    def __reduce__(self):\n"
+             "        return (f, ())\n"
+             "sys.stdout.buffer.write(ccloudpickle.dumps(R()))\n",
+             marker);
+    const char *calls = made("calls.pkl", code, NULL);
+    static const char *const modes[] = {"--json", "--load", "--call"};
+    cpk_proc p;
+    for (int m = 0; m < 3; m++) {
+        load(&p, (const char *[]){"--deny", "nothing", modes[m], calls,
+                                  NULL},
+             NULL);
+        cpk_assert_exit(&p, 3);
+        cr_assert(strstr(p.err, ": refused by --allow/--deny: the load calls "
+                                "a function carried by value: f at byte ")
+                      != NULL,
+                  "%s", p.err);
+        cr_assert_eq(p.out_len, 0);
+        cpk_proc_free(&p);
+    }
+    cr_assert(!exists(marker), "a refused pickle ran");
+    load(&p, (const char *[]){calls, NULL}, NULL);
+    cpk_assert_exit(&p, 0);
+    cr_assert(strstr(p.out, "LOADING RUNS CODE") != NULL, "%s", p.out);
+    cpk_proc_free(&p);
+    cr_assert(!exists(marker), "the static report ran the pickle");
+    load(&p, (const char *[]){"--load", calls, NULL}, NULL);
+    cpk_assert_exit(&p, 0);
+    cpk_proc_free(&p);
+    cr_assert(exists(marker), "--load did not run the pickle");
+}

@@ -164,10 +164,19 @@ Test(load_policy, by_value_objects_load_restricted)
            "        assert t == (1.5, b'x', None)\n"
            /* a dataclass by value: its __repr__ wrapper (reprlib) refers to
             * the module _thread, which pkscan does not count as plain */
-           "        D, d5 = cp.loads(cp.dumps([DC, DC(5)], protocol=proto,\n"
-           "                                  compat=compat),\n"
-           "                         allow=['_thread'])\n"
-           "        assert d5.a == 5 and D().a == 1 and repr(d5) == 'DC(a=5)'\n");
+           "        D = cp.loads(cp.dumps(DC, protocol=proto, compat=compat),\n"
+           "                     allow=['_thread'])\n"
+           "        assert D(5).a == 5 and D().a == 1 and repr(D(5)) == 'DC(a=5)'\n"
+           /* an instance of a class by value with methods: its methods
+            * may run during the load (policy.h), refused by any policy */
+           "        data = cp.dumps(DC(5), protocol=proto, compat=compat)\n"
+           "        try:\n"
+           "            cp.loads(data, allow=['_thread'])\n"
+           "        except cp.PolicyError as e:\n"
+           "            assert 'class carried by value' in str(e), e\n"
+           "        else:\n"
+           "            raise AssertionError('by-value instance loaded')\n"
+           "        assert cp.loads(data).a == 5\n");
 }
 
 Test(load_policy, stock_cloudpickle_2_2_loads_restricted)
@@ -593,9 +602,9 @@ Test(load_policy, attribute_paths_out_of_a_module_refused)
            "refused(mod, \"find_class('uuid', 'os'): it gives a module \"\n"
            "        'object', allow=['uuid'])\n"
            "refused(chain, 'dataclasses.inspect.os (byte ', allow=[])\n"
-           "refused(chain, 'refuses 1 import: dataclasses.inspect.os.system',\n"
+           "refused(chain, 'dataclasses.inspect.os.system (byte ',\n"
            "        deny=['os'])\n"
-           "refused(chain, 'refuses 1 import: dataclasses.inspect.os.system',\n"
+           "refused(chain, 'dataclasses.inspect.os.system (byte ',\n"
            "        deny=['posix'])\n"
            "refused(chain, \"find_class('dataclasses', 'inspect'): it gives \"\n"
            "        'a module object', allow=['dataclasses'])\n"
@@ -639,4 +648,74 @@ Test(load_policy, signed_pickles_get_the_policy_too)
            "# The policy without the key: still refused as unverified.\n"
            "refused(env, 'verify_key', allow=['posix'])\n"
            "assert not exists()\n");
+}
+
+/* Code carried by value that the load itself runs is refused by any
+ * active policy, whatever the patterns: a by-value function the pickle
+ * calls, an instance of a by-value class with a __setstate__ (a plain
+ * dumps of it). Without a policy both load and run. */
+Test(load_policy, code_the_load_runs_is_refused_by_any_policy)
+{
+    cpk_py(EVIL_SETUP
+           "def f():\n"
+           "    open(marker, 'w').close()\n"
+           "    return 1\n"
+           "f.__module__ = '__main__'\n"
+           "class R:\n"
+           "    def __reduce__(self):\n"
+           "        return (f, ())\n"
+           "class K:\n"
+           "    def __setstate__(self, state):\n"
+           "        open(marker, 'w').close()\n"
+           "K.__module__ = '__main__'\n"
+           "calls = cp.dumps(R())\n"
+           "k = K()\n"
+           "k.x = 1\n"
+           "inst = cp.dumps(k)\n"
+           "for kw in ({'allow': []}, {'deny': ['os']}, {'allow': ['*']},\n"
+           "           {'allow': ['__main__', 'posix']}):\n"
+           "    e = refused(calls, 'runs code carried by value: calls a '\n"
+           "                'function carried by value f (byte ', **kw)\n"
+           "    refused(inst, 'creates an instance of a class carried by '\n"
+           "            'value', **kw)\n"
+           "    assert e.startswith('import policy refuses a pickle'), e\n"
+           "assert not exists()\n"
+           "assert cp.loads(calls) == 1 and exists()\n"
+           "os.unlink(marker)\n"
+           "cp.loads(inst)\n"
+           "assert exists()\n");
+}
+
+/* One name written two ways (protocol 2: exceptions.Exception and
+ * __builtin__.Exception) is permitted statically and by find_class. */
+Test(load_policy, every_written_spelling_is_permitted_at_load)
+{
+    cpk_py("import ccloudpickle as cp\n"
+           "d = (b'\\x80\\x02(cexceptions\\nException\\n'\n"
+           "     b'c__builtin__\\nException\\nt.')\n"
+           "assert cp.loads(d, allow=[]) == (Exception, Exception)\n");
+}
+
+/* A chain of containers linked top-down through the memo, deeper than
+ * cloudpickle-load accepts, is refused before the load (freeing a deep
+ * deque chain overflows CPython's C stack). */
+Test(load_policy, deep_memo_chains_are_refused)
+{
+    cpk_py("import ccloudpickle as cp, pickle, struct\n"
+           "def chain(n):\n"
+           "    put = lambda i: b'r' + struct.pack('<I', i)\n"
+           "    get = lambda i: b'j' + struct.pack('<I', i)\n"
+           "    out = [b'\\x80\\x02ccollections\\ndeque\\n', put(0), b'0']\n"
+           "    for i in range(1, n + 1):\n"
+           "        out += [get(0), b')R', put(i), b'0']\n"
+           "    for i in range(1, n):\n"
+           "        out += [get(i), get(i + 1), b'a0']\n"
+           "    return b''.join(out + [get(1), b'.'])\n"
+           "assert len(cp.loads(chain(50), allow=[])) == 1\n"
+           "try:\n"
+           "    cp.loads(chain(20000), allow=[])\n"
+           "except pickle.UnpicklingError as e:\n"
+           "    assert 'more than 10000' in str(e), e\n"
+           "else:\n"
+           "    raise AssertionError('a 20000-deep chain was loaded')\n");
 }
