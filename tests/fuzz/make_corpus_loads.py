@@ -9,15 +9,20 @@ cells and partials. Every seed loads under fuzz_loads's allow-list.
 Prints the globals the seeds import (each module.name once), which
 fuzz_loads.c's allow-list must cover.
 """
+import abc
 import array
 import collections
 import dataclasses
 import enum
 import functools
+import io
+import logging
 import os
 import pickletools
 import sys
+import types
 import typing
+import weakref
 
 import ccloudpickle
 
@@ -176,6 +181,52 @@ def make_objects():
                      b"bytes", bytearray(b"ba"), 1.5, 2 ** 70, complex(1, 2),
                      None, True, range(3), slice(1, 2)]
     objs["module-attr"] = (typing, collections.abc.Mapping)
+    objs["code"] = closure.__code__
+    objs["code-fields"] = fact.__code__.replace(co_consts=(None, 1, Box))
+    dyn = types.ModuleType("dynmod")
+    dyn.x = 1
+    exec("def f(a):\n    return a + x\n", dyn.__dict__)
+    objs["dynamic-module"] = (dyn, dyn.f)
+    objs["mappingproxy"] = types.MappingProxyType({"k": [1]})
+    od = collections.OrderedDict(a=1)
+    objs["odict-views"] = (od.keys(), od.values(), od.items())
+    objs["memoryview"] = memoryview(b"abc")
+    objs["getset"] = (types.FunctionType.__dict__["__code__"],
+                      Point.__dict__["x"])
+    objs["text-file"] = io.StringIO("text")
+    sio_path = os.path.join(os.path.dirname(out), "make_corpus_loads.py")
+    with open(sio_path) as fh:
+        objs["open-file"] = fh
+        objs["open-file"] = ccloudpickle.dumps(fh)  # pickled while open
+    objs["logger"] = (logging.getLogger("cpk.fuzz"), logging.getLogger())
+    ws_members = [Point, Base]
+    objs["weakset"] = weakref.WeakSet(ws_members)
+
+    class Abstract(abc.ABC):
+        @abc.abstractmethod
+        def run(self):
+            pass
+
+        @property
+        @abc.abstractmethod
+        def size(self):
+            pass
+
+    objs["abc"] = Abstract
+    objs["bound-method"] = Derived().method
+    objs["builtin-method"] = ([].append, len, dict.fromkeys)
+
+    def annotated(a: int, *, k: str = "v") -> list:
+        """Doc."""
+        return [a, k]
+
+    annotated.extra = {"attr": 1}
+    objs["annotated"] = annotated
+    objs["typevars"] = (typing.TypeVar("C", int, str),
+                        typing.TypeVar("K", contravariant=True))
+    objs["sentinel"] = dataclasses.fields(DC)
+    objs["singletons"] = (NotImplemented, Ellipsis, type(None),
+                          type(NotImplemented))
     return objs
 
 
@@ -185,7 +236,12 @@ for name, obj in make_objects().items():
     variants = [(f"p{p}", dict(protocol=p)) for p in (2, 3, 4, 5)]
     variants.append(("cp", dict(compat="cloudpickle")))
     for tag, kw in variants:
-        data = ccloudpickle.dumps(obj, **kw)
+        if isinstance(obj, bytes):  # already a pickle
+            if tag != "p5":
+                continue
+            data = obj
+        else:
+            data = ccloudpickle.dumps(obj, **kw)
         ccloudpickle.loads(data)  # a seed must load
         path = os.path.join(out, f"{name}-{tag}.pkl")
         with open(path, "wb") as f:
