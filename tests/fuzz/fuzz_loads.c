@@ -11,7 +11,9 @@
  *
  * Each input is loaded as ccloudpickle.loads loads it (the in-memory
  * reader, load() with the collector pause), by a subclass of
- * ccloudpickle.Unpickler; the result is dropped. Any Python exception is
+ * ccloudpickle.Unpickler; the result is pickled again with
+ * ccloudpickle.dumps (which walks what the mutated pickle built: bytecode,
+ * closures, class namespaces), then dropped. Any Python exception is
  * fine; a finding is a crash, an ASan/UBSan report or a hang.
  *
  * A mutated pickle must never run a command or touch a file, so three
@@ -334,7 +336,8 @@ gate(PyThreadState *tstate, FrameT *frame, int throwflag)
 
 /* Fence 3: the audit events a load may raise. */
 static const char *const allowed_events[] = {
-    "pickle.find_class", "marshal.loads", "object.__setattr__",
+    "pickle.find_class", "marshal.loads", "marshal.dumps",
+    "object.__setattr__",
     "object.__delattr__", "object.__getattr__", "code.__new__",
     "function.__new__", "sys._getframe", "array.__new__", "compile",
     "builtins.id", NULL,
@@ -358,6 +361,7 @@ audit(const char *event, PyObject *args, void *data)
 }
 
 static PyObject *unpickler_type;
+static PyObject *dumps;
 static cpk_state *state;
 
 static void
@@ -408,6 +412,9 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
     Py_DECREF(mod);
     if (unpickler_type == NULL || cpk == NULL || trusted_list == NULL)
         fail("the harness's Python side failed");
+    dumps = PyObject_GetAttrString(cpk, "dumps");
+    if (dumps == NULL)
+        fail("no ccloudpickle.dumps");
     state = cpk_get_state(cpk); /* the module stays in sys.modules */
     Py_DECREF(cpk);
 
@@ -460,6 +467,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             fprintf(stderr, "fuzz_loads: ");
             PyErr_Print();
             armed = 1;
+        }
+        /* The way back: what a mutated pickle built (a function whose
+         * code and closure disagree, a class with odd attributes) is
+         * pickled again, which walks its bytecode and namespace. */
+        if (result != NULL) {
+            PyObject *again = PyObject_CallOneArg(dumps, result);
+            Py_XDECREF(again);
+            PyErr_Clear();
         }
         Py_XDECREF(result);
         Py_DECREF(u);
