@@ -444,6 +444,32 @@ check_version(cpk_state *st, PyObject *version, PyObject *magic)
     return -1;
 }
 
+/* CPython 3.9-3.13's _PyCode_Validate (3.9-3.10: the constructor)
+ * checks that co_varnames covers the arguments as
+ * `nlocals - argcount - kwonlyargcount - ... < 0` in int: counts near
+ * INT_MAX wrap around and pass, and a call of such code then copies and
+ * checks arguments far past its frame. Summed in long long here, with
+ * the other counts' ranges. */
+int
+cpk_code_check_counts(cpk_state *st, const char *fname, PyObject *code)
+{
+    PyCodeObject *co = (PyCodeObject *)code;
+    long long args = (long long)co->co_argcount + co->co_kwonlyargcount +
+                     ((co->co_flags & CO_VARARGS) != 0) +
+                     ((co->co_flags & CO_VARKEYWORDS) != 0);
+    if (co->co_argcount >= 0 && co->co_posonlyargcount >= 0 &&
+        co->co_kwonlyargcount >= 0 &&
+        co->co_posonlyargcount <= co->co_argcount && co->co_nlocals >= 0 &&
+        args <= co->co_nlocals)
+        return 1;
+    return cpk_arg_error(st, 1, fname,
+                         "code %R has argument counts its variables do not "
+                         "cover (argcount %d, posonlyargcount %d, "
+                         "kwonlyargcount %d, nlocals %d): corrupt code",
+                         co->co_name, co->co_argcount, co->co_posonlyargcount,
+                         co->co_kwonlyargcount, co->co_nlocals);
+}
+
 static const cpk_signature unmarshal_sig = {
     "_code_unmarshal", -1,
     {{"python_version", CPK_ARG_STR}, {"magic", CPK_ARG_INT},
@@ -475,6 +501,8 @@ cpk_code_unmarshal(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
                         "corrupt code object in pickle: not code");
         return NULL;
     }
+    if (!cpk_code_check_counts(st, "_code_unmarshal", code))
+        Py_CLEAR(code);
     return code;
 }
 
@@ -491,5 +519,9 @@ cpk_code_new(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
     if (!cpk_check_args(st, &code_new_sig, args, nargs) ||
         check_version(st, args[0], args[1]) < 0)
         return NULL;
-    return PyObject_Call((PyObject *)&PyCode_Type, args[2], NULL);
+    PyObject *code = PyObject_Call((PyObject *)&PyCode_Type, args[2], NULL);
+    if (code != NULL && PyCode_Check(code) &&
+        !cpk_code_check_counts(st, "_code_new", code))
+        Py_CLEAR(code);
+    return code;
 }

@@ -451,6 +451,12 @@ int cpk_check_items(cpk_state *st, const char *fname, const char *what,
  * (value 1): "<fname>() <fmt...>". Returns 0. */
 int cpk_arg_error(cpk_state *st, int value, const char *fname,
                   const char *fmt, ...);
+/* code.c: 1 if a code object's argument counts agree with its locals
+ * (what CPython's own check means to ensure but, its sum overflowing int,
+ * does not: a function of such code reads past its frame when called);
+ * else 0 with ReconstructorValueError "<fname>() ...". Runs no Python
+ * code. */
+int cpk_code_check_counts(cpk_state *st, const char *fname, PyObject *code);
 
 /* subtype.c: subclasses of _pickle's types. */
 typedef struct {

@@ -24,8 +24,10 @@
  *     collections, functools.partial, typing, a few dataclasses names and
  *     the fuzz-only module cpk_fuzz_mod. No dotted name reaches a module;
  *     getattr, __import__ and subimport are wrapped to the same rule.
- *  2. A frame evaluation hook (PEP 523) refuses to run any Python code
- *     object that did not exist when the harness started: code a pickle builds (by value
+ *  2. No function whose code did not exist when the harness started is
+ *     called (types.FunctionType's call slot is replaced, before CPython
+ *     sets up the frame: it trusts a code object's counts), and a frame
+ *     evaluation hook (PEP 523) refuses to run such code anyway: code a pickle builds (by value
  *     functions, methods of classes by value, mutated bytecode) is never
  *     executed, only built, filled and dropped.
  *  3. An audit hook refuses every event outside a short list (imports,
@@ -241,6 +243,18 @@ static const char harness_py[] =
 "        return w[1]\n"
 "    return obj\n"
 "\n"
+"# FUZZ_LOADS_TRACE=1: each call of what find_class gave, on stderr.\n"
+"TRACE = False\n"
+"def traced(obj):\n"
+"    if not TRACE or not isinstance(obj, types.BuiltinFunctionType):\n"
+"        return obj\n"
+"    def call(*args, **kwargs):\n"
+"        print('fuzz_loads: call', getattr(obj, '__qualname__', obj),\n"
+"              repr(args)[:2000], kwargs, file=sys.stderr, flush=True)\n"
+"        result = obj(*args, **kwargs)\n"
+"        return traced(result)\n"
+"    return call\n"
+"\n"
 "class FuzzUnpickler(ccloudpickle.Unpickler):\n"
 "    def find_class(self, module, name):\n"
 "        if not (isinstance(module, str) and isinstance(name, str)):\n"
@@ -256,7 +270,7 @@ static const char harness_py[] =
 "        for m, n in {(mm, mn), (module, name)}:\n"
 "            walk_check(m, n)\n"
 "        obj = super().find_class(module, name)\n"
-"        return wrapped(check_result(obj, f'{module}.{name}'))\n"
+"        return traced(wrapped(check_result(obj, f'{module}.{name}')))\n"
 "\n"
 "# Warm up: everything a load may need is imported now (fence 3 refuses\n"
 "# imports later), and typing's caches exist.\n"
@@ -334,6 +348,22 @@ gate(PyThreadState *tstate, FrameT *frame, int throwflag)
     return _PyEval_EvalFrameDefault(tstate, frame, throwflag);
 }
 
+static PyObject *
+gate_call(PyObject *func, PyObject *args, PyObject *kwargs)
+{
+    PyObject *code = PyFunction_GET_CODE(func);
+    if (armed && !is_trusted(code)) {
+        if (debug)
+            fprintf(stderr, "fuzz_loads: refused to call %s\n",
+                    PyUnicode_AsUTF8(((PyCodeObject *)code)->co_name));
+        PyErr_SetString(PyExc_RuntimeError,
+                        "fuzz_loads: functions built by the pickle are not "
+                        "called");
+        return NULL;
+    }
+    return PyVectorcall_Call(func, args, kwargs);
+}
+
 /* Fence 3: the audit events a load may raise. */
 static const char *const allowed_events[] = {
     "pickle.find_class", "marshal.loads", "marshal.dumps",
@@ -406,6 +436,9 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
     Py_XDECREF(code);
     if (mod == NULL)
         fail("the harness's Python side failed");
+    if (getenv("FUZZ_LOADS_TRACE") != NULL &&
+        PyObject_SetAttrString(mod, "TRACE", Py_True) < 0)
+        fail("cannot set TRACE");
     unpickler_type = PyObject_GetAttrString(mod, "FuzzUnpickler");
     PyObject *cpk = PyImport_ImportModule(CPK_MODULE_NAME);
     trusted_list = PyObject_CallMethod(mod, "trusted_code", NULL);
@@ -434,6 +467,11 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
         trusted[j] = c;
     }
     _PyInterpreterState_SetEvalFrameFunc(PyInterpreterState_Get(), gate);
+    /* Every call of a function then takes tp_call (CPython inlines no
+     * Python-to-Python call while a frame hook is set), which still finds
+     * the function's vectorcall through PyVectorcall_Call. */
+    PyFunction_Type.tp_flags &= ~Py_TPFLAGS_HAVE_VECTORCALL;
+    PyFunction_Type.tp_call = gate_call;
     if (PySys_AddAuditHook(audit, NULL) < 0)
         fail("PySys_AddAuditHook failed");
     armed = 1;
