@@ -1,0 +1,94 @@
+/* test_fuzz_regressions.c - inputs that tests/fuzz/fuzz_loads.c found
+ * crashing ccloudpickle.loads, replayed through ccloudpickle.loads: each
+ * must now end in a clean exception (tests/fuzz/regressions/README says
+ * what each one is), and the defect behind it is checked on its own. */
+#include "support.h"
+
+TestSuite(fuzz_regressions, .init = cpk_py_start, .fini = cpk_py_stop);
+
+#define REGRESSIONS CPK_SOURCE_DIR "/tests/fuzz/regressions/"
+
+/* A code object whose argument counts overflow CPython's int sum: the
+ * check "co_varnames is too small" passes, a call reads past the frame. */
+#define BAD_COUNTS                                                           \
+    "import ccloudpickle, marshal\n"                                         \
+    "def f(self, item):\n"                                                   \
+    "    return item\n"                                                      \
+    "bad = f.__code__.replace(co_argcount=2002738946,\n"                     \
+    "                         co_posonlyargcount=1919639909,\n"              \
+    "                         co_kwonlyargcount=1600087653)\n"               \
+    "E = ccloudpickle.ReconstructorValueError\n"                             \
+    "def refused(call, *args):\n"                                            \
+    "    try:\n"                                                             \
+    "        call(*args)\n"                                                  \
+    "    except E as e:\n"                                                   \
+    "        assert 'corrupt code' in str(e) and 'argcount 2002738946' in \\\n" \
+    "            str(e), e\n"                                                \
+    "    else:\n"                                                            \
+    "        raise AssertionError('accepted by %r' % (call,))\n"
+
+Test(fuzz_regressions, code_counts_overflow_pickle)
+{
+    /* Found by fuzz_loads: SIGBUS when the pickle called the function. */
+    cpk_py("import ccloudpickle, pickle\n"
+           "with open('" REGRESSIONS "code-counts-overflow.pkl', 'rb') as f:\n"
+           "    data = f.read()\n"
+           "try:\n"
+           "    ccloudpickle.loads(data)\n"
+           "except ccloudpickle.ReconstructorValueError as e:\n"
+           "    assert '_code_unmarshal()' in str(e), e\n"
+           "    assert 'corrupt code' in str(e), e\n"
+           "    assert isinstance(e, pickle.UnpicklingError)\n"
+           "else:\n"
+           "    raise AssertionError('loaded')\n");
+}
+
+Test(fuzz_regressions, code_with_overflowing_counts_is_refused_everywhere)
+{
+    cpk_py(BAD_COUNTS
+           "# As marshal bytes (our format) and as constructor fields (code\n"
+           "# marshal cannot write), both as _reduce would pickle it.\n"
+           "fn, args = ccloudpickle._reduce(bad)\n"
+           "assert fn is ccloudpickle._code_unmarshal, fn\n"
+           "refused(fn, *args)\n"
+           "odd = bad.replace(co_consts=(None, object()))\n"
+           "fn, args = ccloudpickle._reduce(odd)\n"
+           "assert fn is ccloudpickle._code_new, fn\n"
+           "refused(fn, *args)\n"
+           "# The reconstructors that make a function of a code object.\n"
+           "refused(ccloudpickle._function_new, bad, {}, None)\n"
+           "refused(ccloudpickle._make_function, bad, {}, 'f', None, None)\n"
+           "# A whole pickle of a function with that code.\n"
+           "import types\n"
+           "for kw in ({}, {'compat': 'cloudpickle'}):\n"
+           "    data = ccloudpickle.dumps(types.FunctionType(bad, {}), **kw)\n"
+           "    refused(ccloudpickle.loads, data)\n");
+}
+
+Test(fuzz_regressions, consistent_counts_still_load)
+{
+    /* Every kind of parameter, and the largest counts a real signature
+     * has here: the check counts star-args, star-star-kwargs and
+     * keyword-only parameters. */
+    cpk_py("import ccloudpickle, types\n"
+           "def f(a, b=2, /, c=3, *args, d, e=5, **kw):\n"
+           "    x = a + b\n"
+           "    def g():\n"
+           "        return x + c\n"
+           "    return g() + d + e + len(args) + len(kw)\n"
+           "for kw in ({}, {'compat': 'cloudpickle'}):\n"
+           "    for p in (2, 5):\n"
+           "        g = ccloudpickle.loads(ccloudpickle.dumps(f, p, **kw))\n"
+           "        assert g(1, d=4) == 15, g(1, d=4)\n"
+           "        assert g(1, 1, 1, 9, 9, d=0, e=0, z=1) == 6\n"
+           "src = 'def h(%s): return 0' % ', '.join('a%d' % i\n"
+           "                                        for i in range(300))\n"
+           "ns = {}\n"
+           "exec(src, ns)\n"
+           "h = ccloudpickle.loads(ccloudpickle.dumps(ns['h']))\n"
+           "assert h(*range(300)) == 0\n"
+           "c = ns['h'].__code__\n"
+           "fn, args = ccloudpickle._reduce(c.replace(co_consts=(None, object())))\n"
+           "assert fn is ccloudpickle._code_new\n"
+           "assert fn(*args).co_argcount == 300\n");
+}
