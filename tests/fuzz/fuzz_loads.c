@@ -422,6 +422,10 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
     config.install_signal_handlers = 0;
     config.site_import = 0;
     config.write_bytecode = 0;
+    /* A fixed hash seed: an input does the same thing every run (set and
+     * dict orders of str follow the seed). */
+    config.use_hash_seed = 1;
+    config.hash_seed = 0;
     status = PyConfig_SetBytesString(&config, &config.home, CPK_HOME);
     if (!PyStatus_Exception(status))
         status = Py_InitializeFromConfig(&config);
