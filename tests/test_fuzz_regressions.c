@@ -29,18 +29,22 @@ TestSuite(fuzz_regressions, .init = cpk_py_start, .fini = cpk_py_stop);
 
 Test(fuzz_regressions, code_counts_overflow_pickle)
 {
-    /* Found by fuzz_loads: SIGBUS when the pickle called the function. */
+    /* Found by fuzz_loads: SIGBUS when the pickle called the function;
+     * the second file is the same input minimised. */
     cpk_py("import ccloudpickle, pickle\n"
-           "with open('" REGRESSIONS "code-counts-overflow.pkl', 'rb') as f:\n"
-           "    data = f.read()\n"
-           "try:\n"
-           "    ccloudpickle.loads(data)\n"
-           "except ccloudpickle.ReconstructorValueError as e:\n"
-           "    assert '_code_unmarshal()' in str(e), e\n"
-           "    assert 'corrupt code' in str(e), e\n"
-           "    assert isinstance(e, pickle.UnpicklingError)\n"
-           "else:\n"
-           "    raise AssertionError('loaded')\n");
+           "for path in ('" REGRESSIONS "code-counts-overflow.pkl',\n"
+           "             '" CPK_SOURCE_DIR "/tests/fuzz/cpython_crashes/'\n"
+           "             'code-counts-overflow.pkl'):\n"
+           "    with open(path, 'rb') as f:\n"
+           "        data = f.read()\n"
+           "    try:\n"
+           "        ccloudpickle.loads(data)\n"
+           "    except ccloudpickle.ReconstructorValueError as e:\n"
+           "        assert '_code_unmarshal()' in str(e), e\n"
+           "        assert 'corrupt code' in str(e), e\n"
+           "        assert isinstance(e, pickle.UnpicklingError)\n"
+           "    else:\n"
+           "        raise AssertionError('loaded ' + path)\n");
 }
 
 Test(fuzz_regressions, code_with_overflowing_counts_is_refused_everywhere)
