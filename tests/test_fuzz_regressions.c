@@ -31,7 +31,7 @@ Test(fuzz_regressions, code_counts_overflow_pickle)
 {
     /* Found by fuzz_loads: SIGBUS when the pickle called the function;
      * the second file is the same input minimised. */
-    cpk_py("import ccloudpickle, pickle\n"
+    cpk_py("import ccloudpickle, pickle, sys\n"
            "for path in ('" REGRESSIONS "code-counts-overflow.pkl',\n"
            "             '" CPK_SOURCE_DIR "/tests/fuzz/cpython_crashes/'\n"
            "             'code-counts-overflow.pkl'):\n"
@@ -39,10 +39,15 @@ Test(fuzz_regressions, code_counts_overflow_pickle)
            "        data = f.read()\n"
            "    try:\n"
            "        ccloudpickle.loads(data)\n"
-           "    except ccloudpickle.ReconstructorValueError as e:\n"
+           "    except pickle.UnpicklingError as e:\n"
+           "        # The code was made by 3.11 (its bytecode magic): another\n"
+           "        # version refuses it for that before unmarshalling.\n"
+           "        if sys.version_info[:2] != (3, 11):\n"
+           "            assert 'cannot run' in str(e), e\n"
+           "            continue\n"
+           "        assert isinstance(e, ccloudpickle.ReconstructorValueError)\n"
            "        assert '_code_unmarshal()' in str(e), e\n"
            "        assert 'corrupt code' in str(e), e\n"
-           "        assert isinstance(e, pickle.UnpicklingError)\n"
            "    else:\n"
            "        raise AssertionError('loaded ' + path)\n");
 }
