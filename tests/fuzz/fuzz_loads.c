@@ -38,7 +38,11 @@
  * an allocation above 1 GiB fails with MemoryError instead of exhausting
  * the machine (a pickle may ask CPython for any memo size).
  *
- * Run one input by hand: build/fuzz/loads/fuzz_loads FILE. */
+ * Run one input by hand: build/fuzz/loads/fuzz_loads FILE. Environment:
+ * FUZZ_LOADS_DEBUG=1 prints each refusal and exception, FUZZ_LOADS_TRACE=1
+ * each call of what find_class gave, FUZZ_LOADS_GC=N sets gc threshold 0
+ * to N, FUZZ_LOADS_COLLECT=N collects after every N inputs (64),
+ * FUZZ_LOADS_NODUMPS=1 skips pickling the result again. */
 #include "internal.h"
 
 #include <stdint.h>
@@ -319,6 +323,8 @@ is_trusted(const void *code)
 
 static int armed;
 static int debug;
+static int no_dumps;     /* FUZZ_LOADS_NODUMPS: load only */
+static unsigned collect_every = 64; /* FUZZ_LOADS_COLLECT=N */
 
 /* The code object a frame runs (borrowed). */
 #if PY_VERSION_HEX >= 0x030D0000
@@ -409,6 +415,10 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
     (void)argc;
     (void)argv;
     debug = getenv("FUZZ_LOADS_DEBUG") != NULL;
+    no_dumps = getenv("FUZZ_LOADS_NODUMPS") != NULL;
+    const char *every = getenv("FUZZ_LOADS_COLLECT");
+    if (every != NULL && atoi(every) > 0)
+        collect_every = (unsigned)atoi(every);
     PyPreConfig pre;
     PyPreConfig_InitIsolatedConfig(&pre);
     pre.allocator = PYMEM_ALLOCATOR_MALLOC;
@@ -440,6 +450,17 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
     Py_XDECREF(code);
     if (mod == NULL)
         fail("the harness's Python side failed");
+    /* FUZZ_LOADS_GC=N: a collection every N allocations (gc threshold
+     * 0 of N), which finds references held across a collection sooner. */
+    const char *gcn = getenv("FUZZ_LOADS_GC");
+    if (gcn != NULL && *gcn != '\0') {
+        PyObject *r = PyRun_String("__import__('gc').set_threshold(int(__import__('os').environ['FUZZ_LOADS_GC']))",
+                                   Py_eval_input, PyModule_GetDict(mod),
+                                   PyModule_GetDict(mod));
+        if (r == NULL)
+            fail("FUZZ_LOADS_GC");
+        Py_DECREF(r);
+    }
     if (getenv("FUZZ_LOADS_TRACE") != NULL &&
         PyObject_SetAttrString(mod, "TRACE", Py_True) < 0)
         fail("cannot set TRACE");
@@ -485,7 +506,7 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static unsigned long runs;
+    static unsigned runs;
     PyObject *bytes = PyBytes_FromStringAndSize((const char *)data,
                                                 (Py_ssize_t)size);
     if (bytes == NULL) {
@@ -513,7 +534,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         /* The way back: what a mutated pickle built (a function whose
          * code and closure disagree, a class with odd attributes) is
          * pickled again, which walks its bytecode and namespace. */
-        if (result != NULL) {
+        if (result != NULL && !no_dumps) {
             PyObject *again = PyObject_CallOneArg(dumps, result);
             Py_XDECREF(again);
             PyErr_Clear();
@@ -525,7 +546,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     PyErr_Clear();
     /* Classes and functions by value live in reference cycles: free them
      * now and then, so memory stays flat (and their teardown is fuzzed). */
-    if (++runs % 64 == 0) {
+    if (++runs % collect_every == 0) {
         PyGC_Collect();
         PyErr_Clear();
     }
