@@ -35,7 +35,7 @@
  *
  * CPython's objects live on plain malloc (PYMEM_ALLOCATOR_MALLOC) so ASan
  * sees each one; leak detection is off (CPython keeps what it allocates);
- * an allocation above 1 GiB fails with MemoryError instead of exhausting
+ * an allocation above 512 MiB fails with MemoryError instead of exhausting
  * the machine (a pickle may ask CPython for any memo size).
  *
  * Run one input by hand: build/fuzz/loads/fuzz_loads FILE. Environment:
@@ -69,7 +69,7 @@ const char *
 __asan_default_options(void)
 {
     return "detect_leaks=0:allocator_may_return_null=1:"
-           "max_allocation_size_mb=1024:handle_abort=1";
+           "max_allocation_size_mb=512:handle_abort=1";
 }
 
 /* The harness's Python side, compiled as "<fuzz_loads>". */
