@@ -11,9 +11,11 @@
  *
  * Each input is loaded as ccloudpickle.loads loads it (the in-memory
  * reader, load() with the collector pause), by a subclass of
- * ccloudpickle.Unpickler; the result is pickled again with
- * ccloudpickle.dumps (which walks what the mutated pickle built: bytecode,
- * closures, class namespaces), then dropped. Any Python exception is
+ * ccloudpickle.Unpickler; the result is dropped (with FUZZ_LOADS_DUMPS=1
+ * it is first pickled again with ccloudpickle.dumps, which walks what the
+ * mutated pickle built: bytecode, closures, class namespaces; off by
+ * default while the heap corruption that step trips, about once per
+ * 150,000 inputs, is open: tests/fuzz/unreproduced/README). Any Python exception is
  * fine; a finding is a crash, an ASan/UBSan report or a hang.
  *
  * A mutated pickle must never run a command or touch a file, so three
@@ -42,7 +44,7 @@
  * FUZZ_LOADS_DEBUG=1 prints each refusal and exception, FUZZ_LOADS_TRACE=1
  * each call of what find_class gave, FUZZ_LOADS_GC=N sets gc threshold 0
  * to N, FUZZ_LOADS_COLLECT=N collects after every N inputs (64),
- * FUZZ_LOADS_NODUMPS=1 skips pickling the result again. */
+ * FUZZ_LOADS_DUMPS=1 pickles each result again (see above). */
 #include "internal.h"
 
 #include <stdint.h>
@@ -323,7 +325,7 @@ is_trusted(const void *code)
 
 static int armed;
 static int debug;
-static int no_dumps;     /* FUZZ_LOADS_NODUMPS: load only */
+static int dumps_too;    /* FUZZ_LOADS_DUMPS: pickle the result again */
 static unsigned collect_every = 64; /* FUZZ_LOADS_COLLECT=N */
 
 /* The code object a frame runs (borrowed). */
@@ -415,7 +417,7 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
     (void)argc;
     (void)argv;
     debug = getenv("FUZZ_LOADS_DEBUG") != NULL;
-    no_dumps = getenv("FUZZ_LOADS_NODUMPS") != NULL;
+    dumps_too = getenv("FUZZ_LOADS_DUMPS") != NULL;
     const char *every = getenv("FUZZ_LOADS_COLLECT");
     if (every != NULL && atoi(every) > 0)
         collect_every = (unsigned)atoi(every);
@@ -534,7 +536,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         /* The way back: what a mutated pickle built (a function whose
          * code and closure disagree, a class with odd attributes) is
          * pickled again, which walks its bytecode and namespace. */
-        if (result != NULL && !no_dumps) {
+        if (result != NULL && dumps_too) {
             PyObject *again = PyObject_CallOneArg(dumps, result);
             Py_XDECREF(again);
             PyErr_Clear();
