@@ -44,7 +44,8 @@
  * FUZZ_LOADS_DEBUG=1 prints each refusal and exception, FUZZ_LOADS_TRACE=1
  * each call of what find_class gave, FUZZ_LOADS_GC=N sets gc threshold 0
  * to N, FUZZ_LOADS_COLLECT=N collects after every N inputs (64),
- * FUZZ_LOADS_DUMPS=1 pickles each result again (see above). */
+ * FUZZ_LOADS_DUMPS=1 pickles each result again (see above),
+ * FUZZ_LOADS_MALLOC_DEBUG=1 adds CPython's debug allocator hooks. */
 #include "internal.h"
 
 #include <stdint.h>
@@ -423,7 +424,12 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
         collect_every = (unsigned)atoi(every);
     PyPreConfig pre;
     PyPreConfig_InitIsolatedConfig(&pre);
-    pre.allocator = PYMEM_ALLOCATOR_MALLOC;
+    /* FUZZ_LOADS_MALLOC_DEBUG=1: CPython's debug hooks on top (freed
+     * objects filled with 0xDD, pads checked on free), so a stale object
+     * pointer fails where it is used, not where ASan recycles memory. */
+    pre.allocator = getenv("FUZZ_LOADS_MALLOC_DEBUG") != NULL
+                        ? PYMEM_ALLOCATOR_MALLOC_DEBUG
+                        : PYMEM_ALLOCATOR_MALLOC;
     PyStatus status = Py_PreInitialize(&pre);
     if (PyStatus_Exception(status))
         Py_ExitStatusException(status);
