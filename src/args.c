@@ -274,7 +274,7 @@ cpk_check_args(cpk_state *st, const cpk_signature *sig, PyObject *const *args,
             /* A code object a function will be made of: its counts too. */
             if ((p->kind & CPK_ARG_KIND_MASK) == CPK_ARG_CODE &&
                 PyCode_Check(args[i]) &&
-                !cpk_code_check_counts(st, sig->fname, args[i]))
+                !cpk_code_check(st, sig->fname, args[i]))
                 return 0;
             continue;
         }

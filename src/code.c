@@ -450,10 +450,72 @@ check_version(cpk_state *st, PyObject *version, PyObject *magic)
  * INT_MAX wrap around and pass, and a call of such code then copies and
  * checks arguments far past its frame. Summed in long long here, with
  * the other counts' ranges. */
+#if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000
+/* CPython 3.11's PyCode_GetCode (co.co_code, marshal.dumps, our globals
+ * scan) copies the bytecode and writes one CACHE unit per inline cache of
+ * each instruction (deopt_code), past the end of the copy when the
+ * bytecode stops inside them: a heap overflow, found by fuzz_loads. Code
+ * from a pickle must end on an instruction boundary. A fresh code object
+ * is not quickened yet (3.11 quickens on first runs), so its opcodes are
+ * the base ones opcode._inline_cache_entries describes. 1, 0 with
+ * ReconstructorValueError, -1 with another error. */
+static int
+bytecode_complete(cpk_state *st, const char *fname, PyCodeObject *co)
+{
+    /* The table is the interpreter's, the same for every module state. */
+    static unsigned char caches[256];
+    static int have_caches;
+    if (!have_caches) {
+        PyObject *opcode = PyImport_ImportModule("opcode");
+        PyObject *list = opcode ? PyObject_GetAttrString(
+                                      opcode, "_inline_cache_entries")
+                                : NULL;
+        Py_XDECREF(opcode);
+        if (list == NULL)
+            return -1;
+        if (!PyList_Check(list) || PyList_GET_SIZE(list) != 256) {
+            Py_DECREF(list);
+            PyErr_SetString(PyExc_RuntimeError,
+                            "opcode._inline_cache_entries is not a list of "
+                            "256 counts");
+            return -1;
+        }
+        for (Py_ssize_t i = 0; i < 256; i++) {
+            long n = PyLong_AsLong(PyList_GET_ITEM(list, i));
+            if (n < 0 || n > 255) {
+                Py_DECREF(list);
+                if (!PyErr_Occurred())
+                    PyErr_SetString(PyExc_RuntimeError,
+                                    "bad opcode._inline_cache_entries");
+                return -1;
+            }
+            caches[i] = (unsigned char)n;
+        }
+        Py_DECREF(list);
+        have_caches = 1;
+    }
+    const _Py_CODEUNIT *code = _PyCode_CODE(co);
+    Py_ssize_t n = Py_SIZE(co), i = 0;
+    while (i < n)
+        i += 1 + caches[_Py_OPCODE(code[i])];
+    if (i == n)
+        return 1;
+    return cpk_arg_error(st, 1, fname,
+                         "code %R ends inside the inline caches of its last "
+                         "instruction: corrupt code",
+                         co->co_name);
+}
+#endif
+
 int
-cpk_code_check_counts(cpk_state *st, const char *fname, PyObject *code)
+cpk_code_check(cpk_state *st, const char *fname, PyObject *code)
 {
     PyCodeObject *co = (PyCodeObject *)code;
+#if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000
+    int complete = bytecode_complete(st, fname, co);
+    if (complete <= 0)
+        return 0;
+#endif
     long long args = (long long)co->co_argcount + co->co_kwonlyargcount +
                      ((co->co_flags & CO_VARARGS) != 0) +
                      ((co->co_flags & CO_VARKEYWORDS) != 0);
@@ -501,7 +563,7 @@ cpk_code_unmarshal(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
                         "corrupt code object in pickle: not code");
         return NULL;
     }
-    if (!cpk_code_check_counts(st, "_code_unmarshal", code))
+    if (!cpk_code_check(st, "_code_unmarshal", code))
         Py_CLEAR(code);
     return code;
 }
@@ -521,7 +583,7 @@ cpk_code_new(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     PyObject *code = PyObject_Call((PyObject *)&PyCode_Type, args[2], NULL);
     if (code != NULL && PyCode_Check(code) &&
-        !cpk_code_check_counts(st, "_code_new", code))
+        !cpk_code_check(st, "_code_new", code))
         Py_CLEAR(code);
     return code;
 }

@@ -264,7 +264,7 @@ setstate_one(cpk_state *st, PyObject *func, PyObject *k, PyObject *v)
     /* A replacement code object: its counts, as for _function_new. */
     if (PyCode_Check(v) &&
         PyUnicode_CompareWithASCIIString(k, "__code__") == 0 &&
-        !cpk_code_check_counts(st, fname, v))
+        !cpk_code_check(st, fname, v))
         return -1;
     /* __defaults__, __doc__, ...: the function's setters check the value. */
     return PyObject_SetAttr(func, k, v);

@@ -153,7 +153,7 @@ fill_one(cpk_state *st, PyObject *func, PyObject *k, PyObject *v)
     /* A replacement code object: its counts, as for _function_new. */
     if (PyCode_Check(v) &&
         PyUnicode_CompareWithASCIIString(k, "__code__") == 0 &&
-        !cpk_code_check_counts(st, "_function_fill", v))
+        !cpk_code_check(st, "_function_fill", v))
         return -1;
     /* __defaults__, __doc__, ...: the function's setters check the value. */
     return PyObject_SetAttr(func, k, v);

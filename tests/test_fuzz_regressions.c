@@ -109,3 +109,45 @@ Test(fuzz_regressions, consistent_counts_still_load)
            "assert fn is ccloudpickle._code_new\n"
            "assert fn(*args).co_argcount == 300\n");
 }
+
+Test(fuzz_regressions, code_ending_inside_inline_caches)
+{
+    /* Found by fuzz_loads (with FUZZ_LOADS_DUMPS=1 and CPython's debug
+     * allocator): 3.11's co_code, used by our globals scan and by marshal,
+     * wrote past its copy of bytecode that stops inside the inline caches
+     * of its last instruction: heap corruption, then crashes far away. */
+    cpk_py("import ccloudpickle, marshal, pickle, sys\n"
+           "with open('" REGRESSIONS "code-cache-overflow.pkl', 'rb') as f:\n"
+           "    data = f.read()\n"
+           "try:\n"
+           "    ccloudpickle.loads(data)\n"
+           "except pickle.UnpicklingError as e:\n"
+           "    if sys.version_info[:2] == (3, 11):\n"
+           "        assert 'inline caches' in str(e), e\n"
+           "        assert isinstance(e, ccloudpickle.ReconstructorValueError)\n"
+           "    else:\n"
+           "        assert 'cannot run' in str(e), e\n"
+           "else:\n"
+           "    raise AssertionError('loaded')\n"
+           "if sys.version_info[:2] == (3, 11):\n"
+           "    def f(a, b):\n"
+           "        return a + b\n"
+           "    good = f.__code__.co_code\n"
+           "    # RESUME, LOAD_FAST, LOAD_FAST, BINARY_OP, CACHE, RETURN:\n"
+           "    # the same units with BINARY_OP last, its cache missing.\n"
+           "    assert len(good) == 12 and good[6] == 122, good\n"
+           "    bad = good[:6] + good[10:12] + bytes([9, 0]) + good[6:8]\n"
+           "    m = marshal.dumps(f.__code__)\n"
+           "    assert m.count(good) == 1\n"
+           "    args = ('3.11', ccloudpickle._reduce(f.__code__)[1][1],\n"
+           "            m.replace(good, bad))\n"
+           "    try:\n"
+           "        ccloudpickle._code_unmarshal(*args)\n"
+           "    except ccloudpickle.ReconstructorValueError as e:\n"
+           "        assert \"code 'f' ends inside the inline caches\" in str(e)\n"
+           "    else:\n"
+           "        raise AssertionError('accepted')\n"
+           "    # The same bytes complete (cache in place) still load.\n"
+           "    ok = ccloudpickle._code_unmarshal('3.11', args[1], m)\n"
+           "    assert ok.co_code == good\n");
+}
