@@ -458,6 +458,9 @@ int cpk_arg_error(cpk_state *st, int value, const char *fname,
  * caches (3.11's co_code writes past its copy for such code); else 0
  * with ReconstructorValueError "<fname>() ...". */
 int cpk_code_check(cpk_state *st, const char *fname, PyObject *code);
+/* The same bytecode check before pickling code (and a function's code):
+ * 1, or 0 with PicklingError (or another error) set. */
+int cpk_code_check_pickle(cpk_state *st, PyObject *code);
 
 /* subtype.c: subclasses of _pickle's types. */
 typedef struct {

@@ -80,7 +80,7 @@ static const char harness_py[] =
 "import sys, io, gc, types, builtins, copyreg, enum, array, collections\n"
 "import collections.abc, functools, typing, dataclasses, operator\n"
 "import _codecs, _operator, _collections, _compat_pickle, warnings\n"
-"import abc, io, logging, weakref\n"
+"import abc, io, logging, weakref, opcode\n"
 "import encodings.latin_1, encodings.ascii, encodings.utf_8\n"
 "import ccloudpickle\n"
 "warnings.simplefilter('ignore')\n"
