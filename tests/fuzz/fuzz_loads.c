@@ -11,11 +11,11 @@
  *
  * Each input is loaded as ccloudpickle.loads loads it (the in-memory
  * reader, load() with the collector pause), by a subclass of
- * ccloudpickle.Unpickler; the result is dropped (with FUZZ_LOADS_DUMPS=1
+ * ccloudpickle.Unpickler; the result is dropped. With FUZZ_LOADS_DUMPS=1
  * it is first pickled again with ccloudpickle.dumps, which walks what the
- * mutated pickle built: bytecode, closures, class namespaces; off by
- * default while the heap corruption that step trips, about once per
- * 150,000 inputs, is open: tests/fuzz/unreproduced/README). Any Python exception is
+ * mutated pickle built (bytecode, closures, class namespaces): that step
+ * found 3.11's co_code overflow (tests/fuzz/cpython_crashes/README); it
+ * is off by default, so make fuzz-smoke fuzzes what the issue asks. Any Python exception is
  * fine; a finding is a crash, an ASan/UBSan report or a hang.
  *
  * A mutated pickle must never run a command or touch a file, so three
