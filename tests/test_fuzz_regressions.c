@@ -4,6 +4,8 @@
  * what each one is), and the defect behind it is checked on its own. */
 #include "support.h"
 
+#include <string.h>
+
 TestSuite(fuzz_regressions, .init = cpk_py_start, .fini = cpk_py_stop);
 
 #define REGRESSIONS CPK_SOURCE_DIR "/tests/fuzz/regressions/"
@@ -186,4 +188,34 @@ Test(fuzz_regressions, code_ending_inside_inline_caches)
            "    for _ in range(200):\n"
            "        warm(20)\n"
            "    assert ccloudpickle.loads(ccloudpickle.dumps(warm))(5) == 30\n");
+}
+
+Test(fuzz_regressions, co_code_overflow_replayed_under_debug_allocator)
+{
+    /* The second input of that kind (a cloudpickle-format function whose
+     * code types.CodeType made), replayed where CPython's debug hooks
+     * report any write past a block: loading refuses it, nothing is
+     * written out of bounds, and pickling what loads is safe. */
+    const char *code =
+        "import ccloudpickle, pickle, sys\n"
+        "with open('" REGRESSIONS "co-code-overflow-on-dump.pkl', 'rb') as f:\n"
+        "    data = f.read()\n"
+        "try:\n"
+        "    obj = ccloudpickle.loads(data)\n"
+        "except pickle.UnpicklingError as e:\n"
+        "    if sys.version_info[:2] == (3, 11):\n"
+        "        assert 'inline caches' in str(e), e\n"
+        "else:\n"
+        "    raise AssertionError('loaded')\n";
+    const char *argv[] = {CPK_PYTHON, "-c", code, NULL};
+    const char *env[] = {"PYTHONMALLOC=debug",
+                         "PYTHONPATH=" CPK_BUILD_DIR, NULL};
+    cpk_spawn_opts o = {0};
+    o.argv = argv;
+    o.env = env;
+    cpk_proc p;
+    cpk_spawn_ex(&p, &o);
+    cpk_assert_exit(&p, 0);
+    cr_assert(strstr(p.err, "OUCH") == NULL, "%s", p.err);
+    cpk_proc_free(&p);
 }
