@@ -206,7 +206,9 @@ Test(fuzz_regressions, co_code_overflow_replayed_under_debug_allocator)
         "    if sys.version_info[:2] == (3, 11):\n"
         "        assert 'inline caches' in str(e), e\n"
         "else:\n"
-        "    raise AssertionError('loaded')\n";
+        "    # Other versions read this format's 3.11 bytecode as they\n"
+        "    # would any: only 3.11 has the defect checked for here.\n"
+        "    assert sys.version_info[:2] != (3, 11), 'loaded'\n";
     const char *argv[] = {CPK_PYTHON, "-c", code, NULL};
     const char *env[] = {"PYTHONMALLOC=debug",
                          "PYTHONPATH=" CPK_BUILD_DIR, NULL};
