@@ -99,9 +99,16 @@ $(BUILD)/tests/test_%: $(BUILD)/tests/test_%.o $(TEST_SUPPORT_OBJ) $(LIB_OBJ)
 test: all $(TEST_BIN) lint-man
 	@scripts/run-tests --summary $(BUILD)/tests/summary $(TEST_BIN) -- $(TEST_ARGS)
 
+# Then the fuzz targets for a short time each, where clang's fuzzer
+# runtime is installed (install-deps check installs it).
 check:
 	@scripts/install-deps check
 	@$(MAKE) --no-print-directory test
+	@if scripts/fuzz --can-build; then \
+	    $(MAKE) --no-print-directory fuzz-smoke; \
+	else \
+	    echo "fuzz-smoke: skipped (clang's fuzzer runtime not installed; scripts/install-deps fuzz)"; \
+	fi
 
 lint-man:
 	@for m in man/*.1; do mandoc -Tlint -W warning $$m || exit 1; done
@@ -148,16 +155,19 @@ coverage:
 	    SAN=--coverage test || status=$$?; \
 	    scripts/coverage $(BUILD)/coverage && exit $$status
 
-# libFuzzer on the static pickle inspector (src/pkscan.c, marshal_scan.c),
-# with ASan + UBSan; needs clang and its fuzzer runtime (install-deps fuzz).
-FUZZ_SECONDS ?= 300
+# libFuzzer targets tests/fuzz/fuzz_*.c (the static pickle inspector, the
+# envelope parser, ccloudpickle.loads), with ASan + UBSan, FUZZ_SECONDS
+# each, one after another (FUZZ_TARGETS: some of them, e.g. "pkscan");
+# needs clang and its fuzzer runtime (install-deps fuzz).
+FUZZ_SECONDS ?= 60
+FUZZ_SMOKE_SECONDS ?= 20
 fuzz:
 	@scripts/install-deps fuzz
-	@scripts/fuzz-pkscan $(FUZZ_SECONDS) $(BUILD)
+	@PYTHON=$(PYTHON) scripts/fuzz $(FUZZ_SECONDS) $(BUILD) $(FUZZ_TARGETS)
 
 fuzz-smoke:
 	@scripts/install-deps fuzz
-	@scripts/fuzz-pkscan 30 $(BUILD)
+	@PYTHON=$(PYTHON) scripts/fuzz $(FUZZ_SMOKE_SECONDS) $(BUILD) $(FUZZ_TARGETS)
 
 # The suite against every CPython 3.9-3.13 on the machine (pyenv's with a
 # shared libpython, and /usr/bin/python3), each in $(BUILD)/py-VERSION;

@@ -270,8 +270,14 @@ cpk_check_args(cpk_state *st, const cpk_signature *sig, PyObject *const *args,
     }
     for (Py_ssize_t i = 0; i < nargs; i++) {
         const cpk_param *p = &sig->params[i];
-        if (kind_matches(p->kind, args[i]))
+        if (kind_matches(p->kind, args[i])) {
+            /* A code object a function will be made of: its counts too. */
+            if ((p->kind & CPK_ARG_KIND_MASK) == CPK_ARG_CODE &&
+                PyCode_Check(args[i]) &&
+                !cpk_code_check(st, sig->fname, args[i]))
+                return 0;
             continue;
+        }
         PyObject *w = PyUnicode_FromFormat("argument %zd (%s)", i + 1,
                                            p->name);
         if (w == NULL)

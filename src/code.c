@@ -363,6 +363,9 @@ code_args(cpk_state *st, PyObject *code)
 PyObject *
 cpk_reduce_code(cpk_state *st, PyObject *code, int format)
 {
+    /* Both formats read co_code (marshal, or the constructor's fields). */
+    if (!cpk_code_check_pickle(st, code))
+        return NULL;
     if (format == CPK_FORMAT_CLOUDPICKLE) {
         PyObject *args = code_args(st, code);
         if (args == NULL)
@@ -444,6 +447,193 @@ check_version(cpk_state *st, PyObject *version, PyObject *magic)
     return -1;
 }
 
+/* CPython 3.9-3.13's _PyCode_Validate (3.9-3.10: the constructor)
+ * checks that co_varnames covers the arguments as
+ * `nlocals - argcount - kwonlyargcount - ... < 0` in int: counts near
+ * INT_MAX wrap around and pass, and a call of such code then copies and
+ * checks arguments far past its frame. Summed in long long here, with
+ * the other counts' ranges. */
+#if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000
+/* CPython 3.11's PyCode_GetCode (co.co_code, marshal.dumps, our globals
+ * scan) copies the bytecode and writes one CACHE unit per inline cache of
+ * each instruction (deopt_code), past the end of the copy when the
+ * bytecode stops inside them: a heap overflow, found by fuzz_loads. The
+ * walk below reads the code units in place, mapping specialised opcodes
+ * (a code object that ran) to their base ones as dis.deoptmap does. The
+ * tables are the interpreter's, the same for every module state. */
+static unsigned char op_caches[256], op_deopt[256];
+static int have_op_tables;
+
+static int
+op_tables(void)
+{
+    if (have_op_tables)
+        return 0;
+    /* opcode, not dis (which builds the same map, but imports much more):
+     * specialised instructions take the unused opcode numbers in order,
+     * as dis._all_opmap assigns them. */
+    PyObject *opcode = PyImport_ImportModule("opcode");
+    if (opcode == NULL)
+        return -1;
+    int r = -1;
+    PyObject *caches = PyObject_GetAttrString(opcode, "_inline_cache_entries");
+    PyObject *names = caches ? PyObject_GetAttrString(opcode, "opname") : NULL;
+    PyObject *opmap = names ? PyObject_GetAttrString(opcode, "opmap") : NULL;
+    PyObject *spec = opmap ? PyObject_GetAttrString(
+                                 opcode, "_specialized_instructions")
+                           : NULL;
+    PyObject *families = spec ? PyObject_GetAttrString(opcode,
+                                                       "_specializations")
+                              : NULL;
+    if (families == NULL)
+        goto done;
+    if (!PyList_Check(caches) || PyList_GET_SIZE(caches) != 256 ||
+        !PyList_Check(names) || PyList_GET_SIZE(names) != 256 ||
+        !PyDict_Check(opmap) || !PyList_Check(spec) ||
+        !PyDict_Check(families)) {
+        PyErr_SetString(PyExc_RuntimeError,
+                        "opcode has no tables of the expected shape");
+        goto done;
+    }
+    for (int i = 0; i < 256; i++) {
+        long n = PyLong_AsLong(PyList_GET_ITEM(caches, i));
+        if (n < 0 || n > 255) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_RuntimeError,
+                                "bad opcode._inline_cache_entries");
+            goto done;
+        }
+        op_caches[i] = (unsigned char)n;
+        op_deopt[i] = (unsigned char)i;
+    }
+    /* The number of each specialised instruction, then its base's. */
+    int slot = 0;
+    for (Py_ssize_t k = 0; k < PyList_GET_SIZE(spec); k++, slot++) {
+        while (slot < 256) {
+            PyObject *nm = PyList_GET_ITEM(names, slot);
+            if (PyUnicode_Check(nm) && PyUnicode_READ_CHAR(nm, 0) == '<')
+                break;
+            slot++;
+        }
+        if (slot >= 256)
+            break;
+        PyObject *sname = PyList_GET_ITEM(spec, k);
+        Py_ssize_t pos = 0;
+        PyObject *base, *family;
+        while (PyDict_Next(families, &pos, &base, &family)) {
+            int in = PySequence_Contains(family, sname);
+            if (in < 0)
+                goto done;
+            if (!in)
+                continue;
+            PyObject *b = PyDict_GetItemWithError(opmap, base);
+            if (b == NULL) {
+                if (PyErr_Occurred())
+                    goto done;
+                break;
+            }
+            long bn = PyLong_AsLong(b);
+            if (bn >= 0 && bn < 256)
+                op_deopt[slot] = (unsigned char)bn;
+            break;
+        }
+    }
+    have_op_tables = 1;
+    r = 0;
+done:
+    Py_XDECREF(caches);
+    Py_XDECREF(names);
+    Py_XDECREF(opmap);
+    Py_XDECREF(spec);
+    Py_XDECREF(families);
+    Py_DECREF(opcode);
+    return r;
+}
+
+/* 1 if co and the code objects nested in its constants end each on an
+ * instruction boundary, 0 if one does not (*bad is then it, borrowed),
+ * -1 with an error. */
+static int
+bytecode_complete(PyCodeObject *co, PyCodeObject **bad, int depth)
+{
+    if (depth > 200) {
+        PyErr_SetString(PyExc_RecursionError,
+                        "code objects nested too deeply");
+        return -1;
+    }
+    if (op_tables() < 0)
+        return -1;
+    const _Py_CODEUNIT *code = _PyCode_CODE(co);
+    Py_ssize_t n = Py_SIZE(co), i = 0;
+    while (i < n)
+        i += 1 + op_caches[op_deopt[_Py_OPCODE(code[i])]];
+    if (i != n) {
+        *bad = co;
+        return 0;
+    }
+    PyObject *consts = co->co_consts;
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(consts); k++) {
+        PyObject *c = PyTuple_GET_ITEM(consts, k);
+        if (PyCode_Check(c)) {
+            int r = bytecode_complete((PyCodeObject *)c, bad, depth + 1);
+            if (r <= 0)
+                return r;
+        }
+    }
+    return 1;
+}
+#endif
+
+int
+cpk_code_check_pickle(cpk_state *st, PyObject *code)
+{
+#if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000
+    PyCodeObject *bad = NULL;
+    int r = bytecode_complete((PyCodeObject *)code, &bad, 0);
+    if (r == 0)
+        PyErr_Format(st->PicklingError,
+                     "cannot pickle code %R: its bytecode ends inside the "
+                     "inline caches of its last instruction (corrupt "
+                     "code)", bad->co_name);
+    return r > 0 ? 1 : 0;
+#else
+    (void)st;
+    (void)code;
+    return 1;
+#endif
+}
+
+int
+cpk_code_check(cpk_state *st, const char *fname, PyObject *code)
+{
+    PyCodeObject *co = (PyCodeObject *)code;
+#if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000
+    PyCodeObject *bad = NULL;
+    int complete = bytecode_complete(co, &bad, 0);
+    if (complete < 0)
+        return 0;
+    if (complete == 0)
+        return cpk_arg_error(st, 1, fname,
+                             "code %R ends inside the inline caches of its "
+                             "last instruction: corrupt code",
+                             bad->co_name);
+#endif
+    long long args = (long long)co->co_argcount + co->co_kwonlyargcount +
+                     ((co->co_flags & CO_VARARGS) != 0) +
+                     ((co->co_flags & CO_VARKEYWORDS) != 0);
+    if (co->co_argcount >= 0 && co->co_posonlyargcount >= 0 &&
+        co->co_kwonlyargcount >= 0 &&
+        co->co_posonlyargcount <= co->co_argcount && co->co_nlocals >= 0 &&
+        args <= co->co_nlocals)
+        return 1;
+    return cpk_arg_error(st, 1, fname,
+                         "code %R has argument counts its variables do not "
+                         "cover (argcount %d, posonlyargcount %d, "
+                         "kwonlyargcount %d, nlocals %d): corrupt code",
+                         co->co_name, co->co_argcount, co->co_posonlyargcount,
+                         co->co_kwonlyargcount, co->co_nlocals);
+}
+
 static const cpk_signature unmarshal_sig = {
     "_code_unmarshal", -1,
     {{"python_version", CPK_ARG_STR}, {"magic", CPK_ARG_INT},
@@ -475,6 +665,8 @@ cpk_code_unmarshal(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
                         "corrupt code object in pickle: not code");
         return NULL;
     }
+    if (!cpk_code_check(st, "_code_unmarshal", code))
+        Py_CLEAR(code);
     return code;
 }
 
@@ -491,5 +683,9 @@ cpk_code_new(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
     if (!cpk_check_args(st, &code_new_sig, args, nargs) ||
         check_version(st, args[0], args[1]) < 0)
         return NULL;
-    return PyObject_Call((PyObject *)&PyCode_Type, args[2], NULL);
+    PyObject *code = PyObject_Call((PyObject *)&PyCode_Type, args[2], NULL);
+    if (code != NULL && PyCode_Check(code) &&
+        !cpk_code_check(st, "_code_new", code))
+        Py_CLEAR(code);
+    return code;
 }

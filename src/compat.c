@@ -72,8 +72,12 @@ compat_object(cpk_state *st, size_t i)
 PyObject *
 cpk_compat_find(cpk_state *st, PyObject *module, PyObject *name)
 {
-    /* Our compat pickles name cloudpickle's module through __import__. */
-    if (PyUnicode_CompareWithASCIIString(module, "builtins") == 0 &&
+    /* Our compat pickles name cloudpickle's module through __import__:
+     * builtins.__import__, or __builtin__.__import__ at protocols 0-2
+     * (the name _pickle's find_class would map to builtins only after
+     * us). */
+    if ((PyUnicode_CompareWithASCIIString(module, "builtins") == 0 ||
+         PyUnicode_CompareWithASCIIString(module, "__builtin__") == 0) &&
         PyUnicode_CompareWithASCIIString(name, "__import__") == 0)
         return st->compat_import;
     if (!is_cloudpickle_module(module))
@@ -257,6 +261,11 @@ setstate_one(cpk_state *st, PyObject *func, PyObject *k, PyObject *v)
                                CPK_ARG_SEQ)
                    ? 0
                    : -1;
+    /* A replacement code object: its counts, as for _function_new. */
+    if (PyCode_Check(v) &&
+        PyUnicode_CompareWithASCIIString(k, "__code__") == 0 &&
+        !cpk_code_check(st, fname, v))
+        return -1;
     /* __defaults__, __doc__, ...: the function's setters check the value. */
     return PyObject_SetAttr(func, k, v);
 }

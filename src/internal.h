@@ -458,6 +458,16 @@ int cpk_check_items(cpk_state *st, const char *fname, const char *what,
  * (value 1): "<fname>() <fmt...>". Returns 0. */
 int cpk_arg_error(cpk_state *st, int value, const char *fname,
                   const char *fmt, ...);
+/* code.c: 1 if a code object's argument counts agree with its locals
+ * (what CPython's own check means to ensure but, its sum overflowing int,
+ * does not: a function of such code reads past its frame when called)
+ * and, on 3.11, its bytecode does not end inside an instruction's inline
+ * caches (3.11's co_code writes past its copy for such code); else 0
+ * with ReconstructorValueError "<fname>() ...". */
+int cpk_code_check(cpk_state *st, const char *fname, PyObject *code);
+/* The same bytecode check before pickling code (and a function's code):
+ * 1, or 0 with PicklingError (or another error) set. */
+int cpk_code_check_pickle(cpk_state *st, PyObject *code);
 
 /* subtype.c: subclasses of _pickle's types. */
 typedef struct {

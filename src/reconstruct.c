@@ -150,6 +150,11 @@ fill_one(cpk_state *st, PyObject *func, PyObject *k, PyObject *v)
     if (PyUnicode_Compare(k, st->str___submodules__) == 0)
         return cpk_check_value(st, "_function_fill", "state['__submodules__']",
                                v, CPK_ARG_SEQ) ? 0 : -1;
+    /* A replacement code object: its counts, as for _function_new. */
+    if (PyCode_Check(v) &&
+        PyUnicode_CompareWithASCIIString(k, "__code__") == 0 &&
+        !cpk_code_check(st, "_function_fill", v))
+        return -1;
     /* __defaults__, __doc__, ...: the function's setters check the value. */
     return PyObject_SetAttr(func, k, v);
 }

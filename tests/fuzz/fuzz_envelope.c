@@ -1,12 +1,11 @@
+/* fuzz-link: src/envelope.c */
+/* fuzz-ldflags: -lcrypto */
 /* fuzz_envelope.c - libFuzzer target for the signed-envelope parser and
  * verifier (src/envelope.c). Seeds in tests/fuzz/corpus_envelope (made by
  * tests/fuzz/make_corpus_envelope.py with the key below).
  *
- * Link with: src/envelope.c, and -lcrypto (OpenSSL's libcrypto), e.g.
- *   clang -std=c11 -g -O1 -fno-omit-frame-pointer \
- *       -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
- *       -Isrc -o build/fuzz/fuzz_envelope \
- *       tests/fuzz/fuzz_envelope.c src/envelope.c -lcrypto
+ * Built and run by scripts/fuzz (make fuzz), linked as the lines above
+ * say (src/envelope.c, OpenSSL's libcrypto).
  *
  * Beyond "no crash, no read outside the input" (ASan/UBSan), it asserts
  * the parser's contract: on success every part lies inside the input and

@@ -1,6 +1,9 @@
+/* fuzz-link: src/pkscan.c src/marshal_scan.c */
+/* fuzz-options: -max_len=65536 -timeout=10 */
 /* fuzz_pkscan.c - libFuzzer target for the static pickle inspector
  * (src/pkscan.c) and, through it, the marshal reader (src/marshal_scan.c).
- * Built and run by scripts/fuzz-pkscan; seeds in tests/fuzz/corpus_pkscan.
+ * Built and run by scripts/fuzz (make fuzz); seeds in
+ * tests/fuzz/corpus_pkscan, dictionary tests/fuzz/pkscan.dict.
  *
  * Beyond "no crash, no leak" (ASan/UBSan, libFuzzer's leak check), it
  * asserts the report's invariants: an error has a message and an offset
