@@ -603,6 +603,41 @@ cpk_code_check_pickle(cpk_state *st, PyObject *code)
 #endif
 }
 
+/* 1 if co and every code object nested in its constants have argument
+ * counts their local variables cover, 0 if one does not (*bad is then it,
+ * borrowed), -1 with an error. CPython's own check sums the counts in an
+ * int, so counts near INT_MAX pass it and a call reads past the frame;
+ * nested code is called too (a function made at run time from it). */
+static int
+counts_cover_args(PyCodeObject *co, PyCodeObject **bad, int depth)
+{
+    if (depth > 200) {
+        PyErr_SetString(PyExc_RecursionError,
+                        "code objects nested too deeply");
+        return -1;
+    }
+    long long args = (long long)co->co_argcount + co->co_kwonlyargcount +
+                     ((co->co_flags & CO_VARARGS) != 0) +
+                     ((co->co_flags & CO_VARKEYWORDS) != 0);
+    if (!(co->co_argcount >= 0 && co->co_posonlyargcount >= 0 &&
+          co->co_kwonlyargcount >= 0 &&
+          co->co_posonlyargcount <= co->co_argcount &&
+          co->co_nlocals >= 0 && args <= co->co_nlocals)) {
+        *bad = co;
+        return 0;
+    }
+    PyObject *consts = co->co_consts;
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(consts); k++) {
+        PyObject *c = PyTuple_GET_ITEM(consts, k);
+        if (PyCode_Check(c)) {
+            int r = counts_cover_args((PyCodeObject *)c, bad, depth + 1);
+            if (r <= 0)
+                return r;
+        }
+    }
+    return 1;
+}
+
 int
 cpk_code_check(cpk_state *st, const char *fname, PyObject *code)
 {
@@ -618,20 +653,20 @@ cpk_code_check(cpk_state *st, const char *fname, PyObject *code)
                              "last instruction: corrupt code",
                              bad->co_name);
 #endif
-    long long args = (long long)co->co_argcount + co->co_kwonlyargcount +
-                     ((co->co_flags & CO_VARARGS) != 0) +
-                     ((co->co_flags & CO_VARKEYWORDS) != 0);
-    if (co->co_argcount >= 0 && co->co_posonlyargcount >= 0 &&
-        co->co_kwonlyargcount >= 0 &&
-        co->co_posonlyargcount <= co->co_argcount && co->co_nlocals >= 0 &&
-        args <= co->co_nlocals)
+    PyCodeObject *bad_counts = NULL;
+    int r = counts_cover_args(co, &bad_counts, 0);
+    if (r < 0)
+        return 0;
+    if (r > 0)
         return 1;
     return cpk_arg_error(st, 1, fname,
                          "code %R has argument counts its variables do not "
                          "cover (argcount %d, posonlyargcount %d, "
                          "kwonlyargcount %d, nlocals %d): corrupt code",
-                         co->co_name, co->co_argcount, co->co_posonlyargcount,
-                         co->co_kwonlyargcount, co->co_nlocals);
+                         bad_counts->co_name, bad_counts->co_argcount,
+                         bad_counts->co_posonlyargcount,
+                         bad_counts->co_kwonlyargcount,
+                         bad_counts->co_nlocals);
 }
 
 static const cpk_signature unmarshal_sig = {

@@ -92,6 +92,32 @@ Test(fuzz_regressions, code_with_overflowing_counts_is_refused_everywhere)
            "    checks()\n");
 }
 
+/* The same counts on a code object nested in another's constants (the
+ * code of an inner function, called once the outer one makes it) are
+ * refused too, by every reconstructor taking code. */
+Test(fuzz_regressions, nested_code_with_overflowing_counts_is_refused)
+{
+    cpk_py(BAD_COUNTS
+           "import types, sys\n"
+           "def outer():\n"
+           "    def inner(self, item):\n"
+           "        return item\n"
+           "    return inner\n"
+           "if bad is not None:\n"
+           "    oc = outer.__code__\n"
+           "    consts = tuple(bad if isinstance(c, types.CodeType) else c\n"
+           "                   for c in oc.co_consts)\n"
+           "    nest = oc.replace(co_consts=consts)\n"
+           "    refused(ccloudpickle._function_new, nest, {}, None)\n"
+           "    fn, args = ccloudpickle._reduce(nest)\n"
+           "    refused(fn, *args)\n"
+           "    for kw in ({}, {'compat': 'cloudpickle'}):\n"
+           "        data = ccloudpickle.dumps(types.FunctionType(nest, {}), **kw)\n"
+           "        refused(ccloudpickle.loads, data)\n"
+           "    # the same outer function with sound inner code loads\n"
+           "    assert ccloudpickle.loads(ccloudpickle.dumps(outer))()(1, 2) == 2\n");
+}
+
 Test(fuzz_regressions, consistent_counts_still_load)
 {
     /* Every kind of parameter, and the largest counts a real signature
