@@ -3524,7 +3524,11 @@ static void calls_pass(analysis *an)
     for (size_t i = 0; i < nn && !an->oom; i++) {
         const node *nd = &sc->nodes[i];
         int k = nd->kind;
-        if (k != K_DICT && k != K_SET && k != K_FROZENSET)
+        /* an opaque object (OrderedDict(), set()) filled by SETITEMS,
+         * ADDITEMS: its items are edges, like its BUILD state */
+        int op = k >= K_GLOBAL && nd->n && !aux_get(an, (uint32_t)i, AUX_FN) &&
+                 !aux_get(an, (uint32_t)i, AUX_CLS);
+        if (k != K_DICT && k != K_SET && k != K_FROZENSET && !op)
             continue;
         if (charge(an, nd->n))
             break;
@@ -3538,8 +3542,9 @@ static void calls_pass(analysis *an)
             uint32_t o = code[v] - 1;
             size_t ck = aux_get(an, o, AUX_CLS);
             int vk = sc->nodes[v].kind;
-            if ((ck && (cf[ck - 1] & CF_HASH)) ||
-                vk == K_TUPLE || vk == K_FROZENSET) {
+            if ((ck && (cf[ck - 1] & CF_HASH) && vk != K_DICT &&
+                 vk != K_LIST) ||
+                (!op && (vk == K_TUPLE || vk == K_FROZENSET))) {
                 add_call(an, (uint32_t)i, C_HASH, o);
                 break;
             }

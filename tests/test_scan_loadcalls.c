@@ -100,6 +100,25 @@ Test(scan_loadcalls, r1_container_filled_through_the_memo)
            "assert hits() == []\n");
 }
 
+Test(scan_loadcalls, member_hashed_by_setitems_on_an_opaque_dict)
+{
+    /* OrderedDict() then SETITEMS: the keys are edges of an opaque node */
+    cpk_py(SETUP
+           "import collections\n"
+           "for obj in [collections.OrderedDict([(Color.RED, 1)]),\n"
+           "            collections.OrderedDict([((Color.RED,), 1)])]:\n"
+           "    data = cp.dumps(obj, protocol=5)\n"
+           "    hits()  # making the dict hashed its keys\n"
+           "    try:\n"
+           "        cp.loads(data, allow=['collections.OrderedDict'])\n"
+           "        raise AssertionError('not refused')\n"
+           "    except cp.PolicyError as e:\n"
+           "        assert 'code carried by value' in str(e), str(e)\n"
+           "    assert hits() == []\n"
+           "    cp.loads(data)\n"
+           "    assert hits() != []\n");
+}
+
 Test(scan_loadcalls, r2_partial_as_init_or_hash)
 {
     cpk_py(SETUP
