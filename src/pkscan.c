@@ -3412,7 +3412,7 @@ static void calls_pass(analysis *an)
      * key, value, BUILD state), and the calls it is the callable or the
      * arguments of. Functions and classes by value are not parents: what
      * they hold is judged above. */
-    if (charge(an, 2 * tot))
+    if (charge(an, tot))
         goto done;
     poff = scalloc(sc->acct, nn + 1, sizeof(uint32_t));
     par = scalloc(sc->acct, tot ? tot : 1, sizeof(uint32_t));
