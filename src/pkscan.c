@@ -3512,7 +3512,13 @@ static void calls_pass(analysis *an)
                      code[a0] - 1);
             continue;
         }
-        if (kind_of(sc, args) == K_TUPLE && stores_only(an, c, args))
+        /* getattr(C, "name") of a class or function by value only looks
+         * the name up; of an instance or enum member it may run its
+         * class's __getattr__ / __getattribute__ */
+        int getattr_inst = res_is(r, "builtins", "getattr") &&
+                           a0 != NONE_ID && code[a0] && code[a0] - 1 != a0;
+        if (!getattr_inst && kind_of(sc, args) == K_TUPLE &&
+            stores_only(an, c, args))
             continue;
         add_call(an, id, C_PASS, code[args] - 1);
     }

@@ -119,6 +119,27 @@ Test(scan_loadcalls, member_hashed_by_setitems_on_an_opaque_dict)
            "    assert hits() != []\n");
 }
 
+/* getattr is not plain under allow=[] when it is not a constant lookup:
+ * the report itself must list the call (what --strict refuses). */
+Test(scan_loadcalls, getattr_of_a_member_runs_its_getattr)
+{
+    cpk_py(SETUP
+           "class G(enum.Enum):\n"
+           "    A = 1\n"
+           "    def __getattr__(self, n): hit('getattr'); return 1\n"
+           "ga = cp.dumps(R(getattr, (G.A, 'zz')), protocol=5)\n"
+           "hits()\n"
+           "cp.loads(ga)\n"
+           "assert 'getattr' in hits()\n");
+    size_t n;
+    char *data = cpk_py_bytes("ga", &n);
+    pkscan_report *r = pkscan_scan(data, n, 0);
+    free(data);
+    cr_assert(r != NULL && r->status == PKSCAN_OK);
+    cr_assert(r->n_load_calls > 0, "getattr(member, name) not listed");
+    pkscan_free(r);
+}
+
 Test(scan_loadcalls, r2_partial_as_init_or_hash)
 {
     cpk_py(SETUP
