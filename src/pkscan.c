@@ -1929,7 +1929,7 @@ static const char *const plain_builtins[] = {
     "NotImplemented", "Ellipsis", "reversed", "enumerate", "zip", "map",
     "filter", "super", "BaseException", "len", "min", "max", "abs", "sum",
     "sorted", "repr", "hash", "id", "isinstance", "issubclass", "iter",
-    "next", "print", "round", "divmod", "pow", "chr", "ord", "format",
+    "next", "round", "divmod", "pow", "chr", "ord", "format",
     "ascii", "bin", "hex", "oct", "all", "any", "callable",
 };
 
@@ -3034,46 +3034,88 @@ static void cls_bases(analysis *an, pkscan_class *c, uint32_t bases)
     c->n_bases = n;
 }
 
-static int is_method_value(analysis *an, uint32_t v)
+/* Plain data in a class's namespace: literals, names imported by the
+ * pickle, and containers (tuple, list, dict, set, frozenset) of those,
+ * and getattr(name, "attr") of those. Anything else (a function or class
+ * carried by value, a partial, a REDUCE result, a descriptor...) may be
+ * called when the class is used: a method. Depth capped: deeper counts
+ * as a method. */
+static int plain_value(analysis *an, uint32_t v, int depth)
 {
     scanner *sc = an->sc;
     if (v == NONE_ID)
-        return 0;
-    if (aux_get(an, v, AUX_FN))
         return 1;
-    if (kind_of(sc, v) != K_REDUCE)
+    if (depth > 8 || aux_get(an, v, AUX_FN) || aux_get(an, v, AUX_CLS))
         return 0;
-    const resolved *r = res_get(an, sc->nodes[v].a);
-    return res_is(r, "builtins", "classmethod") ||
-           res_is(r, "builtins", "staticmethod") ||
-           res_is(r, "builtins", "property");
+    const node *nd = &sc->nodes[v];
+    switch (nd->kind) {
+    case K_NONE: case K_BOOL: case K_INT: case K_FLOAT: case K_STR:
+    case K_BYTES: case K_BYTEARRAY:
+        return 1;
+    case K_TUPLE: case K_LIST: case K_DICT: case K_SET: case K_FROZENSET: {
+        if (charge(an, nd->n))
+            return 0;
+        uint32_t e = nd->eh;
+        for (size_t j = 0; j < nd->n; j++, e = sc->edges[e].next)
+            if (!plain_value(an, sc->edges[e].child, depth + 1))
+                return 0;
+        return 1;
+    }
+    case K_GLOBAL:
+        return nd->n == 0 && res_get(an, v) != NULL;
+    case K_REDUCE: {
+        if (nd->n == 0 && res_get(an, v) != NULL)
+            return 1; /* a constant lookup, getattr(module, "name") */
+        const resolved *r = res_get(an, nd->a);
+        return nd->n == 0 && res_is(r, "builtins", "getattr") &&
+               tuple_n(sc, nd->b, 2) &&
+               plain_value(an, item(sc, nd->b, 0), depth + 1) &&
+               kind_of(sc, item(sc, nd->b, 1)) == K_STR;
+    }
+    default:
+        return 0;
+    }
 }
 
+static int is_method_value(analysis *an, uint32_t v)
+{
+    return v != NONE_ID && !plain_value(an, v, 0);
+}
+
+/* Every state applied to a class adds to its methods (a later
+ * _class_setstate may add __init__). */
 static void cls_state(analysis *an, pkscan_class *c, uint32_t st)
 {
     scanner *sc = an->sc;
-    if (kind_of(sc, st) != K_DICT || c->methods)
+    if (kind_of(sc, st) != K_DICT)
         return;
+    int first = c->methods == NULL;
     uint32_t v = dict_get(an, st, DK_QUALNAME);
-    if (v != NONE_ID && kind_of(sc, v) == K_STR)
+    if (first && v != NONE_ID && kind_of(sc, v) == K_STR)
         c->qualname = rnode(an, v);
     /* cloudpickle 2.2 keeps __module__ in the state, not type_kwargs */
     v = dict_get(an, st, DK_MODULE);
     if (c->module.s == NULL && v != NONE_ID && kind_of(sc, v) == K_STR)
         c->module = rnode(an, v);
     size_t n = sc->nodes[st].n / 2;
-    if (n == 0 || charge(an, 2 * n))
+    if (n == 0 || charge(an, 2 * n + c->n_methods))
         return;
-    if (n > PKSCAN_MAX_ITEMS) {
-        n = PKSCAN_MAX_ITEMS;
+    if (c->n_methods + n > PKSCAN_MAX_ITEMS) {
+        if (c->n_methods >= PKSCAN_MAX_ITEMS)
+            return;
+        n = PKSCAN_MAX_ITEMS - c->n_methods;
         an->rep->pub.truncated = 1;
     }
-    c->methods = arena_alloc(&an->rep->mem, n * sizeof(pkscan_str),
-                             sizeof(void *));
-    if (c->methods == NULL) {
+    pkscan_str *m = arena_alloc(&an->rep->mem,
+                                (c->n_methods + n) * sizeof(pkscan_str),
+                                sizeof(void *));
+    if (m == NULL) {
         an->oom = 1;
         return;
     }
+    if (c->n_methods)
+        memcpy(m, c->methods, c->n_methods * sizeof(pkscan_str));
+    c->methods = m;
     uint32_t e = sc->nodes[st].eh;
     for (size_t i = 0; i < n; i++) {
         uint32_t key = sc->edges[e].child;
@@ -3219,14 +3261,6 @@ static void add_call(analysis *an, uint32_t id, const char *why, uint32_t o)
     c->name = origin_name(an, o);
 }
 
-static int method_named(const pkscan_class *c, const char *n)
-{
-    for (size_t i = 0; i < c->n_methods; i++)
-        if (str_eq(c->methods[i].s, c->methods[i].len, n))
-            return 1;
-    return 0;
-}
-
 static int call_cmp(const void *x, const void *y)
 {
     const pkscan_load_call *a = x, *b = y;
@@ -3260,82 +3294,201 @@ static int stores_only(analysis *an, uint32_t callable, uint32_t args)
     return 0;
 }
 
+/* Per class, computed once (linear in its methods): */
+#define CF_HAS 0x1     /* has methods, or a base / metaclass by value does */
+#define CF_HASH 0x2    /* defines __hash__ or __eq__, or a base by value does */
+#define CF_INITSUB 0x4 /* defines __init_subclass__, or a base by value does */
+#define CF_MISSING 0x8 /* defines _missing_, or a base by value does */
+#define CF_ALL 0xf     /* its namespace is not known statically */
+
+static uint8_t own_flags(const pkscan_class *c)
+{
+    uint8_t f = c->n_methods ? CF_HAS : 0;
+    for (size_t i = 0; i < c->n_methods; i++) {
+        const char *s = c->methods[i].s;
+        size_t l = c->methods[i].len;
+        if (str_eq(s, l, "__hash__") || str_eq(s, l, "__eq__"))
+            f |= CF_HASH;
+        else if (str_eq(s, l, "__init_subclass__"))
+            f |= CF_INITSUB;
+        else if (str_eq(s, l, "_missing_"))
+            f |= CF_MISSING;
+    }
+    return f;
+}
+
+static int call_kind(int k)
+{
+    return k == K_REDUCE || k == K_NEWOBJ || k == K_OBJ;
+}
+
 /* Pass 3: which opcodes run code carried by value (pkscan_load_call).
- * Forwards over the nodes: an operand is older than what uses it. `code`
- * (reusing the `recog` array, done with): node -> 1 + the function or
- * class node whose code calling it runs. */
+ * `code` (reusing the `recog` array, done with): node -> 1 + the function
+ * or class node whose code it holds, at any depth: a function by value,
+ * a class by value with methods, what is made by calling or storing
+ * those (instances, enum members, partials), and any container or object
+ * holding one of those as an item, key, value or BUILD state (also items
+ * added after the container was made, through the memo). Computed by a
+ * worklist over the reverse edges: linear. Then any call whose callable
+ * or arguments hold code is listed unless the callable only stores them. */
 static void calls_pass(analysis *an)
 {
     scanner *sc = an->sc;
+    size_t nn = sc->nnodes;
     uint32_t *code = an->recog;
-    memset(code, 0, sc->nnodes * sizeof(uint32_t));
-    uint8_t *ccode = NULL; /* per class: it has methods (by value) */
+    memset(code, 0, nn * sizeof(uint32_t));
+    uint8_t *cf = NULL;
+    uint32_t *poff = NULL, *par = NULL, *work = NULL;
+    size_t tot = sc->nedges + 2 * nn;
     if (an->nclss) {
-        ccode = scalloc(sc->acct, an->nclss, 1);
-        if (ccode == NULL) {
-            an->oom = 1;
-            return;
+        cf = scalloc(sc->acct, an->nclss, 1);
+        if (cf == NULL)
+            goto oom;
+    }
+    for (size_t k = 0; k < an->nclss; k++) {
+        if (charge(an, an->clss[k].n_methods + 1))
+            goto done;
+        cf[k] = own_flags(&an->clss[k]);
+    }
+    /* A class whose namespace is not known: BUILD or APPEND(S) on it, or
+     * a _class_setstate whose state is not a literal dict. */
+    if (charge(an, nn))
+        goto done;
+    for (size_t i = 0; i < nn && an->nclss; i++) {
+        const node *nd = &sc->nodes[i];
+        size_t ck = aux_get(an, (uint32_t)i, AUX_CLS);
+        if (ck && nd->n)
+            cf[ck - 1] |= CF_ALL;
+        if (nd->kind == K_REDUCE && nd->a != NONE_ID &&
+            res_recon(res_get(an, nd->a), "_class_setstate")) {
+            uint32_t cl = item(sc, nd->b, 0), st = item(sc, nd->b, 1);
+            ck = cl != NONE_ID ? aux_get(an, cl, AUX_CLS) : 0;
+            if (ck && !(tuple_n(sc, st, 2) &&
+                        kind_of(sc, item(sc, st, 0)) == K_DICT))
+                cf[ck - 1] |= CF_ALL;
         }
     }
-    uint32_t top = sc->nstack ? sc->stack[sc->nstack - 1] : NONE_ID;
-    for (size_t i = 0; i < sc->nnodes && !an->oom; i++) {
+    /* Functions and classes, forwards: a base is older than its class. */
+    for (size_t i = 0; i < nn && !an->oom; i++) {
         const node *nd = &sc->nodes[i];
         uint32_t id = (uint32_t)i;
         if (aux_get(an, id, AUX_FN)) {
             code[id] = id + 1;
             continue;
         }
-        if (aux_get(an, id, AUX_CLS)) {
-            size_t k = aux_get(an, id, AUX_CLS) - 1;
-            const pkscan_class *c = &an->clss[k];
-            const resolved *rc = res_get(an, nd->a);
-            int en = res_recon(rc, "_make_skeleton_enum");
-            uint32_t args = nd->b;
-            uint32_t bases = item(sc, args, en ? 0 : 2);
-            int has = c->n_methods > 0;
-            if (kind_of(sc, bases) == K_TUPLE && charge(an, sc->nodes[bases].n) == 0)
-                for (uint32_t e = sc->nodes[bases].eh, j = 0;
-                     j < sc->nodes[bases].n; j++, e = sc->edges[e].next) {
-                    uint32_t b = sc->edges[e].child;
-                    size_t bk = aux_get(an, b, AUX_CLS);
-                    if (!bk || !ccode[bk - 1])
-                        continue;
-                    has = 1;
-                    if (en)
-                        add_call(an, id, C_ENUM, b);
-                    else if (method_named(&an->clss[bk - 1],
-                                          "__init_subclass__"))
-                        add_call(an, id, C_SUBCLASS, b);
-                }
-            uint32_t meta = en ? NONE_ID : item(sc, args, 0);
-            if (meta != NONE_ID && aux_get(an, meta, AUX_CLS)) {
-                has = 1;
-                add_call(an, id, C_META, meta);
-            }
-            ccode[k] = (uint8_t)has;
-            if (has)
-                code[id] = id + 1;
+        size_t k1 = aux_get(an, id, AUX_CLS);
+        if (!k1)
             continue;
+        size_t k = k1 - 1;
+        const resolved *rc = res_get(an, nd->a);
+        int en = res_recon(rc, "_make_skeleton_enum");
+        uint32_t args = nd->b;
+        uint32_t bases = item(sc, args, en ? 0 : 2);
+        if (kind_of(sc, bases) == K_TUPLE &&
+            charge(an, sc->nodes[bases].n) == 0)
+            for (uint32_t e = sc->nodes[bases].eh, j = 0;
+                 j < sc->nodes[bases].n; j++, e = sc->edges[e].next) {
+                uint32_t b = sc->edges[e].child;
+                size_t bk = aux_get(an, b, AUX_CLS);
+                if (!bk || !(cf[bk - 1] & CF_HAS))
+                    continue;
+                cf[k] |= cf[bk - 1];
+                if (en)
+                    add_call(an, id, C_ENUM, b);
+                else if (cf[bk - 1] & CF_INITSUB)
+                    add_call(an, id, C_SUBCLASS, b);
+            }
+        uint32_t meta = en ? NONE_ID : item(sc, args, 0);
+        if (meta != NONE_ID && aux_get(an, meta, AUX_CLS)) {
+            cf[k] |= CF_HAS;
+            add_call(an, id, C_META, meta);
         }
-        if (nd->kind != K_REDUCE && nd->kind != K_NEWOBJ && nd->kind != K_OBJ)
+        if (cf[k] & CF_HAS)
+            code[id] = id + 1;
+    }
+    if (an->oom)
+        goto done;
+    /* The parents of each node (CSR): what holds it as an edge (item,
+     * key, value, BUILD state), and the calls it is the callable or the
+     * arguments of. Functions and classes by value are not parents: what
+     * they hold is judged above. */
+    if (charge(an, tot))
+        goto done;
+    poff = scalloc(sc->acct, nn + 1, sizeof(uint32_t));
+    par = scalloc(sc->acct, tot ? tot : 1, sizeof(uint32_t));
+    work = scalloc(sc->acct, nn ? nn : 1, sizeof(uint32_t));
+    if (poff == NULL || par == NULL || work == NULL)
+        goto oom;
+    for (int fill = 0; fill < 2; fill++) {
+        if (fill) {
+            for (size_t i = 0; i < nn; i++)
+                poff[i + 1] += poff[i];
+            memcpy(work, poff, nn * sizeof(uint32_t));
+        }
+        for (size_t i = 0; i < nn; i++) {
+            const node *nd = &sc->nodes[i];
+            uint32_t id = (uint32_t)i;
+            if (aux_get(an, id, AUX_FN) || aux_get(an, id, AUX_CLS))
+                continue;
+            uint32_t kids[2] = {NONE_ID, NONE_ID};
+            if (call_kind(nd->kind)) {
+                kids[0] = nd->a;
+                kids[1] = nd->b;
+            }
+            for (int q = 0; q < 2; q++)
+                if (kids[q] != NONE_ID) {
+                    if (fill)
+                        par[work[kids[q]]++] = id;
+                    else
+                        poff[kids[q] + 1]++;
+                }
+            uint32_t e = nd->eh;
+            for (size_t j = 0; j < nd->n; j++, e = sc->edges[e].next) {
+                uint32_t ch = sc->edges[e].child;
+                if (fill)
+                    par[work[ch]++] = id;
+                else
+                    poff[ch + 1]++;
+            }
+        }
+    }
+    size_t wn = 0, head = 0;
+    for (size_t i = 0; i < nn; i++)
+        if (code[i])
+            work[wn++] = (uint32_t)i;
+    while (head < wn) { /* each node goes in once: when it gets code */
+        uint32_t v = work[head++];
+        for (uint32_t q = poff[v]; q < poff[v + 1]; q++) {
+            uint32_t p = par[q];
+            if (code[p] == 0) {
+                code[p] = code[v];
+                work[wn++] = p;
+            }
+        }
+    }
+    uint32_t top = sc->nstack ? sc->stack[sc->nstack - 1] : NONE_ID;
+    for (size_t i = 0; i < nn && !an->oom; i++) {
+        const node *nd = &sc->nodes[i];
+        uint32_t id = (uint32_t)i;
+        if (!call_kind(nd->kind) || aux_get(an, id, AUX_FN) ||
+            aux_get(an, id, AUX_CLS))
             continue;
         uint32_t c = nd->a, args = nd->b;
         if (c == NONE_ID)
             continue;
+        int cargs = args != NONE_ID && code[args];
         if (code[c]) {
             uint32_t o = code[c] - 1;
             int inst = !aux_get(an, o, AUX_FN) && o == c;
             if (inst) {
-                /* an instance: what hashes it, calls it or hands it on
-                 * may run its class's methods (the hashing loop below) */
-                code[id] = o + 1;
-                const pkscan_class *k = &an->clss[aux_get(an, o, AUX_CLS) - 1];
-                if (k->is_enum && nd->kind == K_REDUCE &&
-                    !method_named(k, "_missing_"))
+                size_t k = aux_get(an, o, AUX_CLS) - 1;
+                if (an->clss[k].is_enum && nd->kind == K_REDUCE &&
+                    !(cf[k] & CF_MISSING) && !cargs)
                     continue; /* Color(1): a member looked up by value
                                  (3.12+ pickles members so); only
                                  _missing_ of the enum runs, for a value
-                                 not found */
+                                 not found; a value holding code is
+                                 hashed and compared */
             }
             add_call(an, id,
                      aux_get(an, o, AUX_FN) ? C_FN : inst ? C_INST : C_METHOD,
@@ -3345,11 +3498,12 @@ static void calls_pass(analysis *an)
                 an->result_call = an->ncalls;
             continue;
         }
-        if (nd->kind != K_REDUCE)
-            goto passes;
+        if (!cargs)
+            continue;
         const resolved *r = res_get(an, c);
         uint32_t a0 = item(sc, args, 0);
-        if (r && !r->is_module && a0 != NONE_ID && code[a0] &&
+        if (nd->kind == K_REDUCE && r && !r->is_module && a0 != NONE_ID &&
+            code[a0] &&
             (str_eq(r->m, r->ml, "copyreg") || str_eq(r->m, r->ml, "copy_reg")) &&
             (str_eq(r->n, r->nl, "_reconstructor") ||
              str_eq(r->n, r->nl, "__newobj__") ||
@@ -3358,36 +3512,29 @@ static void calls_pass(analysis *an)
                      code[a0] - 1);
             continue;
         }
-        if (a0 != NONE_ID && code[a0] &&
-            (res_is(r, "functools", "partial") ||
-             res_is(r, "types", "MethodType") ||
-             (res_is(r, "builtins", "getattr") && tuple_n(sc, args, 2)))) {
-            code[id] = code[a0]; /* calling it runs that code */
+        /* getattr(C, "name") of a class or function by value only looks
+         * the name up; of an instance or enum member it may run its
+         * class's __getattr__ / __getattribute__ */
+        int getattr_inst = res_is(r, "builtins", "getattr") &&
+                           a0 != NONE_ID && code[a0] && code[a0] - 1 != a0;
+        if (!getattr_inst && kind_of(sc, args) == K_TUPLE &&
+            stores_only(an, c, args))
             continue;
-        }
-    passes:
-        if (kind_of(sc, args) != K_TUPLE || stores_only(an, c, args))
-            continue;
-        if (charge(an, sc->nodes[args].n))
-            continue;
-        for (uint32_t e = sc->nodes[args].eh, j = 0; j < sc->nodes[args].n;
-             j++, e = sc->edges[e].next) {
-            uint32_t v = sc->edges[e].child;
-            if (code[v]) {
-                add_call(an, id, C_PASS, code[v] - 1);
-                break;
-            }
-        }
+        add_call(an, id, C_PASS, code[args] - 1);
     }
     /* Dict keys and set items are hashed as they go in: an object whose
      * class by value defines __hash__ or __eq__ (an enum member of an
      * enum by value, getattr(Color, "RED"): its class's state is set
-     * before the member is used) runs them. Items are often newer than
-     * their container (SETITEMS on a memoised dict): a second loop. */
-    for (size_t i = 0; i < sc->nnodes && !an->oom; i++) {
+     * before the member is used) runs them; so does a tuple or frozenset
+     * holding code (its hash hashes its items). O(1) per key. */
+    for (size_t i = 0; i < nn && !an->oom; i++) {
         const node *nd = &sc->nodes[i];
         int k = nd->kind;
-        if (k != K_DICT && k != K_SET && k != K_FROZENSET)
+        /* an opaque object (OrderedDict(), set()) filled by SETITEMS,
+         * ADDITEMS: its items are edges, like its BUILD state */
+        int op = k >= K_GLOBAL && nd->n && !aux_get(an, (uint32_t)i, AUX_FN) &&
+                 !aux_get(an, (uint32_t)i, AUX_CLS);
+        if (k != K_DICT && k != K_SET && k != K_FROZENSET && !op)
             continue;
         if (charge(an, nd->n))
             break;
@@ -3396,39 +3543,40 @@ static void calls_pass(analysis *an)
             if (k == K_DICT && j % 2)
                 continue; /* a value */
             uint32_t v = sc->edges[e].child;
-            uint32_t o = code[v] ? code[v] - 1 : NONE_ID;
-            size_t ck = o != NONE_ID ? aux_get(an, o, AUX_CLS) : 0;
-            if (!ck)
+            if (!code[v])
                 continue;
-            const pkscan_class *cl = &an->clss[ck - 1];
-            int hooks = method_named(cl, "__hash__") ||
-                        method_named(cl, "__eq__");
-            if (!hooks) {
-                /* a by-value base's */
-                const resolved *rc = res_get(an, sc->nodes[o].a);
-                int en = res_recon(rc, "_make_skeleton_enum");
-                uint32_t bases = item(sc, sc->nodes[o].b, en ? 0 : 2);
-                if (kind_of(sc, bases) == K_TUPLE)
-                    for (uint32_t be = sc->nodes[bases].eh, q = 0;
-                         q < sc->nodes[bases].n && !hooks;
-                         q++, be = sc->edges[be].next) {
-                        size_t bk = aux_get(an, sc->edges[be].child, AUX_CLS);
-                        hooks = bk &&
-                                (method_named(&an->clss[bk - 1], "__hash__") ||
-                                 method_named(&an->clss[bk - 1], "__eq__"));
-                    }
-            }
-            if (hooks) {
+            uint32_t o = code[v] - 1;
+            size_t ck = aux_get(an, o, AUX_CLS);
+            int vk = sc->nodes[v].kind;
+            if ((ck && (cf[ck - 1] & CF_HASH) && vk != K_DICT &&
+                 vk != K_LIST) ||
+                (!op && (vk == K_TUPLE || vk == K_FROZENSET))) {
                 add_call(an, (uint32_t)i, C_HASH, o);
                 break;
             }
         }
     }
-    if (ccode) {
-        free(ccode);
+    goto done;
+oom:
+    an->oom = 1;
+done:
+    if (cf) {
+        free(cf);
         acct_give(sc->acct, an->nclss);
     }
-    /* input order (the hashing loop came second) */
+    if (poff) {
+        free(poff);
+        acct_give(sc->acct, (nn + 1) * sizeof(uint32_t));
+    }
+    if (par) {
+        free(par);
+        acct_give(sc->acct, (tot ? tot : 1) * sizeof(uint32_t));
+    }
+    if (work) {
+        free(work);
+        acct_give(sc->acct, (nn ? nn : 1) * sizeof(uint32_t));
+    }
+    /* input order (the hashing loop came last) */
     if (an->ncalls > 1) {
         pkscan_load_call res = {0, NULL, {NULL, 0}};
         if (an->result_call)

@@ -372,12 +372,18 @@ typedef struct {
  *     run: __new__, __init__, __setstate__, __setattr__, __hash__...)":
  *     REDUCE, NEWOBJ, NEWOBJ_EX or OBJ of such a class, or its first
  *     argument to copyreg._reconstructor / __newobj__ / __newobj_ex__. A
- *     class "has methods" if its state holds a function by value or a
- *     classmethod / staticmethod / property (pkscan_class.methods), or a
- *     base carried by value has methods, or its metaclass is carried by
- *     value. Calling an enum carried by value, Color(1) (how 3.12+
- *     pickles a member), looks a member up: listed only if the enum
- *     defines _missing_. An instance used as a dict key or set item (__hash__,
+ *     class "has methods" if any of its states (every _class_setstate
+ *     applied to it counts) holds a value that is not plain data
+ *     (pkscan_class.methods: plain data is literals, imported names,
+ *     getattr of those, and tuples, lists, dicts, sets, frozensets of
+ *     those; a function by value, functools.partial, classmethod, a
+ *     nested class... is a method), or its state is not known statically
+ *     (BUILD on the class, a state that is not a dict), or a base carried
+ *     by value has methods, or its metaclass is carried by value.
+ *     Calling an enum carried by value, Color(1) (how 3.12+ pickles a
+ *     member), looks a member up: listed only if the enum defines
+ *     _missing_ or the argument holds code carried by value. An instance
+ *     used as a dict key or set item (__hash__,
  *     __eq__), or given to BUILD, was created by one of these: the
  *     creation is the entry;
  *   "hashes an object of a class carried by value that defines __hash__
@@ -385,19 +391,26 @@ typedef struct {
  *     "RED"), or Color(1)) or instance of a class by value whose state,
  *     or a base by value, defines __hash__ or __eq__, used as a key of a
  *     dict or an item of a set or frozenset built by the pickle's own
- *     opcodes (a set built by calling set(list) is not looked into); the
- *     entry's offset is the container's;
+ *     opcodes, or of an object filled by SETITEMS / ADDITEMS, directly or
+ *     inside a tuple or frozenset key; the entry's offset is the
+ *     container's (a set built by calling set(list) is a "passes" entry);
  *   "creates a class whose metaclass is carried by value",
  *   "creates a class whose base carried by value defines
  *     __init_subclass__", "creates an enum whose base carried by value
  *     has methods (they run for each member)": _make_skeleton_class /
  *     _make_skeleton_enum;
- *   "passes code carried by value to a callable that may call it": a
- *     function (or class with methods) carried by value is an argument of
- *     a REDUCE / NEWOBJ whose callable is not known to only store it
- *     (reconstructors, functools.partial, types.MethodType, classmethod,
- *     staticmethod, property, collections.defaultdict, getattr, a typing
- *     subscription): list(map(f, xs)) calls f.
+ *   "passes code carried by value to a callable that may call it": the
+ *     arguments of a REDUCE / NEWOBJ / OBJ / INST hold code carried by
+ *     value at any depth (a function by value, a class by value with
+ *     methods, an instance or enum member of one, or a container, object
+ *     or BUILD state holding one, also through items added after the
+ *     container was made) and the callable is not known to only store
+ *     them (reconstructors, functools.partial, types.MethodType,
+ *     classmethod, staticmethod, property, collections.defaultdict,
+ *     getattr, a typing subscription): list(map(f, xs)) calls f,
+ *     sorted([Color.RED]) calls Color.__lt__, type("X", (Base,), {})
+ *     calls Base.__init_subclass__. A callable that holds code (a partial
+ *     whose BUILD state holds a function by value) is a "calls" entry.
  * A function pickled alone, or stored in a container, a class's state or
  * a default, is not listed: it runs only when called after the load. */
 typedef struct {
