@@ -1884,6 +1884,8 @@ static const char *const plain_dataclasses[] = {
     "_DataclassParams", "_FIELD_BASE", "_HAS_DEFAULT_FACTORY_CLASS",
     "_MISSING_TYPE", "_KW_ONLY_TYPE", "_FIELD", "_FIELD_CLASSVAR",
     "_FIELD_INITVAR",
+    /* 3.13: a dataclass's __replace__ is this function (replace()) */
+    "_replace",
 };
 static const char *const plain_uuid[] = {
     "UUID", "SafeUUID", "NAMESPACE_DNS", "NAMESPACE_URL", "NAMESPACE_OID",
