@@ -10,7 +10,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "pkscan.h"
 #include "support.h"
@@ -198,14 +197,16 @@ Test(scan_loadcalls, still_loads_restricted)
            "assert hits() == []\n");
 }
 
-/* R4: a class by value with 100 000 method names (one function memoised
- * under each) and a dict of 200 000 keys, each the same instance: the
- * hashing-hook check used to cost keys x methods (20 s). */
+/* R4: a class by value with 50 000 method names (one function memoised
+ * under each) and a dict of 800 000 keys, each the same instance: the
+ * hashing-hook check used to cost keys x methods (76 s here; the test's
+ * timeout catches that, no time is measured), now linear and charged to
+ * the work budget, which it must not exhaust. */
 Test(scan_loadcalls, r4_hash_hook_check_is_linear, .timeout = 60)
 {
     cpk_py("import ccloudpickle as cp, pickletools, struct, __main__\n"
            "def fm(self): pass\n"
-           "M, N = 100000, 200000\n"
+           "M, N = 50000, 800000\n"
            "K = type('K', (), {'m%d' % i: fm for i in range(M)})\n"
            "K.__module__ = '__main__'; K.__qualname__ = 'K'\n"
            "__main__.K = K\n"
@@ -216,16 +217,13 @@ Test(scan_loadcalls, r4_hash_hook_check_is_linear, .timeout = 60)
            "slow = p[:-1] + b'\\x94}(' + (get + b'N') * N + b'u\\x86.'\n");
     size_t n;
     char *data = cpk_py_bytes("slow", &n);
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
     pkscan_report *r = pkscan_scan(data, n, 0);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
     free(data);
     cr_assert(r != NULL);
-    double s = (double)(t1.tv_sec - t0.tv_sec) +
-               (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-    cr_assert(r->status == PKSCAN_OK, "%s", r->error ? r->error : "");
-    cr_assert(r->n_load_calls > 0); /* the instance is created */
-    cr_assert(s < 1.0, "the scan took %.2f s", s);
+    int ok = r->status == PKSCAN_OK, truncated = r->truncated;
+    size_t calls = r->n_load_calls;
     pkscan_free(r);
+    cr_assert(ok);
+    cr_assert(!truncated, "the linear check exhausted the work budget");
+    cr_assert(calls > 0); /* the instance is created */
 }
