@@ -260,58 +260,52 @@ Test(cli_badinput, well_formed_but_missing_module_is_still_exit_4)
     cpk_proc_free(&p);
 }
 
-/* Run cloudpickle-load and measure the child: wall time and peak RSS. */
+/* Run cloudpickle-load and measure the child's peak RSS. (No time is
+ * measured: the tests' timeout is the guard against a slow refusal.) */
 static void
-measured(cpk_proc *p, const cpk_spawn_opts *o, double *secs, long *rss_mb)
+measured(cpk_proc *p, const cpk_spawn_opts *o, long *rss_mb)
 {
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
     cpk_spawn_ex(p, o);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    *secs = (double)(t1.tv_sec - t0.tv_sec) +
-            (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
     struct rusage ru;
     getrusage(RUSAGE_CHILDREN, &ru);
     *rss_mb = ru.ru_maxrss / 1024;
 }
 
-/* The generous bounds of a cheap refusal: CPython starting up takes a
- * few tens of milliseconds and megabytes; the defects took 4 GB. */
-#define CHEAP_SECS 5.0
+/* The generous bound of a cheap refusal: CPython starting up takes a
+ * few tens of megabytes; the defects took 4 GB (and minutes: the
+ * tests' timeout). */
 #define CHEAP_MB 200
 
-Test(cli_badinput, huge_memo_index_is_refused_cheaply)
+Test(cli_badinput, huge_memo_index_is_refused_cheaply, .timeout = 30)
 {
     const char data[] = "\x80\x04Nr\x00\x00\x00\x10.";
     const char *argv[] = {CPK_LOAD, NULL};
     cpk_spawn_opts o = {.argv = argv, .cwd = dir, .in = data,
                         .in_len = sizeof(data) - 1};
     cpk_proc p;
-    double secs;
     long mb;
-    measured(&p, &o, &secs, &mb);
+    measured(&p, &o, &mb);
     cpk_assert_exit(&p, 3);
-    cr_assert(secs < CHEAP_SECS && mb < CHEAP_MB, "%.2f s, %ld MB", secs, mb);
+    cr_assert(mb < CHEAP_MB, "%ld MB", mb);
     cpk_proc_free(&p);
 }
 
-Test(cli_badinput, dev_zero_is_refused_at_once)
+Test(cli_badinput, dev_zero_is_refused_at_once, .timeout = 30)
 {
     const char *argv[] = {CPK_LOAD, "/dev/zero", NULL};
     cpk_spawn_opts o = {.argv = argv, .cwd = dir};
     cpk_proc p;
-    double secs;
     long mb;
-    measured(&p, &o, &secs, &mb);
+    measured(&p, &o, &mb);
     cpk_assert_exit(&p, 3);
     cr_assert_str_eq(p.err, "cloudpickle-load: /dev/zero: not a valid "
                             "pickle: invalid load key, '\\x00' at byte "
                             "0\n");
-    cr_assert(secs < CHEAP_SECS && mb < CHEAP_MB, "%.2f s, %ld MB", secs, mb);
+    cr_assert(mb < CHEAP_MB, "%ld MB", mb);
     cpk_proc_free(&p);
 }
 
-Test(cli_badinput, oversized_file_is_refused_by_its_size)
+Test(cli_badinput, oversized_file_is_refused_by_its_size, .timeout = 30)
 {
     char path[128];
     snprintf(path, sizeof(path), "%s/big.pkl", dir);
@@ -323,9 +317,8 @@ Test(cli_badinput, oversized_file_is_refused_by_its_size)
     const char *argv[] = {CPK_LOAD, path, NULL};
     cpk_spawn_opts o = {.argv = argv, .cwd = dir};
     cpk_proc p;
-    double secs;
     long mb;
-    measured(&p, &o, &secs, &mb);
+    measured(&p, &o, &mb);
     cpk_assert_exit(&p, 3);
     char expected[300];
     snprintf(expected, sizeof(expected),
@@ -333,7 +326,7 @@ Test(cli_badinput, oversized_file_is_refused_by_its_size)
              "it with --max-size)\n",
              path);
     cr_assert_str_eq(p.err, expected);
-    cr_assert(secs < CHEAP_SECS && mb < CHEAP_MB, "%.2f s, %ld MB", secs, mb);
+    cr_assert(mb < CHEAP_MB, "%ld MB", mb);
     cpk_proc_free(&p);
 }
 
