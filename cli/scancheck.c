@@ -201,6 +201,22 @@ cpk_scan_pickle(const char *name, const void *data, size_t len,
     return 0;
 }
 
+/* One line per load call of `r`: "NAME: WHY: the load REASON: FUNC at
+ * byte N", the function's name escaped as an import's is. */
+static void
+refuse_load_calls(const pkscan_report *r, const char *name, const char *why)
+{
+    for (size_t i = 0; i < r->n_load_calls; i++) {
+        pkscan_import as = {0};
+        as.module = r->load_calls[i].name;
+        char full[512] = "?";
+        if (as.module.s != NULL)
+            cpk_scan_import_name(&as, full, sizeof(full));
+        cpk_error("%s: %s: the load %s: %s at byte %zu", name, why,
+                  r->load_calls[i].reason, full, r->load_calls[i].offset);
+    }
+}
+
 int
 cpk_scan_policy(const cpk_policy *policy, const pkscan_report *r,
                 const char *name)
@@ -225,17 +241,7 @@ cpk_scan_policy(const cpk_policy *policy, const pkscan_report *r,
         cpk_error("%s: refused: more imports than the report lists", name);
     /* Code carried by value that the load runs: no pattern permits it
      * (policy.h). */
-    for (size_t i = 0; i < r->n_load_calls; i++) {
-        pkscan_import as = {0};
-        as.module = r->load_calls[i].name;
-        char full[512] = "?";
-        if (as.module.s != NULL)
-            cpk_scan_import_name(&as, full, sizeof(full));
-        cpk_error("%s: refused by --allow/--deny: the load %s: %s at byte "
-                  "%zu",
-                  name, r->load_calls[i].reason, full,
-                  r->load_calls[i].offset);
-    }
+    refuse_load_calls(r, name, "refused by --allow/--deny");
     if (calls > r->n_load_calls)
         cpk_error("%s: refused by --allow/--deny: the report was cut "
                   "short, code the load runs cannot be ruled out",
@@ -292,16 +298,7 @@ cpk_scan_strict(const pkscan_report *r, const char *name)
                   im->offset);
         listed++;
     }
-    for (size_t i = 0; i < r->n_load_calls; i++) {
-        /* the name escaped as an import's is */
-        pkscan_import as = {0};
-        as.module = r->load_calls[i].name;
-        char full[512] = "?";
-        if (as.module.s != NULL)
-            cpk_scan_import_name(&as, full, sizeof(full));
-        cpk_error("%s: refused: the load %s: %s at byte %zu", name,
-                  r->load_calls[i].reason, full, r->load_calls[i].offset);
-    }
+    refuse_load_calls(r, name, "refused");
     /* The counts are exact even when the list was cut short. */
     size_t total = r->n_dangerous + r->n_other; /* an upper bound */
     if (r->truncated && listed < total)

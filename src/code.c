@@ -453,6 +453,36 @@ check_version(cpk_state *st, PyObject *version, PyObject *magic)
  * INT_MAX wrap around and pass, and a call of such code then copies and
  * checks arguments far past its frame. Summed in long long here, with
  * the other counts' ranges. */
+/* 1 if `ok` holds for co and every code object nested in its constants,
+ * 0 if it fails for one (*bad is then it, borrowed), -1 with an error.
+ * `ok` returns 1, 0 or -1 likewise. */
+static int
+each_code(PyCodeObject *co, int (*ok)(PyCodeObject *), PyCodeObject **bad,
+          int depth)
+{
+    if (depth > 200) {
+        PyErr_SetString(PyExc_RecursionError,
+                        "code objects nested too deeply");
+        return -1;
+    }
+    int r = ok(co);
+    if (r <= 0) {
+        if (r == 0)
+            *bad = co;
+        return r;
+    }
+    PyObject *consts = co->co_consts;
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(consts); k++) {
+        PyObject *c = PyTuple_GET_ITEM(consts, k);
+        if (PyCode_Check(c)) {
+            r = each_code((PyCodeObject *)c, ok, bad, depth + 1);
+            if (r <= 0)
+                return r;
+        }
+    }
+    return 1;
+}
+
 #if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000
 /* CPython 3.11's PyCode_GetCode (co.co_code, marshal.dumps, our globals
  * scan) copies the bytecode and writes one CACHE unit per inline cache of
@@ -550,37 +580,18 @@ done:
     return r;
 }
 
-/* 1 if co and the code objects nested in its constants end each on an
- * instruction boundary, 0 if one does not (*bad is then it, borrowed),
- * -1 with an error. */
+/* 1 if co's bytecode ends on an instruction boundary, 0 if not, -1 with
+ * an error. */
 static int
-bytecode_complete(PyCodeObject *co, PyCodeObject **bad, int depth)
+ends_on_boundary(PyCodeObject *co)
 {
-    if (depth > 200) {
-        PyErr_SetString(PyExc_RecursionError,
-                        "code objects nested too deeply");
-        return -1;
-    }
     if (op_tables() < 0)
         return -1;
     const _Py_CODEUNIT *code = _PyCode_CODE(co);
     Py_ssize_t n = Py_SIZE(co), i = 0;
     while (i < n)
         i += 1 + op_caches[op_deopt[_Py_OPCODE(code[i])]];
-    if (i != n) {
-        *bad = co;
-        return 0;
-    }
-    PyObject *consts = co->co_consts;
-    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(consts); k++) {
-        PyObject *c = PyTuple_GET_ITEM(consts, k);
-        if (PyCode_Check(c)) {
-            int r = bytecode_complete((PyCodeObject *)c, bad, depth + 1);
-            if (r <= 0)
-                return r;
-        }
-    }
-    return 1;
+    return i == n;
 }
 #endif
 
@@ -589,7 +600,7 @@ cpk_code_check_pickle(cpk_state *st, PyObject *code)
 {
 #if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000
     PyCodeObject *bad = NULL;
-    int r = bytecode_complete((PyCodeObject *)code, &bad, 0);
+    int r = each_code((PyCodeObject *)code, ends_on_boundary, &bad, 0);
     if (r == 0)
         PyErr_Format(st->PicklingError,
                      "cannot pickle code %R: its bytecode ends inside the "
@@ -603,39 +614,20 @@ cpk_code_check_pickle(cpk_state *st, PyObject *code)
 #endif
 }
 
-/* 1 if co and every code object nested in its constants have argument
- * counts their local variables cover, 0 if one does not (*bad is then it,
- * borrowed), -1 with an error. CPython's own check sums the counts in an
- * int, so counts near INT_MAX pass it and a call reads past the frame;
- * nested code is called too (a function made at run time from it). */
+/* 1 if co's argument counts are covered by its local variables, else 0.
+ * CPython's own check sums the counts in an int, so counts near INT_MAX
+ * pass it and a call reads past the frame; nested code is called too (a
+ * function made at run time from it), hence each_code. */
 static int
-counts_cover_args(PyCodeObject *co, PyCodeObject **bad, int depth)
+counts_cover_args(PyCodeObject *co)
 {
-    if (depth > 200) {
-        PyErr_SetString(PyExc_RecursionError,
-                        "code objects nested too deeply");
-        return -1;
-    }
     long long args = (long long)co->co_argcount + co->co_kwonlyargcount +
                      ((co->co_flags & CO_VARARGS) != 0) +
                      ((co->co_flags & CO_VARKEYWORDS) != 0);
-    if (!(co->co_argcount >= 0 && co->co_posonlyargcount >= 0 &&
-          co->co_kwonlyargcount >= 0 &&
-          co->co_posonlyargcount <= co->co_argcount &&
-          co->co_nlocals >= 0 && args <= co->co_nlocals)) {
-        *bad = co;
-        return 0;
-    }
-    PyObject *consts = co->co_consts;
-    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(consts); k++) {
-        PyObject *c = PyTuple_GET_ITEM(consts, k);
-        if (PyCode_Check(c)) {
-            int r = counts_cover_args((PyCodeObject *)c, bad, depth + 1);
-            if (r <= 0)
-                return r;
-        }
-    }
-    return 1;
+    return co->co_argcount >= 0 && co->co_posonlyargcount >= 0 &&
+           co->co_kwonlyargcount >= 0 &&
+           co->co_posonlyargcount <= co->co_argcount &&
+           co->co_nlocals >= 0 && args <= co->co_nlocals;
 }
 
 int
@@ -644,7 +636,7 @@ cpk_code_check(cpk_state *st, const char *fname, PyObject *code)
     PyCodeObject *co = (PyCodeObject *)code;
 #if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000
     PyCodeObject *bad = NULL;
-    int complete = bytecode_complete(co, &bad, 0);
+    int complete = each_code(co, ends_on_boundary, &bad, 0);
     if (complete < 0)
         return 0;
     if (complete == 0)
@@ -654,7 +646,7 @@ cpk_code_check(cpk_state *st, const char *fname, PyObject *code)
                              bad->co_name);
 #endif
     PyCodeObject *bad_counts = NULL;
-    int r = counts_cover_args(co, &bad_counts, 0);
+    int r = each_code(co, counts_cover_args, &bad_counts, 0);
     if (r < 0)
         return 0;
     if (r > 0)
