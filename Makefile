@@ -50,6 +50,9 @@ CLI_SHARED_OBJ := $(CLI_SHARED_SRC:%.c=$(BUILD)/%.o)
 HEADERS := $(wildcard src/*.h src/*.inc cli/*.h)
 
 EXT := $(BUILD)/ccloudpickle$(EXT_SUFFIX)
+# Companion modules (python/): the Python-level glue of src/glue.c, next to
+# the extension in the build directory as where it is installed.
+COMPANION := $(patsubst python/%,$(BUILD)/%,$(sort $(wildcard python/*.py)))
 PROGS := $(BUILD)/cloudpickle-dump $(BUILD)/cloudpickle-load
 
 TEST_SRC := $(sort $(wildcard tests/test_*.c))
@@ -66,7 +69,7 @@ CRYPTO_LIBS := $(shell pkg-config --libs libcrypto 2>/dev/null || echo -lcrypto)
 .PHONY: all check test demo bench bench-quick memcheck sanitize coverage \
         check-pythons install uninstall clean deps lint-man fuzz fuzz-smoke
 
-all: $(EXT) $(PROGS)
+all: $(EXT) $(COMPANION) $(PROGS)
 
 deps:
 	@scripts/install-deps build
@@ -77,6 +80,10 @@ $(BUILD)/%.o: %.c $(HEADERS)
 
 $(EXT): $(LIB_OBJ)
 	$(CC) -shared $(ALL_LDFLAGS) -o $@ $(LIB_OBJ) $(CRYPTO_LIBS)
+
+$(BUILD)/%.py: python/%.py
+	@mkdir -p $(@D)
+	cp $< $@
 
 $(BUILD)/cloudpickle-%: $(BUILD)/cli/cloudpickle-%.o $(CLI_SHARED_OBJ) $(LIB_OBJ)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PROG_LDFLAGS) $(CRYPTO_LIBS)

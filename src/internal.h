@@ -633,6 +633,10 @@ void cpk_signing_hint_unsigned_load(cpk_state *st);
 /* diagnose.c: _find_unpicklable. */
 extern PyMethodDef cpk_diagnose_methods[];
 
+/* glue.c: install_alias, install_multiprocessing, wrap (forwarded to the
+ * companion Python modules of python/, imported on first call). */
+extern PyMethodDef cpk_glue_methods[];
+
 /* Helpers. */
 /* Build a reduce tuple with a state setter (6 items); steals nothing. New
  * reference. */

@@ -650,7 +650,8 @@ module_exec(PyObject *module)
     if (PyModule_AddFunctions(module, cpk_reconstruct_methods) < 0 ||
         PyModule_AddFunctions(module, cpk_compat_methods) < 0 ||
         PyModule_AddFunctions(module, cpk_reducer_methods) < 0 ||
-        PyModule_AddFunctions(module, cpk_diagnose_methods) < 0)
+        PyModule_AddFunctions(module, cpk_diagnose_methods) < 0 ||
+        PyModule_AddFunctions(module, cpk_glue_methods) < 0)
         return -1;
     if ((st->function_new = own(module, "_function_new")) == NULL ||
         (st->function_fill = own(module, "_function_fill")) == NULL ||

@@ -50,6 +50,10 @@ cpk_py_start(void)
     PyObject *dir = PyUnicode_FromString(CPK_FIXTURES);
     cr_assert(path != NULL && dir != NULL && PyList_Insert(path, 0, dir) == 0);
     Py_DECREF(dir);
+    /* The companion modules (python/, copied next to the extension). */
+    dir = PyUnicode_FromString(CPK_BUILD_DIR);
+    cr_assert(dir != NULL && PyList_Append(path, dir) == 0);
+    Py_DECREF(dir);
 }
 
 void

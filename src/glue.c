@@ -1,0 +1,67 @@
+/* glue.c - the engine and alias entry points, forwarded to Python.
+ *
+ * install_alias(), install_multiprocessing() and wrap() are plumbing
+ * around other libraries' Python classes and sys.modules (subclassing
+ * multiprocessing's pickler, building module objects): short in Python,
+ * long and fragile in C, and never on a hot path. They live in companion
+ * modules installed next to the extension (python/ in the source tree)
+ * and are imported on first call, so `import ccloudpickle` stays as cheap
+ * as before.
+ */
+#include "internal.h"
+
+/* Call companion_module.attr(*args, **kwargs). New reference. */
+static PyObject *
+forward(const char *companion, const char *attr, PyObject *args,
+        PyObject *kwargs)
+{
+    PyObject *mod = PyImport_ImportModule(companion);
+    if (mod == NULL)
+        return NULL;
+    PyObject *func = PyObject_GetAttrString(mod, attr);
+    Py_DECREF(mod);
+    if (func == NULL)
+        return NULL;
+    PyObject *res = PyObject_Call(func, args, kwargs);
+    Py_DECREF(func);
+    return res;
+}
+
+#define FORWARDER(name, companion)                                        \
+    static PyObject *glue_##name(PyObject *m, PyObject *args,             \
+                                 PyObject *kwargs)                        \
+    {                                                                     \
+        return forward(companion, #name, args, kwargs);                   \
+    }
+
+FORWARDER(install_alias, "_ccloudpickle_alias")
+FORWARDER(install_multiprocessing, "_ccloudpickle_engines")
+FORWARDER(wrap, "_ccloudpickle_engines")
+#undef FORWARDER
+
+PyDoc_STRVAR(install_alias_doc,
+"install_alias()\n--\n\n"
+"Make `import cloudpickle` (and cloudpickle.cloudpickle,\n"
+"cloudpickle.cloudpickle_fast) resolve to ccloudpickle in this process.\n"
+"The environment variable CCLOUDPICKLE_ALIAS=1 does it in every Python\n"
+"process started with it set.");
+
+PyDoc_STRVAR(install_multiprocessing_doc,
+"install_multiprocessing()\n--\n\n"
+"Make multiprocessing and concurrent.futures pickle with ccloudpickle\n"
+"in this process (usable as a pool's initializer).");
+
+PyDoc_STRVAR(wrap_doc,
+"wrap(obj)\n--\n\n"
+"Wrap obj so that any pickler sends it through ccloudpickle.");
+
+PyMethodDef cpk_glue_methods[] = {
+    {"install_alias", (PyCFunction)(void (*)(void))glue_install_alias,
+     METH_VARARGS | METH_KEYWORDS, install_alias_doc},
+    {"install_multiprocessing",
+     (PyCFunction)(void (*)(void))glue_install_multiprocessing,
+     METH_VARARGS | METH_KEYWORDS, install_multiprocessing_doc},
+    {"wrap", (PyCFunction)(void (*)(void))glue_wrap,
+     METH_VARARGS | METH_KEYWORDS, wrap_doc},
+    {NULL, NULL, 0, NULL},
+};
