@@ -325,7 +325,34 @@ cp_function_setstate(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
     Py_RETURN_NONE;
 }
 
+/* _compat_names(): {name: our object} for every name of stock
+ * cloudpickle's modules that we answer for (the table above), for the
+ * `cloudpickle` alias (python/_ccloudpickle_alias.py), so that plain
+ * pickle.loads of stock's pickles finds ours there. A new dict. */
+static PyObject *
+compat_names_dict(PyObject *m, PyObject *unused)
+{
+    (void)unused;
+    cpk_state *st = cpk_get_state(m);
+    PyObject *d = PyDict_New();
+    if (d == NULL)
+        return NULL;
+    for (size_t i = 0; i < sizeof(compat_names) / sizeof(compat_names[0]);
+         i++) {
+        if (PyDict_SetItemString(d, compat_names[i].name,
+                                 compat_object(st, i)) < 0) {
+            Py_DECREF(d);
+            return NULL;
+        }
+    }
+    return d;
+}
+
 PyMethodDef cpk_compat_methods[] = {
+    {"_compat_names", compat_names_dict, METH_NOARGS,
+     PyDoc_STR("_compat_names()\n--\n\n"
+               "{name: object}: stock cloudpickle's reconstructor names\n"
+               "and the ccloudpickle objects that answer for them.")},
     {"_import", (PyCFunction)(void (*)(void))compat_import,
      METH_VARARGS | METH_KEYWORDS,
      PyDoc_STR("_import(name, *args, **kwargs)\n--\n\n"

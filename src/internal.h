@@ -271,6 +271,11 @@ typedef struct cpk_state {
     PyObject *tracker_by_id;
     PyObject *tracker_by_class;
 
+    /* Stock cloudpickle in this process (stock.c). */
+    PyObject *stock_name;        /* "cloudpickle.cloudpickle" */
+    PyObject *stock_module;      /* its module we share with, or NULL */
+    PyObject *stock_seen;        /* sys.modules' entry at the last look */
+
     /* Lazily built helpers. */
     PyObject *types_names;       /* {type: name} of the `types` module */
     PyObject *default_table;     /* Pickler.dispatch_table: ChainMap */
@@ -334,7 +339,8 @@ typedef struct cpk_state {
     X(singletons) X(abc_types) X(name_copies) X(textio_type)                 \
     X(stringio_type) X(gc_get_threshold) X(gc_set_threshold)                 \
     X(version_str) X(magic_int) X(str_ASCII) X(str_strict)                  \
-    X(kwnames_compat) X(kwnames_unpickler) X(lazy_retired)
+    X(kwnames_compat) X(kwnames_unpickler) X(lazy_retired)                  \
+    X(stock_name) X(stock_module) X(stock_seen)
 
 /* What our Pickler adds after CPython's PicklerObject. Its offset is known
  * only at run time (the base's size differs between CPython versions). */
@@ -602,6 +608,20 @@ PyObject *cpk_callable(cpk_state *st, int format, PyObject *native,
  * we do not map that name. Borrowed reference. */
 PyObject *cpk_compat_find(cpk_state *st, PyObject *module, PyObject *name);
 PyObject *cpk_reduce_extref(cpk_state *st, PyObject *ref);
+
+/* stock.c: stock cloudpickle's module `cloudpickle.cloudpickle`, where
+ * imported, shares our by-value registry and class tracker. */
+/* Put the meta path watcher in place; share with stock if imported. */
+int cpk_stock_init(PyObject *module, cpk_state *st);
+/* Share with the stock module now in sys.modules if not done. 0 or -1. */
+int cpk_stock_refresh(cpk_state *st);
+/* stock's tracker dict `attr` .get(key): new reference, or NULL without
+ * an error when stock is absent or has no entry. */
+PyObject *cpk_stock_tracker_get(cpk_state *st, const char *attr,
+                                PyObject *key);
+/* Put a class we track into stock's tracker. 0 or -1. */
+int cpk_stock_track(cpk_state *st, PyObject *cls, PyObject *tid);
+extern PyMethodDef cpk_stock_methods[];
 
 /* signing.c: signed pickles (envelope.h) for dumps/dump/loads/load. */
 /* 0 if `key` is a bytes-like object of at least 32 bytes; else -1 with

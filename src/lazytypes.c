@@ -111,6 +111,9 @@ cpk_refresh_lazy_types(cpk_state *st)
     /* Recorded first: an import made by the attribute lookups below
      * changes the stamp again, and the next call looks again. */
     st->lazy_stamp = stamp;
+    /* Stock cloudpickle imported since: share with it (stock.c). */
+    if (cpk_stock_refresh(st) < 0)
+        goto error;
     for (int i = 0; i < CPK_LAZY_COUNT; i++) {
         if (st->lazy_modules[i] == NULL &&
             (st->lazy_modules[i] =

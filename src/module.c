@@ -651,7 +651,8 @@ module_exec(PyObject *module)
         PyModule_AddFunctions(module, cpk_compat_methods) < 0 ||
         PyModule_AddFunctions(module, cpk_reducer_methods) < 0 ||
         PyModule_AddFunctions(module, cpk_diagnose_methods) < 0 ||
-        PyModule_AddFunctions(module, cpk_glue_methods) < 0)
+        PyModule_AddFunctions(module, cpk_glue_methods) < 0 ||
+        PyModule_AddFunctions(module, cpk_stock_methods) < 0)
         return -1;
     if ((st->function_new = own(module, "_function_new")) == NULL ||
         (st->function_fill = own(module, "_function_fill")) == NULL ||
@@ -707,7 +708,8 @@ module_exec(PyObject *module)
                                 CPK_HIGHEST_PROTOCOL) < 0 ||
         PyModule_AddStringConstant(module, "__version__", CPK_VERSION) < 0)
         return -1;
-    return 0;
+    /* Last: from here stock cloudpickle may call into the module. */
+    return cpk_stock_init(module, st);
 }
 
 static PyModuleDef_Slot module_slots[] = {

@@ -12,8 +12,9 @@
  * False for classes found while pickling; _class_setstate leaves the
  * latter untouched (see reconstruct.c).
  *
- * Where stock cloudpickle is imported, its tracker is consulted too, so a
- * class has one id and one identity whichever of the two pickles it.
+ * Where stock cloudpickle is imported, its tracker is consulted on a miss
+ * and told of every class tracked here (stock.c), so a class has one id
+ * and one identity whichever of the two pickles or loads it.
  */
 #include "internal.h"
 
@@ -232,35 +233,6 @@ module_of(cpk_state *st)
     return PyType_GetModule(st->tracker_cb_type);
 }
 
-/* Stock cloudpickle's tracker, when cloudpickle is imported in this
- * process: `attr` is _DYNAMIC_CLASS_TRACKER_BY_CLASS or _BY_ID. Looking
- * `key` up there makes a class that cloudpickle pickled or loaded keep the
- * id cloudpickle gave it. New reference, or NULL (no error) when absent. */
-static PyObject *
-cloudpickle_tracker_get(const char *attr, PyObject *key)
-{
-    PyObject *modules = PyImport_GetModuleDict();
-    PyObject *cp = PyDict_GetItemString(modules, "cloudpickle.cloudpickle");
-    if (cp == NULL)
-        return NULL;
-    Py_INCREF(cp);
-    PyObject *tracker = PyObject_GetAttrString(cp, attr);
-    Py_DECREF(cp);
-    PyObject *r = tracker ? PyObject_CallMethod(tracker, "get", "(O)", key)
-                          : NULL;
-    Py_XDECREF(tracker);
-    if (r == NULL || r == Py_None) {
-        /* A cloudpickle without that private dict, or an unhashable key:
-         * nothing to share (what cloudpickle's `except Exception` would
-         * ignore; KeyboardInterrupt, MemoryError and SystemExit go on). */
-        Py_XDECREF(r);
-        if (r == NULL && cpk_error_clearable())
-            PyErr_Clear();
-        return NULL;
-    }
-    return r;
-}
-
 PyObject *
 cpk_tracker_get_or_create_id(cpk_state *st, PyObject *cls)
 {
@@ -269,8 +241,10 @@ cpk_tracker_get_or_create_id(cpk_state *st, PyObject *cls)
         return Py_NewRef(PyTuple_GET_ITEM(entry, 1));
     if (PyErr_Occurred())
         return NULL;
-    PyObject *tid = cloudpickle_tracker_get("_DYNAMIC_CLASS_TRACKER_BY_CLASS",
-                                            cls);
+    /* A class stock cloudpickle pickled or loaded here keeps the id
+     * stock gave it. */
+    PyObject *tid = cpk_stock_tracker_get(
+        st, "_DYNAMIC_CLASS_TRACKER_BY_CLASS", cls);
     if (tid == NULL && PyErr_Occurred())
         return NULL;
     if (tid != NULL && !PyUnicode_Check(tid))
@@ -295,7 +269,7 @@ cpk_tracker_get_or_create_id(cpk_state *st, PyObject *cls)
         Py_DECREF(tid);
         return theirs;
     }
-    if (track_commit(st, &rec) < 0) {
+    if (track_commit(st, &rec) < 0 || cpk_stock_track(st, cls, tid) < 0) {
         Py_DECREF(tid);
         return NULL;
     }
@@ -330,8 +304,8 @@ cpk_tracker_lookup_or_track(cpk_state *st, PyObject *tid, PyObject *cls,
     }
     /* A class stock cloudpickle holds under that id (it pickled it here,
      * or loaded it): the same class. */
-    PyObject *theirs = cloudpickle_tracker_get("_DYNAMIC_CLASS_TRACKER_BY_ID",
-                                               tid);
+    PyObject *theirs = cpk_stock_tracker_get(
+        st, "_DYNAMIC_CLASS_TRACKER_BY_ID", tid);
     if (theirs == NULL && PyErr_Occurred())
         return NULL;
     PyObject *mine = theirs != NULL ? theirs : Py_NewRef(cls);
@@ -351,7 +325,7 @@ cpk_tracker_lookup_or_track(cpk_state *st, PyObject *tid, PyObject *cls,
         *found = existing != NULL;
         return existing;
     }
-    if (track_commit(st, &rec) < 0) {
+    if (track_commit(st, &rec) < 0 || cpk_stock_track(st, mine, tid) < 0) {
         Py_DECREF(mine);
         return NULL;
     }

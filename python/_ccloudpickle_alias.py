@@ -1,0 +1,217 @@
+"""The opt-in ``cloudpickle`` alias (companion of src/glue.c).
+
+``ccloudpickle.install_alias()`` (forwarded here) makes ``import
+cloudpickle``, ``cloudpickle.cloudpickle`` and ``cloudpickle.cloudpickle_fast``
+resolve to ccloudpickle in this process: engines that import cloudpickle by
+name (distributed, scalene, spyder-kernels, doit) pickle with ccloudpickle.
+The environment variable ``CCLOUDPICKLE_ALIAS=1`` does it in every Python
+process started with it set, through ``ccloudpickle-alias.pth`` in
+site-packages, which calls :func:`_from_environment`: a finder on
+``sys.meta_path`` that imports ccloudpickle only when something imports
+cloudpickle.
+
+This module imports nothing but ``sys`` until the alias is built.
+"""
+
+import sys
+
+# The cloudpickle API level the alias implements: what it reports as
+# ``cloudpickle.__version__`` (version checks such as distributed's
+# CLOUDPICKLE_GTE_20 keep their behaviour). ccloudpickle's own version is
+# ``cloudpickle.__ccloudpickle_version__``.
+CLOUDPICKLE_API_VERSION = "3.1.2"
+
+NAMES = ("cloudpickle", "cloudpickle.cloudpickle",
+         "cloudpickle.cloudpickle_fast")
+ORIGIN = "ccloudpickle alias"
+
+# Stock cloudpickle 3.x's cloudpickle.__all__.
+_ALL = ["__version__", "Pickler", "CloudPickler", "dumps", "loads", "dump",
+        "load", "register_pickle_by_value", "unregister_pickle_by_value"]
+
+_DOC = """ccloudpickle, answering as cloudpickle (installed by
+ccloudpickle.install_alias() or CCLOUDPICKLE_ALIAS=1).
+
+__version__ is the cloudpickle API level implemented (%s);
+__ccloudpickle_version__ is ccloudpickle's own version.
+"""
+
+_modules = None  # {name: module}, built once
+
+
+class _AliasLoader:
+    """Loader of the alias modules: hands out the prebuilt objects."""
+
+    def create_module(self, spec):
+        return _build()[spec.name]
+
+    def exec_module(self, module):
+        # The package brings its submodules along (they are not files).
+        if module.__name__ == "cloudpickle":
+            for name, mod in _build().items():
+                if name != "cloudpickle":
+                    sys.modules[name] = mod
+
+    def is_package(self, fullname):
+        return fullname == "cloudpickle"
+
+    def get_source(self, fullname):
+        return None
+
+    def __repr__(self):
+        return "<ccloudpickle alias loader>"
+
+
+_loader = _AliasLoader()
+
+
+def _build():
+    """The three alias modules, made on first use. {name: module}."""
+    global _modules
+    if _modules is not None:
+        return _modules
+    import ccloudpickle
+    from importlib.machinery import ModuleSpec
+
+    public = {n: getattr(ccloudpickle, n) for n in dir(ccloudpickle)
+              if not n.startswith("_")}
+    # Stock cloudpickle's reconstructor names (_make_function,
+    # _make_skeleton_class, subimport, CellType, ...) answered by ours, so
+    # stock's pickles load through plain pickle.loads.
+    compat = ccloudpickle._compat_names()
+    doc = _DOC % CLOUDPICKLE_API_VERSION
+    modules = {}
+    for name in NAMES:
+        is_pkg = name == "cloudpickle"
+        mod = type(sys)(name, doc)
+        mod.__spec__ = ModuleSpec(name, _loader, origin=ORIGIN,
+                                  is_package=is_pkg)
+        mod.__loader__ = _loader
+        mod.__package__ = "cloudpickle"
+        mod.__dict__.update(public)
+        if is_pkg:
+            mod.__path__ = []
+            mod.__all__ = list(_ALL)
+            mod.subimport = compat["subimport"]
+            mod.dynamic_subimport = compat["dynamic_subimport"]
+            mod.CellType = compat["CellType"]
+        else:
+            mod.__dict__.update(compat)
+        mod.__version__ = CLOUDPICKLE_API_VERSION
+        mod.__ccloudpickle_version__ = ccloudpickle.__version__
+        modules[name] = mod
+    pkg = modules["cloudpickle"]
+    pkg.cloudpickle = modules["cloudpickle.cloudpickle"]
+    pkg.cloudpickle_fast = modules["cloudpickle.cloudpickle_fast"]
+    _modules = modules
+    return modules
+
+
+def is_alias(module):
+    """True if `module` is one of the alias modules."""
+    return _modules is not None and any(module is m
+                                        for m in _modules.values())
+
+
+class _AliasFinder:
+    """First on sys.meta_path: serves the alias for cloudpickle's names."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname not in NAMES:
+            return None
+        try:
+            modules = _build()
+        except ImportError as e:
+            # A broken installation must not take stock cloudpickle away
+            # silently: say so, and let the next finder serve it.
+            import warnings
+            warnings.warn("CCLOUDPICKLE_ALIAS: ccloudpickle cannot be "
+                          "imported (%s); cloudpickle is not aliased" % e,
+                          RuntimeWarning, stacklevel=2)
+            return None
+        return modules[fullname].__spec__
+
+    def invalidate_caches(self):
+        pass
+
+    def __repr__(self):
+        return "<ccloudpickle alias finder>"
+
+
+def _install_finder():
+    for finder in sys.meta_path:
+        if isinstance(finder, _AliasFinder):
+            return
+    sys.meta_path.insert(0, _AliasFinder())
+
+
+def _stock_modules():
+    """{name: module} of cloudpickle's names in sys.modules that are not
+    the alias (stock cloudpickle, or anything else under that name)."""
+    return {n: m for n, m in list(sys.modules.items())
+            if (n == "cloudpickle" or n.startswith("cloudpickle."))
+            and m is not None and not is_alias(m)}
+
+
+def install_alias(*, replace=False):
+    """Make `import cloudpickle` resolve to ccloudpickle in this process.
+
+    After it, ``import cloudpickle``, ``import cloudpickle.cloudpickle``,
+    ``import cloudpickle.cloudpickle_fast`` and ``from cloudpickle import
+    dumps`` give ccloudpickle's objects: the alias modules have
+    ccloudpickle's public API (dumps, dump, loads, load, Pickler,
+    CloudPickler, register_pickle_by_value, unregister_pickle_by_value,
+    list_registry_pickle_by_value, PicklingError, DEFAULT_PROTOCOL, ...)
+    and, in cloudpickle.cloudpickle and cloudpickle.cloudpickle_fast,
+    stock cloudpickle's reconstructor names (_make_function,
+    _make_skeleton_class, _class_setstate, subimport, ...) answered by
+    ccloudpickle's implementations, so pickles written by stock
+    cloudpickle (2.x, 3.x) load through plain ``pickle.loads``.
+    ``cloudpickle.__version__`` is the cloudpickle API level implemented
+    ("3.1.2"); ``cloudpickle.__ccloudpickle_version__`` is ccloudpickle's.
+    A finder on sys.meta_path keeps serving the alias if the modules are
+    removed from sys.modules. Calling it again does nothing.
+
+    If stock cloudpickle (or anything named cloudpickle) is already
+    imported, RuntimeError is raised: modules that imported it hold it,
+    and would keep pickling with it. With ``replace=True`` the alias
+    replaces it in sys.modules anyway: later imports get ccloudpickle,
+    earlier importers keep stock cloudpickle, and the two share one
+    by-value registry and one class tracker.
+
+    Returns the alias ``cloudpickle`` module.
+    """
+    stock = _stock_modules()
+    if stock:
+        if not replace:
+            pkg = stock.get("cloudpickle")
+            where = getattr(pkg, "__file__", None) or repr(pkg)
+            raise RuntimeError(
+                "cloudpickle is already imported (version %s, %s): modules "
+                "that imported it would keep using it; call "
+                "install_alias() before anything imports cloudpickle, set "
+                "CCLOUDPICKLE_ALIAS=1, or pass replace=True"
+                % (getattr(pkg, "__version__", "unknown"), where))
+        import ccloudpickle
+        cp = stock.get("cloudpickle.cloudpickle")
+        if cp is not None:
+            ccloudpickle._share_with_stock(cp)
+        for name in stock:
+            del sys.modules[name]
+    modules = _build()
+    for name, mod in modules.items():
+        sys.modules[name] = mod
+    _install_finder()
+    return modules["cloudpickle"]
+
+
+def _enabled(value):
+    return value.strip().lower() not in ("", "0", "false", "no", "off")
+
+
+def _from_environment():
+    """What ccloudpickle-alias.pth runs when CCLOUDPICKLE_ALIAS is set:
+    the finder, when the value turns the alias on. Imports nothing."""
+    import os
+    if _enabled(os.environ.get("CCLOUDPICKLE_ALIAS", "")):
+        _install_finder()
