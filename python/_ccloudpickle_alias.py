@@ -153,6 +153,35 @@ def _stock_modules():
             and m is not None and not is_alias(m)}
 
 
+def _keep_stock_reconstructors(modules, stock):
+    """After replace=True: the functions and classes the stock modules
+    define (its reconstructors: _make_function, subimport, ...) stay
+    findable under their names, now the alias's; the API stays ours.
+    Stock cloudpickle, still held by earlier importers, pickles its
+    reconstructors by reference, and pickle finds them through
+    sys.modules[obj.__module__]: were ours found there instead, it would
+    try to pickle its own reconstructors by value, without end. Stock's
+    pickles then load through stock's reconstructors, which share the
+    class tracker with ours."""
+    function = type(_keep_stock_reconstructors)
+    for name in NAMES[1:]:
+        old = stock.get(name)
+        if old is None:
+            continue
+        alias = modules[name]
+        for attr, value in list(vars(old).items()):
+            if (attr not in _API and isinstance(value, (function, type))
+                    and getattr(value, "__module__", None) == name):
+                setattr(alias, attr, value)
+
+
+# The names the alias answers with ccloudpickle's objects in any case.
+_API = frozenset(("dumps", "dump", "loads", "load", "Pickler",
+                  "CloudPickler", "register_pickle_by_value",
+                  "unregister_pickle_by_value",
+                  "list_registry_pickle_by_value"))
+
+
 def install_alias(*, replace=False):
     """Make `import cloudpickle` resolve to ccloudpickle in this process.
 
@@ -177,7 +206,9 @@ def install_alias(*, replace=False):
     and would keep pickling with it. With ``replace=True`` the alias
     replaces it in sys.modules anyway: later imports get ccloudpickle,
     earlier importers keep stock cloudpickle, and the two share one
-    by-value registry and one class tracker.
+    by-value registry and one class tracker. Stock's reconstructors then
+    stay under their names in the alias's submodules (stock still pickles
+    them by reference, and its pickles load through them).
 
     Returns the alias ``cloudpickle`` module.
     """
@@ -199,6 +230,8 @@ def install_alias(*, replace=False):
         for name in stock:
             del sys.modules[name]
     modules = _build()
+    if stock:
+        _keep_stock_reconstructors(modules, stock)
     for name, mod in modules.items():
         sys.modules[name] = mod
     _install_finder()

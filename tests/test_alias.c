@@ -1,0 +1,391 @@
+/* test_alias.c - the opt-in `cloudpickle` alias (python/_ccloudpickle_alias.py):
+ * ccloudpickle.install_alias() in a process, what the alias modules hold,
+ * what it does when stock cloudpickle is already imported, stock's
+ * pickles through plain pickle.loads, and CCLOUDPICKLE_ALIAS=1 through
+ * the ccloudpickle-alias.pth hook of a real virtual environment (with
+ * and without the variable, and in a spawned child). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "support.h"
+
+#define DEBIAN_PACKAGES "/usr/lib/python3/dist-packages"
+
+TestSuite(alias, .init = cpk_py_start, .fini = cpk_py_stop);
+
+/* In this process ----------------------------------------------------------- */
+
+Test(alias, names_resolve_to_ccloudpickle)
+{
+    cpk_py("import sys, importlib.util, ccloudpickle\n"
+           "own_version = ccloudpickle.__version__\n"
+           "assert 'cloudpickle' not in sys.modules\n"
+           "alias = ccloudpickle.install_alias()\n"
+           "import cloudpickle, cloudpickle.cloudpickle, cloudpickle.cloudpickle_fast\n"
+           "from cloudpickle import dumps, loads\n"
+           "from cloudpickle.cloudpickle import dumps as dumps2\n"
+           "from cloudpickle.cloudpickle_fast import CloudPickler\n"
+           "assert alias is cloudpickle is sys.modules['cloudpickle']\n"
+           "assert dumps is dumps2 is ccloudpickle.dumps and loads is ccloudpickle.loads\n"
+           "assert CloudPickler is ccloudpickle.CloudPickler\n"
+           "assert cloudpickle.cloudpickle is sys.modules['cloudpickle.cloudpickle']\n"
+           "assert cloudpickle.cloudpickle_fast is sys.modules['cloudpickle.cloudpickle_fast']\n"
+           /* The public API, from each of the three. */
+           "api = ['dumps', 'dump', 'loads', 'load', 'Pickler', 'CloudPickler',\n"
+           "       'register_pickle_by_value', 'unregister_pickle_by_value',\n"
+           "       'list_registry_pickle_by_value', 'PicklingError',\n"
+           "       'DEFAULT_PROTOCOL']\n"
+           "for m in (cloudpickle, cloudpickle.cloudpickle, cloudpickle.cloudpickle_fast):\n"
+           "    for n in api:\n"
+           "        assert getattr(m, n) is getattr(ccloudpickle, n), (m, n)\n"
+           /* Versions: the API level, and ours unchanged. */
+           "assert cloudpickle.__version__ == '3.1.2'\n"
+           "assert cloudpickle.__ccloudpickle_version__ == own_version\n"
+           "assert ccloudpickle.__version__ == own_version != '3.1.2'\n"
+           "assert set(cloudpickle.__all__) >= {'dumps', 'loads', 'Pickler', '__version__'}\n"
+           /* Stock's reconstructor names, answered by ours. */
+           "names = ccloudpickle._compat_names()\n"
+           "for n in ('_make_function', '_make_skeleton_class', '_class_setstate',\n"
+           "          '_function_setstate', '_make_skeleton_enum', 'subimport',\n"
+           "          'dynamic_subimport', '_make_cell', '_builtin_type',\n"
+           "          '_empty_cell_value', 'CellType'):\n"
+           "    for m in (cloudpickle.cloudpickle, cloudpickle.cloudpickle_fast):\n"
+           "        assert getattr(m, n) is names[n], n\n"
+           "assert cloudpickle.cloudpickle._make_skeleton_class is ccloudpickle._make_skeleton_class\n"
+           "assert cloudpickle.subimport is ccloudpickle.subimport\n"
+           /* A package of three modules, and nothing else. */
+           "spec = importlib.util.find_spec('cloudpickle')\n"
+           "assert spec.origin == 'ccloudpickle alias' and spec.submodule_search_locations == []\n"
+           "assert repr(cloudpickle) == \"<module 'cloudpickle' (ccloudpickle alias)>\"\n"
+           "try:\n"
+           "    import cloudpickle.nosuchmodule\n"
+           "    raise AssertionError('imported a submodule that does not exist')\n"
+           "except ModuleNotFoundError:\n"
+           "    pass\n"
+           /* It pickles, and a second call changes nothing. */
+           "assert cloudpickle.loads(cloudpickle.dumps(lambda: 3))() == 3\n"
+           "assert ccloudpickle.install_alias() is alias\n"
+           "assert sys.modules['cloudpickle'] is alias\n");
+}
+
+Test(alias, survives_removal_from_sys_modules)
+{
+    cpk_py("import sys, importlib, ccloudpickle\n"
+           "alias = ccloudpickle.install_alias()\n"
+           "for n in [n for n in sys.modules if n.split('.')[0] == 'cloudpickle']:\n"
+           "    del sys.modules[n]\n"
+           "import cloudpickle.cloudpickle\n"
+           "import cloudpickle\n"
+           "assert cloudpickle is alias and cloudpickle.dumps is ccloudpickle.dumps\n"
+           "assert importlib.reload(cloudpickle) is alias\n");
+}
+
+Test(alias, refuses_when_stock_cloudpickle_is_imported)
+{
+    cpk_require("cloudpickle");
+    cpk_py("import sys, cloudpickle as stock, ccloudpickle\n"
+           "assert stock.__version__.startswith('2.')\n");
+    cpk_py_raises("ccloudpickle.install_alias()\n", "RuntimeError",
+                  "cloudpickle is already imported (version 2.");
+    cpk_py_raises("ccloudpickle.install_alias()\n", "RuntimeError",
+                  "pass replace=True");
+    cpk_py("assert sys.modules['cloudpickle'] is stock\n"
+           "assert stock.dumps is not ccloudpickle.dumps\n");
+}
+
+Test(alias, replace_takes_over_and_shares_the_registry)
+{
+    cpk_require("cloudpickle");
+    cpk_py("import sys, cloudpickle as stock, ccloudpickle\n"
+           "import cpk_fixture_funcs as m\n"
+           "stock.register_pickle_by_value(m)\n"
+           "alias = ccloudpickle.install_alias(replace=True)\n"
+           "import cloudpickle\n"
+           "assert cloudpickle is alias is not stock\n"
+           "assert 'cloudpickle' not in [n for n, v in sys.modules.items()\n"
+           "                             if v is stock]\n"
+           /* Whoever still holds stock shares the registry with us. */
+           "assert cloudpickle.list_registry_pickle_by_value() == {'cpk_fixture_funcs'}\n"
+           "assert cloudpickle.loads(cloudpickle.dumps(m.triple)) is not m.triple\n"
+           "cloudpickle.unregister_pickle_by_value(m)\n"
+           "assert stock.list_registry_pickle_by_value() == set()\n"
+           /* Stock still pickles by value (its reconstructors stay
+            * findable under their names), and its pickles load. */
+           "import pickle, types\n"
+           "class K:\n"
+           "    def m(self):\n"
+           "        return 6\n"
+           "def f(n):\n"
+           "    return lambda: n + 1\n"
+           "data = stock.dumps([f(4), K, K(), types.CellType(1), sys])\n"
+           "g, K2, k, cell, s = pickle.loads(data)\n"
+           "assert g() == 5 and K2 is K and k.m() == 6 and s is sys\n"
+           "g, K2, k, cell, s = cloudpickle.loads(data)\n"
+           "assert g() == 5 and K2 is K and cell.cell_contents == 1\n"
+           "assert cloudpickle.cloudpickle.subimport is stock.cloudpickle.subimport\n"
+           "assert cloudpickle.cloudpickle.dumps is ccloudpickle.dumps\n");
+}
+
+/* Stock cloudpickle's pickles through plain pickle.loads ------------------- */
+
+/* Pickle `code`'s `obj` with stock cloudpickle found on `path`; checks its
+ * major version. Caller frees. */
+static char *
+stock_dumps(const char *path, const char *major, const char *code,
+            size_t *len)
+{
+    char full[8192];
+    snprintf(full, sizeof(full),
+             "import sys, cloudpickle\n"
+             "assert cloudpickle.__version__.startswith('%s'), "
+             "cloudpickle.__version__\n"
+             "%s\n"
+             "sys.stdout.buffer.write(cloudpickle.dumps(obj))\n",
+             major, code);
+    cpk_proc p;
+    cpk_python_path(&p, path, full, NULL, 0);
+    cr_assert(p.exited && p.status == 0, "stock cloudpickle failed:\n%s",
+              p.err);
+    free(p.err);
+    *len = p.out_len;
+    return p.out;
+}
+
+#define STOCK_OBJECTS                                                        \
+    "import enum, types\n"                                                   \
+    "G = 10\n"                                                               \
+    "def make(n):\n"                                                         \
+    "    def add(x):\n"                                                      \
+    "        return x + n + G\n"                                             \
+    "    return add\n"                                                       \
+    "class Point:\n"                                                         \
+    "    def __init__(self, x):\n"                                           \
+    "        self.x = x\n"                                                   \
+    "class Color(enum.Enum):\n"                                              \
+    "    RED = 1\n"                                                          \
+    "obj = [make(1), Point, Point(3), Color.RED, types.CellType(5),\n"       \
+    "       types.CellType(), {'a': 1}.keys()]\n"
+
+#define STOCK_CHECKS                                                         \
+    "add, Point, p, red, cell, empty, keys = obj[:7]\n"                      \
+    "assert add(1) == 12 and isinstance(p, Point) and p.x == 3\n"            \
+    "assert red.name == 'RED' and type(red)(1) is red\n"                     \
+    "assert cell.cell_contents == 5 and list(keys) == ['a']\n"
+
+/* In a Python where stock cloudpickle is not importable: plain
+ * pickle.loads refuses stock's pickle, then loads it with the alias on. */
+static void
+plain_loads_with_alias(const char *data, size_t len, const char *extra)
+{
+    char code[8192];
+    snprintf(code, sizeof(code),
+             "import sys, pickle\n"
+             "data = sys.stdin.buffer.read()\n"
+             "try:\n"
+             "    pickle.loads(data)\n"
+             "    raise AssertionError('loaded without the alias')\n"
+             "except ImportError as e:\n"
+             "    assert 'cloudpickle' in str(e), e\n"
+             "import ccloudpickle\n"
+             "ccloudpickle.install_alias()\n"
+             "obj = pickle.loads(data)\n"
+             "assert sys.modules['cloudpickle'].__ccloudpickle_version__\n"
+             "%s%s",
+             STOCK_CHECKS, extra);
+    cpk_proc p;
+    cpk_python_path(&p, CPK_BUILD_DIR, code, data, len);
+    cr_assert(p.exited && p.status == 0, "loading failed:\n%s", p.err);
+    cpk_proc_free(&p);
+}
+
+Test(alias, debian_cloudpickle_pickles_load_with_plain_pickle)
+{
+    cpk_require("cloudpickle");
+    size_t len;
+    char *data = stock_dumps(DEBIAN_PACKAGES, "2.", STOCK_OBJECTS, &len);
+    plain_loads_with_alias(data, len, "");
+    free(data);
+}
+
+Test(alias, cloudpickle3_pickles_load_with_plain_pickle)
+{
+    const char *dir = getenv("CPK_CLOUDPICKLE3");
+    if (dir == NULL || *dir == '\0')
+        cr_skip_test("CPK_CLOUDPICKLE3 is not set (a directory with "
+                     "cloudpickle 3.x)");
+    size_t len;
+    char *data = stock_dumps(dir, "3.",
+                             STOCK_OBJECTS
+                             "import dataclasses\n"
+                             "@dataclasses.dataclass\n"
+                             "class DC:\n"
+                             "    a: int = 1\n"
+                             "obj.append(DC)\n",
+                             &len);
+    plain_loads_with_alias(data, len,
+                           "DC = obj[-1]\n"
+                           "assert DC().a == 1\n");
+    free(data);
+}
+
+/* Our compat="cloudpickle" pickles name stock's module through
+ * __import__: with the alias on, plain pickle.loads finds ours. */
+Test(alias, compat_pickles_load_with_plain_pickle)
+{
+    cpk_py("import ccloudpickle\n"
+           STOCK_OBJECTS
+           "data = ccloudpickle.dumps(obj, compat='cloudpickle')\n");
+    size_t len;
+    char *data = cpk_py_bytes("data", &len);
+    plain_loads_with_alias(data, len, "");
+    free(data);
+}
+
+/* CCLOUDPICKLE_ALIAS through the .pth of a virtual environment ------------- */
+
+static char venv_dir[64];
+static char venv_python[256];
+
+/* A venv (with Debian's packages when `system`) where the build is
+ * installed as the packaging installs it (tests/engines/alias_venv.py). */
+static void
+make_venv(int system)
+{
+    cpk_tmpdir(venv_dir, sizeof(venv_dir));
+    char target[128];
+    snprintf(target, sizeof(target), "%s/venv", venv_dir);
+    const char *argv[] = {CPK_PYTHON,
+                          CPK_SOURCE_DIR "/tests/engines/alias_venv.py",
+                          CPK_BUILD_DIR,
+                          CPK_SOURCE_DIR,
+                          target,
+                          system ? "--system-site-packages" : NULL,
+                          NULL};
+    cpk_proc p;
+    cpk_spawn(&p, argv, "/", NULL, 0, NULL);
+    cpk_assert_exit(&p, 0);
+    snprintf(venv_python, sizeof(venv_python), "%.*s", (int)strcspn(p.out, "\n"),
+             p.out);
+    cpk_proc_free(&p);
+}
+
+/* Run the venv's python with `args` (script or -c code), the variable set
+ * to `value` (NULL: unset); PYTHONPATH is unset, so only the venv's
+ * site-packages can provide ccloudpickle. */
+static void
+venv_run(cpk_proc *p, const char *value, const char *const *args)
+{
+    const char *argv[8] = {venv_python};
+    size_t n = 1;
+    for (size_t i = 0; args[i] != NULL && n < 7; i++)
+        argv[n++] = args[i];
+    argv[n] = NULL;
+    char var[128];
+    snprintf(var, sizeof(var), "CCLOUDPICKLE_ALIAS=%s", value ? value : "");
+    const char *env[] = {var, NULL};
+    const char *unset_all[] = {"PYTHONPATH", "CCLOUDPICKLE_ALIAS", NULL};
+    const char *unset_path[] = {"PYTHONPATH", NULL};
+    cpk_spawn_opts o = {
+        .argv = argv,
+        .cwd = "/",
+        .env = value ? env : NULL,
+        .unset = value ? unset_path : unset_all,
+    };
+    cpk_spawn_ex(p, &o);
+}
+
+static void
+venv_ok(const char *value, const char *code)
+{
+    const char *args[] = {"-c", code, NULL};
+    cpk_proc p;
+    venv_run(&p, value, args);
+    cr_assert(p.exited && p.status == 0, "CCLOUDPICKLE_ALIAS=%s:\n%s",
+              value ? value : "(unset)", p.err);
+    cpk_proc_free(&p);
+}
+
+Test(alias, pth_unset_costs_nothing)
+{
+    make_venv(0);
+    venv_ok(NULL,
+            "import sys, os\n"
+            "assert 'CCLOUDPICKLE_ALIAS' not in os.environ\n"
+            /* Installed: the hook ran, and imported nothing. */
+            "assert any(os.path.exists(os.path.join(p, 'ccloudpickle-alias.pth'))\n"
+            "           for p in sys.path)\n"
+            "assert '_ccloudpickle_alias' not in sys.modules\n"
+            "assert 'ccloudpickle' not in sys.modules\n"
+            "assert not any('alias' in repr(f) for f in sys.meta_path)\n"
+            "try:\n"
+            "    import cloudpickle\n"
+            "    raise AssertionError('cloudpickle importable in a bare venv')\n"
+            "except ModuleNotFoundError:\n"
+            "    pass\n"
+            "import ccloudpickle\n");
+    /* Off values. */
+    venv_ok("0", "import sys\n"
+                 "assert 'ccloudpickle' not in sys.modules\n"
+                 "assert not any('alias' in repr(f) for f in sys.meta_path)\n");
+    venv_ok("", "import sys\n"
+                "assert '_ccloudpickle_alias' not in sys.modules\n");
+}
+
+Test(alias, pth_set_aliases_on_first_import)
+{
+    make_venv(0);
+    venv_ok("1",
+            "import sys\n"
+            /* The finder is in place; ccloudpickle waits for cloudpickle. */
+            "assert '_ccloudpickle_alias' in sys.modules\n"
+            "assert 'ccloudpickle' not in sys.modules\n"
+            "from cloudpickle.cloudpickle_fast import dumps\n"
+            "import cloudpickle, ccloudpickle, pickle\n"
+            "assert dumps is ccloudpickle.dumps is cloudpickle.dumps\n"
+            "assert cloudpickle.__version__ == '3.1.2'\n"
+            "assert pickle.loads(cloudpickle.dumps(lambda x: x + 1))(1) == 2\n");
+}
+
+Test(alias, pth_wins_over_installed_stock_cloudpickle)
+{
+    cpk_require("cloudpickle");
+    make_venv(1);
+    venv_ok("1", "import cloudpickle, ccloudpickle\n"
+                 "assert cloudpickle.dumps is ccloudpickle.dumps\n"
+                 "assert cloudpickle.__ccloudpickle_version__\n");
+    venv_ok(NULL, "import cloudpickle\n"
+                  "assert cloudpickle.__version__.startswith('2.')\n"
+                  "assert not hasattr(cloudpickle, '__ccloudpickle_version__')\n");
+}
+
+/* Worker processes that multiprocessing spawns (a fresh interpreter, as
+ * engines start theirs) inherit the variable, so the alias. */
+Test(alias, pth_spawned_child_inherits)
+{
+    make_venv(0);
+    char script[128];
+    snprintf(script, sizeof(script), "%s/spawn_probe.py", venv_dir);
+    cpk_write_file(script,
+                   "import multiprocessing as mp, os, sys\n"
+                   "def probe(_):\n"
+                   "    before = 'ccloudpickle' in sys.modules\n"
+                   "    import cloudpickle, ccloudpickle\n"
+                   "    f = cloudpickle.loads(cloudpickle.dumps(lambda: 4))\n"
+                   "    return (before, cloudpickle.dumps is ccloudpickle.dumps,\n"
+                   "            f(), os.getpid())\n"
+                   "if __name__ == '__main__':\n"
+                   "    want = os.environ.get('CCLOUDPICKLE_ALIAS') == '1'\n"
+                   "    with mp.get_context('spawn').Pool(1) as pool:\n"
+                   "        before, aliased, four, pid = pool.map(probe, [0])[0]\n"
+                   "    assert pid != os.getpid() and four == 4\n"
+                   "    assert not before, 'the child imported ccloudpickle early'\n"
+                   "    assert aliased == want, (aliased, want)\n"
+                   "    print('aliased' if aliased else 'stock')\n");
+    const char *args[] = {script, NULL};
+    cpk_proc p;
+    venv_run(&p, "1", args);
+    cpk_assert_exit(&p, 0);
+    cr_assert_str_eq(p.out, "aliased\n");
+    cpk_proc_free(&p);
+}
