@@ -270,6 +270,18 @@ make_venv(int system)
     cpk_proc_free(&p);
 }
 
+/* Remove the venv made by make_venv (on success; a failed test leaves it
+ * for a look). */
+static void
+drop_venv(void)
+{
+    const char *argv[] = {"/bin/rm", "-rf", venv_dir, NULL};
+    cpk_proc p;
+    cpk_spawn(&p, argv, "/", NULL, 0, NULL);
+    cpk_assert_exit(&p, 0);
+    cpk_proc_free(&p);
+}
+
 /* Run the venv's python with `args` (script or -c code), the variable set
  * to `value` (NULL: unset); PYTHONPATH is unset, so only the venv's
  * site-packages can provide ccloudpickle. */
@@ -330,6 +342,7 @@ Test(alias, pth_unset_costs_nothing)
                  "assert not any('alias' in repr(f) for f in sys.meta_path)\n");
     venv_ok("", "import sys\n"
                 "assert '_ccloudpickle_alias' not in sys.modules\n");
+    drop_venv();
 }
 
 Test(alias, pth_set_aliases_on_first_import)
@@ -345,6 +358,7 @@ Test(alias, pth_set_aliases_on_first_import)
             "assert dumps is ccloudpickle.dumps is cloudpickle.dumps\n"
             "assert cloudpickle.__version__ == '3.1.2'\n"
             "assert pickle.loads(cloudpickle.dumps(lambda x: x + 1))(1) == 2\n");
+    drop_venv();
 }
 
 Test(alias, pth_wins_over_installed_stock_cloudpickle)
@@ -357,6 +371,7 @@ Test(alias, pth_wins_over_installed_stock_cloudpickle)
     venv_ok(NULL, "import cloudpickle\n"
                   "assert cloudpickle.__version__.startswith('2.')\n"
                   "assert not hasattr(cloudpickle, '__ccloudpickle_version__')\n");
+    drop_venv();
 }
 
 /* Worker processes that multiprocessing spawns (a fresh interpreter, as
@@ -388,4 +403,5 @@ Test(alias, pth_spawned_child_inherits)
     cpk_assert_exit(&p, 0);
     cr_assert_str_eq(p.out, "aliased\n");
     cpk_proc_free(&p);
+    drop_venv();
 }
