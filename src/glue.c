@@ -40,9 +40,12 @@ FORWARDER(wrap, "_ccloudpickle_engines")
 #undef FORWARDER
 
 PyDoc_STRVAR(install_alias_doc,
-"install_alias()\n--\n\n"
+"install_alias(*, replace=False)\n--\n\n"
 "Make `import cloudpickle` (and cloudpickle.cloudpickle,\n"
-"cloudpickle.cloudpickle_fast) resolve to ccloudpickle in this process.\n"
+"cloudpickle.cloudpickle_fast) resolve to ccloudpickle in this process;\n"
+"returns the alias module. RuntimeError if cloudpickle is already\n"
+"imported, unless replace=True (earlier importers keep stock\n"
+"cloudpickle, sharing the by-value registry and class tracker).\n"
 "The environment variable CCLOUDPICKLE_ALIAS=1 does it in every Python\n"
 "process started with it set.");
 

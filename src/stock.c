@@ -123,6 +123,8 @@ push_tracker(cpk_state *st, PyObject *mod, PyObject *by_class,
 static int
 share(cpk_state *st, PyObject *mod)
 {
+    if (st->by_value == NULL || st->tracker_by_class == NULL)
+        return 0; /* the module is being torn down */
     PyObject *registry, *by_class, *by_id;
     int r = stock_parts(mod, &registry, &by_class, &by_id);
     if (r <= 0)
@@ -158,8 +160,8 @@ error:
 int
 cpk_stock_refresh(cpk_state *st)
 {
-    if (st->stock_name == NULL)
-        return 0; /* module exec has not reached cpk_stock_init */
+    if (st->stock_name == NULL || st->sys_modules == NULL)
+        return 0; /* before cpk_stock_init, or being torn down */
     PyObject *mod;
     int r = cpk_dict_get_ref(st->sys_modules, st->stock_name, &mod);
     if (r <= 0)
