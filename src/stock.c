@@ -23,19 +23,14 @@
 
 static const char STOCK_NAME[] = "cloudpickle.cloudpickle";
 
-/* 1 if `mod` looks like stock cloudpickle's module: the registry set and
- * both tracker dicts are there. 0 if not (no error), -1 on error. The
- * three are returned as new references when 1. */
+/* Stock cloudpickle's tracker dicts in `mod`: 1 with new references in
+ * *by_class and *by_id, 0 if either is missing (no error), -1 on error. */
 static int
-stock_parts(PyObject *mod, PyObject **registry, PyObject **by_class,
-            PyObject **by_id)
+tracker_parts(PyObject *mod, PyObject **by_class, PyObject **by_id)
 {
-    *registry = *by_class = *by_id = NULL;
-    if (PyObject_GetOptionalAttrString(mod, "_PICKLE_BY_VALUE_MODULES",
-                                       registry) < 0 ||
-        (*registry != NULL &&
-         PyObject_GetOptionalAttrString(
-             mod, "_DYNAMIC_CLASS_TRACKER_BY_CLASS", by_class) < 0) ||
+    *by_class = *by_id = NULL;
+    if (PyObject_GetOptionalAttrString(
+            mod, "_DYNAMIC_CLASS_TRACKER_BY_CLASS", by_class) < 0 ||
         (*by_class != NULL &&
          PyObject_GetOptionalAttrString(mod, "_DYNAMIC_CLASS_TRACKER_BY_ID",
                                         by_id) < 0))
@@ -44,7 +39,6 @@ stock_parts(PyObject *mod, PyObject **registry, PyObject **by_class,
         goto none;
     return 1;
 none:
-    Py_CLEAR(*registry);
     Py_CLEAR(*by_class);
     Py_CLEAR(*by_id);
     return PyErr_Occurred() ? -1 : 0;
@@ -117,44 +111,63 @@ push_tracker(cpk_state *st, PyObject *mod, PyObject *by_class,
     return status;
 }
 
-/* Share our registry and tracker with `mod` if it is stock cloudpickle's
- * module: 1 shared (st->stock_module is now `mod`), 0 not stock, -1
- * error. Idempotent. */
+/* Sharing is a courtesy to stock cloudpickle: where its private names
+ * turn out not to be what 2.2 and 3.x have (a stand-in module, a future
+ * version), it must not fail our dump or load. 0 after clearing such an
+ * error; -1 for KeyboardInterrupt, MemoryError and the like. */
+static int
+courtesy(int r)
+{
+    if (r < 0 && cpk_error_clearable()) {
+        PyErr_Clear();
+        return 0;
+    }
+    return r;
+}
+
+/* Share our registry and tracker with `mod` where it has stock
+ * cloudpickle's (the set _PICKLE_BY_VALUE_MODULES, the two tracker
+ * dicts): 1 if it had either, 0 if neither, -1 on error. Idempotent. */
 static int
 share(cpk_state *st, PyObject *mod)
 {
     if (st->by_value == NULL || st->tracker_by_class == NULL)
         return 0; /* the module is being torn down */
-    PyObject *registry, *by_class, *by_id;
-    int r = stock_parts(mod, &registry, &by_class, &by_id);
-    if (r <= 0)
-        return r;
-    if (registry != st->by_value) {
-        if (!PyAnySet_Check(registry)) {
-            r = 0; /* not the set it used to be: leave it alone */
-            goto done;
+    int found = 0;
+    PyObject *registry;
+    if (PyObject_GetOptionalAttrString(mod, "_PICKLE_BY_VALUE_MODULES",
+                                       &registry) < 0)
+        return courtesy(-1);
+    if (registry != NULL && PyAnySet_Check(registry)) {
+        found = 1;
+        int r = 0;
+        if (registry != st->by_value) {
+            /* Theirs into ours, then ours in their module's namespace. */
+            PyObject *merged = PyNumber_InPlaceOr(st->by_value, registry);
+            r = merged == NULL ? -1 : 0;
+            Py_XDECREF(merged);
+            if (r == 0)
+                r = PyObject_SetAttrString(mod, "_PICKLE_BY_VALUE_MODULES",
+                                           st->by_value);
         }
-        /* Theirs into ours, then ours in their module's namespace. */
-        PyObject *merged = PyNumber_InPlaceOr(st->by_value, registry);
-        if (merged == NULL)
-            goto error;
-        Py_DECREF(merged);
-        if (PyObject_SetAttrString(mod, "_PICKLE_BY_VALUE_MODULES",
-                                   st->by_value) < 0)
-            goto error;
+        if (courtesy(r) < 0) {
+            Py_DECREF(registry);
+            return -1;
+        }
     }
-    Py_XSETREF(st->stock_module, Py_NewRef(mod));
-    if (push_tracker(st, mod, by_class, by_id) < 0)
-        goto error;
-    r = 1;
-done:
-    Py_DECREF(registry);
-    Py_DECREF(by_class);
-    Py_DECREF(by_id);
-    return r;
-error:
-    r = -1;
-    goto done;
+    Py_XDECREF(registry);
+    PyObject *by_class, *by_id;
+    int r = tracker_parts(mod, &by_class, &by_id);
+    if (r == 1) {
+        found = 1;
+        Py_XSETREF(st->stock_module, Py_NewRef(mod));
+        r = push_tracker(st, mod, by_class, by_id);
+        Py_DECREF(by_class);
+        Py_DECREF(by_id);
+    }
+    if (courtesy(r) < 0)
+        return -1;
+    return found;
 }
 
 int
@@ -175,7 +188,11 @@ cpk_stock_refresh(cpk_state *st)
     Py_XSETREF(st->stock_seen, Py_NewRef(mod));
     r = share(st, mod);
     Py_DECREF(mod);
-    return r < 0 ? -1 : 0;
+    if (r < 0) {
+        Py_CLEAR(st->stock_seen); /* interrupted: look again next time */
+        return -1;
+    }
+    return 0;
 }
 
 PyObject *
@@ -209,22 +226,15 @@ cpk_stock_track(cpk_state *st, PyObject *cls, PyObject *tid)
     if (st->stock_module == NULL)
         return 0;
     PyObject *mod = Py_NewRef(st->stock_module);
-    PyObject *registry, *by_class, *by_id;
-    int r = stock_parts(mod, &registry, &by_class, &by_id);
+    PyObject *by_class, *by_id;
+    int r = tracker_parts(mod, &by_class, &by_id);
     if (r == 1) {
         r = mirror_one(mod, by_class, by_id, cls, tid);
-        Py_DECREF(registry);
         Py_DECREF(by_class);
         Py_DECREF(by_id);
     }
     Py_DECREF(mod);
-    if (r < 0 && cpk_error_clearable()) {
-        /* Sharing is a courtesy to stock cloudpickle: its failure (a
-         * changed private API) must not fail our dump or load. */
-        PyErr_Clear();
-        r = 0;
-    }
-    return r < 0 ? -1 : 0;
+    return courtesy(r) < 0 ? -1 : 0;
 }
 
 /* _share_with_stock(module) -> bool ------------------------------------- */
@@ -259,14 +269,17 @@ typedef struct {
 
 /* find_spec(fullname, path=None, target=None): None, except for stock's
  * module, whose spec the companion finds and wraps. Runs on every import
- * that misses sys.modules: one string compare for those. */
+ * that misses sys.modules: an argument parse and a string compare. */
 static PyObject *
-Watcher_find_spec(PyObject *op, PyObject *const *args, Py_ssize_t nargs,
-                  PyObject *kwnames)
+Watcher_find_spec(PyObject *op, PyObject *args, PyObject *kwargs)
 {
+    static char *kwlist[] = {"fullname", "path", "target", NULL};
     cpk_watcher *self = (cpk_watcher *)op;
-    if (nargs < 1 || !PyUnicode_Check(args[0]) ||
-        PyUnicode_CompareWithASCIIString(args[0], STOCK_NAME) != 0)
+    PyObject *fullname, *path = Py_None, *target = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "U|OO:find_spec", kwlist,
+                                     &fullname, &path, &target))
+        return NULL;
+    if (PyUnicode_CompareWithASCIIString(fullname, STOCK_NAME) != 0)
         Py_RETURN_NONE;
     PyObject *companion = PyImport_ImportModule("_ccloudpickle_stock");
     if (companion == NULL) {
@@ -277,39 +290,10 @@ Watcher_find_spec(PyObject *op, PyObject *const *args, Py_ssize_t nargs,
         PyErr_Clear();
         Py_RETURN_NONE;
     }
-    PyObject *func = PyObject_GetAttrString(companion, "find_spec");
-    Py_DECREF(companion);
-    if (func == NULL)
-        return NULL;
     /* find_spec(watcher, ccloudpickle, fullname, path, target) */
-    PyObject *call[5] = {op, self->module, args[0],
-                         nargs > 1 ? args[1] : Py_None,
-                         nargs > 2 ? args[2] : Py_None};
-    Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
-    PyObject *res;
-    if (nkw == 0)
-        res = PyObject_Vectorcall(func, call, 5, NULL);
-    else {
-        /* path= / target= by keyword: passed on as given. */
-        PyObject *pos = PyTuple_New(3 + (nargs > 1 ? nargs - 1 : 0));
-        PyObject *kw = PyDict_New();
-        res = NULL;
-        if (pos != NULL && kw != NULL) {
-            PyTuple_SET_ITEM(pos, 0, Py_NewRef(op));
-            PyTuple_SET_ITEM(pos, 1, Py_NewRef(self->module));
-            for (Py_ssize_t i = 0; i < nargs; i++)
-                PyTuple_SET_ITEM(pos, 2 + i, Py_NewRef(args[i]));
-            int ok = 1;
-            for (Py_ssize_t i = 0; i < nkw && ok; i++)
-                ok = PyDict_SetItem(kw, PyTuple_GET_ITEM(kwnames, i),
-                                    args[nargs + i]) == 0;
-            if (ok)
-                res = PyObject_Call(func, pos, kw);
-        }
-        Py_XDECREF(pos);
-        Py_XDECREF(kw);
-    }
-    Py_DECREF(func);
+    PyObject *res = PyObject_CallMethod(companion, "find_spec", "(OOOOO)", op,
+                                        self->module, fullname, path, target);
+    Py_DECREF(companion);
     return res;
 }
 
@@ -347,7 +331,7 @@ Watcher_dealloc(PyObject *op)
 
 static PyMethodDef watcher_methods[] = {
     {"find_spec", (PyCFunction)(void (*)(void))Watcher_find_spec,
-     METH_FASTCALL | METH_KEYWORDS,
+     METH_VARARGS | METH_KEYWORDS,
      PyDoc_STR("find_spec(fullname, path=None, target=None)\n--\n\n"
                "None, but for stock cloudpickle's module: its spec, with\n"
                "a loader that shares ccloudpickle's registry and tracker\n"
