@@ -46,7 +46,7 @@ none:
 
 /* Put (cls, tid) in stock's tracker `mod`, not replacing what it has:
  * under its lock, by_id.setdefault(tid, cls); by_class.setdefault(cls,
- * tid). 0 or -1. */
+ * tid). 0 (also when the lock stayed taken for a second) or -1. */
 static int
 mirror_one(PyObject *mod, PyObject *by_class, PyObject *by_id,
            PyObject *cls, PyObject *tid)
@@ -56,12 +56,16 @@ mirror_one(PyObject *mod, PyObject *by_class, PyObject *by_id,
                                        &lock) < 0)
         return -1;
     if (lock != NULL) {
-        r = PyObject_CallMethod(lock, "acquire", NULL);
-        if (r == NULL) {
+        /* Bounded: this thread may hold it already (a finalizer that
+         * pickles, run by a collection inside stock's tracker code); then
+         * stock keeps its own id for the class rather than deadlock. */
+        r = PyObject_CallMethod(lock, "acquire", "(Od)", Py_True, 1.0);
+        int held = r == NULL ? -1 : PyObject_IsTrue(r);
+        Py_XDECREF(r);
+        if (held <= 0) {
             Py_DECREF(lock);
-            return -1;
+            return held;
         }
-        Py_DECREF(r);
     }
     r = PyObject_CallMethod(by_id, "setdefault", "(OO)", tid, cls);
     if (r != NULL) {
