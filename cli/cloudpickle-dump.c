@@ -382,9 +382,10 @@ pickling_failed(PyObject *cpk, PyObject *obj, const options *o,
     if (cleanup != NULL)
         cleanup();
     char where[2048] = "";
-    PyObject *found = PyObject_CallMethod(cpk, "_find_unpicklable", "(Oi)",
-                                          obj, o->protocol < 0 ? 5
-                                                               : o->protocol);
+    PyObject *found = PyObject_CallMethod(cpk, "_find_unpicklable", "(Ois)",
+                                          obj,
+                                          o->protocol < 0 ? 5 : o->protocol,
+                                          o->compat);
     if (found != NULL && PyTuple_Check(found) && PyTuple_GET_SIZE(found) == 2) {
         const char *path = PyUnicode_AsUTF8(PyTuple_GET_ITEM(found, 0));
         PyObject *culprit = PyTuple_GET_ITEM(found, 1);

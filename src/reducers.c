@@ -365,6 +365,27 @@ field_sentinel_name(cpk_state *st, PyObject *obj)
     return found;
 }
 
+/* PicklingError for a _FIELD_BASE that is not one of dataclasses' own,
+ * shown as it was made: dataclasses._FIELD_BASE('name'). */
+static void
+refuse_field_sentinel(cpk_state *st, int format, PyObject *obj)
+{
+    PyObject *name;
+    if (PyObject_GetOptionalAttr(obj, st->str_name, &name) < 0) {
+        if (!cpk_error_clearable())
+            return;
+        PyErr_Clear();
+        name = NULL;
+    }
+    PyErr_Format(st->PicklingError,
+                 "Can't pickle dataclasses._FIELD_BASE(%R) for %s: it is "
+                 "not one of dataclasses' field sentinels (_FIELD, "
+                 "_FIELD_CLASSVAR, _FIELD_INITVAR), the only ones that "
+                 "loader rebuilds",
+                 name != NULL ? name : Py_None, cpk_compat_target(format));
+    Py_XDECREF(name);
+}
+
 /* dataclasses' _FIELD, _FIELD_CLASSVAR, _FIELD_INITVAR keep identity:
  * our reconstructor or cloudpickle 3.x's looks each up by its name.
  * cloudpickle 2.x has no such reconstructor (its own pickles make a copy,
@@ -378,12 +399,7 @@ reduce_field_sentinel(cpk_state *st, int format, PyObject *obj)
         PyObject *name = field_sentinel_name(st, obj);
         if (name == NULL) {
             if (!PyErr_Occurred())
-                PyErr_Format(st->PicklingError,
-                             "Can't pickle %R for %s: it is not one of "
-                             "dataclasses' field sentinels (_FIELD, "
-                             "_FIELD_CLASSVAR, _FIELD_INITVAR), the only "
-                             "ones that loader rebuilds",
-                             obj, cpk_compat_target(format));
+                refuse_field_sentinel(st, format, obj);
             return NULL;
         }
         if (format != CPK_FORMAT_CLOUDPICKLE)

@@ -294,3 +294,194 @@ Test(compat_versions, ccloudpickle_loads_the_2x_formats)
         free(data);
     }
 }
+
+/* What no loader of the target can rebuild is refused when dumping, with
+ * the object and the target named: a dataclasses._FIELD_BASE that is not
+ * one of dataclasses' three sentinels (stock 3.x writes it and fails at
+ * load, 2.x would get a copy). */
+Test(compat_versions, foreign_field_sentinel_refused_at_dump)
+{
+    cpk_py("import dataclasses, io, pickle, ccloudpickle\n"
+           "targets = [('cloudpickle', '3.0-3.1'), ('cloudpickle3', '3.0-3.1'),\n"
+           "           ('3.1.2', '3.0-3.1'), ('2.2', '2.1-2.2'),\n"
+           "           ('2.1.0', '2.1-2.2'), ('cloudpickle2', '2.0-2.2'),\n"
+           "           ('2.0', '2.0-2.2')]\n"
+           "for name in ('custom', '_FIELD'):\n"
+           "    odd = dataclasses._FIELD_BASE(name)\n"
+           "    for value, releases in targets:\n"
+           "        for dump in (lambda: ccloudpickle.dumps([1, odd], compat=value),\n"
+           "                     lambda: ccloudpickle.Pickler(io.BytesIO(),\n"
+           "                                 compat=value).dump({'f': odd})):\n"
+           "            try:\n"
+           "                dump()\n"
+           "            except pickle.PicklingError as e:\n"
+           "                msg = str(e)\n"
+           "            else:\n"
+           "                raise AssertionError((name, value))\n"
+           "            assert msg == (f\"Can't pickle dataclasses._FIELD_BASE(\"\n"
+           "                           f\"{name!r}) for cloudpickle \"\n"
+           "                           f\"{releases}: it is not one of dataclasses' \"\n"
+           "                           \"field sentinels (_FIELD, _FIELD_CLASSVAR, \"\n"
+           "                           \"_FIELD_INITVAR), the only ones that loader \"\n"
+           "                           \"rebuilds\"), msg\n"
+           /* Found where a compat dump fails, not where ours would. */
+           "odd = dataclasses._FIELD_BASE('custom')\n"
+           "path, culprit = ccloudpickle._find_unpicklable({'k': [odd]}, 5, '2.2')\n"
+           "assert path == \"['k'][0]\" and culprit is odd, path\n"
+           "assert ccloudpickle._find_unpicklable({'k': [odd]}, 5) is None\n"
+           /* The real ones go, in every format. */
+           "for value, _ in targets + [(None, None)]:\n"
+           "    for s in (dataclasses._FIELD, dataclasses._FIELD_CLASSVAR,\n"
+           "              dataclasses._FIELD_INITVAR):\n"
+           "        assert ccloudpickle.loads(ccloudpickle.dumps(s, compat=value)) is s\n");
+}
+
+#define ACCEPTED                                                             \
+    "compat must be None or 'cloudpickle', 'cloudpickle2', 'cloudpickle3' "  \
+    "or a cloudpickle release ('2.0', '2.1', '2.2', '3.0', '3.1', '2.0.0', " \
+    "'2.1.0', '2.2.0', '2.2.1', '3.0.0', '3.1.0', '3.1.1', '3.1.2'), not "
+
+/* Values are matched exactly: no other spelling, no release ccloudpickle
+ * does not know, nothing older than 2.0. dumps, dump and Pickler alike. */
+Test(compat_versions, bad_values_are_refused)
+{
+    cpk_py("import io, ccloudpickle as cp\n"
+           "ACCEPTED = \"" ACCEPTED "\"\n"
+           "bad = ['dill', '', '2', '3', '2.', '2.2.', '.2', '2.2.0.0', 'v2.2',\n"
+           "       ' 2.2', '2.2 ', '2.2\\n', '2.2rc1', '2.2.0rc1', '02.2', '2.02',\n"
+           "       '2.2.01', '1.6.0', '1.6', '0.8.0', '2.3', '2.2.2', '3.2', '3.1.3',\n"
+           "       '4.0', 'Cloudpickle', 'CLOUDPICKLE3', 'cloudpickle4',\n"
+           "       'cloudpickle1', 'cloudpickle 3', 'cloudpickle.cloudpickle',\n"
+           "       '2.2\\x00', '3.1.2\\x00', '\\uff12.\\uff12', '\\ud800', 2.2, 3,\n"
+           "       b'2.2', ('2', '2'), True]\n"
+           "for v in bad:\n"
+           "    for call in (lambda: cp.dumps(1, compat=v),\n"
+           "                 lambda: cp.dump(1, io.BytesIO(), compat=v),\n"
+           "                 lambda: cp.Pickler(io.BytesIO(), compat=v)):\n"
+           "        try:\n"
+           "            call()\n"
+           "        except ValueError as e:\n"
+           "            assert str(e) == ACCEPTED + repr(v), str(e)\n"
+           "        else:\n"
+           "            raise AssertionError(repr(v))\n"
+           "good = ['cloudpickle', 'cloudpickle2', 'cloudpickle3', '2.0',\n"
+           "        '2.0.0', '2.1', '2.1.0', '2.2', '2.2.0', '2.2.1', '3.0',\n"
+           "        '3.0.0', '3.1', '3.1.0', '3.1.1', '3.1.2', None]\n"
+           "for v in good:\n"
+           "    f = lambda x: x + 1\n"
+           "    assert cp.loads(cp.dumps(f, compat=v))(1) == 2\n"
+           "    buf = io.BytesIO()\n"
+           "    cp.dump(f, buf, compat=v)\n"
+           "    p = cp.Pickler(io.BytesIO(), compat=v)\n"
+           "    assert cp.loads(buf.getvalue())(2) == 3\n");
+}
+
+/* cloudpickle-dump --compat takes the same values. */
+static void
+dump_cli(cpk_proc *p, const char *cwd, const char *const *args)
+{
+    const char *argv[16] = {CPK_DUMP};
+    size_t n = 1;
+    while (*args != NULL && n < 15)
+        argv[n++] = *args++;
+    argv[n] = NULL;
+    cpk_spawn(p, argv, cwd, NULL, 0, NULL);
+}
+
+Test(compat_versions, cli_writes_for_the_release_it_is_given)
+{
+    cpk_require("cloudpickle");
+    const char *values[] = {"2.2", "cloudpickle2", "2.0.0"};
+    for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
+        const char *args[] = {"--compat", values[i], "jobs:scale", NULL};
+        cpk_proc p;
+        dump_cli(&p, CPK_EXAMPLES, args);
+        cpk_assert_exit(&p, 0);
+        load_with_stock(DEBIAN_PACKAGES, "2.2.", p.out, p.out_len,
+                        "assert obj(3, factor=2) == 6\n"
+                        "assert obj.__doc__ == 'Multiply x by factor.'\n",
+                        values[i]);
+        cpk_proc_free(&p);
+    }
+    /* A dataclass instance, by value, as --compat=VALUE. */
+    char dir[64];
+    cpk_tmpdir(dir, sizeof(dir));
+    char path[128];
+    snprintf(path, sizeof(path), "%s/shapes.py", dir);
+    cpk_write_file(path, "import dataclasses\n"
+                         "@dataclasses.dataclass(frozen=True)\n"
+                         "class Box:\n"
+                         "    w: int\n"
+                         "    h: int = 2\n"
+                         "    def area(self):\n"
+                         "        return self.w * self.h\n"
+                         "box = Box(3)\n");
+    const char *args[] = {"--compat=2.2", "shapes:box", NULL};
+    cpk_proc p;
+    dump_cli(&p, dir, args);
+    cpk_assert_exit(&p, 0);
+    load_with_stock(DEBIAN_PACKAGES, "2.2.", p.out, p.out_len,
+                    "import dataclasses\n"
+                    "assert obj.area() == 6 and type(obj).__name__ == 'Box'\n"
+                    "assert [f.name for f in dataclasses.fields(obj)] == "
+                    "['w', 'h']\n"
+                    "assert dataclasses.astuple(obj) == (3, 2)\n"
+                    "try:\n"
+                    "    obj.w = 5\n"
+                    "    raise AssertionError('not frozen')\n"
+                    "except dataclasses.FrozenInstanceError:\n"
+                    "    pass\n",
+                    "--compat=2.2 shapes:box");
+    cpk_proc_free(&p);
+}
+
+Test(compat_versions, cli_refuses_other_values_and_unbuildable_objects)
+{
+    const char *bad[] = {"1.6", "2.2.0.0", "cloudpickle4", "", "3.2",
+                         "2.2rc1"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        const char *args[] = {"--compat", bad[i], "jobs:scale", NULL};
+        cpk_proc p;
+        dump_cli(&p, CPK_EXAMPLES, args);
+        cpk_assert_exit(&p, 2);
+        char want[512];
+        snprintf(want, sizeof(want),
+                 "cloudpickle-dump: unknown --compat format '%s' (accepted: "
+                 "cloudpickle, cloudpickle2, cloudpickle3, or a cloudpickle "
+                 "release: 2.0, 2.1, 2.2, 3.0, 3.1, 2.0.0, 2.1.0, 2.2.0, "
+                 "2.2.1, 3.0.0, 3.1.0, 3.1.1, 3.1.2)\n"
+                 "Try 'cloudpickle-dump --help' for more information.\n",
+                 bad[i]);
+        cr_assert_str_eq(p.err, want);
+        cr_assert_eq(p.out_len, 0);
+        cpk_proc_free(&p);
+    }
+    /* What the target cannot rebuild: exit 4, the release named. */
+    char dir[64];
+    cpk_tmpdir(dir, sizeof(dir));
+    char path[128];
+    snprintf(path, sizeof(path), "%s/odd.py", dir);
+    cpk_write_file(path, "import dataclasses\n"
+                         "thing = [dataclasses._FIELD_BASE('custom')]\n");
+    const char *args[] = {"--compat", "cloudpickle2", "odd:thing", NULL};
+    cpk_proc p;
+    dump_cli(&p, dir, args);
+    cpk_assert_exit(&p, 4);
+    cr_assert(strstr(p.err, "cannot pickle odd:thing[0] (_FIELD_BASE): ") &&
+                  strstr(p.err, "PicklingError: Can't pickle "
+                                "dataclasses._FIELD_BASE('custom') for "
+                                "cloudpickle 2.0-2.2: it is not one of "
+                                "dataclasses' field sentinels"),
+              "%s", p.err);
+    cr_assert_eq(p.out_len, 0);
+    cpk_proc_free(&p);
+    /* --help says what TARGET is. */
+    const char *help[] = {"--help", NULL};
+    dump_cli(&p, NULL, help);
+    cpk_assert_exit(&p, 0);
+    cr_assert(strstr(p.out, "--compat=TARGET") &&
+                  strstr(p.out, "cloudpickle2\n                       for "
+                                "any 2.x"),
+              "%s", p.out);
+    cpk_proc_free(&p);
+}
