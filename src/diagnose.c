@@ -306,8 +306,10 @@ find_unpicklable(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
                         "_find_unpicklable(obj, protocol=5, compat=None)");
         return NULL;
     }
-    search s = {m, cpk_get_state(m), NULL, nargs > 2 ? args[2] : Py_None,
-                PyDict_New(), 0};
+    PyObject *compat = nargs > 2 ? args[2] : Py_None;
+    if (cpk_compat_format(compat) < 0)
+        return NULL; /* else every try would fail for it */
+    search s = {m, cpk_get_state(m), NULL, compat, PyDict_New(), 0};
     if (s.seen == NULL)
         return NULL;
     s.protocol = nargs > 1 ? Py_NewRef(args[1]) : PyLong_FromLong(5);

@@ -341,6 +341,11 @@ Test(compat_versions, foreign_field_sentinel_refused_at_dump)
            "path, culprit = ccloudpickle._find_unpicklable({'k': [odd]}, 5, '2.2')\n"
            "assert path == \"['k'][0]\" and culprit is odd, path\n"
            "assert ccloudpickle._find_unpicklable({'k': [odd]}, 5) is None\n"
+           "try:\n"
+           "    ccloudpickle._find_unpicklable(odd, 5, '2.3')\n"
+           "    raise AssertionError('2.3 taken')\n"
+           "except ValueError as e:\n"
+           "    assert str(e).startswith('compat must be None or'), e\n"
            /* The real ones go, in every format. */
            "for value, _ in targets + [(None, None)]:\n"
            "    for s in (dataclasses._FIELD, dataclasses._FIELD_CLASSVAR,\n"
