@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ccloudpickle.h" /* CPK_COMPAT_VALUES, cpk_compat_valid */
 #include "support.h"
 
 #define DEBIAN_PACKAGES "/usr/lib/python3/dist-packages"
@@ -501,4 +502,43 @@ Test(compat_versions, cli_refuses_other_values_and_unbuildable_objects)
                                 "any 2.x"),
               "%s", p.out);
     cpk_proc_free(&p);
+}
+
+/* One list of values: what CPK_COMPAT_VALUES (cloudpickle-dump's message)
+ * names is what cpk_compat_valid and the Python API accept, and what the
+ * ValueError lists. */
+Test(compat_versions, one_list_of_values)
+{
+    char list[512];
+    snprintf(list, sizeof(list), "%s", CPK_COMPAT_VALUES);
+    char code[2048];
+    int n = snprintf(code, sizeof(code),
+                     "import ccloudpickle as cp\n"
+                     "named = set()\n");
+    size_t count = 0;
+    for (char *tok = strtok(list, ", :"); tok != NULL;
+         tok = strtok(NULL, ", :")) {
+        if (strcmp(tok, "or") == 0 || strcmp(tok, "a") == 0 ||
+            strcmp(tok, "release") == 0)
+            continue;
+        if (strcmp(tok, "cloudpickle") == 0 && count > 0)
+            continue; /* "a cloudpickle release" */
+        cr_assert(cpk_compat_valid(tok), "'%s' listed, not valid", tok);
+        n += snprintf(code + n, sizeof(code) - (size_t)n,
+                      "named.add('%s')\n", tok);
+        count++;
+    }
+    cr_assert_eq(count, 16);
+    cr_assert(!cpk_compat_valid(NULL) && !cpk_compat_valid("") &&
+              !cpk_compat_valid("2.3") && !cpk_compat_valid("cloudpickle "));
+    snprintf(code + n, sizeof(code) - (size_t)n,
+             "import re\n"
+             "for v in named:\n"
+             "    cp.dumps(1, compat=v)\n"
+             "try:\n"
+             "    cp.dumps(1, compat='x')\n"
+             "except ValueError as e:\n"
+             "    listed = set(re.findall(r\"'([^']+)'\", str(e))) - {'x'}\n"
+             "assert listed == named, listed ^ named\n");
+    cpk_py(code);
 }
