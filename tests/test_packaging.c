@@ -39,7 +39,7 @@ static void
 require_pip(void)
 {
     const char *argv[] = {"/usr/bin/python3", "-c",
-                          "import ensurepip, pip, setuptools, wheel, venv",
+                          "import setuptools, wheel, pip, venv, ensurepip",
                           NULL};
     cpk_proc p;
     cpk_spawn(&p, argv, "/", NULL, 0, NULL);
