@@ -9,13 +9,14 @@ PYTHON_CONFIG ?= $(or $(wildcard $(PYTHON)-config),$(shell $(PYTHON) scripts/sit
 # make install: PREFIX defaults to /usr/local for the system interpreter and
 # to the interpreter's sys.prefix otherwise (a pyenv build, a virtualenv:
 # programs in its bin/, the module in the site-packages it searches).
-PREFIX ?= $(shell $(PYTHON) scripts/sitedir.py prefix)
+# (Computed once, when first used: $(eval) makes it simply expanded.)
+PREFIX ?= $(eval PREFIX := $(shell $(PYTHON) scripts/sitedir.py prefix))$(PREFIX)
 DESTDIR ?=
 BINDIR ?= $(PREFIX)/bin
 MANDIR ?= $(PREFIX)/share/man
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 # Where the interpreter looks for modules under PREFIX (Debian: dist-packages).
-PYSITEDIR ?= $(shell $(PYTHON) scripts/sitedir.py site $(PREFIX))
+PYSITEDIR ?= $(eval PYSITEDIR := $(shell $(PYTHON) scripts/sitedir.py site $(PREFIX)))$(PYSITEDIR)
 
 CC ?= gcc
 BUILD ?= build
