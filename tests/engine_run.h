@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "support.h"
 
@@ -46,9 +47,14 @@ cpk_engine_run(cpk_proc *p, const char *script, const char *const args[],
     /* The engines' own settings in the caller's environment must not
      * change what the driver tests. */
     const char *unset[] = {"LOKY_PICKLER", "CCLOUDPICKLE_ALIAS", NULL};
-    cpk_spawn_opts o = {.argv = argv, .cwd = "/tmp", .env = full_env,
+    /* A fresh empty working directory: workers started with `python -m`
+     * put it first on sys.path, where a stray file could shadow a module. */
+    char cwd[256];
+    cpk_tmpdir(cwd, sizeof(cwd));
+    cpk_spawn_opts o = {.argv = argv, .cwd = cwd, .env = full_env,
                         .unset = unset};
     cpk_spawn_ex(p, &o);
+    rmdir(cwd); /* left in place if the driver wrote into it */
 }
 
 /* Assert that the driver printed the line `ok <name>`. */
