@@ -90,7 +90,7 @@ $(BUILD)/cloudpickle-%: $(BUILD)/cli/cloudpickle-%.o $(CLI_SHARED_OBJ) $(LIB_OBJ
 
 # Tests ---------------------------------------------------------------------
 
-$(BUILD)/tests/%.o: tests/%.c $(HEADERS) tests/support.h
+$(BUILD)/tests/%.o: tests/%.c $(HEADERS) tests/support.h tests/engine_run.h
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(CRITERION_FLAGS) \
 	    -DCPK_BUILD_DIR='"$(abspath $(BUILD))"' \
