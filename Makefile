@@ -66,7 +66,7 @@ CRYPTO_LIBS := $(shell pkg-config --libs libcrypto 2>/dev/null || echo -lcrypto)
 # Keep test objects between runs.
 .SECONDARY:
 
-.PHONY: all check test demo bench bench-quick memcheck sanitize coverage \
+.PHONY: all check test demo bench bench-quick bench-engines memcheck sanitize coverage \
         check-pythons install uninstall clean deps lint-man fuzz fuzz-smoke
 
 all: $(EXT) $(COMPANION) $(PROGS)
@@ -195,6 +195,13 @@ bench:
 
 bench-quick:
 	@$(MAKE) --no-print-directory bench BENCH_ARGS=--quick
+
+# The engines (doc/ENGINES.md) with stock cloudpickle and ccloudpickle side
+# by side: BENCH_ENGINES_ARGS, e.g. --cloudpickle3 DIR --repeats 9.
+bench-engines:
+	@scripts/install-deps bench check
+	@$(MAKE) --no-print-directory all
+	$(PYTHON) scripts/bench-engines --build $(BUILD) $(BENCH_ENGINES_ARGS)
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(PYSITEDIR)
