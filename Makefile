@@ -79,7 +79,7 @@ CRYPTO_LIBS := $(shell pkg-config --libs libcrypto 2>/dev/null || echo -lcrypto)
 # Keep test objects between runs.
 .SECONDARY:
 
-.PHONY: all check test demo bench bench-quick memcheck sanitize coverage \
+.PHONY: all check test demo bench bench-quick bench-engines memcheck sanitize coverage \
         check-pythons install install-strip uninstall clean deps lint-man fuzz fuzz-smoke
 
 all: $(EXT) $(COMPANION) $(PROGS)
@@ -103,7 +103,7 @@ $(BUILD)/cloudpickle-%: $(BUILD)/cli/cloudpickle-%.o $(CLI_SHARED_OBJ) $(LIB_OBJ
 
 # Tests ---------------------------------------------------------------------
 
-$(BUILD)/tests/%.o: tests/%.c $(HEADERS) tests/support.h $(PY_STAMP)
+$(BUILD)/tests/%.o: tests/%.c $(HEADERS) tests/support.h tests/engine_run.h $(PY_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(CRITERION_FLAGS) \
 	    -DCPK_BUILD_DIR='"$(abspath $(BUILD))"' \
@@ -208,6 +208,13 @@ bench:
 
 bench-quick:
 	@$(MAKE) --no-print-directory bench BENCH_ARGS=--quick
+
+# The engines (doc/ENGINES.md) with stock cloudpickle and ccloudpickle side
+# by side: BENCH_ENGINES_ARGS, e.g. --cloudpickle3 DIR --repeats 9.
+bench-engines:
+	@scripts/install-deps bench check
+	@$(MAKE) --no-print-directory all
+	$(PYTHON) scripts/bench-engines --build $(BUILD) $(BENCH_ENGINES_ARGS)
 
 # Install for $(PYTHON): the programs in BINDIR, the extension with its
 # companion modules (python/*.py), the CCLOUDPICKLE_ALIAS hook
