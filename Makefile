@@ -4,13 +4,19 @@
 # comes first on PATH. Override PYTHON/PYTHON_CONFIG to build for another.
 
 PYTHON ?= /usr/bin/python3
-PYTHON_CONFIG ?= $(PYTHON)-config
-PREFIX ?= /usr/local
+# A virtualenv's python3-config is its base interpreter's (scripts/sitedir.py).
+PYTHON_CONFIG ?= $(or $(wildcard $(PYTHON)-config),$(shell $(PYTHON) scripts/sitedir.py config))
+# make install: PREFIX defaults to /usr/local for the system interpreter and
+# to the interpreter's sys.prefix otherwise (a pyenv build, a virtualenv:
+# programs in its bin/, the module in the site-packages it searches).
+# (Computed once, when first used: $(eval) makes it simply expanded.)
+PREFIX ?= $(eval PREFIX := $(shell $(PYTHON) scripts/sitedir.py prefix))$(PREFIX)
 DESTDIR ?=
 BINDIR ?= $(PREFIX)/bin
 MANDIR ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 # Where the interpreter looks for modules under PREFIX (Debian: dist-packages).
-PYSITEDIR ?= $(shell $(PYTHON) scripts/sitedir.py $(PREFIX))
+PYSITEDIR ?= $(eval PYSITEDIR := $(shell $(PYTHON) scripts/sitedir.py site $(PREFIX)))$(PYSITEDIR)
 
 CC ?= gcc
 BUILD ?= build
@@ -37,6 +43,13 @@ endif
 EXT_SUFFIX := $(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')
 # The standard library the programs use: the built-for Python's own.
 PY_HOME := $(shell $(PYTHON) -c 'import sys; print(sys.base_prefix)')
+# The Python a build directory's objects are for (headers, ABI, CPK_HOME):
+# when another one builds there (make install PYTHON=...), they are rebuilt.
+PY_STAMP := $(BUILD)/python.stamp
+PY_STAMP_TEXT := $(PY_CFLAGS) $(EXT_SUFFIX) $(PY_HOME)
+ifneq ($(PY_STAMP_TEXT),$(shell cat $(PY_STAMP) 2>/dev/null))
+$(shell mkdir -p $(BUILD) && echo '$(PY_STAMP_TEXT)' > $(PY_STAMP))
+endif
 # SAN: flags for both compiling and linking (make sanitize, make coverage).
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -fPIC -fvisibility=hidden $(WARN) \
              -DCPK_HOME='"$(PY_HOME)"' \
@@ -66,15 +79,15 @@ CRYPTO_LIBS := $(shell pkg-config --libs libcrypto 2>/dev/null || echo -lcrypto)
 # Keep test objects between runs.
 .SECONDARY:
 
-.PHONY: all check test demo bench bench-quick memcheck sanitize coverage \
-        check-pythons install uninstall clean deps lint-man fuzz fuzz-smoke
+.PHONY: all check test demo bench bench-quick bench-engines memcheck sanitize coverage \
+        check-pythons install install-strip uninstall clean deps lint-man fuzz fuzz-smoke
 
 all: $(EXT) $(COMPANION) $(PROGS)
 
 deps:
 	@scripts/install-deps build
 
-$(BUILD)/%.o: %.c $(HEADERS)
+$(BUILD)/%.o: %.c $(HEADERS) $(PY_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
@@ -90,7 +103,7 @@ $(BUILD)/cloudpickle-%: $(BUILD)/cli/cloudpickle-%.o $(CLI_SHARED_OBJ) $(LIB_OBJ
 
 # Tests ---------------------------------------------------------------------
 
-$(BUILD)/tests/%.o: tests/%.c $(HEADERS) tests/support.h
+$(BUILD)/tests/%.o: tests/%.c $(HEADERS) tests/support.h tests/engine_run.h $(PY_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(CRITERION_FLAGS) \
 	    -DCPK_BUILD_DIR='"$(abspath $(BUILD))"' \
@@ -196,16 +209,50 @@ bench:
 bench-quick:
 	@$(MAKE) --no-print-directory bench BENCH_ARGS=--quick
 
+# The engines (doc/ENGINES.md) with stock cloudpickle and ccloudpickle side
+# by side: BENCH_ENGINES_ARGS, e.g. --cloudpickle3 DIR --repeats 9.
+bench-engines:
+	@scripts/install-deps bench check
+	@$(MAKE) --no-print-directory all
+	$(PYTHON) scripts/bench-engines --build $(BUILD) $(BENCH_ENGINES_ARGS)
+
+# Install for $(PYTHON): the programs in BINDIR, the extension with its
+# companion modules (python/*.py), the CCLOUDPICKLE_ALIAS hook
+# (python/*.pth) and the type stubs (stubs/: ccloudpickle.pyi beside the
+# module and the stub-only package ccloudpickle-stubs) in PYSITEDIR, man
+# pages, bash completion. doc/INSTALL.md.
+INSTALL_PY := $(sort $(wildcard python/*.py))
+INSTALL_PTH := $(sort $(wildcard python/*.pth))
+PROG_NAMES := cloudpickle-dump cloudpickle-load
+
 install: all
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(PYSITEDIR)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
+	    $(DESTDIR)$(PYSITEDIR)/ccloudpickle-stubs $(DESTDIR)$(BASHCOMPDIR)
 	install -m 755 $(PROGS) $(DESTDIR)$(BINDIR)/
 	install -m 644 man/cloudpickle-dump.1 man/cloudpickle-load.1 $(DESTDIR)$(MANDIR)/man1/
-	install -m 644 $(EXT) $(DESTDIR)$(PYSITEDIR)/
+	install -m 644 $(EXT) $(INSTALL_PY) $(INSTALL_PTH) stubs/ccloudpickle.pyi \
+	    $(DESTDIR)$(PYSITEDIR)/
+	install -m 644 stubs/ccloudpickle.pyi $(DESTDIR)$(PYSITEDIR)/ccloudpickle-stubs/__init__.pyi
+	install -m 644 stubs/py.typed $(DESTDIR)$(PYSITEDIR)/ccloudpickle-stubs/
+	for p in $(PROG_NAMES); do \
+	    install -m 644 completion/cloudpickle $(DESTDIR)$(BASHCOMPDIR)/$$p || exit 1; \
+	done
+	@$(PYTHON) scripts/sitedir.py note $(PYSITEDIR)
+
+# install, then strip the programs and the extension module.
+install-strip: install
+	strip $(addprefix $(DESTDIR)$(BINDIR)/,$(PROG_NAMES))
+	strip --strip-unneeded $(DESTDIR)$(PYSITEDIR)/ccloudpickle$(EXT_SUFFIX)
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/cloudpickle-dump $(DESTDIR)$(BINDIR)/cloudpickle-load
-	rm -f $(DESTDIR)$(MANDIR)/man1/cloudpickle-dump.1 $(DESTDIR)$(MANDIR)/man1/cloudpickle-load.1
-	rm -f $(DESTDIR)$(PYSITEDIR)/ccloudpickle$(EXT_SUFFIX)
+	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(PROG_NAMES))
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(PROG_NAMES:=.1))
+	rm -f $(addprefix $(DESTDIR)$(BASHCOMPDIR)/,$(PROG_NAMES))
+	rm -f $(DESTDIR)$(PYSITEDIR)/ccloudpickle$(EXT_SUFFIX) \
+	    $(DESTDIR)$(PYSITEDIR)/ccloudpickle.pyi \
+	    $(addprefix $(DESTDIR)$(PYSITEDIR)/,$(notdir $(INSTALL_PY) $(INSTALL_PTH))) \
+	    $(patsubst python/%.py,$(DESTDIR)$(PYSITEDIR)/__pycache__/%.*.pyc,$(INSTALL_PY))
+	rm -rf $(DESTDIR)$(PYSITEDIR)/ccloudpickle-stubs
 
 clean:
 	rm -rf $(BUILD)

@@ -52,7 +52,7 @@ typedef struct {
     int protocol;        /* -1: default (highest) */
     int force;
     int by_ref;
-    const char *compat;  /* NULL or "cloudpickle" */
+    const char *compat;  /* NULL or one of CPK_COMPAT_VALUES */
     const char **paths;
     int npaths;
     const char **by_value;
@@ -82,9 +82,12 @@ usage(void)
            "reference\n"
            "      --by-value=MOD   also pickle module MOD by value "
            "(repeatable)\n"
-           "      --compat=cloudpickle\n"
-           "                       write a pickle that stock cloudpickle 3.x "
-           "loads\n"
+           "      --compat=TARGET  write a pickle that stock cloudpickle "
+           "TARGET loads:\n"
+           "                       cloudpickle3 (or cloudpickle) for 3.x, "
+           "cloudpickle2\n"
+           "                       for any 2.x, or a release such as 2.2 or "
+           "3.1.2\n"
            "      --sign=KEYFILE   write a signed envelope (HMAC-SHA256 with "
            "the key in\n"
            "                       KEYFILE) instead of the bare pickle\n"
@@ -164,9 +167,9 @@ parse_options(int argc, char **argv, options *o)
             o->by_value[o->nby_value++] = optarg;
             break;
         case OPT_COMPAT:
-            if (strcmp(optarg, "cloudpickle") != 0)
-                return cpk_usage_error("unknown --compat format '%s' (only "
-                                       "'cloudpickle')",
+            if (!cpk_compat_valid(optarg))
+                return cpk_usage_error("unknown --compat format '%s' "
+                                       "(accepted: " CPK_COMPAT_VALUES ")",
                                        optarg);
             o->compat = optarg;
             break;
@@ -379,9 +382,10 @@ pickling_failed(PyObject *cpk, PyObject *obj, const options *o,
     if (cleanup != NULL)
         cleanup();
     char where[2048] = "";
-    PyObject *found = PyObject_CallMethod(cpk, "_find_unpicklable", "(Oi)",
-                                          obj, o->protocol < 0 ? 5
-                                                               : o->protocol);
+    PyObject *found = PyObject_CallMethod(cpk, "_find_unpicklable", "(Ois)",
+                                          obj,
+                                          o->protocol < 0 ? 5 : o->protocol,
+                                          o->compat);
     if (found != NULL && PyTuple_Check(found) && PyTuple_GET_SIZE(found) == 2) {
         const char *path = PyUnicode_AsUTF8(PyTuple_GET_ITEM(found, 0));
         PyObject *culprit = PyTuple_GET_ITEM(found, 1);

@@ -62,17 +62,50 @@ cpk_host_venv_note(void)
     return venv_note[0] != '\0' ? venv_note : NULL;
 }
 
-/* Point the interpreter at an active virtualenv, as its bin/python would
- * be: getpath then finds pyvenv.cfg and site adds its site-packages. A
- * stale VIRTUAL_ENV (the directory is gone) or one made with another
- * Python version cannot be honoured: refused, or ignored with a note when
- * cfg->venv_optional. */
+/* The virtualenv this program is installed in (make install
+ * PYTHON=venv/bin/python3 puts it in the venv's bin/): the directory above
+ * the one holding the program, when it has a pyvenv.cfg of this program's
+ * Python version and a bin/python. Its path goes to out (1), else 0. */
+static int
+own_virtualenv(char *out, size_t outlen)
+{
+    char dir[PATH_MAX], version[32], mine[32], python[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", dir, sizeof(dir) - 1);
+    if (n <= 0)
+        return 0;
+    dir[n] = '\0';
+    for (int up = 0; up < 2; up++) {
+        char *slash = strrchr(dir, '/');
+        if (slash == NULL || slash == dir)
+            return 0;
+        *slash = '\0';
+    }
+    venv_version(dir, version, sizeof(version));
+    snprintf(mine, sizeof(mine), "%d.%d", PY_MAJOR_VERSION, PY_MINOR_VERSION);
+    if (strcmp(version, mine) != 0 ||
+        snprintf(python, sizeof(python), "%s/bin/python", dir) >=
+            (int)sizeof(python) ||
+        access(python, X_OK) != 0 ||
+        snprintf(out, outlen, "%s", dir) >= (int)outlen)
+        return 0;
+    return 1;
+}
+
+/* Point the interpreter at an active virtualenv, or else the one the
+ * program is installed in, as its bin/python would be: getpath then finds
+ * pyvenv.cfg and site adds its site-packages. A stale VIRTUAL_ENV (the
+ * directory is gone) or one made with another Python version cannot be
+ * honoured: refused, or ignored with a note when cfg->venv_optional. */
 static int
 use_virtualenv(const cpk_host_config *cfg, PyConfig *config)
 {
+    static char own[PATH_MAX];
     const char *venv = getenv("VIRTUAL_ENV");
-    if (venv == NULL || *venv == '\0')
-        return 0;
+    if (venv == NULL || *venv == '\0') {
+        if (!own_virtualenv(own, sizeof(own)))
+            return 0;
+        venv = own;
+    }
     char python[PATH_MAX], why[PATH_MAX + 128];
     char version[32], mine[32];
     why[0] = '\0';

@@ -15,9 +15,21 @@
 #include <Python.h>
 
 #define CPK_MODULE_NAME "ccloudpickle"
-#define CPK_VERSION "0.1.0"
+#define CPK_VERSION "0.2.0"
 
 /* Module init (multi-phase): returns the module definition. */
 PyMODINIT_FUNC PyInit_ccloudpickle(void);
+
+/* The values of compat= (dumps, dump, Pickler) and of cloudpickle-dump
+ * --compat: the stock cloudpickle that will load the pickle. "cloudpickle"
+ * is "cloudpickle3"; "cloudpickle2" is any 2.x release. */
+#define CPK_COMPAT_VALUES                                                    \
+    "cloudpickle, cloudpickle2, cloudpickle3, or a cloudpickle release: "    \
+    "2.0, 2.1, 2.2, 3.0, 3.1, 2.0.0, 2.1.0, 2.2.0, 2.2.1, 3.0.0, 3.1.0, "     \
+    "3.1.1, 3.1.2"
+
+/* 1 if `text` is one of CPK_COMPAT_VALUES (exactly), else 0. Needs no
+ * interpreter. */
+int cpk_compat_valid(const char *text);
 
 #endif

@@ -536,7 +536,7 @@ reduce_plain_class(cpk_state *st, int format, PyTypeObject *cls)
         goto done;
     /* Keys setattr cannot take are part of the namespace the class is
      * made with (cloudpickle's loader interns every key: not there). */
-    if (format == CPK_FORMAT_CLOUDPICKLE) {
+    if (format != CPK_FORMAT_NATIVE) {
         if (refuse_other_keys(st, cls, other, "cloudpickle's format") < 0)
             goto done;
     }

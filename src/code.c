@@ -366,7 +366,7 @@ cpk_reduce_code(cpk_state *st, PyObject *code, int format)
     /* Both formats read co_code (marshal, or the constructor's fields). */
     if (!cpk_code_check_pickle(st, code))
         return NULL;
-    if (format == CPK_FORMAT_CLOUDPICKLE) {
+    if (format != CPK_FORMAT_NATIVE) {
         PyObject *args = code_args(st, code);
         if (args == NULL)
             return NULL;

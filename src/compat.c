@@ -7,16 +7,108 @@
  * tracker). The two whose signature differs from ours are here:
  * _make_function and _function_setstate.
  *
- * Writing (compat="cloudpickle"): reduce tuples name cloudpickle's
- * reconstructors through cpk_ref objects, callables that pickle as
- * getattr(__import__("cloudpickle.cloudpickle", ...), name), so plain
- * pickle.loads with stock cloudpickle installed rebuilds the object, and
- * calling one (e.g. copy.copy) runs our implementation.
+ * Writing (compat="cloudpickle", "cloudpickle2", "2.2", ...): reduce tuples
+ * name cloudpickle's reconstructors through cpk_ref objects, callables that
+ * pickle as getattr(__import__("cloudpickle.cloudpickle", ...), name), so
+ * plain pickle.loads with stock cloudpickle installed rebuilds the object,
+ * and calling one (e.g. copy.copy) runs our implementation. Which names
+ * exist, and in which module, depends on the release that loads: the
+ * compat value selects a cpk_format (the table below; the matrix is in
+ * doc/FORMAT.md).
  */
 #include "internal.h"
 
 #include <stddef.h>
+#include <string.h>
 #include <structmember.h>
+
+/* Writing: the compat values ---------------------------------------------- */
+
+/* Every accepted value, exactly (CPK_COMPAT_VALUES lists them). Releases
+ * of one minor version offer the same loader names; 2.1 added
+ * _make_function, 3.0 _get_dataclass_field_type_sentinel and moved
+ * cloudpickle_fast's names into cloudpickle.cloudpickle. */
+static const struct {
+    const char *text;
+    int format;
+} compat_values[] = {
+    {"cloudpickle", CPK_FORMAT_CLOUDPICKLE},
+    {"cloudpickle3", CPK_FORMAT_CLOUDPICKLE},
+    {"cloudpickle2", CPK_FORMAT_CLOUDPICKLE20}, /* every 2.x loads it */
+    {"2.0", CPK_FORMAT_CLOUDPICKLE20},
+    {"2.0.0", CPK_FORMAT_CLOUDPICKLE20},
+    {"2.1", CPK_FORMAT_CLOUDPICKLE21},
+    {"2.1.0", CPK_FORMAT_CLOUDPICKLE21},
+    {"2.2", CPK_FORMAT_CLOUDPICKLE21},
+    {"2.2.0", CPK_FORMAT_CLOUDPICKLE21},
+    {"2.2.1", CPK_FORMAT_CLOUDPICKLE21},
+    {"3.0", CPK_FORMAT_CLOUDPICKLE},
+    {"3.0.0", CPK_FORMAT_CLOUDPICKLE},
+    {"3.1", CPK_FORMAT_CLOUDPICKLE},
+    {"3.1.0", CPK_FORMAT_CLOUDPICKLE},
+    {"3.1.1", CPK_FORMAT_CLOUDPICKLE},
+    {"3.1.2", CPK_FORMAT_CLOUDPICKLE},
+};
+
+/* The format for `text` (compared whole), or -1. */
+static int
+compat_lookup(const char *text, size_t len)
+{
+    for (size_t i = 0; i < sizeof(compat_values) / sizeof(compat_values[0]);
+         i++)
+        if (strlen(compat_values[i].text) == len &&
+            memcmp(compat_values[i].text, text, len) == 0)
+            return compat_values[i].format;
+    return -1;
+}
+
+int
+cpk_compat_valid(const char *text)
+{
+    return text != NULL && compat_lookup(text, strlen(text)) > 0;
+}
+
+int
+cpk_compat_format(PyObject *compat)
+{
+    if (compat == Py_None)
+        return CPK_FORMAT_NATIVE;
+    if (PyUnicode_Check(compat)) {
+        Py_ssize_t len;
+        const char *text = PyUnicode_AsUTF8AndSize(compat, &len);
+        if (text == NULL) {
+            /* Lone surrogates: not one of ours either. */
+            if (!PyErr_ExceptionMatches(PyExc_UnicodeError))
+                return -1;
+            PyErr_Clear();
+        }
+        else {
+            int format = compat_lookup(text, (size_t)len);
+            if (format > 0)
+                return format;
+        }
+    }
+    PyErr_Format(PyExc_ValueError,
+                 "compat must be None or 'cloudpickle', 'cloudpickle2', "
+                 "'cloudpickle3' or a cloudpickle release ('2.0', '2.1', "
+                 "'2.2', '3.0', '3.1', '2.0.0', '2.1.0', '2.2.0', '2.2.1', "
+                 "'3.0.0', '3.1.0', '3.1.1', '3.1.2'), not %R",
+                 compat);
+    return -1;
+}
+
+const char *
+cpk_compat_target(int format)
+{
+    switch (format) {
+    case CPK_FORMAT_CLOUDPICKLE20:
+        return "cloudpickle 2.0-2.2";
+    case CPK_FORMAT_CLOUDPICKLE21:
+        return "cloudpickle 2.1-2.2";
+    default:
+        return "cloudpickle 3.0-3.1";
+    }
+}
 
 /* Loading: the name map ---------------------------------------------------- */
 
@@ -481,6 +573,10 @@ cpk_callable(cpk_state *st, int format, PyObject *native,
 {
     if (format == CPK_FORMAT_NATIVE)
         return native;
+    /* 2.x defines _function_setstate, _class_setstate and
+     * _file_reconstructor only in cloudpickle_fast; 3.x (whose own pickles
+     * name cloudpickle.cloudpickle) keeps that module as a shim forwarding
+     * to cloudpickle.cloudpickle: naming it serves every release. */
     return get_ref(st, cp_module, cp_name, native);
 }
 

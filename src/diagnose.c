@@ -13,6 +13,7 @@ typedef struct {
     PyObject *module;
     cpk_state *st;
     PyObject *protocol;
+    PyObject *compat;  /* the failed dump's compat=, None for ours */
     /* {id(obj): obj} of the objects already tried. The values keep them
      * alive for the whole search: an id alone could be reused by an object
      * made later (a __reduce_ex__ result), which would then be skipped. */
@@ -25,8 +26,19 @@ static int
 picklable(search *s, PyObject *obj)
 {
     s->tries++;
-    PyObject *r = PyObject_CallMethod(s->module, "dumps", "(OO)", obj,
-                                      s->protocol);
+    PyObject *r;
+    if (s->compat == Py_None)
+        r = PyObject_CallMethod(s->module, "dumps", "(OO)", obj,
+                                s->protocol);
+    else {
+        /* Objects fail in a compat format that ours pickles. */
+        PyObject *dumps = PyObject_GetAttrString(s->module, "dumps");
+        PyObject *args[] = {obj, s->protocol, s->compat};
+        r = dumps ? PyObject_Vectorcall(dumps, args, 2,
+                                        s->st->kwnames_compat)
+                  : NULL;
+        Py_XDECREF(dumps);
+    }
     if (r != NULL) {
         Py_DECREF(r);
         return 1;
@@ -284,16 +296,20 @@ find(search *s, PyObject *obj, int depth)
     return Py_BuildValue("(sO)", "", obj);
 }
 
-/* _find_unpicklable(obj, protocol=5) -> (path, culprit) or None */
+/* _find_unpicklable(obj, protocol=5, compat=None) -> (path, culprit) or
+ * None */
 static PyObject *
 find_unpicklable(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs < 1 || nargs > 2) {
+    if (nargs < 1 || nargs > 3) {
         PyErr_SetString(PyExc_TypeError,
-                        "_find_unpicklable(obj, protocol=5)");
+                        "_find_unpicklable(obj, protocol=5, compat=None)");
         return NULL;
     }
-    search s = {m, cpk_get_state(m), NULL, PyDict_New(), 0};
+    PyObject *compat = nargs > 2 ? args[2] : Py_None;
+    if (cpk_compat_format(compat) < 0)
+        return NULL; /* else every try would fail for it */
+    search s = {m, cpk_get_state(m), NULL, compat, PyDict_New(), 0};
     if (s.seen == NULL)
         return NULL;
     s.protocol = nargs > 1 ? Py_NewRef(args[1]) : PyLong_FromLong(5);
@@ -306,7 +322,7 @@ find_unpicklable(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
 PyMethodDef cpk_diagnose_methods[] = {
     {"_find_unpicklable", (PyCFunction)(void (*)(void))find_unpicklable,
      METH_FASTCALL,
-     PyDoc_STR("_find_unpicklable(obj, protocol=5)\n--\n\n"
+     PyDoc_STR("_find_unpicklable(obj, protocol=5, compat=None)\n--\n\n"
                "After a failed dump: (path, culprit) for the innermost "
                "object that cannot be pickled, e.g. (\".__globals__['x']\", "
                "x); None if obj pickles.")},

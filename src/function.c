@@ -496,7 +496,7 @@ cpk_reduce_function(cpk_state *st, PyObject *pickler, PyObject *func)
     if (submodules == NULL)
         goto done;
 
-    if (ext->format == CPK_FORMAT_CLOUDPICKLE) {
+    if (ext->format != CPK_FORMAT_NATIVE) {
         PyObject *cells = x.closure
                               ? empty_cells(PyTuple_GET_SIZE(x.closure))
                               : Py_NewRef(Py_None);
@@ -507,9 +507,13 @@ cpk_reduce_function(cpk_state *st, PyObject *pickler, PyObject *func)
         state = cloudpickle_state(st, f, &x, fglobals, submodules);
         if (args == NULL || state == NULL)
             goto done;
-        PyObject *make = cpk_callable(st, ext->format, st->cp_make_function,
-                                      "cloudpickle.cloudpickle",
-                                      "_make_function");
+        /* cloudpickle 2.0 has no _make_function: it calls
+         * types.FunctionType (reached as _builtin_type), same arguments. */
+        PyObject *make =
+            ext->format == CPK_FORMAT_CLOUDPICKLE20
+                ? (PyObject *)&PyFunction_Type
+                : cpk_callable(st, ext->format, st->cp_make_function,
+                               "cloudpickle.cloudpickle", "_make_function");
         PyObject *setstate = cpk_callable(st, ext->format,
                                           st->cp_function_setstate,
                                           "cloudpickle.cloudpickle_fast",

@@ -196,10 +196,14 @@ typedef enum {
     CPK_LAZY_COUNT
 } cpk_lazy;
 
-/* Output format of a Pickler. */
+/* Output format of a Pickler: ours, or the names and layouts a stock
+ * cloudpickle release offers its loader (compat=; doc/FORMAT.md has the
+ * matrix, compat.c parses the values). */
 typedef enum {
-    CPK_FORMAT_NATIVE = 0,  /* ccloudpickle's reconstructors (doc/FORMAT.md) */
-    CPK_FORMAT_CLOUDPICKLE, /* stock cloudpickle 3.x's names and layouts */
+    CPK_FORMAT_NATIVE = 0,    /* ccloudpickle's reconstructors (doc/FORMAT.md) */
+    CPK_FORMAT_CLOUDPICKLE,   /* 3.0-3.1 (and 2.1-2.2 but for dataclasses) */
+    CPK_FORMAT_CLOUDPICKLE21, /* 2.1-2.2: no dataclass sentinel getter */
+    CPK_FORMAT_CLOUDPICKLE20, /* 2.0: and no _make_function */
 } cpk_format;
 
 typedef struct cpk_state {
@@ -601,7 +605,14 @@ int cpk_reconstruct_init_types(PyObject *module, cpk_state *st);
 /* compat.c: stock cloudpickle's names. */
 extern PyMethodDef cpk_compat_methods[];
 int cpk_compat_init(PyObject *module, cpk_state *st);
-/* Object to use for the reconstructor `name` of the given format (borrowed). */
+/* The format compat= asks for (None: native), or -1 with ValueError
+ * naming the accepted values. */
+int cpk_compat_format(PyObject *compat);
+/* "cloudpickle 3.0-3.1" etc.: the loaders a stock format is for. */
+const char *cpk_compat_target(int format);
+/* Object to use for the reconstructor `name` of the given format (borrowed);
+ * `cp_module` is where cloudpickle 2.x defines it (3.x finds all of them
+ * there too). */
 PyObject *cpk_callable(cpk_state *st, int format, PyObject *native,
                        const char *cp_module, const char *cp_name);
 /* Our object for cloudpickle's `module`.`name`, or NULL without an error if

@@ -290,18 +290,9 @@ Pickler_init(PyObject *self, PyObject *args, PyObject *kwds)
     if (parse_init_args(args, kwds, &file, &protocol, &buffer_callback,
                         &compat) < 0)
         return -1;
-    int format = CPK_FORMAT_NATIVE;
-    if (compat != Py_None) {
-        if (PyUnicode_Check(compat) &&
-            PyUnicode_CompareWithASCIIString(compat, "cloudpickle") == 0)
-            format = CPK_FORMAT_CLOUDPICKLE;
-        else {
-            PyErr_Format(PyExc_ValueError,
-                         "compat must be None or 'cloudpickle', not %R",
-                         compat);
-            return -1;
-        }
-    }
+    int format = cpk_compat_format(compat);
+    if (format < 0)
+        return -1;
     int proto = 5;
     if (protocol != Py_None) {
         long p = PyLong_AsLong(protocol);
@@ -667,8 +658,9 @@ PyDoc_STRVAR(Pickler_doc,
 "Pickler(file, protocol=None, buffer_callback=None, *, compat=None)\n--\n\n"
 "A pickle.Pickler that pickles functions, classes and modules by value\n"
 "where they cannot be imported by name on the loading side (cloudpickle's\n"
-"CloudPickler, in C). compat='cloudpickle' writes stock cloudpickle's\n"
-"format.");
+"CloudPickler, in C). compat= writes stock cloudpickle's format for the\n"
+"release that will load it: 'cloudpickle3' (or 'cloudpickle') for 3.x,\n"
+"'cloudpickle2' for any 2.x, or a release such as '2.2' or '3.1.2'.");
 
 /* Find the offset of PicklerObject.dispatch_table from its member
  * descriptor, so we never mirror CPython's private struct. */

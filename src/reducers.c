@@ -341,14 +341,75 @@ reduce_weakset(PyObject *obj)
     return r;
 }
 
-/* dataclasses' _FIELD, _FIELD_CLASSVAR, _FIELD_INITVAR keep identity. */
+/* Which of dataclasses' _FIELD, _FIELD_CLASSVAR, _FIELD_INITVAR `obj`
+ * is: that name (borrowed, exact str), or NULL, with an error only if
+ * looking failed. */
+static PyObject *
+field_sentinel_name(cpk_state *st, PyObject *obj)
+{
+    PyObject *names[] = {st->str__FIELD, st->str__FIELD_CLASSVAR,
+                         st->str__FIELD_INITVAR};
+    PyObject *dc = PyImport_ImportModule("dataclasses");
+    if (dc == NULL)
+        return NULL;
+    PyObject *found = NULL;
+    for (size_t i = 0; i < 3 && found == NULL; i++) {
+        PyObject *v;
+        if (PyObject_GetOptionalAttr(dc, names[i], &v) < 0)
+            break;
+        if (v == obj)
+            found = names[i];
+        Py_XDECREF(v);
+    }
+    Py_DECREF(dc);
+    return found;
+}
+
+/* PicklingError for a _FIELD_BASE that is not one of dataclasses' own,
+ * shown as it was made: dataclasses._FIELD_BASE('name'). */
+static void
+refuse_field_sentinel(cpk_state *st, int format, PyObject *obj)
+{
+    PyObject *name;
+    if (PyObject_GetOptionalAttr(obj, st->str_name, &name) < 0) {
+        if (!cpk_error_clearable())
+            return;
+        PyErr_Clear();
+        name = NULL;
+    }
+    PyErr_Format(st->PicklingError,
+                 "Can't pickle dataclasses._FIELD_BASE(%R) for %s: it is "
+                 "not one of dataclasses' field sentinels (_FIELD, "
+                 "_FIELD_CLASSVAR, _FIELD_INITVAR), the only ones that "
+                 "loader rebuilds",
+                 name != NULL ? name : Py_None, cpk_compat_target(format));
+    Py_XDECREF(name);
+}
+
+/* dataclasses' _FIELD, _FIELD_CLASSVAR, _FIELD_INITVAR keep identity:
+ * our reconstructor or cloudpickle 3.x's looks each up by its name.
+ * cloudpickle 2.x has no such reconstructor (its own pickles make a copy,
+ * which dataclasses.fields() then ignores): for it the pickle names the
+ * global dataclasses.<name>, which plain pickle finds. The stock formats
+ * refuse any other _FIELD_BASE, which their loaders cannot rebuild. */
 static PyObject *
 reduce_field_sentinel(cpk_state *st, int format, PyObject *obj)
 {
-    PyObject *f = cpk_callable(st, format, st->dataclass_sentinel,
-                               "cloudpickle.cloudpickle",
-                               "_get_dataclass_field_type_sentinel");
-    return f ? reduce_attr1(f, obj, st->str_name) : NULL;
+    if (format != CPK_FORMAT_NATIVE) {
+        PyObject *name = field_sentinel_name(st, obj);
+        if (name == NULL) {
+            if (!PyErr_Occurred())
+                refuse_field_sentinel(st, format, obj);
+            return NULL;
+        }
+        if (format != CPK_FORMAT_CLOUDPICKLE)
+            return Py_NewRef(name); /* a global of obj's module */
+        PyObject *f = cpk_callable(st, format, st->dataclass_sentinel,
+                                   "cloudpickle.cloudpickle",
+                                   "_get_dataclass_field_type_sentinel");
+        return f ? Py_BuildValue("(O(O))", f, name) : NULL;
+    }
+    return reduce_attr1(st->dataclass_sentinel, obj, st->str_name);
 }
 
 /* A module-level singleton (dataclasses.MISSING): its global name. */

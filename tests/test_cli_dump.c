@@ -258,8 +258,10 @@ Test(cli_dump, usage_errors)
         {{"-p", "x", "mod:add"},
          "cloudpickle-dump: invalid protocol 'x' (0 to 5)\n"},
         {{"--compat", "dill", "mod:add"},
-         "cloudpickle-dump: unknown --compat format 'dill' (only "
-         "'cloudpickle')\n"},
+         "cloudpickle-dump: unknown --compat format 'dill' (accepted: "
+         "cloudpickle, cloudpickle2, cloudpickle3, or a cloudpickle release: "
+         "2.0, 2.1, 2.2, 3.0, 3.1, 2.0.0, 2.1.0, 2.2.0, 2.2.1, 3.0.0, 3.1.0, "
+         "3.1.1, 3.1.2)\n"},
         {{"-P", "/nonexistent", "mod:add"},
          "cloudpickle-dump: -P /nonexistent: No such file or directory\n"},
         {{"mod-x:add", NULL},

@@ -249,10 +249,12 @@ Test(coverage_io, find_unpicklable_arguments)
            "assert cp._find_unpicklable(42, 0) is None\n");
     cpk_py_raises("import ccloudpickle as cp\n"
                   "cp._find_unpicklable()\n",
-                  "TypeError", "_find_unpicklable(obj, protocol=5)");
+                  "TypeError",
+                  "_find_unpicklable(obj, protocol=5, compat=None)");
     cpk_py_raises("import ccloudpickle as cp\n"
-                  "cp._find_unpicklable(1, 2, 3)\n",
-                  "TypeError", "_find_unpicklable(obj, protocol=5)");
+                  "cp._find_unpicklable(1, 2, None, 4)\n",
+                  "TypeError",
+                  "_find_unpicklable(obj, protocol=5, compat=None)");
 }
 
 /* Unpickler ---------------------------------------------------------------- */

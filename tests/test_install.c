@@ -64,3 +64,75 @@ Test(install, destdir_and_prefix)
     cr_assert(p.exited && p.status == 0, "%s", p.err);
     cpk_proc_free(&p);
 }
+
+/* The steps of the tests below: tests/packaging/install_check.py MODE
+ * PYTHON BUILD DIR. */
+static void
+install_check(const char *mode, const char *python, const char *build)
+{
+    const char *argv[] = {"/usr/bin/python3",
+                          CPK_SOURCE_DIR "/tests/packaging/install_check.py",
+                          mode, python, build, dir, NULL};
+    const char *unset[] = {"MAKEFLAGS", "MFLAGS", "MAKELEVEL", "VIRTUAL_ENV",
+                           "PYTHONPATH", NULL};
+    cpk_spawn_opts o = {.argv = argv, .cwd = dir, .unset = unset};
+    cpk_proc p;
+    cpk_spawn_ex(&p, &o);
+    cr_assert(p.exited && p.status == 0, "install_check %s %s:\n%s%s", mode,
+              python, p.out, p.err);
+    cr_assert(strstr(p.out, "\nOK\n") != NULL, "%s", p.out);
+    cpk_proc_free(&p);
+}
+
+static void
+remove_dir(void)
+{
+    const char *argv[] = {"/bin/rm", "-rf", dir, NULL};
+    cpk_proc p;
+    cpk_spawn(&p, argv, "/", NULL, 0, NULL);
+    cpk_proc_free(&p);
+}
+
+TestSuite(make_install, .init = setup, .fini = remove_dir, .timeout = 300);
+
+/* make install PYTHON=venv/bin/python3: PREFIX is the venv; its programs
+ * use it without activation; make uninstall removes every file. */
+Test(make_install, into_a_venv)
+{
+    install_check("venv", CPK_PYTHON, CPK_BUILD_DIR);
+}
+
+/* The default PREFIX puts the module where the interpreter looks
+ * (Debian's /usr/local/lib/python3.X/dist-packages for the system one),
+ * under DESTDIR; uninstall removes it all. */
+Test(make_install, default_prefix_is_searched)
+{
+    install_check("destdir", CPK_PYTHON, CPK_BUILD_DIR);
+}
+
+Test(make_install, install_strip)
+{
+    install_check("strip", CPK_PYTHON, CPK_BUILD_DIR);
+}
+
+/* A PREFIX the interpreter does not search: a note naming PYTHONPATH. */
+Test(make_install, unsearched_prefix_note)
+{
+    install_check("note", CPK_PYTHON, CPK_BUILD_DIR);
+}
+
+#define PYENV_312 "/root/.pyenv/versions/3.12.1/bin/python3"
+
+/* Another interpreter (pyenv's 3.12, when installed): make builds for it in
+ * its own build directory, through a venv made from it (whose
+ * python3-config is its base's), and installs where it looks: in the venv,
+ * and by default in pyenv's own site-packages (under DESTDIR here). */
+Test(make_install, pyenv_312, .timeout = 900)
+{
+    if (access(PYENV_312, X_OK) != 0)
+        cr_skip_test("%s not installed", PYENV_312);
+    char build[128];
+    snprintf(build, sizeof(build), "%s/build-312", dir);
+    install_check("venv", PYENV_312, build);
+    install_check("destdir", PYENV_312, build);
+}
