@@ -3128,11 +3128,70 @@ static void cls_state(analysis *an, pkscan_class *c, uint32_t st)
     }
 }
 
+/* A node made by calling its `a` with the tuple `b`. */
+static int call_kind(int k)
+{
+    return k == K_REDUCE || k == K_NEWOBJ || k == K_OBJ;
+}
+
+/* The function details _make_function(code, globals, name, argdefs,
+ * closure) and types.FunctionType(code, globals[, name[, argdefs[,
+ * closure[, kwdefaults]]]]) share: `args` holds `n` of them. */
+static void fn_from_args(analysis *an, pkscan_function *f, uint32_t args,
+                         size_t n)
+{
+    scanner *sc = an->sc;
+    fn_code(an, f, item(sc, args, 0));
+    uint32_t nm = item(sc, args, 2);
+    if (kind_of(sc, nm) == K_STR)
+        f->name = rnode(an, nm);
+    /* an argdefs or kwdefaults not given is None: none */
+    f->n_defaults = n > 3 ? seq_len(sc, item(sc, args, 3), K_TUPLE) : 0;
+    if (n > 5)
+        f->n_kwdefaults = seq_len(sc, item(sc, args, 5), K_DICT);
+    uint32_t g = dict_get(an, item(sc, args, 1), DK_NAME);
+    if (kind_of(sc, g) == K_STR)
+        f->module = rnode(an, g);
+}
+
+/* types.FunctionType (alias types.LambdaType) called with a positional
+ * argument count it accepts: 2 to 6, kwdefaults being 3.13's (fail
+ * closed: a function on every version). cloudpickle 2.0, and
+ * ccloudpickle's compat="cloudpickle2", write _make_function's call
+ * this way, the class reached as _builtin_type("LambdaType"); it is
+ * what _make_function itself calls. Through REDUCE, NEWOBJ, NEWOBJ_EX
+ * (its kwargs are not kept: any count up to 6 then), OBJ or INST. Fewer
+ * or more arguments raise TypeError in the load: no function is made. */
+static int function_type_call(analysis *an, const node *nd, size_t *nargs)
+{
+    const scanner *sc = an->sc;
+    if (!call_kind(nd->kind) || kind_of(sc, nd->b) != K_TUPLE)
+        return 0;
+    const resolved *c = res_get(an, nd->a);
+    if (!res_is(c, "types", "FunctionType") &&
+        !res_is(c, "types", "LambdaType"))
+        return 0;
+    size_t n = sc->nodes[nd->b].n;
+    int ex = nd->kind == K_NEWOBJ && sc->d[nd->off] == 0x92;
+    if (n > 6 || (n < 2 && !ex))
+        return 0;
+    *nargs = n;
+    return 1;
+}
+
 static void objects_pass(analysis *an)
 {
     scanner *sc = an->sc;
     for (size_t i = 0; i < sc->nnodes && !an->oom; i++) {
         node *nd = &sc->nodes[i];
+        size_t nargs;
+        if (function_type_call(an, nd, &nargs)) {
+            pkscan_function *f = new_fn(an, (uint32_t)i,
+                                        PKSCAN_FN_CLOUDPICKLE);
+            if (f != NULL)
+                fn_from_args(an, f, nd->b, nargs);
+            continue;
+        }
         if (nd->kind != K_REDUCE)
             continue;
         const resolved *c = res_get(an, nd->a);
@@ -3155,14 +3214,7 @@ static void objects_pass(analysis *an)
             pkscan_function *f = new_fn(an, id, PKSCAN_FN_CLOUDPICKLE);
             if (f == NULL)
                 continue;
-            fn_code(an, f, item(sc, args, 0));
-            uint32_t nm = item(sc, args, 2);
-            if (kind_of(sc, nm) == K_STR)
-                f->name = rnode(an, nm);
-            f->n_defaults = seq_len(sc, item(sc, args, 3), K_TUPLE);
-            uint32_t g = dict_get(an, item(sc, args, 1), DK_NAME);
-            if (kind_of(sc, g) == K_STR)
-                f->module = rnode(an, g);
+            fn_from_args(an, f, args, 5);
         } else if (str_eq(c->n, c->nl, "_function_fill") &&
                    tuple_n(sc, args, 2)) {
             uint32_t fn = item(sc, args, 0);
@@ -3317,11 +3369,6 @@ static uint8_t own_flags(const pkscan_class *c)
             f |= CF_MISSING;
     }
     return f;
-}
-
-static int call_kind(int k)
-{
-    return k == K_REDUCE || k == K_NEWOBJ || k == K_OBJ;
 }
 
 /* Pass 3: which opcodes run code carried by value (pkscan_load_call).
