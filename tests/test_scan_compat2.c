@@ -589,3 +589,178 @@ Test(scan_compat2, mutated_pickles_are_scanned_safely)
     free(buf);
     free(data);
 }
+
+/* --- cloudpickle-load FILE, text and --json ------------------------------ */
+
+static char dir[64];
+
+static void
+cli_setup(void)
+{
+    cpk_tmpdir(dir, sizeof(dir));
+}
+
+TestSuite(cli_compat2, .init = cli_setup);
+
+/* CPK_PYTHON writes c2(`obj`, proto) (SRC's helper) to dir/name: the path
+ * (static buffer per call, 4 in turn). */
+static const char *
+c2_file(const char *name, const char *obj, int proto)
+{
+    static char paths[4][256];
+    static int next;
+    char *path = paths[next++ % 4];
+    char code[4096];
+    snprintf(path, 256, "%s/%s", dir, name);
+    snprintf(code, sizeof(code),
+             SRC "sys.stdout.buffer.write(c2(%s, %d))\n", obj, proto);
+    cpk_python_to_file(path, code);
+    return path;
+}
+
+static void
+run_load(cpk_proc *p, const char *a1, const char *a2)
+{
+    const char *argv[] = {CPK_LOAD, a1, a2, NULL};
+    cpk_spawn(p, argv, dir, NULL, 0, NULL);
+}
+
+static void
+assert_has(const cpk_proc *p, const char *text)
+{
+    cr_assert(strstr(p->out, text) != NULL, "missing %s in:\n%s", text,
+              p->out);
+}
+
+Test(cli_compat2, text_report_at_protocols_2_and_5)
+{
+    for (int proto = 2; proto <= 5; proto += 3) {
+        const char *path =
+            c2_file("all.pkl", "[outer(1, c=3), lam, Shape]", proto);
+        cpk_proc p;
+        run_load(&p, path, NULL);
+        cpk_assert_exit(&p, 0);
+        assert_has(&p, "    types.LambdaType ");
+        assert_has(&p, "function   outer.<locals>.inner (byte ");
+        assert_has(&p, "cloudpickle layout)\n"
+                       "  module     __main__\n"
+                       "  source     /src/c2.py, line 7\n"
+                       "  signature  inner(x, /, y=..., *rest, flag, "
+                       "**opts)\n"
+                       "  python     3.");
+        assert_has(&p, "  globals    K, math, helper\n"
+                       "  closure    a, z\n"
+                       "  defaults   1 positional, 0 keyword-only\n");
+        assert_has(&p, "function   <lambda> (byte ");
+        assert_has(&p, "  source     /src/c2.py, line 10\n"
+                       "  signature  <lambda>(p, q=..., r=...)\n");
+        assert_has(&p, "  defaults   2 positional, 0 keyword-only\n");
+        assert_has(&p, "function   Shape.area (byte ");
+        assert_has(&p, "  signature  area(self, w, h=...)\n");
+        assert_has(&p, "function   Shape.make (byte ");
+        assert_has(&p, "  defaults   0 positional, 1 keyword-only\n");
+        assert_has(&p, "class      Shape (byte ");
+        assert_has(&p, "  methods    area, make\n");
+        assert_has(&p, "verdict    only reconstructors and plain data");
+        cr_assert(strstr(p.out, "DANGEROUS") == NULL, "%s", p.out);
+        cr_assert(strstr(p.out, "load runs") == NULL, "%s", p.out);
+        cpk_proc_free(&p);
+        run_load(&p, "--strict", path);
+        cpk_assert_exit(&p, 0);
+        cpk_proc_free(&p);
+
+        /* one function alone is the result */
+        path = c2_file("lam.pkl", "lam", proto);
+        run_load(&p, path, NULL);
+        cpk_assert_exit(&p, 0);
+        assert_has(&p, "result     function\n");
+        cpk_proc_free(&p);
+    }
+}
+
+Test(cli_compat2, json_report_at_protocols_2_and_5)
+{
+    for (int proto = 2; proto <= 5; proto += 3) {
+        const char *path =
+            c2_file("all.pkl", "[outer(1, c=3), lam, Shape]", proto);
+        cpk_proc p;
+        run_load(&p, "--json", path);
+        cpk_assert_exit(&p, 0);
+        cpk_proc py;
+        cpk_python(
+            &py,
+            "import json, sys\n"
+            "r = json.loads(sys.stdin.buffer.read().decode('utf-8'))\n"
+            "assert r['status'] == 'ok' and r['result'] == 'list'\n"
+            "assert r['strict_violation'] is False and r['load_calls'] == []\n"
+            "assert r['n_dangerous'] == 0 and r['n_other'] == 0\n"
+            "lt = [i for i in r['imports'] if (i['module'], i['name']) ==\n"
+            "      ('types', 'LambdaType')]\n"
+            "assert lt and lt[0]['via'] == 'builtin_type', r['imports']\n"
+            "assert lt[0]['category'] == 'cloudpickle'\n"
+            "fns = {f['qualname']: f for f in r['functions']}\n"
+            "assert sorted(fns) == ['<lambda>', 'Shape.area', 'Shape.make',\n"
+            "                       'helper', 'outer.<locals>.inner'], fns\n"
+            "f = fns['outer.<locals>.inner']\n"
+            "assert f['layout'] == 'cloudpickle' and f['name'] == 'inner'\n"
+            "assert f['module'] == '__main__'\n"
+            "assert f['filename'] == '/src/c2.py' and f['firstlineno'] == 7\n"
+            "assert f['python_version'] in ('3.11+', '3.8-3.10'), f\n"
+            "assert f['code_known'] is True\n"
+            "assert f['signature'] == 'inner(x, /, y=..., *rest, flag, "
+            "**opts)'\n"
+            "assert [p['kind'] for p in f['params']] == ['positional-only',\n"
+            "    'regular', 'varargs', 'keyword-only', 'varkw'], f\n"
+            "assert sorted(f['globals']) == ['K', 'helper', 'math']\n"
+            "assert f['freevars'] == ['a', 'z']\n"
+            "assert f['n_defaults'] == 1 and f['n_kwdefaults'] == 0\n"
+            "l = fns['<lambda>']\n"
+            "assert l['signature'] == '<lambda>(p, q=..., r=...)'\n"
+            "assert l['n_defaults'] == 2 and l['firstlineno'] == 10\n"
+            "assert l['globals'] == [] and l['freevars'] == []\n"
+            "m = fns['Shape.make']\n"
+            "assert m['n_kwdefaults'] == 1 and m['firstlineno'] == 15\n"
+            "[c] = r['classes']\n"
+            "assert c['qualname'] == 'Shape', c\n"
+            "assert c['methods'] == ['area', 'make'], c\n",
+            p.out, p.out_len);
+        cpk_assert_exit(&py, 0);
+        cpk_proc_free(&py);
+        cpk_proc_free(&p);
+    }
+}
+
+/* A function the load calls: listed, --strict refuses; the same in
+ * JSON. */
+Test(cli_compat2, strict_refuses_a_function_the_load_calls)
+{
+    const char *path = c2_file("call.pkl", "R(helper, (1,))", 2);
+    cpk_proc p;
+    run_load(&p, path, NULL);
+    cpk_assert_exit(&p, 0);
+    assert_has(&p, "result     result of calling helper carried by value\n");
+    assert_has(&p, "  ! calls a function carried by value: helper (byte ");
+    assert_has(&p, "verdict    LOADING RUNS CODE carried by value");
+    cpk_proc_free(&p);
+    run_load(&p, "--strict", path);
+    cpk_assert_exit(&p, 3);
+    cr_assert_eq(p.out_len, 0);
+    cr_assert(strstr(p.err, "calls a function carried by value") != NULL,
+              "%s", p.err);
+    cpk_proc_free(&p);
+    run_load(&p, "--json", path);
+    cpk_assert_exit(&p, 0);
+    cpk_proc py;
+    cpk_python(&py,
+               "import json, sys\n"
+               "r = json.loads(sys.stdin.buffer.read().decode('utf-8'))\n"
+               "assert r['strict_violation'] is True\n"
+               "assert r['result'] == 'call result', r['result']\n"
+               "[c] = r['load_calls']\n"
+               "assert c['reason'] == 'calls a function carried by value'\n"
+               "assert c['name'] == 'helper', c\n",
+               p.out, p.out_len);
+    cpk_assert_exit(&py, 0);
+    cpk_proc_free(&py);
+    cpk_proc_free(&p);
+}
