@@ -505,6 +505,30 @@ Test(scan_compat2, function_type_hostile_calls)
         pkscan_free(r);
     }
 
+    /* protocol 0 INST and protocol 1 OBJ: a function from 2 arguments,
+     * none from 1 */
+    static const struct {
+        const char *bytes;
+        size_t nfn;
+    } proto0[] = {
+        {"(I1\nI2\nitypes\nFunctionType\n.", 1},
+        {"(ctypes\nFunctionType\nI1\nI2\no.", 1},
+        {"(ctypes\nLambdaType\nI1\no.", 0},
+        {"(I1\nI2\nI3\nI4\nI5\nI6\nI7\nitypes\nFunctionType\n.", 0},
+    };
+    for (size_t i = 0; i < sizeof(proto0) / sizeof *proto0; i++) {
+        r = pkscan_scan(proto0[i].bytes, strlen(proto0[i].bytes), 0);
+        cr_assert(r != NULL && r->status == PKSCAN_OK, "%zu", i);
+        cr_assert_eq(r->n_functions, proto0[i].nfn, "%zu", i);
+        cr_assert_str_eq(r->result_kind,
+                         proto0[i].nfn ? "function" : "instance");
+        cr_assert_eq(r->n_dangerous, 1);
+        if (proto0[i].nfn)
+            cr_assert(r->functions[0].name.s == NULL &&
+                      !r->functions[0].code_known);
+        pkscan_free(r);
+    }
+
     /* wrong counts: TypeError in the load, no function */
     static const char *const none[] = {
         "call_c2(FT, ())", "call_c2(FT, (code,))",
