@@ -3287,6 +3287,34 @@ static void objects_pass(analysis *an)
 #define C_PASS "passes code carried by value to a callable that may call it"
 #define C_HASH "hashes an object of a class carried by value that defines " \
                "__hash__ or __eq__ (a dict key or set item)"
+#define C_CODE "calls what holds a code object carried by value (it may " \
+               "make a function of it and run it)"
+
+/* A code object the pickle builds: a call of types.CodeType or of a code
+ * reconstructor, whatever its arguments. Outside the argument list of a
+ * function the pickle is seen to make (_function_new, _make_function,
+ * types.FunctionType: pkscan_function), a code object may become a
+ * function the analysis does not see, through functools.partial or
+ * map: partial(_function_new, code)({}, 0)() runs it. */
+static int makes_code(const analysis *an, const node *nd)
+{
+    if (!call_kind(nd->kind))
+        return 0;
+    const resolved *c = res_get(an, nd->a);
+    return res_is(c, "types", "CodeType") || res_recon(c, "_code_unmarshal") ||
+           res_recon(c, "_code_new");
+}
+
+/* A code node's name (co_qualname, else co_name), unknown if unread. */
+static pkscan_str code_name(analysis *an, uint32_t o)
+{
+    pkscan_str none = {NULL, 0};
+    const code_info *ci = code_get(an, o);
+    if (ci == NULL)
+        return none;
+    return ci->qualname ? rstr(an, ci->qualname, ci->qualnamel)
+                        : rstr(an, ci->name, ci->namel);
+}
 
 static pkscan_str origin_name(analysis *an, uint32_t o)
 {
@@ -3295,6 +3323,8 @@ static pkscan_str origin_name(analysis *an, uint32_t o)
         return an->fns[aux_get(an, o, AUX_FN) - 1].qualname;
     if (aux_get(an, o, AUX_CLS))
         return an->clss[aux_get(an, o, AUX_CLS) - 1].qualname;
+    if (makes_code(an, &an->sc->nodes[o]))
+        return code_name(an, o);
     return none;
 }
 
@@ -3421,7 +3451,7 @@ static void calls_pass(analysis *an)
     for (size_t i = 0; i < nn && !an->oom; i++) {
         const node *nd = &sc->nodes[i];
         uint32_t id = (uint32_t)i;
-        if (aux_get(an, id, AUX_FN)) {
+        if (aux_get(an, id, AUX_FN) || makes_code(an, nd)) {
             code[id] = id + 1;
             continue;
         }
@@ -3519,8 +3549,10 @@ static void calls_pass(analysis *an)
     for (size_t i = 0; i < nn && !an->oom; i++) {
         const node *nd = &sc->nodes[i];
         uint32_t id = (uint32_t)i;
+        /* what makes a function or a code object stores its arguments
+         * (a code object's co_consts may hold code objects) */
         if (!call_kind(nd->kind) || aux_get(an, id, AUX_FN) ||
-            aux_get(an, id, AUX_CLS))
+            aux_get(an, id, AUX_CLS) || makes_code(an, nd))
             continue;
         uint32_t c = nd->a, args = nd->b;
         if (c == NONE_ID)
@@ -3528,6 +3560,12 @@ static void calls_pass(analysis *an)
         int cargs = args != NONE_ID && code[args];
         if (code[c]) {
             uint32_t o = code[c] - 1;
+            if (!aux_get(an, o, AUX_FN) && !aux_get(an, o, AUX_CLS)) {
+                /* partial(_function_new, code)(...), code(): whatever
+                 * it makes or does, not seen */
+                add_call(an, id, C_CODE, o);
+                continue;
+            }
             int inst = !aux_get(an, o, AUX_FN) && o == c;
             if (inst) {
                 size_t k = aux_get(an, o, AUX_CLS) - 1;
@@ -3557,8 +3595,12 @@ static void calls_pass(analysis *an)
             (str_eq(r->n, r->nl, "_reconstructor") ||
              str_eq(r->n, r->nl, "__newobj__") ||
              str_eq(r->n, r->nl, "__newobj_ex__"))) {
-            add_call(an, id, aux_get(an, code[a0] - 1, AUX_FN) ? C_FN : C_INST,
-                     code[a0] - 1);
+            uint32_t o = code[a0] - 1;
+            add_call(an, id,
+                     aux_get(an, o, AUX_FN)    ? C_FN
+                     : aux_get(an, o, AUX_CLS) ? C_INST
+                                               : C_PASS,
+                     o);
             continue;
         }
         /* getattr(C, "name") of a class or function by value only looks
@@ -3597,9 +3639,11 @@ static void calls_pass(analysis *an)
             uint32_t o = code[v] - 1;
             size_t ck = aux_get(an, o, AUX_CLS);
             int vk = sc->nodes[v].kind;
+            /* a code object's hash runs nothing */
             if ((ck && (cf[ck - 1] & CF_HASH) && vk != K_DICT &&
                  vk != K_LIST) ||
-                (!op && (vk == K_TUPLE || vk == K_FROZENSET))) {
+                (!op && (vk == K_TUPLE || vk == K_FROZENSET) &&
+                 !makes_code(an, &sc->nodes[o]))) {
                 add_call(an, (uint32_t)i, C_HASH, o);
                 break;
             }

@@ -420,6 +420,16 @@ typedef struct {
  *     sorted([Color.RED]) calls Color.__lt__, type("X", (Base,), {})
  *     calls Base.__init_subclass__. A callable that holds code (a partial
  *     whose BUILD state holds a function by value) is a "calls" entry.
+ *     Code by value here includes a code object the pickle builds
+ *     (types.CodeType, _code_unmarshal, _code_new) outside the arguments
+ *     of a function it is seen to make: map(types.FunctionType, [code],
+ *     [{}]);
+ *   "calls what holds a code object carried by value (it may make a
+ *     function of it and run it)": the callable holds such a code
+ *     object: partial(_function_new, code)({}, 0), and the call of what
+ *     that returns, partial(types.FunctionType, code)({})(). The name:
+ *     the code's co_qualname (else co_name). Code objects stored,
+ *     hashed, or in another code object's co_consts are not listed.
  * A function pickled alone, or stored in a container, a class's state or
  * a default, is not listed: it runs only when called after the load. */
 typedef struct {

@@ -569,6 +569,77 @@ Test(scan_compat2, function_type_hostile_calls)
     pkscan_free(r);
 }
 
+/* A code object outside the arguments of a function the pickle is seen
+ * to make: a callable holding one, called by the load, may make a
+ * function of it and run it (partial(_function_new, code)({}, 0)()), in
+ * every format; listed, refused by allow=[], live without a policy. Code
+ * objects stored, hashed or nested in co_consts are not calls. */
+Test(scan_compat2, code_objects_outside_functions)
+{
+    cpk_py(SRC "import functools, os, tempfile\n"
+               "marker = os.path.join(tempfile.mkdtemp(), 'm')\n"
+               "ns = {}\n"
+               "exec(f'def body():\\n    open({marker!r}, \"w\").close()\\n'\n"
+               "     f'    return 42\\n', ns)\n"
+               "code = ns['body'].__code__\n"
+               "FT = types.FunctionType\n"
+               "P = functools.partial\n"
+               "def live(data, what):\n"
+               "    try:\n"
+               "        cp.loads(data, allow=[])\n"
+               "    except cp.PolicyError as e:\n"
+               "        assert ('code object carried by value' in str(e) or\n"
+               "                'passes code carried' in str(e)), (what, e)\n"
+               "    else:\n"
+               "        raise AssertionError('not refused: ' + what)\n"
+               "    assert not os.path.exists(marker), what\n"
+               "    try:\n"
+               "        cp.loads(data)\n"
+               "    except Exception:\n"
+               "        pass\n"
+               "    assert os.path.exists(marker), 'not live: ' + what\n"
+               "    os.unlink(marker)\n"
+               "own = cp.dumps(R(R(P(cp._function_new, code), ({}, 0)), ()))\n"
+               "c2p = c2(R(R(P(FT, code), ({},)), ()), 5)\n"
+               "c2map = cp.dumps(R(R(next, (R(map, (FT, [code], [{}])),)), ()),\n"
+               "                 compat='cloudpickle2')\n"
+               "live(own, 'partial(_function_new, code)')\n"
+               "live(c2p, 'partial(LambdaType, code)')\n"
+               "live(c2map, 'map(LambdaType, [code], [{}])')\n"
+               "def nested(xs):\n"
+               "    f = lambda v: v + 1\n"
+               "    return [f(x) for x in xs if x]\n"
+               "assert cp.loads(c2(nested, 5), allow=[])([1, 0]) == [2]\n");
+    static const char *const listed[] = {"own", "c2p", "c2map"};
+    for (size_t i = 0; i < 3; i++) {
+        pkscan_report *r = scan_py(listed[i]);
+        cr_assert(r->n_load_calls >= 1, "%s", listed[i]);
+        cr_assert_eq(pkscan_strict_violation(r), 1);
+        int named = 0;
+        for (size_t k = 0; k < r->n_load_calls; k++)
+            named |= str_is(r->load_calls[k].name, "body");
+        cr_assert(named, "%s: no entry names body", listed[i]);
+        pkscan_free(r);
+    }
+    pkscan_report *r = scan_py("own");
+    cr_assert_str_eq(r->load_calls[0].reason,
+                     "calls what holds a code object carried by value (it "
+                     "may make a function of it and run it)");
+    pkscan_free(r);
+    static const char *const clean[] = {
+        "c2(nested, 2)", "c2(nested, 5)", "cp.dumps(code)",
+        "cp.dumps([code, {(code,): 1}, frozenset([code])])",
+        "cp.dumps([code, {(code,): 1}], compat='cloudpickle2')",
+        "cp.dumps(R(P, (FT, code)))",
+    };
+    for (size_t i = 0; i < sizeof(clean) / sizeof *clean; i++) {
+        r = scan_py(clean[i]);
+        cr_assert_eq(r->n_load_calls, 0, "%s: %s", clean[i],
+                     r->n_load_calls ? r->load_calls[0].reason : "");
+        pkscan_free(r);
+    }
+}
+
 /* Every truncation and many one-byte changes of a compat="cloudpickle2"
  * pickle: never a crash, and a report that says what it found. */
 Test(scan_compat2, mutated_pickles_are_scanned_safely)
