@@ -3136,9 +3136,10 @@ static int call_kind(int k)
 
 /* The function details _make_function(code, globals, name, argdefs,
  * closure) and types.FunctionType(code, globals[, name[, argdefs[,
- * closure[, kwdefaults]]]]) share: `args` holds `n` of them. */
+ * closure[, kwdefaults]]]]) share: `args` holds `n` of them, and with
+ * `kw` (NEWOBJ_EX) keyword arguments not kept may give the rest. */
 static void fn_from_args(analysis *an, pkscan_function *f, uint32_t args,
-                         size_t n)
+                         size_t n, int kw)
 {
     scanner *sc = an->sc;
     fn_code(an, f, item(sc, args, 0));
@@ -3146,9 +3147,13 @@ static void fn_from_args(analysis *an, pkscan_function *f, uint32_t args,
     if (kind_of(sc, nm) == K_STR)
         f->name = rnode(an, nm);
     /* an argdefs or kwdefaults not given is None: none */
-    f->n_defaults = n > 3 ? seq_len(sc, item(sc, args, 3), K_TUPLE) : 0;
+    f->n_defaults = n > 3 ? seq_len(sc, item(sc, args, 3), K_TUPLE)
+                    : kw  ? -1
+                          : 0;
     if (n > 5)
         f->n_kwdefaults = seq_len(sc, item(sc, args, 5), K_DICT);
+    else if (kw)
+        f->n_kwdefaults = -1;
     uint32_t g = dict_get(an, item(sc, args, 1), DK_NAME);
     if (kind_of(sc, g) == K_STR)
         f->module = rnode(an, g);
@@ -3162,7 +3167,8 @@ static void fn_from_args(analysis *an, pkscan_function *f, uint32_t args,
  * what _make_function itself calls. Through REDUCE, NEWOBJ, NEWOBJ_EX
  * (its kwargs are not kept: any count up to 6 then), OBJ or INST. Fewer
  * or more arguments raise TypeError in the load: no function is made. */
-static int function_type_call(analysis *an, const node *nd, size_t *nargs)
+static int function_type_call(analysis *an, const node *nd, size_t *nargs,
+                              int *kw)
 {
     const scanner *sc = an->sc;
     if (!call_kind(nd->kind) || kind_of(sc, nd->b) != K_TUPLE)
@@ -3176,6 +3182,7 @@ static int function_type_call(analysis *an, const node *nd, size_t *nargs)
     if (n > 6 || (n < 2 && !ex))
         return 0;
     *nargs = n;
+    *kw = ex;
     return 1;
 }
 
@@ -3185,11 +3192,12 @@ static void objects_pass(analysis *an)
     for (size_t i = 0; i < sc->nnodes && !an->oom; i++) {
         node *nd = &sc->nodes[i];
         size_t nargs;
-        if (function_type_call(an, nd, &nargs)) {
+        int exkw;
+        if (function_type_call(an, nd, &nargs, &exkw)) {
             pkscan_function *f = new_fn(an, (uint32_t)i,
                                         PKSCAN_FN_CLOUDPICKLE);
             if (f != NULL)
-                fn_from_args(an, f, nd->b, nargs);
+                fn_from_args(an, f, nd->b, nargs, exkw);
             continue;
         }
         if (nd->kind != K_REDUCE)
@@ -3214,7 +3222,7 @@ static void objects_pass(analysis *an)
             pkscan_function *f = new_fn(an, id, PKSCAN_FN_CLOUDPICKLE);
             if (f == NULL)
                 continue;
-            fn_from_args(an, f, args, 5);
+            fn_from_args(an, f, args, 5, 0);
         } else if (str_eq(c->n, c->nl, "_function_fill") &&
                    tuple_n(sc, args, 2)) {
             uint32_t fn = item(sc, args, 0);

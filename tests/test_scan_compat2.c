@@ -431,6 +431,13 @@ Test(scan_compat2, function_type_hostile_calls)
                "newobj = op_swap(cp.dumps((FT, (code, {})), protocol=3),\n"
                "                 'TUPLE2', b'\\x81')\n"
                "assert cp.loads(newobj)() == 42\n"
+               "def newobj_ex(args, kw):\n"
+               "    return op_swap(cp.dumps((FT, args, kw), protocol=4),\n"
+               "                   'TUPLE3', b'\\x92')\n"
+               "ex1 = newobj_ex((code, {}), {'argdefs': (1,)})\n"
+               "assert cp.loads(ex1).__defaults__ == (1,)\n"
+               "ex2 = newobj_ex((code,), {'globals': {}})\n"
+               "assert cp.loads(ex2)() == 42\n"
                "def body_of(obj, proto, **kw):\n"
                "    d = cp.dumps(obj, protocol=proto, **kw)\n"
                "    if d[2] == 0x95: d = d[:2] + d[11:]  # the FRAME\n"
@@ -486,6 +493,19 @@ Test(scan_compat2, function_type_hostile_calls)
     cr_assert_eq(r->n_functions, 1);
     cr_assert(str_is(r->functions[0].qualname, "body"));
     pkscan_free(r);
+
+    /* NEWOBJ_EX: its keyword arguments are not kept, so any positional
+     * count up to 6 is a function, and what they may set is unknown */
+    static const char *const exs[] = {"ex1", "ex2"};
+    for (size_t i = 0; i < 2; i++) {
+        r = scan_py(exs[i]);
+        cr_assert_eq(r->n_functions, 1, "%s", exs[i]);
+        cr_assert_str_eq(r->result_kind, "function");
+        cr_assert(str_is(r->functions[0].qualname, "body"));
+        cr_assert_eq(r->functions[0].n_defaults, -1);
+        cr_assert_eq(r->functions[0].n_kwdefaults, -1);
+        pkscan_free(r);
+    }
 
     /* by GLOBAL / STACK_GLOBAL: described, and still a dangerous import */
     static const char *const named[] = {"by_global", "by_stack_global"};
