@@ -3128,11 +3128,78 @@ static void cls_state(analysis *an, pkscan_class *c, uint32_t st)
     }
 }
 
+/* A node made by calling its `a` with the tuple `b`. */
+static int call_kind(int k)
+{
+    return k == K_REDUCE || k == K_NEWOBJ || k == K_OBJ;
+}
+
+/* The function details _make_function(code, globals, name, argdefs,
+ * closure) and types.FunctionType(code, globals[, name[, argdefs[,
+ * closure[, kwdefaults]]]]) share: `args` holds `n` of them, and with
+ * `kw` (NEWOBJ_EX) keyword arguments not kept may give the rest. */
+static void fn_from_args(analysis *an, pkscan_function *f, uint32_t args,
+                         size_t n, int kw)
+{
+    scanner *sc = an->sc;
+    fn_code(an, f, item(sc, args, 0));
+    uint32_t nm = item(sc, args, 2);
+    if (kind_of(sc, nm) == K_STR)
+        f->name = rnode(an, nm);
+    /* an argdefs or kwdefaults not given is None: none */
+    f->n_defaults = n > 3 ? seq_len(sc, item(sc, args, 3), K_TUPLE)
+                    : kw  ? -1
+                          : 0;
+    if (n > 5)
+        f->n_kwdefaults = seq_len(sc, item(sc, args, 5), K_DICT);
+    else if (kw)
+        f->n_kwdefaults = -1;
+    uint32_t g = dict_get(an, item(sc, args, 1), DK_NAME);
+    if (kind_of(sc, g) == K_STR)
+        f->module = rnode(an, g);
+}
+
+/* types.FunctionType (alias types.LambdaType) called with a positional
+ * argument count it accepts: 2 to 6, kwdefaults being 3.13's (fail
+ * closed: a function on every version). cloudpickle 2.0, and
+ * ccloudpickle's compat="cloudpickle2", write _make_function's call
+ * this way, the class reached as _builtin_type("LambdaType"); it is
+ * what _make_function itself calls. Through REDUCE, NEWOBJ, NEWOBJ_EX
+ * (its kwargs are not kept: any count up to 6 then), OBJ or INST. Fewer
+ * or more arguments raise TypeError in the load: no function is made. */
+static int function_type_call(analysis *an, const node *nd, size_t *nargs,
+                              int *kw)
+{
+    const scanner *sc = an->sc;
+    if (!call_kind(nd->kind) || kind_of(sc, nd->b) != K_TUPLE)
+        return 0;
+    const resolved *c = res_get(an, nd->a);
+    if (!res_is(c, "types", "FunctionType") &&
+        !res_is(c, "types", "LambdaType"))
+        return 0;
+    size_t n = sc->nodes[nd->b].n;
+    int ex = nd->kind == K_NEWOBJ && sc->d[nd->off] == 0x92;
+    if (n > 6 || (n < 2 && !ex))
+        return 0;
+    *nargs = n;
+    *kw = ex;
+    return 1;
+}
+
 static void objects_pass(analysis *an)
 {
     scanner *sc = an->sc;
     for (size_t i = 0; i < sc->nnodes && !an->oom; i++) {
         node *nd = &sc->nodes[i];
+        size_t nargs;
+        int exkw;
+        if (function_type_call(an, nd, &nargs, &exkw)) {
+            pkscan_function *f = new_fn(an, (uint32_t)i,
+                                        PKSCAN_FN_CLOUDPICKLE);
+            if (f != NULL)
+                fn_from_args(an, f, nd->b, nargs, exkw);
+            continue;
+        }
         if (nd->kind != K_REDUCE)
             continue;
         const resolved *c = res_get(an, nd->a);
@@ -3155,14 +3222,7 @@ static void objects_pass(analysis *an)
             pkscan_function *f = new_fn(an, id, PKSCAN_FN_CLOUDPICKLE);
             if (f == NULL)
                 continue;
-            fn_code(an, f, item(sc, args, 0));
-            uint32_t nm = item(sc, args, 2);
-            if (kind_of(sc, nm) == K_STR)
-                f->name = rnode(an, nm);
-            f->n_defaults = seq_len(sc, item(sc, args, 3), K_TUPLE);
-            uint32_t g = dict_get(an, item(sc, args, 1), DK_NAME);
-            if (kind_of(sc, g) == K_STR)
-                f->module = rnode(an, g);
+            fn_from_args(an, f, args, 5, 0);
         } else if (str_eq(c->n, c->nl, "_function_fill") &&
                    tuple_n(sc, args, 2)) {
             uint32_t fn = item(sc, args, 0);
@@ -3235,6 +3295,34 @@ static void objects_pass(analysis *an)
 #define C_PASS "passes code carried by value to a callable that may call it"
 #define C_HASH "hashes an object of a class carried by value that defines " \
                "__hash__ or __eq__ (a dict key or set item)"
+#define C_CODE "calls what holds a code object carried by value (it may " \
+               "make a function of it and run it)"
+
+/* A code object the pickle builds: a call of types.CodeType or of a code
+ * reconstructor, whatever its arguments. Outside the argument list of a
+ * function the pickle is seen to make (_function_new, _make_function,
+ * types.FunctionType: pkscan_function), a code object may become a
+ * function the analysis does not see, through functools.partial or
+ * map: partial(_function_new, code)({}, 0)() runs it. */
+static int makes_code(const analysis *an, const node *nd)
+{
+    if (!call_kind(nd->kind))
+        return 0;
+    const resolved *c = res_get(an, nd->a);
+    return res_is(c, "types", "CodeType") || res_recon(c, "_code_unmarshal") ||
+           res_recon(c, "_code_new");
+}
+
+/* A code node's name (co_qualname, else co_name), unknown if unread. */
+static pkscan_str code_name(analysis *an, uint32_t o)
+{
+    pkscan_str none = {NULL, 0};
+    const code_info *ci = code_get(an, o);
+    if (ci == NULL)
+        return none;
+    return ci->qualname ? rstr(an, ci->qualname, ci->qualnamel)
+                        : rstr(an, ci->name, ci->namel);
+}
 
 static pkscan_str origin_name(analysis *an, uint32_t o)
 {
@@ -3243,6 +3331,8 @@ static pkscan_str origin_name(analysis *an, uint32_t o)
         return an->fns[aux_get(an, o, AUX_FN) - 1].qualname;
     if (aux_get(an, o, AUX_CLS))
         return an->clss[aux_get(an, o, AUX_CLS) - 1].qualname;
+    if (makes_code(an, &an->sc->nodes[o]))
+        return code_name(an, o);
     return none;
 }
 
@@ -3319,11 +3409,6 @@ static uint8_t own_flags(const pkscan_class *c)
     return f;
 }
 
-static int call_kind(int k)
-{
-    return k == K_REDUCE || k == K_NEWOBJ || k == K_OBJ;
-}
-
 /* Pass 3: which opcodes run code carried by value (pkscan_load_call).
  * `code` (reusing the `recog` array, done with): node -> 1 + the function
  * or class node whose code it holds, at any depth: a function by value,
@@ -3374,7 +3459,7 @@ static void calls_pass(analysis *an)
     for (size_t i = 0; i < nn && !an->oom; i++) {
         const node *nd = &sc->nodes[i];
         uint32_t id = (uint32_t)i;
-        if (aux_get(an, id, AUX_FN)) {
+        if (aux_get(an, id, AUX_FN) || makes_code(an, nd)) {
             code[id] = id + 1;
             continue;
         }
@@ -3472,8 +3557,10 @@ static void calls_pass(analysis *an)
     for (size_t i = 0; i < nn && !an->oom; i++) {
         const node *nd = &sc->nodes[i];
         uint32_t id = (uint32_t)i;
+        /* what makes a function or a code object stores its arguments
+         * (a code object's co_consts may hold code objects) */
         if (!call_kind(nd->kind) || aux_get(an, id, AUX_FN) ||
-            aux_get(an, id, AUX_CLS))
+            aux_get(an, id, AUX_CLS) || makes_code(an, nd))
             continue;
         uint32_t c = nd->a, args = nd->b;
         if (c == NONE_ID)
@@ -3481,6 +3568,12 @@ static void calls_pass(analysis *an)
         int cargs = args != NONE_ID && code[args];
         if (code[c]) {
             uint32_t o = code[c] - 1;
+            if (!aux_get(an, o, AUX_FN) && !aux_get(an, o, AUX_CLS)) {
+                /* partial(_function_new, code)(...), code(): whatever
+                 * it makes or does, not seen */
+                add_call(an, id, C_CODE, o);
+                continue;
+            }
             int inst = !aux_get(an, o, AUX_FN) && o == c;
             if (inst) {
                 size_t k = aux_get(an, o, AUX_CLS) - 1;
@@ -3510,8 +3603,12 @@ static void calls_pass(analysis *an)
             (str_eq(r->n, r->nl, "_reconstructor") ||
              str_eq(r->n, r->nl, "__newobj__") ||
              str_eq(r->n, r->nl, "__newobj_ex__"))) {
-            add_call(an, id, aux_get(an, code[a0] - 1, AUX_FN) ? C_FN : C_INST,
-                     code[a0] - 1);
+            uint32_t o = code[a0] - 1;
+            add_call(an, id,
+                     aux_get(an, o, AUX_FN)    ? C_FN
+                     : aux_get(an, o, AUX_CLS) ? C_INST
+                                               : C_PASS,
+                     o);
             continue;
         }
         /* getattr(C, "name") of a class or function by value only looks
@@ -3550,9 +3647,11 @@ static void calls_pass(analysis *an)
             uint32_t o = code[v] - 1;
             size_t ck = aux_get(an, o, AUX_CLS);
             int vk = sc->nodes[v].kind;
+            /* a code object's hash runs nothing */
             if ((ck && (cf[ck - 1] & CF_HASH) && vk != K_DICT &&
                  vk != K_LIST) ||
-                (!op && (vk == K_TUPLE || vk == K_FROZENSET))) {
+                (!op && (vk == K_TUPLE || vk == K_FROZENSET) &&
+                 !makes_code(an, &sc->nodes[o]))) {
                 add_call(an, (uint32_t)i, C_HASH, o);
                 break;
             }

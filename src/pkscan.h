@@ -295,7 +295,15 @@ typedef enum {
     PKSCAN_FN_CLOUDPICKLE       /* cloudpickle _make_function(code, globals,
                                    name, argdefs, closure)
                                    [+ _function_setstate(func, (state, slots))],
-                                   stock 2.2/3.x or ccloudpickle's compat */
+                                   stock 2.2/3.x or ccloudpickle's compat;
+                                   also types.FunctionType (LambdaType)
+                                   with those arguments, as 2.0 and
+                                   compat="cloudpickle2" write it (through
+                                   _builtin_type("LambdaType")), and any
+                                   other call of that class CPython takes
+                                   (2 to 6 arguments; REDUCE, NEWOBJ,
+                                   NEWOBJ_EX, OBJ, INST; a GLOBAL of it
+                                   stays a dangerous import) */
 } pkscan_fn_layout;
 
 typedef enum {
@@ -315,7 +323,8 @@ typedef struct {
  * unknown: strings with s == NULL, numbers -1. */
 typedef struct {
     pkscan_fn_layout layout;
-    size_t offset;           /* the REDUCE that creates the function */
+    size_t offset;           /* the REDUCE (NEWOBJ, OBJ...) that creates
+                                the function */
     pkscan_str name;
     pkscan_str qualname;
     pkscan_str module;       /* __module__ in the state, else the globals'
@@ -364,8 +373,8 @@ typedef struct {
  * one entry per opcode, in input order.
  *   "calls a function carried by value": a REDUCE whose callable is a
  *     function the pickle carries by value (_function_new /
- *     _make_function, directly, through the memo, or wrapped in
- *     functools.partial / types.MethodType);
+ *     _make_function / types.FunctionType, directly, through the memo,
+ *     or wrapped in functools.partial / types.MethodType);
  *   "calls a method of a class carried by value": the callable is
  *     getattr(C, "name") of a class carried by value that has methods;
  *   "creates an instance of a class carried by value (its methods may
@@ -411,6 +420,16 @@ typedef struct {
  *     sorted([Color.RED]) calls Color.__lt__, type("X", (Base,), {})
  *     calls Base.__init_subclass__. A callable that holds code (a partial
  *     whose BUILD state holds a function by value) is a "calls" entry.
+ *     Code by value here includes a code object the pickle builds
+ *     (types.CodeType, _code_unmarshal, _code_new) outside the arguments
+ *     of a function it is seen to make: map(types.FunctionType, [code],
+ *     [{}]);
+ *   "calls what holds a code object carried by value (it may make a
+ *     function of it and run it)": the callable holds such a code
+ *     object: partial(_function_new, code)({}, 0), and the call of what
+ *     that returns, partial(types.FunctionType, code)({})(). The name:
+ *     the code's co_qualname (else co_name). Code objects stored,
+ *     hashed, or in another code object's co_consts are not listed.
  * A function pickled alone, or stored in a container, a class's state or
  * a default, is not listed: it runs only when called after the load. */
 typedef struct {
