@@ -80,7 +80,7 @@ CRYPTO_LIBS := $(shell pkg-config --libs libcrypto 2>/dev/null || echo -lcrypto)
 .SECONDARY:
 
 .PHONY: all check test demo bench bench-quick bench-engines memcheck sanitize coverage \
-        check-pythons install install-strip uninstall clean deps lint-man fuzz fuzz-smoke
+        check-pythons check-install-dirs install install-strip uninstall clean deps lint-man fuzz fuzz-smoke
 
 all: $(EXT) $(COMPANION) $(PROGS)
 
@@ -225,7 +225,17 @@ INSTALL_PY := $(sort $(wildcard python/*.py))
 INSTALL_PTH := $(sort $(wildcard python/*.pth))
 PROG_NAMES := cloudpickle-dump cloudpickle-load
 
-install: all
+# make cannot quote a path holding white space: refuse one rather than
+# install into (or remove from) the pieces it would be split into.
+INSTALL_DIRS = $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR) $(DESTDIR)$(PYSITEDIR) \
+               $(DESTDIR)$(BASHCOMPDIR)
+check-install-dirs:
+	@if [ "$(words $(INSTALL_DIRS))" != 4 ]; then \
+	    echo "make: DESTDIR, PREFIX, BINDIR, MANDIR, PYSITEDIR and BASHCOMPDIR must not contain white space" >&2; \
+	    exit 2; \
+	fi
+
+install: check-install-dirs all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
 	    $(DESTDIR)$(PYSITEDIR)/ccloudpickle-stubs $(DESTDIR)$(BASHCOMPDIR)
 	install -m 755 $(PROGS) $(DESTDIR)$(BINDIR)/
@@ -244,7 +254,13 @@ install-strip: install
 	strip $(addprefix $(DESTDIR)$(BINDIR)/,$(PROG_NAMES))
 	strip --strip-unneeded $(DESTDIR)$(PYSITEDIR)/ccloudpickle$(EXT_SUFFIX)
 
-uninstall:
+# A pip-installed ccloudpickle in the same directory is pip's to remove:
+# taking its files would leave pip's record of them behind.
+uninstall: check-install-dirs
+	@if ls -d $(DESTDIR)$(PYSITEDIR)/ccloudpickle-*.dist-info >/dev/null 2>&1; then \
+	    echo "make: ccloudpickle in $(PYSITEDIR) was installed by pip: run pip uninstall ccloudpickle" >&2; \
+	    exit 2; \
+	fi
 	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(PROG_NAMES))
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(PROG_NAMES:=.1))
 	rm -f $(addprefix $(DESTDIR)$(BASHCOMPDIR)/,$(PROG_NAMES))
@@ -252,7 +268,9 @@ uninstall:
 	    $(DESTDIR)$(PYSITEDIR)/ccloudpickle.pyi \
 	    $(addprefix $(DESTDIR)$(PYSITEDIR)/,$(notdir $(INSTALL_PY) $(INSTALL_PTH))) \
 	    $(patsubst python/%.py,$(DESTDIR)$(PYSITEDIR)/__pycache__/%.*.pyc,$(INSTALL_PY))
-	rm -rf $(DESTDIR)$(PYSITEDIR)/ccloudpickle-stubs
+	rm -f $(DESTDIR)$(PYSITEDIR)/ccloudpickle-stubs/__init__.pyi \
+	    $(DESTDIR)$(PYSITEDIR)/ccloudpickle-stubs/py.typed
+	rmdir $(DESTDIR)$(PYSITEDIR)/ccloudpickle-stubs 2>/dev/null || true
 
 clean:
 	rm -rf $(BUILD)

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ccloudpickle.h"
 #include "support.h"
 
 #define SCRIPT CPK_SOURCE_DIR "/completion/cloudpickle"
@@ -51,7 +52,16 @@ setup(void)
     cpk_write_file(path, "");
 }
 
-TestSuite(completion, .init = setup, .timeout = 60);
+static void
+remove_dir(void)
+{
+    const char *argv[] = {"/bin/rm", "-rf", dir, NULL};
+    cpk_proc p;
+    cpk_spawn(&p, argv, "/", NULL, 0, NULL);
+    cpk_proc_free(&p);
+}
+
+TestSuite(completion, .init = setup, .fini = remove_dir, .timeout = 60);
 
 /* `comp LINE` prints "[LINE] <reply><reply>..." (sorted); before it,
  * `pre` (e.g. sourcing bash-completion's helpers). */
@@ -104,7 +114,7 @@ static const char values_body[] =
     "comp \"$D --by-ref \"\n";
 
 static const char values_expected[] =
-    "[--compat ] <cloudpickle><cloudpickle2><cloudpickle3>\n"
+    "[--compat ] <2.0><2.0.0><2.1><2.1.0><2.2><2.2.0><2.2.1><3.0><3.0.0><3.1><3.1.0><3.1.1><3.1.2><cloudpickle><cloudpickle2><cloudpickle3>\n"
     "[--compat=cloudpickle2] <cloudpickle2>\n"
     "[-p ] <0><1><2><3><4><5>\n"
     "[--protocol=4] <4>\n"
@@ -252,5 +262,38 @@ Test(completion, registered_and_with_bash_completion)
     run(&p, "shopt -s extglob progcomp; source " BASH_COMPLETION,
         values_body);
     cr_assert_str_eq(p.out, values_expected);
+    cpk_proc_free(&p);
+}
+
+/* --compat offers exactly the targets the program accepts. */
+Test(completion, compat_values_are_the_accepted_ones)
+{
+    cpk_proc p;
+    run(&p, "", "comp \"$D --compat \"\n");
+    char *reply = strchr(p.out, ']');
+    cr_assert(reply != NULL, "%s", p.out);
+    int offered = 0;
+    for (char *v = strchr(reply, '<'); v != NULL; v = strchr(v, '<')) {
+        char *end = strchr(++v, '>');
+        cr_assert(end != NULL);
+        *end = '\0';
+        cr_assert(cpk_compat_valid(v), "completion offers %s", v);
+        offered++;
+        v = end + 1;
+    }
+    /* Every accepted value, from the list the usage message prints. */
+    char list[] = CPK_COMPAT_VALUES;
+    const char *seen[64];
+    int accepted = 0;
+    for (char *tok = strtok(list, " ,:"); tok != NULL;
+         tok = strtok(NULL, " ,:")) {
+        int dup = 0;
+        for (int i = 0; i < accepted; i++)
+            dup |= strcmp(seen[i], tok) == 0;
+        if (!dup && cpk_compat_valid(tok) && accepted < 64)
+            seen[accepted++] = tok;
+    }
+    cr_assert_eq(offered, accepted, "offered %d of %d values", offered,
+                 accepted);
     cpk_proc_free(&p);
 }

@@ -2,6 +2,7 @@
  * programs, the man pages and the extension module where they belong, and
  * what it installed works. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -15,7 +16,16 @@ setup(void)
     cpk_tmpdir(dir, sizeof(dir));
 }
 
-TestSuite(install, .init = setup);
+static void
+remove_dir(void)
+{
+    const char *argv[] = {"/bin/rm", "-rf", dir, NULL};
+    cpk_proc p;
+    cpk_spawn(&p, argv, "/", NULL, 0, NULL);
+    cpk_proc_free(&p);
+}
+
+TestSuite(install, .init = setup, .fini = remove_dir);
 
 Test(install, destdir_and_prefix)
 {
@@ -84,15 +94,6 @@ install_check(const char *mode, const char *python, const char *build)
     cpk_proc_free(&p);
 }
 
-static void
-remove_dir(void)
-{
-    const char *argv[] = {"/bin/rm", "-rf", dir, NULL};
-    cpk_proc p;
-    cpk_spawn(&p, argv, "/", NULL, 0, NULL);
-    cpk_proc_free(&p);
-}
-
 TestSuite(make_install, .init = setup, .fini = remove_dir, .timeout = 300);
 
 /* make install PYTHON=venv/bin/python3: PREFIX is the venv; its programs
@@ -135,4 +136,57 @@ Test(make_install, pyenv_312, .timeout = 900)
     snprintf(build, sizeof(build), "%s/build-312", dir);
     install_check("venv", PYENV_312, build);
     install_check("destdir", PYENV_312, build);
+}
+
+/* make cannot quote paths: one holding a space is refused (exit 2) before
+ * anything is installed or removed, instead of being split in two. */
+Test(install, white_space_in_a_path_is_refused)
+{
+    char victim[128], destdir[160];
+    snprintf(victim, sizeof(victim), "%s/my", dir);
+    FILE *f = fopen(victim, "w");
+    cr_assert(f != NULL);
+    fputs("not ccloudpickle's\n", f);
+    fclose(f);
+    snprintf(destdir, sizeof(destdir), "DESTDIR=%s/my stage", dir);
+    for (int i = 0; i < 2; i++) {
+        const char *argv[] = {"/usr/bin/make", "-s", "-C", CPK_SOURCE_DIR,
+                              "BUILD=" CPK_BUILD_DIR, "PYTHON=" CPK_PYTHON,
+                              destdir, i ? "uninstall" : "install", NULL};
+        cpk_proc p;
+        cpk_spawn(&p, argv, NULL, NULL, 0, NULL);
+        cpk_assert_exit(&p, 2);
+        cr_assert(strstr(p.err, "must not contain white space") != NULL,
+                  "%s", p.err);
+        cpk_proc_free(&p);
+    }
+    cr_assert(access(victim, F_OK) == 0, "a file outside DESTDIR was removed");
+    char stage[160];
+    snprintf(stage, sizeof(stage), "%s/my stage", dir);
+    cr_assert(access(stage, F_OK) != 0, "something was installed");
+}
+
+/* Files pip installed (it keeps a dist-info record of them) are not make
+ * uninstall's to remove. */
+Test(install, uninstall_leaves_a_pip_install_alone)
+{
+    char destdir[128], site[300], distinfo[400], module[400];
+    snprintf(destdir, sizeof(destdir), "DESTDIR=%s", dir);
+    snprintf(site, sizeof(site), "%s/opt/cpk/lib/python%d.%d/site-packages",
+             dir, PY_MAJOR_VERSION, PY_MINOR_VERSION);
+    snprintf(distinfo, sizeof(distinfo), "%s/ccloudpickle-0.2.0.dist-info",
+             site);
+    snprintf(module, sizeof(module), "%s/_ccloudpickle_engines.py", site);
+    char mk[1000];
+    snprintf(mk, sizeof(mk), "mkdir -p '%s' && touch '%s'", distinfo, module);
+    cr_assert(system(mk) == 0);
+    const char *argv[] = {"/usr/bin/make", "-s", "-C", CPK_SOURCE_DIR,
+                          "BUILD=" CPK_BUILD_DIR, "PYTHON=" CPK_PYTHON,
+                          destdir, "PREFIX=/opt/cpk", "uninstall", NULL};
+    cpk_proc p;
+    cpk_spawn(&p, argv, NULL, NULL, 0, NULL);
+    cpk_assert_exit(&p, 2);
+    cr_assert(strstr(p.err, "installed by pip") != NULL, "%s", p.err);
+    cpk_proc_free(&p);
+    cr_assert(access(module, F_OK) == 0, "make uninstall removed pip's file");
 }
