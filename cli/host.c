@@ -62,16 +62,53 @@ cpk_host_venv_note(void)
     return venv_note[0] != '\0' ? venv_note : NULL;
 }
 
+/* 1 if the virtualenv's pyvenv.cfg says `home = ` the bin directory of
+ * the Python this program was built for (CPK_HOME): a venv made from
+ * another build of the same version (pyenv's 3.11.7 for Debian's 3.11.2)
+ * would hand this libpython another standard library. */
+static int
+venv_home_is_ours(const char *venv)
+{
+    char path[PATH_MAX], home[PATH_MAX], ours[PATH_MAX];
+    if (snprintf(path, sizeof(path), "%s/pyvenv.cfg", venv) >= (int)sizeof(path))
+        return 0;
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return 0;
+    char *line = NULL;
+    size_t cap = 0;
+    int found = 0;
+    while (!found && getline(&line, &cap, f) > 0) {
+        char *p = line + strspn(line, " \t");
+        if (strncmp(p, "home", 4) != 0)
+            continue;
+        p += 4 + strspn(p + 4, " \t");
+        if (*p != '=')
+            continue;
+        p += 1 + strspn(p + 1, " \t");
+        size_t len = strcspn(p, "\r\n");
+        while (len > 0 && (p[len - 1] == ' ' || p[len - 1] == '\t'))
+            len--;
+        p[len] = '\0';
+        found = realpath(p, home) != NULL;
+    }
+    free(line);
+    fclose(f);
+    return found && realpath(CPK_HOME "/bin", ours) != NULL &&
+           strcmp(home, ours) == 0;
+}
+
 /* The virtualenv this program is installed in (make install
  * PYTHON=venv/bin/python3 puts it in the venv's bin/): the directory above
  * the one holding the program, when it has a pyvenv.cfg of this program's
- * Python version and a bin/python. Its path goes to out (1), else 0. */
+ * Python version, made from the Python this program was built for, and a
+ * bin/python. Its path goes to out (1), else 0. */
 static int
 own_virtualenv(char *out, size_t outlen)
 {
     char dir[PATH_MAX], version[32], mine[32], python[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", dir, sizeof(dir) - 1);
-    if (n <= 0)
+    if (n <= 0 || n == (ssize_t)sizeof(dir) - 1) /* error or truncated */
         return 0;
     dir[n] = '\0';
     for (int up = 0; up < 2; up++) {
@@ -85,7 +122,7 @@ own_virtualenv(char *out, size_t outlen)
     if (strcmp(version, mine) != 0 ||
         snprintf(python, sizeof(python), "%s/bin/python", dir) >=
             (int)sizeof(python) ||
-        access(python, X_OK) != 0 ||
+        access(python, X_OK) != 0 || !venv_home_is_ours(dir) ||
         snprintf(out, outlen, "%s", dir) >= (int)outlen)
         return 0;
     return 1;
@@ -101,7 +138,8 @@ use_virtualenv(const cpk_host_config *cfg, PyConfig *config)
 {
     static char own[PATH_MAX];
     const char *venv = getenv("VIRTUAL_ENV");
-    if (venv == NULL || *venv == '\0') {
+    int implicit = venv == NULL || *venv == '\0';
+    if (implicit) {
         if (!own_virtualenv(own, sizeof(own)))
             return 0;
         venv = own;
@@ -120,6 +158,10 @@ use_virtualenv(const cpk_host_config *cfg, PyConfig *config)
         snprintf(why, sizeof(why), "is a Python %s environment and %s "
                  "embeds Python %s", version, cpk_prog, mine);
     if (why[0] != '\0') {
+        /* The program's own virtualenv changed since own_virtualenv
+         * looked: nothing to deactivate; go on without it. */
+        if (implicit)
+            return 0;
         if (cfg->venv_optional) {
             snprintf(venv_note, sizeof(venv_note), "VIRTUAL_ENV=%s, which "
                      "%s", venv, why);

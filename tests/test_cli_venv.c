@@ -18,7 +18,16 @@ setup(void)
     cpk_tmpdir(dir, sizeof(dir));
 }
 
-TestSuite(cli_venv, .init = setup);
+static void
+remove_dir(void)
+{
+    const char *argv[] = {"/bin/rm", "-rf", dir, NULL};
+    cpk_proc p;
+    cpk_spawn(&p, argv, "/", NULL, 0, NULL);
+    cpk_proc_free(&p);
+}
+
+TestSuite(cli_venv, .init = setup, .fini = remove_dir);
 
 static const char plain[] = "\x80\x04K\x07.";
 static const char needs_module[] = "\x80\x04\x8c\x0bnot_here_xy\x94\x8c\x01"
@@ -189,4 +198,51 @@ Test(cli_venv, sys_executable_is_the_virtualenvs_python)
     cr_assert_str_eq(p.out, expected);
     cpk_proc_free(&p);
     cpk_proc_free(&d);
+}
+
+/* A program copied into a venv's bin/ uses that venv unactivated only when
+ * the venv was made from the Python the program was built for: one made
+ * from another build of the same version (pyenv's 3.11.7 for Debian's
+ * 3.11.2) would supply another standard library, so it is not used. */
+Test(cli_venv, own_virtualenv_only_of_the_same_python, .timeout = 120)
+{
+    char other[128];
+    snprintf(other, sizeof(other), "/root/.pyenv/versions/%d.%d.7/bin/python3",
+             PY_MAJOR_VERSION, PY_MINOR_VERSION);
+    if (strcmp(CPK_PYTHON, "/usr/bin/python3") != 0 || access(other, X_OK) != 0)
+        cr_skip_test("needs the system Python build and %s", other);
+    const char *pythons[] = {CPK_PYTHON, other};
+    for (int i = 0; i < 2; i++) {
+        char script[2048];
+        snprintf(script, sizeof(script),
+                 "set -e\n"
+                 "rm -rf v%d\n"
+                 "'%s' -m venv --without-pip v%d\n"
+                 "cp '%s' v%d/bin/\n"
+                 "echo 'def f(): return 1' > "
+                 "v%d/lib/python%d.%d/site-packages/onlyinvenv.py\n",
+                 i, pythons[i], i, CPK_DUMP, i, i, PY_MAJOR_VERSION,
+                 PY_MINOR_VERSION);
+        const char *sh[] = {"/bin/sh", "-c", script, NULL};
+        const char *unset[] = {"VIRTUAL_ENV", "PYTHONPATH", NULL};
+        cpk_spawn_opts o = {.argv = sh, .cwd = dir, .unset = unset};
+        cpk_proc p;
+        cpk_spawn_ex(&p, &o);
+        cpk_assert_exit(&p, 0);
+        cpk_proc_free(&p);
+
+        char prog[128];
+        snprintf(prog, sizeof(prog), "%s/v%d/bin/cloudpickle-dump", dir, i);
+        const char *dump[] = {prog, "-o", "/dev/null", "onlyinvenv:f", NULL};
+        cpk_spawn_opts d = {.argv = dump, .cwd = "/", .unset = unset};
+        cpk_spawn_ex(&p, &d);
+        if (i == 0) {
+            cpk_assert_exit(&p, 0);
+        } else {
+            cpk_assert_exit(&p, 4);
+            cr_assert(strstr(p.err, "No module named 'onlyinvenv'") != NULL,
+                      "%s", p.err);
+        }
+        cpk_proc_free(&p);
+    }
 }
