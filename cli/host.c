@@ -54,7 +54,7 @@ venv_version(const char *venv, char *out, size_t outlen)
     fclose(f);
 }
 
-static char venv_note[PATH_MAX + 256];
+static char venv_note[2 * PATH_MAX + 512];
 
 const char *
 cpk_host_venv_note(void)
