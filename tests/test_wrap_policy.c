@@ -136,6 +136,16 @@ Test(wrap_policy, describe_flags_rebuild)
               "%s", p.err);
     cr_assert(strstr(p.out, "PWNED") == NULL, "%s", p.out);
     cpk_proc_free(&p);
+    /* --allow naming it: the program loads through loads(allow=...), so
+     * the inner pickle is policed too */
+    const char *argv3[] = {CPK_LOAD, "-P", CPK_BUILD_DIR, "--allow",
+                           "_ccloudpickle_engines._rebuild", "--load", path,
+                           NULL};
+    cpk_spawn(&p, argv3, NULL, NULL, 0, NULL);
+    cr_assert(p.exited && p.status != 0, "%s", p.out);
+    cr_assert(strstr(p.err, "posix.system") != NULL, "%s", p.err);
+    cr_assert(strstr(p.out, "PWNED") == NULL, "%s", p.out);
+    cpk_proc_free(&p);
     unlink(path);
     rmdir(dir);
 }
