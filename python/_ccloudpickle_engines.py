@@ -25,48 +25,56 @@ plain pickle.loads: ccloudpickle's pickles load with it wherever
 ccloudpickle is importable.
 
 Children: a fork child inherits the rebinding. A spawn or forkserver child
-is a fresh interpreter; install_multiprocessing() also wraps
-multiprocessing.spawn.get_preparation_data so that the preparation data
-sent ahead of the Process object carries an entry whose unpickling calls
-install_multiprocessing() in the child, before the Process object (and with
-it a Pool's tasks queue) is loaded. So workers send lambdas, closures and
-classes of __main__ back without anything else; using
-ccloudpickle.install_multiprocessing as a pool's initializer is harmless
-(idempotent), and is the way for a parent that does not install it itself
-to have its workers reply with ccloudpickle.
+is a fresh interpreter: ForkingCloudPickler sends the Process object it
+starts (the last thing the parent sends it, loaded after
+multiprocessing.spawn.prepare() has applied the parent's sys.path and
+working directory) inside a reduce that calls install_multiprocessing() in
+the child once the Process object is loaded, before the child runs. So
+workers send lambdas, closures and classes of __main__ back without
+anything else. It is only done when the parent's sys.path (which the child
+gets) reaches this module, so that loading the Process object never fails
+for it. Using ccloudpickle.install_multiprocessing as a pool's initializer
+is harmless (idempotent), and is the way for a parent that does not
+install it itself to have its workers reply with ccloudpickle.
+
+A custom reducer (ctx.reducer = ..., or another class bound to one of the
+three names) is refused with RuntimeError naming it: its overrides would
+be silently lost.
 
 install_multiprocessing(False) puts the original bindings back.
 """
 
 import copyreg
 import io
+import os
 import pickle
+import sys
 import threading
 
 import ccloudpickle
 
 __all__ = ["install_multiprocessing", "wrap"]
 
-# The key under which spawn/forkserver children receive the installer in
-# their preparation data (multiprocessing.spawn.prepare ignores keys it
-# does not know).
-PREP_KEY = "ccloudpickle_install_multiprocessing"
-
 _lock = threading.RLock()
+
+
+def _reset_lock():
+    # A fork while another thread held the lock (inside
+    # install_multiprocessing) would leave the child's copy held forever.
+    global _lock
+    _lock = threading.RLock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_reset_lock)
+
 # While installed: the original objects, as [(module, name, value)].
 _saved = None
-_ForkingCloudPickler = None
 
 
-def _pickler_class():
-    """ForkingCloudPickler, made once from the original ForkingPickler."""
-    global _ForkingCloudPickler
-    if _ForkingCloudPickler is not None:
-        return _ForkingCloudPickler
-    from multiprocessing import reduction
-
-    original = reduction.ForkingPickler  # only called before rebinding
-
+def _pickler_class(original):
+    """ForkingCloudPickler on `original` (multiprocessing's ForkingPickler),
+    made at each install, so that it shares the current _extra_reducers."""
     class ForkingCloudPickler(ccloudpickle.Pickler):
         """multiprocessing's ForkingPickler on ccloudpickle's Pickler."""
 
@@ -93,33 +101,70 @@ def _pickler_class():
 
         loads = pickle.loads
 
+        def dump(self, obj):
+            # The Process object of a spawn/forkserver child (sent by
+            # reduction.dump in popen_spawn_posix/popen_forkserver).
+            if isinstance(obj, _BaseProcess()) and _child_can_import():
+                obj = _ProcessCarrier(obj)
+            return super().dump(obj)
+
     ForkingCloudPickler.__module__ = __name__
     ForkingCloudPickler.__qualname__ = "ForkingCloudPickler"
-    _ForkingCloudPickler = ForkingCloudPickler
     return ForkingCloudPickler
 
 
-class _ChildInstaller:
-    """Unpickles as a call of ccloudpickle.install_multiprocessing()."""
+def _BaseProcess():
+    from multiprocessing.process import BaseProcess
+    return BaseProcess
 
-    __slots__ = ()
+
+def _child_can_import():
+    """True if this module and ccloudpickle are found on sys.path, which a
+    spawn/forkserver child gets before it loads the Process object."""
+    here = {os.path.dirname(os.path.abspath(m.__file__))
+            for m in (sys.modules[__name__], ccloudpickle)
+            if getattr(m, "__file__", None)}
+    if not here:
+        return False
+    cwd = os.getcwd()
+    path = {os.path.abspath(os.path.join(cwd, p)) for p in sys.path
+            if isinstance(p, str)}
+    return here <= path
+
+
+class _ProcessCarrier:
+    """Loads as the Process object, after install_multiprocessing() ran in
+    the loading (child) process."""
+
+    __slots__ = ("process",)
+
+    def __init__(self, process):
+        self.process = process
 
     def __reduce__(self):
-        return (ccloudpickle.install_multiprocessing, ())
-
-    def __repr__(self):
-        return "<ccloudpickle.install_multiprocessing() in the child>"
+        return (_install_then_return, (self.process,))
 
 
-def _wrap_preparation_data(original):
-    def get_preparation_data(name):
-        data = original(name)
-        data[PREP_KEY] = _ChildInstaller()
-        return data
+def _install_then_return(process):
+    install_multiprocessing()
+    return process
 
-    get_preparation_data.__wrapped__ = original
-    get_preparation_data.__doc__ = original.__doc__
-    return get_preparation_data
+
+def _custom_reducer(reduction, connection, queues, context):
+    """A description of the reducer that is not multiprocessing's own, or
+    None."""
+    own = reduction.ForkingPickler
+    if getattr(context, "reduction", reduction) is not reduction:
+        return "ctx.reducer = %r" % (context.reduction,)
+    if (getattr(own, "__module__", None) != "multiprocessing.reduction" or
+            getattr(own, "__qualname__", None) != "ForkingPickler"):
+        return "multiprocessing.reduction.ForkingPickler = %r" % (own,)
+    for module, name in ((connection, "_ForkingPickler"),
+                         (queues, "_ForkingPickler")):
+        value = getattr(module, name)
+        if value is not own:
+            return "%s.%s = %r" % (module.__name__, name, value)
+    return None
 
 
 def install_multiprocessing(enable=True):
@@ -131,6 +176,8 @@ def install_multiprocessing(enable=True):
     fork, spawn and forkserver start methods; spawn and forkserver children
     install it too. Idempotent, and usable as a pool's initializer.
     install_multiprocessing(False) restores multiprocessing's own pickler.
+    RuntimeError if multiprocessing uses a custom reducer (ctx.reducer, or
+    another ForkingPickler bound in its place), which it would replace.
     Returns None.
     """
     global _saved
@@ -141,21 +188,26 @@ def install_multiprocessing(enable=True):
             # Import every module that binds the pickler now, so that none
             # binds the original later.
             import multiprocessing.connection as connection
+            import multiprocessing.context as context
             import multiprocessing.queues as queues
             import multiprocessing.reduction as reduction
-            import multiprocessing.spawn as spawn
 
-            cls = _pickler_class()
+            custom = _custom_reducer(reduction, connection, queues, context)
+            if custom is not None:
+                raise RuntimeError(
+                    "ccloudpickle.install_multiprocessing: multiprocessing "
+                    "uses a custom reducer (%s); installing would silently "
+                    "replace it. Derive its pickler from ccloudpickle.Pickler "
+                    "instead, or use ccloudpickle.wrap() on the objects"
+                    % custom)
+            cls = _pickler_class(reduction.ForkingPickler)
             saved = [
                 (reduction, "ForkingPickler", reduction.ForkingPickler),
                 (connection, "_ForkingPickler", connection._ForkingPickler),
                 (queues, "_ForkingPickler", queues._ForkingPickler),
-                (spawn, "get_preparation_data", spawn.get_preparation_data),
             ]
-            for module, name, _ in saved[:3]:
+            for module, name, _ in saved:
                 setattr(module, name, cls)
-            spawn.get_preparation_data = _wrap_preparation_data(
-                spawn.get_preparation_data)
             _saved = saved
         else:
             if _saved is None:
@@ -184,6 +236,10 @@ class _Wrapped:
 
     __slots__ = ("__wrapped__", "_keep_wrapper")
 
+    # ccloudpickle's C pickler refuses instances of a type with this marker
+    # in the stock formats (compat=...), whose loaders cannot rebuild them.
+    __ccloudpickle_wrapper__ = True
+
     def __init__(self, obj, keep_wrapper=True):
         object.__setattr__(self, "__wrapped__", obj)
         object.__setattr__(self, "_keep_wrapper", keep_wrapper)
@@ -195,6 +251,8 @@ class _Wrapped:
         obj = self.__wrapped__
         try:
             data = ccloudpickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+        except MemoryError:
+            raise
         except Exception as exc:
             raise pickle.PicklingError(
                 "ccloudpickle.wrap: cannot pickle the wrapped %s %s: %s"
@@ -243,11 +301,22 @@ def _wrap(obj, keep_wrapper):
 
 
 def _rebuild(data, keep_wrapper):
-    """Load-side of wrap(): the object, wrapped again unless told not to."""
+    """Load-side of wrap(): the object, wrapped again unless told not to.
+
+    Inside ccloudpickle.loads/load with allow= or deny=, the inner pickle
+    is loaded under the same rules (ccloudpickle._load_policy holds them
+    while such a load runs). The import policy treats this function as a
+    nested unpickler: a policy lets it run only when an allow rule names
+    it."""
     if not isinstance(data, (bytes, bytearray)):
         raise TypeError("ccloudpickle.wrap: expected bytes, got %s"
                         % type(data).__name__)
-    obj = pickle.loads(data)
+    policy = ccloudpickle._load_policy.get(None)
+    if policy is None:
+        obj = pickle.loads(data)
+    else:
+        allow, deny = policy
+        obj = ccloudpickle.loads(data, allow=allow, deny=deny)
     return _wrap(obj, keep_wrapper) if keep_wrapper else obj
 
 

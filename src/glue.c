@@ -50,13 +50,17 @@ PyDoc_STRVAR(install_alias_doc,
 "process started with it set.");
 
 PyDoc_STRVAR(install_multiprocessing_doc,
-"install_multiprocessing()\n--\n\n"
+"install_multiprocessing(enable=True)\n--\n\n"
 "Make multiprocessing and concurrent.futures pickle with ccloudpickle\n"
-"in this process (usable as a pool's initializer).");
+"in this process (usable as a pool's initializer); spawn and forkserver\n"
+"children install it too. install_multiprocessing(False) restores\n"
+"multiprocessing's own pickler. RuntimeError if multiprocessing uses a\n"
+"custom reducer, which it would replace.");
 
 PyDoc_STRVAR(wrap_doc,
-"wrap(obj)\n--\n\n"
-"Wrap obj so that any pickler sends it through ccloudpickle.");
+"wrap(obj, keep_wrapper=True)\n--\n\n"
+"Wrap obj so that any pickler sends it through ccloudpickle; loading\n"
+"gives the wrapper back, or obj itself with keep_wrapper=False.");
 
 PyMethodDef cpk_glue_methods[] = {
     {"install_alias", (PyCFunction)(void (*)(void))glue_install_alias,

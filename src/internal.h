@@ -143,7 +143,8 @@ PyType_GetModuleByDef(PyTypeObject *type, PyModuleDef *def)
     X(getLogger) X(isatty) X(mode) X(name) X(read) X(register) X(seek)       \
     X(tell) X(write) X(stdout) X(stderr) X(stdin) X(TypeVar) X(_FIELD)       \
     X(_FIELD_CLASSVAR) X(_FIELD_INITVAR) X(ChainMap) X(__getattr__)          \
-    X(_value_) X(_cpk_member_attrs) X(__objclass__) X(__firstlineno__)
+    X(_value_) X(_cpk_member_attrs) X(__objclass__) X(__firstlineno__)      \
+    X(__ccloudpickle_wrapper__)
 
 /* What reducer_override does with an object of a given exact type. */
 typedef enum {
@@ -230,6 +231,7 @@ typedef struct cpk_state {
     PyObject *ReconstructorValueError;
     PyObject *PolicyError;       /* loadpolicy.c: import policy refusals */
     PyObject *SignatureError;    /* loadpolicy.c: signed pickle refusals */
+    PyObject *load_policy;       /* loadpolicy.c: ContextVar, _load_policy */
     PyObject *copyreg_dispatch;  /* copyreg.dispatch_table */
     PyObject *builtins_module;
     PyObject *getattr;           /* builtins.getattr */
@@ -329,7 +331,7 @@ typedef struct cpk_state {
     X(base_pickler) X(base_unpickler) X(base_dump) X(base_find_class)        \
     X(base_load) X(base_loads) X(PicklingError) X(UnpicklingError) X(copyreg_dispatch)     \
     X(ReconstructorTypeError) X(ReconstructorValueError)                     \
-    X(PolicyError) X(SignatureError)                                         \
+    X(PolicyError) X(SignatureError) X(load_policy)                          \
     X(builtins_module) X(getattr) X(import_) X(sys_modules) X(abcmeta)       \
     X(abc_get_dump) X(str_dot) X(str_locals) X(function_new)                 \
     X(function_fill) X(code_unmarshal) X(code_new) X(make_cell)              \

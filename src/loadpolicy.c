@@ -30,11 +30,11 @@
  * cloudpickle-load's (cli/scancheck.h), for the same reason. */
 #define CPK_POLICY_MAX_DEPTH 10000
 
-/* Add each str of the iterable `patterns` as a rule. 0, or -1 with
- * TypeError (not an iterable of str) or ValueError (a malformed pattern,
- * named) set. */
+/* Add each str of the iterable `patterns` as a rule, and append it to
+ * the list `kept`. 0, or -1 with TypeError (not an iterable of str) or
+ * ValueError (a malformed pattern, named) set. */
 static int
-add_rules(cpk_policy *p, int allow, PyObject *patterns)
+add_rules(cpk_policy *p, int allow, PyObject *patterns, PyObject *kept)
 {
     const char *what = allow ? "allow" : "deny";
     /* a str is an iterable of one-letter patterns: surely a mistake */
@@ -79,7 +79,12 @@ add_rules(cpk_policy *p, int allow, PyObject *patterns)
         if ((size_t)len != strlen(s))
             why = "not a dotted name (letters, digits and '_' only)";
         else if (cpk_policy_add(p, allow, s, &why) == 0) {
+            int r = PyList_Append(kept, item);
             Py_DECREF(item);
+            if (r < 0) {
+                Py_DECREF(it);
+                return -1;
+            }
             continue;
         }
         if (strcmp(why, "out of memory") == 0)
@@ -97,23 +102,45 @@ error:
     return -1;
 }
 
+/* The patterns of one of allow/deny as read: a tuple, or None when not
+ * given. New reference, NULL with an exception. */
+static PyObject *
+kept_patterns(cpk_policy *p, int allow, PyObject *patterns)
+{
+    if (patterns == NULL || patterns == Py_None)
+        return Py_NewRef(Py_None);
+    PyObject *list = PyList_New(0);
+    if (list == NULL)
+        return NULL;
+    PyObject *tuple = NULL;
+    if (add_rules(p, allow, patterns, list) == 0)
+        tuple = PyList_AsTuple(list);
+    Py_DECREF(list);
+    return tuple;
+}
+
 /* The policy of allow/deny (NULL or None: not given), or NULL with an
  * exception. Any given list, even empty, makes an active policy:
- * allow=[] restricts a load to reconstructors and plain data. */
+ * allow=[] restricts a load to reconstructors and plain data. *kept is
+ * set to (allow, deny) as read (tuples of str, or None): what nested
+ * loads under the same rules are given (new reference). */
 static cpk_policy *
-policy_from_args(PyObject *allow, PyObject *deny)
+policy_from_args(PyObject *allow, PyObject *deny, PyObject **kept)
 {
+    PyObject *a = NULL, *d = NULL;
     cpk_policy *p = cpk_policy_new();
     if (p == NULL) {
         PyErr_NoMemory();
         return NULL;
     }
-    if (allow != NULL && allow != Py_None) {
+    if (allow != NULL && allow != Py_None)
         cpk_policy_restrict(p);
-        if (add_rules(p, 1, allow) < 0)
-            goto error;
-    }
-    if (deny != NULL && deny != Py_None && add_rules(p, 0, deny) < 0)
+    a = kept_patterns(p, 1, allow);
+    d = a ? kept_patterns(p, 0, deny) : NULL;
+    *kept = d ? PyTuple_Pack(2, a, d) : NULL;
+    Py_XDECREF(a);
+    Py_XDECREF(d);
+    if (*kept == NULL)
         goto error;
     return p;
 error:
@@ -150,6 +177,13 @@ cpk_loadpolicy_init(PyObject *module, cpk_state *st)
                                   *field) < 0)
             return -1;
     }
+    /* (allow, deny) of the policed load running in this context, for
+     * loaders nested in it (wrap()'s _rebuild, python/) */
+    st->load_policy =
+        PyContextVar_New(CPK_MODULE_NAME "._load_policy", NULL);
+    if (st->load_policy == NULL ||
+        PyModule_AddObjectRef(module, "_load_policy", st->load_policy) < 0)
+        return -1;
     return 0;
 }
 
@@ -400,12 +434,14 @@ data_bytes(PyObject *data)
     return PyBytes_FromObject(data);
 }
 
-/* Load the one pickle of `bytes` under `names` with our Unpickler. On
- * success *consumed is the number of bytes the load read. */
+/* Load the one pickle of `bytes` under `names` with our Unpickler, with
+ * st->load_policy set to `kept` (borrowed) meanwhile. On success
+ * *consumed is the number of bytes the load read. */
 static PyObject *
 load_checked(cpk_state *st, PyObject *bytes, cpk_policy_names *names,
-             PyObject *fix_imports, PyObject *encoding, PyObject *errors,
-             PyObject *buffers, int exact, Py_ssize_t *consumed)
+             PyObject *kept, PyObject *fix_imports, PyObject *encoding,
+             PyObject *errors, PyObject *buffers, int exact,
+             Py_ssize_t *consumed)
 {
     PyObject *reader = cpk_reader_new(st, bytes);
     if (reader == NULL) {
@@ -424,8 +460,26 @@ load_checked(cpk_state *st, PyObject *bytes, cpk_policy_names *names,
     }
     /* from here on the Unpickler owns the set (freed with it) */
     CPK_UNPICKLER_EXT(u)->policy_names = names;
+    PyObject *token = PyContextVar_Set(st->load_policy, kept);
+    if (token == NULL) {
+        Py_DECREF(u);
+        goto done;
+    }
     result = cpk_load_with(st, u, cpk_reader_remaining(reader));
     Py_DECREF(u);
+    /* The load's own error, if any, stays the one raised. */
+    PyObject *et, *ev, *etb;
+    PyErr_Fetch(&et, &ev, &etb);
+    int reset = PyContextVar_Reset(st->load_policy, token);
+    Py_DECREF(token);
+    if (reset < 0) {
+        if (et != NULL)
+            PyErr_Clear(); /* RuntimeError/ValueError: keep the first */
+        else
+            Py_CLEAR(result);
+    }
+    if (et != NULL)
+        PyErr_Restore(et, ev, etb);
     Py_ssize_t left = cpk_reader_remaining(reader);
     if (result != NULL && exact && left > 0) {
         PyErr_Format(st->UnpicklingError,
@@ -444,7 +498,8 @@ cpk_loads_policed(cpk_state *st, PyObject *data, PyObject *allow,
                   PyObject *deny, PyObject *fix_imports, PyObject *encoding,
                   PyObject *errors, PyObject *buffers, int exact)
 {
-    cpk_policy *p = policy_from_args(allow, deny);
+    PyObject *kept;
+    cpk_policy *p = policy_from_args(allow, deny, &kept);
     if (p == NULL)
         return NULL;
     PyObject *result = NULL;
@@ -460,10 +515,11 @@ cpk_loads_policed(cpk_state *st, PyObject *data, PyObject *allow,
         goto done;
     Py_ssize_t consumed;
     /* fix_imports is evaluated once: the load maps names as the scan did */
-    result = load_checked(st, bytes, names, fix ? Py_True : Py_False,
+    result = load_checked(st, bytes, names, kept, fix ? Py_True : Py_False,
                           encoding, errors, buffers, exact, &consumed);
 done:
     Py_XDECREF(bytes);
+    Py_DECREF(kept);
     cpk_policy_free(p);
     return result;
 }
@@ -473,7 +529,8 @@ cpk_load_policed(cpk_state *st, PyObject *file, PyObject *allow,
                  PyObject *deny, PyObject *fix_imports, PyObject *encoding,
                  PyObject *errors, PyObject *buffers)
 {
-    cpk_policy *p = policy_from_args(allow, deny);
+    PyObject *kept;
+    cpk_policy *p = policy_from_args(allow, deny, &kept);
     if (p == NULL)
         return NULL;
     PyObject *result = NULL, *bytes = NULL, *pos = NULL;
@@ -529,11 +586,12 @@ cpk_load_policed(cpk_state *st, PyObject *file, PyObject *allow,
     }
     Py_ssize_t consumed = 0;
     /* fix_imports is evaluated once: the load maps names as the scan did */
-    result = load_checked(st, bytes, names, fix ? Py_True : Py_False,
+    result = load_checked(st, bytes, names, kept, fix ? Py_True : Py_False,
                           encoding, errors, buffers, 0, &consumed);
 done:
     Py_XDECREF(pos);
     Py_XDECREF(bytes);
+    Py_DECREF(kept);
     cpk_policy_free(p);
     return result;
 }

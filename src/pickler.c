@@ -79,6 +79,22 @@ Pickler_reducer_override(PyObject *self, PyObject *obj)
     else
         kind = cpk_table_lookup(st, type);
 
+    /* A ccloudpickle.wrap() wrapper (python/_ccloudpickle_engines.py)
+     * pickles as a ccloudpickle pickle inside: in a stock format it would
+     * silently need ccloudpickle to load. Its type carries a marker;
+     * _PyType_Lookup is the type's cached MRO lookup, runs no Python code
+     * and returns a borrowed reference. */
+    if (kind == CPK_KIND_NONE && ext->format != CPK_FORMAT_NATIVE &&
+        _PyType_Lookup(type, st->str___ccloudpickle_wrapper__) == Py_True) {
+        PyErr_Format(st->PicklingError,
+                     "Can't pickle a ccloudpickle.wrap() wrapper (%s) for "
+                     "%s: it pickles as a ccloudpickle pickle, which that "
+                     "loader cannot rebuild; pickle the wrapped object "
+                     "(its __wrapped__) instead",
+                     type->tp_name, cpk_compat_target(ext->format));
+        return NULL;
+    }
+
     /* A dispatch_table the user set wins over our reducers; CPython
      * consults it itself for the types we leave alone. Entries added to
      * this instance's view of the default table (p.dispatch_table[T] = r)

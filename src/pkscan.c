@@ -1799,6 +1799,9 @@ static const name_rule danger_rules[] = {
     {"ccloudpickle", "_import", R_IMPORT},
     {"ccloudpickle", "loads", R_PICKLE}, {"ccloudpickle", "load", R_PICKLE},
     {"ccloudpickle", "Unpickler", R_PICKLE},
+    /* wrap()'s load side (python/_ccloudpickle_engines.py): loads the
+     * bytes it is given */
+    {"_ccloudpickle_engines", "_rebuild", R_PICKLE},
     /* helpers of otherwise plain modules that evaluate text or run
      * commands */
     {"typing", "get_type_hints", R_EVAL}, {"typing", "_eval_type", R_EVAL},

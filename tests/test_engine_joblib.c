@@ -48,5 +48,6 @@ Test(engine_joblib, unknown_pickler_refused, .timeout = 300)
     cpk_engine_run(&p, "joblib_loky.py", args, env);
     cr_assert(p.exited && p.status != 0, "expected a failure");
     cr_assert(strstr(p.err, "LOKY_PICKLER") != NULL, "stderr:\n%s", p.err);
+    cpk_engine_reap_leftovers();
     cpk_proc_free(&p);
 }
