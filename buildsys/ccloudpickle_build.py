@@ -42,7 +42,17 @@ import sysconfig
 import time
 import zipfile
 
-from setuptools import build_meta as _meta
+try:
+    from setuptools import build_meta as _meta
+except ImportError as e:
+    # Python 3.12's venv has no setuptools (ensurepip stopped adding it):
+    # with --no-build-isolation pip uses what the venv has.
+    raise ImportError(
+        "ccloudpickle builds with setuptools (>= 61), which %s lacks: "
+        "install it into this environment first (offline on Debian: "
+        "pip install /usr/share/python-wheels/setuptools-*.whl), or let pip "
+        "fetch it (drop --no-build-isolation); see doc/INSTALL.md"
+        % sys.executable) from e
 # Every hook setuptools has (build_sdist, get_requires_for_build_sdist,
 # prepare_metadata_for_build_editable on newer setuptools, ...).
 from setuptools.build_meta import *  # noqa: F401,F403
