@@ -54,7 +54,9 @@ def copy_tree(src, dst):
                  "README.md"):
         shutil.copy(os.path.join(src, name), dst)
     for name in ("src", "stubs", "buildsys"):
-        shutil.copytree(os.path.join(src, name), os.path.join(dst, name))
+        if os.path.isdir(os.path.join(src, name)):
+            shutil.copytree(os.path.join(src, name),
+                            os.path.join(dst, name))
     if os.path.isdir(os.path.join(src, "python")):
         shutil.copytree(os.path.join(src, "python"),
                         os.path.join(dst, "python"),
@@ -308,9 +310,9 @@ def main(mode, source, tmp, base=None):
         assert "wheel" not in hook_requires(python, tree)
         assert "wheel" in hook_requires(SYSTEM_PYTHON, tree) or has_wheel(
             SYSTEM_PYTHON)
-        # --check-build-dependencies: pip fails if a build requirement
-        # the backend names (setuptools 66's build_meta names `wheel`) is
-        # missing, where it would only go on without it.
+        # --check-build-dependencies: pip checks pyproject.toml's requires
+        # (setuptools>=61) against the venv. (It does not check what
+        # get_requires_for_build_wheel answers: hook_requires above does.)
         run([os.path.join(venv, "bin", "pip"), "install",
              "--no-build-isolation", "--check-build-dependencies", tree],
             env=pip_env)
