@@ -335,6 +335,19 @@ def main(mode, source, tmp, base=None):
         assert not any(n.startswith(("src/", "build")) for n in names), names
         assert os.path.basename(wheel).startswith(
             "ccloudpickle-%s-" % version_of(tree))
+        # The sdist carries the backend (MANIFEST.in): pip builds an
+        # sdist with it, from backend-path.
+        sd = os.path.join(tmp, "sdist")
+        out = run([SYSTEM_PYTHON, "-c", "import sys\n"
+                   "sys.path.insert(0, 'buildsys')\n"
+                   "import ccloudpickle_build as b\n"
+                   "print(b.build_sdist(sys.argv[1]))", sd], cwd=tree)
+        import tarfile
+        with tarfile.open(os.path.join(sd, out.splitlines()[-1])) as t:
+            members = [m.split("/", 1)[1] for m in t.getnames() if "/" in m]
+        for rel in ("buildsys/ccloudpickle_build.py", "pyproject.toml",
+                    "setup.py", "LICENSE", "stubs/ccloudpickle.pyi"):
+            assert rel in members, "%s not in the sdist: %s" % (rel, members)
         # A plain venv: installing a wheel needs no setuptools nor wheel.
         run([SYSTEM_PYTHON, "-m", "venv", venv])
         run([os.path.join(venv, "bin", "pip"), "install", wheel],
