@@ -42,17 +42,25 @@ import sysconfig
 import time
 import zipfile
 
+NEEDS = "ccloudpickle builds with setuptools >= 61"
+HOWTO = ("install setuptools >= 61 into it first (offline on Debian: "
+         "pip install /usr/share/python-wheels/setuptools-*.whl), or let pip "
+         "fetch it (drop --no-build-isolation); see doc/INSTALL.md")
 try:
-    from setuptools import build_meta as _meta
+    import setuptools
 except ImportError as e:
     # Python 3.12's venv has no setuptools (ensurepip stopped adding it):
-    # with --no-build-isolation pip uses what the venv has.
-    raise ImportError(
-        "ccloudpickle builds with setuptools (>= 61), which %s lacks: "
-        "install it into this environment first (offline on Debian: "
-        "pip install /usr/share/python-wheels/setuptools-*.whl), or let pip "
-        "fetch it (drop --no-build-isolation); see doc/INSTALL.md"
-        % sys.executable) from e
+    # with --no-build-isolation pip uses what the environment has.
+    raise ImportError("%s, which %s lacks: %s"
+                      % (NEEDS, sys.executable, HOWTO)) from e
+if tuple(int(x) for x in re.findall(r"\d+", setuptools.__version__)[:1]) < (61,):
+    # Before 61 setuptools ignores pyproject.toml's [project] and would
+    # build a package named UNKNOWN (Python 3.9's venv has 58.1).
+    raise ImportError("%s, and %s has setuptools %s, which ignores "
+                      "pyproject.toml's [project]: %s"
+                      % (NEEDS, sys.executable, setuptools.__version__, HOWTO))
+
+from setuptools import build_meta as _meta
 # Every hook setuptools has (build_sdist, get_requires_for_build_sdist,
 # prepare_metadata_for_build_editable on newer setuptools, ...).
 from setuptools.build_meta import *  # noqa: F401,F403
@@ -143,7 +151,6 @@ def _metadata_files(dist):
     buf = io.StringIO()
     dist.metadata.write_pkg_file(buf)
     out["METADATA"] = buf.getvalue().encode("utf-8")
-    import setuptools
     out["WHEEL"] = ("Wheel-Version: 1.0\n"
                     "Generator: %s (setuptools %s)\n"
                     "Root-Is-Purelib: false\n"

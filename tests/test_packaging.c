@@ -104,21 +104,36 @@ Test(pip, backend_wheel_equals_bdist_wheel)
     pip_check("compare");
 }
 
-/* A Python whose venv has no setuptools (3.12+: ensurepip dropped it):
- * `pip install --no-build-isolation .` is refused with the backend's
- * message naming the fix, and works once Debian's setuptools wheel is
- * installed into the venv (offline). Needs pyenv's 3.12.1 (or
- * CPK_PYTHON_NO_SETUPTOOLS naming such a python3). */
-Test(pip, venv_without_setuptools_is_refused_then_works)
+/* A venv whose setuptools cannot build ccloudpickle: `pip install
+ * --no-build-isolation .` is refused with the backend's message naming the
+ * fix, and works once Debian's setuptools wheel is installed into the venv
+ * (offline). env names a python3 to use instead of the default. */
+static void
+pyenv_check(const char *env, const char *fallback)
 {
-    const char *base = getenv("CPK_PYTHON_NO_SETUPTOOLS");
+    const char *base = getenv(env);
     if (base == NULL || *base == '\0')
-        base = "/root/.pyenv/versions/3.12.1/bin/python3";
+        base = fallback;
     if (access(base, X_OK) != 0)
-        cr_skip_test("no %s (set CPK_PYTHON_NO_SETUPTOOLS)", base);
+        cr_skip_test("no %s (set %s)", base, env);
     if (access("/usr/share/python-wheels", R_OK) != 0)
         cr_skip_test("no /usr/share/python-wheels (python3-pip-whl)");
     pip_check_with("pyenv", base);
+}
+
+/* 3.12+: ensurepip gives a venv no setuptools. */
+Test(pip, venv_without_setuptools_is_refused_then_works)
+{
+    pyenv_check("CPK_PYTHON_NO_SETUPTOOLS",
+                "/root/.pyenv/versions/3.12.1/bin/python3");
+}
+
+/* 3.9: the venv's setuptools 58.1 ignores pyproject.toml's [project] and
+ * built a package named UNKNOWN; now refused. */
+Test(pip, venv_with_old_setuptools_is_refused_then_works)
+{
+    pyenv_check("CPK_PYTHON_OLD_SETUPTOOLS",
+                "/root/.pyenv/versions/3.9.18/bin/python3");
 }
 
 /* The stub checker: public names of a stub (top-level functions, classes,
