@@ -260,6 +260,12 @@ def compare(tree, tmp, pip_env):
                       {"CCLOUDPICKLE_BUILD_FALLBACK": "1"})
     with open(again, "rb") as f1, open(ours_path, "rb") as f2:
         assert f1.read() == f2.read(), "the backend's wheel is not reproducible"
+    # SOURCE_DATE_EPOCH sets the timestamp (2023-11-14 22:13:20 UTC).
+    dated = pip_wheel(tree, os.path.join(tmp, "dated"), pip_env,
+                      {"CCLOUDPICKLE_BUILD_FALLBACK": "1",
+                       "SOURCE_DATE_EPOCH": "1700000000"})
+    stamps = {zi.date_time for zi in zipfile.ZipFile(dated).infolist()}
+    assert stamps == {(2023, 11, 14, 22, 13, 20)}, stamps
 
 
 def pyenv(tree, tmp, venv, base, pip_env):
@@ -297,6 +303,7 @@ def main(mode, source, tmp, base=None):
     venv = os.path.join(tmp, "venv")
     pip_env = dict(os.environ, PIP_NO_INDEX="1", PIP_DISABLE_PIP_VERSION_CHECK="1")
     pip_env.pop("CCLOUDPICKLE_BUILD_FALLBACK", None)
+    pip_env.pop("SOURCE_DATE_EPOCH", None)
     generator = BDIST_WHEEL
     if mode == "compare":
         compare(tree, tmp, pip_env)
