@@ -27,6 +27,12 @@ building. get_requires_for_build_wheel does not ask for `wheel` then.
 Editable installs (build_editable) are refused with a message in that case
 (and are not supported with `wheel` either: use make and PYTHONPATH=build).
 
+Importing this module fails with a message naming the fix when the
+environment has no setuptools (Python 3.12+ venvs) or one older than 61
+(which ignores pyproject.toml's [project]: Python 3.9's venv has 58.1).
+config_settings are passed to setuptools when it builds the wheel, and
+ignored by this module's own wheel.
+
 The result is compared with bdist_wheel's wheel (same files, same METADATA,
 same WHEEL but Generator) by tests/packaging/pip_check.py.
 """
