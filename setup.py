@@ -15,6 +15,10 @@ Besides the extension, a wheel holds:
     ccloudpickle.pyi beside the extension (what pyright/IDEs read).
 
 setuptools works in build-pip/, never in build/, which belongs to `make`.
+pip runs this file through buildsys/ccloudpickle_build.py (pyproject.toml's
+backend), which builds the wheel itself where the `wheel` package is
+missing; whatever this file adds to the build must be in build_py's or
+build_ext's get_outputs(), which is what that wheel holds.
 """
 import glob
 import os

@@ -1,12 +1,17 @@
 /* test_packaging.c - pip: `pip install --no-build-isolation .` into a venv
- * and `pip wheel --no-build-isolation --no-deps .`, offline, install the
+ * (with Debian's `wheel` through --system-site-packages, and into a plain
+ * venv without it, where buildsys/ccloudpickle_build.py builds the wheel
+ * itself; that wheel equals bdist_wheel's) and `pip wheel
+ * --no-build-isolation --no-deps .`, offline, install the
  * extension, every python/ companion, the .pth hook, the stubs and the
  * licence, with importlib.metadata's version taken from CPK_VERSION, and
  * `pip uninstall` leaves nothing (tests/packaging/pip_check.py does the
  * steps). The stubs (stubs/ccloudpickle.pyi) name exactly the module's
  * public names, with its parameters. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "support.h"
 
@@ -51,11 +56,11 @@ require_pip(void)
 }
 
 static void
-pip_check(const char *mode)
+pip_check_with(const char *mode, const char *base)
 {
     require_pip();
     const char *argv[] = {"/usr/bin/python3", PIP_CHECK, mode,
-                          CPK_SOURCE_DIR, dir, NULL};
+                          CPK_SOURCE_DIR, dir, base, NULL};
     /* No index: offline, whatever pip's configuration says. */
     const char *env[] = {"PIP_NO_INDEX=1", NULL};
     cpk_proc p;
@@ -66,6 +71,12 @@ pip_check(const char *mode)
     cpk_proc_free(&p);
 }
 
+static void
+pip_check(const char *mode)
+{
+    pip_check_with(mode, NULL);
+}
+
 Test(pip, install_into_venv_and_uninstall)
 {
     pip_check("install");
@@ -74,6 +85,55 @@ Test(pip, install_into_venv_and_uninstall)
 Test(pip, wheel_install_and_uninstall)
 {
     pip_check("wheel");
+}
+
+/* Issue 9: Debian's `python3 -m venv` gives pip and setuptools 66, no
+ * `wheel`; setuptools < 70.1 cannot make a wheel without it, so the
+ * backend does (and asks for no `wheel`, and refuses `pip install -e`
+ * with its own message). */
+Test(pip, install_into_plain_venv_without_wheel)
+{
+    pip_check("plain");
+}
+
+/* The backend's own wheel against bdist_wheel's, from one tree: same
+ * files, same bytes but WHEEL's Generator, a RECORD that matches, a
+ * deterministic zip. */
+Test(pip, backend_wheel_equals_bdist_wheel)
+{
+    pip_check("compare");
+}
+
+/* A venv whose setuptools cannot build ccloudpickle: `pip install
+ * --no-build-isolation .` is refused with the backend's message naming the
+ * fix, and works once Debian's setuptools wheel is installed into the venv
+ * (offline). env names a python3 to use instead of the default. */
+static void
+pyenv_check(const char *env, const char *fallback)
+{
+    const char *base = getenv(env);
+    if (base == NULL || *base == '\0')
+        base = fallback;
+    if (access(base, X_OK) != 0)
+        cr_skip_test("no %s (set %s)", base, env);
+    if (access("/usr/share/python-wheels", R_OK) != 0)
+        cr_skip_test("no /usr/share/python-wheels (python3-pip-whl)");
+    pip_check_with("pyenv", base);
+}
+
+/* 3.12+: ensurepip gives a venv no setuptools. */
+Test(pip, venv_without_setuptools_is_refused_then_works)
+{
+    pyenv_check("CPK_PYTHON_NO_SETUPTOOLS",
+                "/root/.pyenv/versions/3.12.1/bin/python3");
+}
+
+/* 3.9: the venv's setuptools 58.1 ignores pyproject.toml's [project] and
+ * built a package named UNKNOWN; now refused. */
+Test(pip, venv_with_old_setuptools_is_refused_then_works)
+{
+    pyenv_check("CPK_PYTHON_OLD_SETUPTOOLS",
+                "/root/.pyenv/versions/3.9.18/bin/python3");
 }
 
 /* The stub checker: public names of a stub (top-level functions, classes,
