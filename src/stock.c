@@ -4,20 +4,33 @@
  * stock cloudpickle's module `cloudpickle.cloudpickle` (2.2 and 3.x keep
  * the same private names) is made to share them:
  *
- * - registry: its set _PICKLE_BY_VALUE_MODULES is merged into ours and
- *   replaced by ours, so both read and write one set (stock's functions
- *   look the global up on each call). Our by-value check is unchanged.
- * - tracker: every class we track is also put in its
- *   _DYNAMIC_CLASS_TRACKER_BY_CLASS / _BY_ID (under its lock), and on a
- *   miss we consult those (tracker.c), so each side finds the other's ids.
+ * - registry: its set _PICKLE_BY_VALUE_MODULES becomes ours (what we held
+ *   is added to it the first time we meet that module), so both read and
+ *   write one set; stock's functions look the global up on each call. A
+ *   second ccloudpickle module object joins the same set. If stock's
+ *   module rebinds the global (a test fixture's reset, a reload), the set
+ *   now there is the registry, as for stock alone: noticed when
+ *   sys.modules changed since our last dump or load, and at our registry
+ *   calls. Our by-value check is unchanged (no lock, no Python code).
+ * - tracker: a tracker miss of ours decides under stock's
+ *   _DYNAMIC_CLASS_TRACKER_LOCK, as stock does: a class's id is the one
+ *   stock holds in _DYNAMIC_CLASS_TRACKER_BY_CLASS, else our new id, put
+ *   in both its dicts; an id's class is by_id.setdefault(id, ours). The
+ *   lock is only tried, never waited for (its holder may be this thread:
+ *   a finalizer that pickles, run inside stock's tracker code): busy, we
+ *   read stock's dict without it and the class waits in st->stock_pending
+ *   for the next miss or refresh that finds the lock free. Tracker hits
+ *   never get here.
  *
  * Stock imported before us is shared with at module exec; imported later,
- * by the _StockWatcher that module exec puts first on sys.meta_path: for
+ * by the _StockWatcher that module exec puts first on sys.meta_path (in
+ * place of an earlier ccloudpickle module object's): for
  * "cloudpickle.cloudpickle" only, it asks the companion module
- * _ccloudpickle_stock (python/) for a spec whose loader calls
- * _share_with_stock after the module ran. Where the companion is missing
- * (the programs), our next dump shares (cpk_stock_refresh, called when
- * sys.modules changed) - late only for what stock pickles before that.
+ * _ccloudpickle_stock (python/) for a copy of the spec whose loader, a
+ * copy of stock's, calls _share_with_stock after the module ran. Where
+ * the companion is missing (the programs), our next dump shares
+ * (cpk_stock_refresh, called when sys.modules changed) - late only for
+ * what stock pickles before that.
  */
 #include "internal.h"
 
@@ -254,22 +267,28 @@ share_registry(cpk_state *st, PyObject *mod, PyObject *registry, int merge)
 {
     if (registry == st->by_value)
         return 0;
+    /* Held: the elements' hashing and comparing may run Python code,
+     * which may share again and replace st->by_value. */
+    PyObject *ours = Py_NewRef(st->by_value);
+    int r = 0;
     if (PySet_CheckExact(registry)) {
         if (merge) {
-            PyObject *merged = PyNumber_InPlaceOr(registry, st->by_value);
-            if (merged == NULL)
-                return -1;
-            Py_DECREF(merged);
+            PyObject *merged = PyNumber_InPlaceOr(registry, ours);
+            r = merged == NULL ? -1 : 0;
+            Py_XDECREF(merged);
         }
-        Py_XSETREF(st->by_value, Py_NewRef(registry));
-        return 0;
+        if (r == 0)
+            Py_XSETREF(st->by_value, Py_NewRef(registry));
     }
-    PyObject *merged = PyNumber_InPlaceOr(st->by_value, registry);
-    if (merged == NULL)
-        return -1;
-    Py_DECREF(merged);
-    return PyObject_SetAttrString(mod, "_PICKLE_BY_VALUE_MODULES",
-                                  st->by_value);
+    else {
+        PyObject *merged = PyNumber_InPlaceOr(ours, registry);
+        r = merged == NULL ? -1 : 0;
+        Py_XDECREF(merged);
+        if (r == 0)
+            r = PyObject_SetAttrString(mod, "_PICKLE_BY_VALUE_MODULES", ours);
+    }
+    Py_DECREF(ours);
+    return r;
 }
 
 /* Share our registry and tracker with `mod` where it has stock
