@@ -289,9 +289,10 @@ Test(stock_sharing, registry_rebound_is_shared_3) { registry_rebound(STOCK3); }
 /* importlib.reload of stock's module where the companion is missing (only
  * the extension on the path, as the programs embed it): stock's new
  * registry and tracker are shared, as they are with the companion. */
-Test(stock_sharing, reload_without_companion_shares_again)
+static void
+reload_without_companion(stock which)
 {
-    cpk_require("cloudpickle");
+    (void)stock_dir(which);
     char dir[64], link[256], target[512];
     cpk_tmpdir(dir, sizeof(dir));
     cpk_proc find;
@@ -332,15 +333,25 @@ Test(stock_sharing, reload_without_companion_shares_again)
         /* Our classes are in stock's new tracker. */
         "assert inner._DYNAMIC_CLASS_TRACKER_BY_CLASS[K] == tid\n"
         "assert inner._DYNAMIC_CLASS_TRACKER_BY_ID[tid] is K\n";
-    run_fresh(&p, STOCK2, dir, code, NULL, 0);
+    run_fresh(&p, which, dir, code, NULL, 0);
     cpk_proc_free(&p);
     cr_assert(unlink(link) == 0 && rmdir(dir) == 0);
 }
 
-/* With the companion, a reload gives the same result. */
-Test(stock_sharing, reload_with_companion_shares_again)
+Test(stock_sharing, reload_without_companion_shares_again_2)
 {
-    fresh_ok(STOCK2,
+    reload_without_companion(STOCK2);
+}
+Test(stock_sharing, reload_without_companion_shares_again_3)
+{
+    reload_without_companion(STOCK3);
+}
+
+/* With the companion, a reload gives the same result. */
+static void
+reload_with_companion(stock which)
+{
+    fresh_ok(which,
              "import importlib, ccloudpickle as cp, cloudpickle\n"
              "check_stock(cloudpickle)\n"
              "import cpk_fixture_funcs as m, cpk_fixture_pkg as pkg\n"
@@ -356,30 +367,50 @@ Test(stock_sharing, reload_with_companion_shares_again)
              "assert by_value(cp.dumps, cp.loads, pkg.pkg_func)\n");
 }
 
+Test(stock_sharing, reload_with_companion_shares_again_2)
+{
+    reload_with_companion(STOCK2);
+}
+Test(stock_sharing, reload_with_companion_shares_again_3)
+{
+    reload_with_companion(STOCK3);
+}
+
 /* `del sys.modules['ccloudpickle']; import ccloudpickle` (test isolation,
  * reload helpers): the second module object shares stock's registry with
  * the first, and its watcher replaces the first one's (which kept the
  * first module alive for good). */
-Test(stock_sharing, second_module_object_joins_the_registry)
+static void
+second_module(stock which)
 {
-    cpk_require("cloudpickle");
-    cpk_py("import sys, cloudpickle\n"
-           "import cpk_fixture_funcs as m, cpk_fixture_pkg as pkg\n"
-           "import ccloudpickle as old\n"
-           "del sys.modules['ccloudpickle']\n"
-           "import ccloudpickle as new\n"
-           "assert new is not old\n"
-           "old.register_pickle_by_value(m)\n"
-           "want = {'cpk_fixture_funcs'}\n"
-           "assert cloudpickle.list_registry_pickle_by_value() == want\n"
-           "assert new.list_registry_pickle_by_value() == want\n"
-           "new.register_pickle_by_value(pkg)\n"
-           "want.add('cpk_fixture_pkg')\n"
-           "assert old.list_registry_pickle_by_value() == want\n"
-           "assert cloudpickle.list_registry_pickle_by_value() == want\n"
-           "watchers = [f for f in sys.meta_path\n"
-           "            if type(f).__name__ == '_StockWatcher']\n"
-           "assert len(watchers) == 1, sys.meta_path\n");
+    fresh_ok(which,
+             "import cloudpickle\n"
+             "check_stock(cloudpickle)\n"
+             "import cpk_fixture_funcs as m, cpk_fixture_pkg as pkg\n"
+             "import ccloudpickle as old\n"
+             "del sys.modules['ccloudpickle']\n"
+             "import ccloudpickle as new\n"
+             "assert new is not old\n"
+             "old.register_pickle_by_value(m)\n"
+             "want = {'cpk_fixture_funcs'}\n"
+             "assert cloudpickle.list_registry_pickle_by_value() == want\n"
+             "assert new.list_registry_pickle_by_value() == want\n"
+             "new.register_pickle_by_value(pkg)\n"
+             "want.add('cpk_fixture_pkg')\n"
+             "assert old.list_registry_pickle_by_value() == want\n"
+             "assert cloudpickle.list_registry_pickle_by_value() == want\n"
+             "watchers = [f for f in sys.meta_path\n"
+             "            if type(f).__name__ == '_StockWatcher']\n"
+             "assert len(watchers) == 1, sys.meta_path\n");
+}
+
+Test(stock_sharing, second_module_object_joins_the_registry_2)
+{
+    second_module(STOCK2);
+}
+Test(stock_sharing, second_module_object_joins_the_registry_3)
+{
+    second_module(STOCK3);
 }
 
 /* The watcher is made by the module alone. */
