@@ -271,7 +271,7 @@ share_registry(cpk_state *st, PyObject *mod, PyObject *registry, int merge)
      * which may share again and replace st->by_value. */
     PyObject *ours = Py_NewRef(st->by_value);
     int r = 0;
-    if (PySet_CheckExact(registry)) {
+    if (Py_IS_TYPE(registry, &PySet_Type)) { /* PySet_CheckExact: 3.10 */
         if (merge) {
             PyObject *merged = PyNumber_InPlaceOr(registry, ours);
             r = merged == NULL ? -1 : 0;
