@@ -384,7 +384,8 @@ enum { CLAIM_ID, CLAIM_CLASS };
  * built) the class stock holds under that id, else ours, now stock's
  * too. New reference; `ours` where stock is absent. With stock's lock
  * busy, what stock holds is read without it, and ours waits in the
- * pending list. NULL with an exception on error. */
+ * pending list. NULL with an exception on error (what cloudpickle's
+ * `except Exception` would ignore is ignored). */
 static PyObject *
 claim(cpk_state *st, int what, PyObject *key, PyObject *ours)
 {
@@ -399,26 +400,32 @@ claim(cpk_state *st, int what, PyObject *key, PyObject *ours)
         goto done;
     PyObject *primary = what == CLAIM_ID ? by_class : by_id;
     r = lock_try(mod, &lock);
-    if (r == 0) {
+    if (r >= 0) {
+        int held = r;
         got = PyObject_CallMethod(primary, "get", "(O)", key);
         r = got == NULL ? -1 : 0;
         if (got == Py_None)
             Py_CLEAR(got);
-        if (r == 0 && got == NULL)
+        if (r == 0 && held) {
+            /* stock's _get_or_create_tracker_id / _lookup_class_or_track */
+            if (got == NULL)
+                got = PyObject_CallMethod(primary, "setdefault", "(OO)", key,
+                                          ours);
+            PyObject *x = NULL;
+            if (got != NULL && what == CLAIM_ID)
+                x = PyObject_CallMethod(by_id, "setdefault", "(OO)", got,
+                                        key);
+            else if (got != NULL)
+                x = PyObject_SetItem(by_class, got, key) < 0
+                        ? NULL
+                        : Py_NewRef(Py_None);
+            r = x == NULL ? -1 : 0;
+            Py_XDECREF(x);
+        }
+        else if (r == 0 && got == NULL)
             r = pend(st, what == CLAIM_ID ? key : ours);
-    }
-    else if (r > 0) {
-        got = PyObject_CallMethod(primary, "setdefault", "(OO)", key, ours);
-        PyObject *x = NULL;
-        if (got != NULL && what == CLAIM_ID)
-            x = PyObject_CallMethod(by_id, "setdefault", "(OO)", got, key);
-        else if (got != NULL)
-            /* stock's _lookup_class_or_track */
-            x = PyObject_SetItem(by_class, got, key) < 0 ? NULL
-                                                        : Py_NewRef(Py_None);
-        r = x == NULL ? -1 : 0;
-        Py_XDECREF(x);
-        r = lock_release(lock, r);
+        if (held)
+            r = lock_release(lock, r);
     }
     Py_DECREF(by_class);
     Py_DECREF(by_id);
