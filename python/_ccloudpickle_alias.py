@@ -123,11 +123,11 @@ class _AliasFinder:
             modules = _build()
         except ImportError as e:
             # A broken installation must not take stock cloudpickle away
-            # silently: say so, and let the next finder serve it.
-            import warnings
-            warnings.warn("CCLOUDPICKLE_ALIAS: ccloudpickle cannot be "
-                          "imported (%s); cloudpickle is not aliased" % e,
-                          RuntimeWarning, stacklevel=2)
+            # silently: say so, and let the next finder serve it. Said
+            # without raising: under -W error (pytest's filterwarnings)
+            # the warning would make `import cloudpickle` fail after all.
+            _say("CCLOUDPICKLE_ALIAS: ccloudpickle cannot be imported "
+                 "(%s); cloudpickle is not aliased" % e)
             return None
         return modules[fullname].__spec__
 
@@ -136,6 +136,18 @@ class _AliasFinder:
 
     def __repr__(self):
         return "<ccloudpickle alias finder>"
+
+
+def _say(message):
+    """A RuntimeWarning, or where warnings are errors, a line on stderr."""
+    try:
+        import warnings
+        warnings.warn(message, RuntimeWarning, stacklevel=3)
+    except Exception:
+        try:
+            sys.stderr.write("RuntimeWarning: %s\n" % message)
+        except Exception:
+            pass
 
 
 def _install_finder():
@@ -243,8 +255,10 @@ def _enabled(value):
 
 
 def _from_environment():
-    """What ccloudpickle-alias.pth runs when CCLOUDPICKLE_ALIAS is set:
-    the finder, when the value turns the alias on. Imports nothing."""
+    """What ccloudpickle-alias.pth runs when CCLOUDPICKLE_ALIAS turns the
+    alias on (the .pth line tests the value itself, so that "0" or a
+    missing module costs nothing and prints nothing): the finder.
+    Imports nothing."""
     import os
     if _enabled(os.environ.get("CCLOUDPICKLE_ALIAS", "")):
         _install_finder()

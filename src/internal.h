@@ -281,6 +281,8 @@ typedef struct cpk_state {
     PyObject *stock_name;        /* "cloudpickle.cloudpickle" */
     PyObject *stock_module;      /* its module we share with, or NULL */
     PyObject *stock_seen;        /* sys.modules' entry at the last look */
+    PyObject *stock_by_class;    /* its tracker dict we pushed to */
+    PyObject *stock_pending;     /* [weakref(class)] for its tracker */
 
     /* Lazily built helpers. */
     PyObject *types_names;       /* {type: name} of the `types` module */
@@ -346,7 +348,8 @@ typedef struct cpk_state {
     X(stringio_type) X(gc_get_threshold) X(gc_set_threshold)                 \
     X(version_str) X(magic_int) X(str_ASCII) X(str_strict)                  \
     X(kwnames_compat) X(kwnames_unpickler) X(lazy_retired)                  \
-    X(stock_name) X(stock_module) X(stock_seen)
+    X(stock_name) X(stock_module) X(stock_seen) X(stock_by_class)          \
+    X(stock_pending)
 
 /* What our Pickler adds after CPython's PicklerObject. Its offset is known
  * only at run time (the base's size differs between CPython versions). */
@@ -628,12 +631,13 @@ PyObject *cpk_reduce_extref(cpk_state *st, PyObject *ref);
 int cpk_stock_init(PyObject *module, cpk_state *st);
 /* Share with the stock module now in sys.modules if not done. 0 or -1. */
 int cpk_stock_refresh(cpk_state *st);
-/* stock's tracker dict `attr` .get(key): new reference, or NULL without
- * an error when stock is absent or has no entry. */
-PyObject *cpk_stock_tracker_get(cpk_state *st, const char *attr,
-                                PyObject *key);
-/* Put a class we track into stock's tracker. 0 or -1. */
-int cpk_stock_track(cpk_state *st, PyObject *cls, PyObject *tid);
+/* The tracker id for `cls`, decided under stock's tracker lock: the one
+ * stock holds, else `tid`, given to stock too. New reference (`tid` where
+ * stock is absent), NULL on error. */
+PyObject *cpk_stock_claim_id(cpk_state *st, PyObject *cls, PyObject *tid);
+/* The class for tracker id `tid`, decided under stock's tracker lock: the
+ * one stock holds, else `cls`, given to stock too. New reference. */
+PyObject *cpk_stock_claim_class(cpk_state *st, PyObject *tid, PyObject *cls);
 extern PyMethodDef cpk_stock_methods[];
 
 /* signing.c: signed pickles (envelope.h) for dumps/dump/loads/load. */

@@ -316,6 +316,9 @@ PyObject *
 cpk_register_by_value(PyObject *m, PyObject *module)
 {
     cpk_state *st = cpk_get_state(m);
+    /* Stock cloudpickle's registry, if rebound since (stock.c). */
+    if (cpk_stock_refresh(st) < 0)
+        return NULL;
     PyObject *name = module_arg_name(st, module);
     if (name == NULL)
         return NULL;
@@ -337,6 +340,8 @@ PyObject *
 cpk_unregister_by_value(PyObject *m, PyObject *module)
 {
     cpk_state *st = cpk_get_state(m);
+    if (cpk_stock_refresh(st) < 0)
+        return NULL;
     PyObject *name = module_arg_name(st, module);
     if (name == NULL)
         return NULL;
@@ -356,5 +361,8 @@ PyObject *
 cpk_list_registry(PyObject *m, PyObject *unused)
 {
     (void)unused;
-    return PySet_New(cpk_get_state(m)->by_value);
+    cpk_state *st = cpk_get_state(m);
+    if (cpk_stock_refresh(st) < 0)
+        return NULL;
+    return PySet_New(st->by_value);
 }

@@ -241,16 +241,14 @@ cpk_tracker_get_or_create_id(cpk_state *st, PyObject *cls)
         return Py_NewRef(PyTuple_GET_ITEM(entry, 1));
     if (PyErr_Occurred())
         return NULL;
-    /* A class stock cloudpickle pickled or loaded here keeps the id
-     * stock gave it. */
-    PyObject *tid = cpk_stock_tracker_get(
-        st, "_DYNAMIC_CLASS_TRACKER_BY_CLASS", cls);
-    if (tid == NULL && PyErr_Occurred())
+    /* Decided under stock cloudpickle's lock where it is imported: a
+     * class stock pickled or loaded here keeps the id stock gave it, and
+     * stock gets ours otherwise. */
+    PyObject *fresh = new_tracker_id();
+    if (fresh == NULL)
         return NULL;
-    if (tid != NULL && !PyUnicode_Check(tid))
-        Py_CLEAR(tid);
-    if (tid == NULL)
-        tid = new_tracker_id();
+    PyObject *tid = cpk_stock_claim_id(st, cls, fresh);
+    Py_DECREF(fresh);
     if (tid == NULL)
         return NULL;
     cpk_track_rec rec;
@@ -259,8 +257,9 @@ cpk_tracker_get_or_create_id(cpk_state *st, PyObject *cls)
         return NULL;
     }
     /* Another thread may have given the class its id while cloudpickle's
-     * tracker ran or the record was made: that id wins. From this look to
-     * the stores nothing runs Python code, so no thread can slip in. */
+     * tracker ran or the record was made (also through stock's lock, so
+     * the same id where stock is imported): that id wins. From this look
+     * to the stores nothing runs Python code, so no thread can slip in. */
     entry = entry_of(st, cls);
     if (entry != NULL || PyErr_Occurred()) {
         PyObject *theirs = entry ? Py_NewRef(PyTuple_GET_ITEM(entry, 1))
@@ -269,7 +268,7 @@ cpk_tracker_get_or_create_id(cpk_state *st, PyObject *cls)
         Py_DECREF(tid);
         return theirs;
     }
-    if (track_commit(st, &rec) < 0 || cpk_stock_track(st, cls, tid) < 0) {
+    if (track_commit(st, &rec) < 0) {
         Py_DECREF(tid);
         return NULL;
     }
@@ -302,16 +301,14 @@ cpk_tracker_lookup_or_track(cpk_state *st, PyObject *tid, PyObject *cls,
         *found = existing != NULL;
         return existing;
     }
-    /* A class stock cloudpickle holds under that id (it pickled it here,
-     * or loaded it): the same class. */
-    PyObject *theirs = cpk_stock_tracker_get(
-        st, "_DYNAMIC_CLASS_TRACKER_BY_ID", tid);
-    if (theirs == NULL && PyErr_Occurred())
+    /* Decided under stock cloudpickle's lock where it is imported: a class
+     * stock holds under that id (it pickled it here, or loaded it) is the
+     * class, and stock gets ours otherwise. */
+    PyObject *mine = cpk_stock_claim_class(st, tid, cls);
+    if (mine == NULL)
         return NULL;
-    PyObject *mine = theirs != NULL ? theirs : Py_NewRef(cls);
     cpk_track_rec rec;
-    if (track_prepare(st, module_of(st), mine, tid, theirs == NULL, &rec) <
-        0) {
+    if (track_prepare(st, module_of(st), mine, tid, mine == cls, &rec) < 0) {
         Py_DECREF(mine);
         return NULL;
     }
@@ -325,11 +322,11 @@ cpk_tracker_lookup_or_track(cpk_state *st, PyObject *tid, PyObject *cls,
         *found = existing != NULL;
         return existing;
     }
-    if (track_commit(st, &rec) < 0 || cpk_stock_track(st, mine, tid) < 0) {
+    if (track_commit(st, &rec) < 0) {
         Py_DECREF(mine);
         return NULL;
     }
-    *found = theirs != NULL;
+    *found = mine != cls;
     return mine;
 }
 

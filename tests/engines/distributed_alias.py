@@ -12,6 +12,7 @@ Prints "ok" at the end; any failure is an exception (exit status 1).
 """
 import importlib.util
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -67,7 +68,6 @@ def main():
     import cloudpickle
     import ccloudpickle
     assert cloudpickle.dumps is ccloudpickle.dumps
-    from distributed import Client, LocalCluster
     import distributed.protocol.pickle as dpp
     assert dpp.cloudpickle is cloudpickle and dpp.CLOUDPICKLE_GTE_20
 
@@ -77,11 +77,32 @@ def main():
         def __init__(self, v):
             self.v = v
 
-    # A module that exists only in this process's private directory.
+    # A module that exists only in this process's private directory
+    # (under TMPDIR, which the test points into its own directory),
+    # removed at the end whatever happens.
     moddir = tempfile.mkdtemp(prefix="cpk-local-")
-    with open(os.path.join(moddir, "cpk_local_mod.py"), "w") as f:
-        f.write("FACTOR = 7\n\ndef scale(x):\n    return x * FACTOR\n")
+    try:
+        with open(os.path.join(moddir, "cpk_local_mod.py"), "w") as f:
+            f.write("FACTOR = 7\n\ndef scale(x):\n    return x * FACTOR\n")
+        pids = run_cluster(ccloudpickle, cloudpickle, Local, moddir)
+    finally:
+        shutil.rmtree(moddir, ignore_errors=True)
 
+    # Closed by the with blocks: no worker process is left.
+    deadline = time.monotonic() + 30
+    while any(alive(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    left = [p for p in pids if alive(p)]
+    assert not left, "worker processes left: %s" % left
+    import multiprocessing
+    assert not [c for c in multiprocessing.active_children()
+                if c.pid in pids], multiprocessing.active_children()
+    print("ok")
+
+
+def run_cluster(ccloudpickle, cloudpickle, Local, moddir):
+    """The cluster's checks; the workers' pids."""
+    from distributed import Client, LocalCluster
     with LocalCluster(n_workers=2, processes=True, threads_per_worker=1,
                       host="127.0.0.1", dashboard_address=None,
                       silence_logs=40) as cluster, \
@@ -121,17 +142,7 @@ def main():
         assert client.submit(cpk_local_mod.scale, 6).result() == 42
         assert not any(f["has_local_module"]
                        for f in client.run(worker_facts).values())
-
-    # Closed by the with blocks: no worker process is left.
-    deadline = time.monotonic() + 30
-    while any(alive(p) for p in pids) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    left = [p for p in pids if alive(p)]
-    assert not left, "worker processes left: %s" % left
-    import multiprocessing
-    assert not [c for c in multiprocessing.active_children()
-                if c.pid in pids], multiprocessing.active_children()
-    print("ok")
+    return pids
 
 
 if __name__ == "__main__":
