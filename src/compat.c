@@ -181,21 +181,28 @@ cpk_compat_find(cpk_state *st, PyObject *module, PyObject *name)
     return NULL;
 }
 
+/* Every name of compat_names with our object for it, into `dict`. 0, or
+ * -1 with an exception. */
+static int
+add_compat_names(cpk_state *st, PyObject *dict)
+{
+    for (size_t i = 0; i < sizeof(compat_names) / sizeof(compat_names[0]);
+         i++)
+        if (PyDict_SetItemString(dict, compat_names[i].name,
+                                 compat_object(st, i)) < 0)
+            return -1;
+    return 0;
+}
+
 /* A module standing for cloudpickle.cloudpickle: our objects under its
  * names. Not in sys.modules. New reference. */
 static PyObject *
 shim_module(cpk_state *st)
 {
     PyObject *mod = PyModule_New("cloudpickle.cloudpickle");
-    if (mod == NULL)
+    if (mod == NULL || add_compat_names(st, PyModule_GetDict(mod)) < 0) {
+        Py_XDECREF(mod);
         return NULL;
-    for (size_t i = 0; i < sizeof(compat_names) / sizeof(compat_names[0]);
-         i++) {
-        if (PyModule_AddObjectRef(mod, compat_names[i].name,
-                                  compat_object(st, i)) < 0) {
-            Py_DECREF(mod);
-            return NULL;
-        }
     }
     return mod;
 }
@@ -425,17 +432,10 @@ static PyObject *
 compat_names_dict(PyObject *m, PyObject *unused)
 {
     (void)unused;
-    cpk_state *st = cpk_get_state(m);
     PyObject *d = PyDict_New();
-    if (d == NULL)
+    if (d == NULL || add_compat_names(cpk_get_state(m), d) < 0) {
+        Py_XDECREF(d);
         return NULL;
-    for (size_t i = 0; i < sizeof(compat_names) / sizeof(compat_names[0]);
-         i++) {
-        if (PyDict_SetItemString(d, compat_names[i].name,
-                                 compat_object(st, i)) < 0) {
-            Py_DECREF(d);
-            return NULL;
-        }
     }
     return d;
 }
