@@ -33,6 +33,7 @@
 #include "host.h"
 #include "input.h"
 #include "keyfile.h"
+#include "map.h"
 #include "message.h"
 #include "policy.h"
 #include "report.h"
@@ -50,6 +51,16 @@ enum {
     OPT_ALLOW,
     OPT_DENY,
     OPT_MAX_SCAN,
+    OPT_MAP,
+    OPT_INPUT,
+    OPT_IN,
+    OPT_KWARGS,
+    OPT_PROGRESS,
+    OPT_NO_PROGRESS,
+    OPT_KEEP_GOING,
+    OPT_RESULT,
+    OPT_RESULT_FILE,
+    OPT_ERROR_JSON,
 };
 
 static const struct option longopts[] = {
@@ -62,6 +73,18 @@ static const struct option longopts[] = {
     {"deny", required_argument, NULL, OPT_DENY},
     {"max-size", required_argument, NULL, OPT_MAX_SIZE},
     {"max-scan-memory", required_argument, NULL, OPT_MAX_SCAN},
+    {"map", no_argument, NULL, OPT_MAP},
+    {"input", required_argument, NULL, OPT_INPUT},
+    {"in", required_argument, NULL, OPT_IN},
+    {"kwargs", no_argument, NULL, OPT_KWARGS},
+    {"jobs", required_argument, NULL, 'j'},
+    {"progress", no_argument, NULL, OPT_PROGRESS},
+    {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
+    {"keep-going", no_argument, NULL, OPT_KEEP_GOING},
+    {"result", required_argument, NULL, OPT_RESULT},
+    {"result-file", required_argument, NULL, OPT_RESULT_FILE},
+    {"error-json", no_argument, NULL, OPT_ERROR_JSON},
+    {"force", no_argument, NULL, 'f'},
     {"path", required_argument, NULL, 'P'},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
@@ -90,6 +113,18 @@ typedef struct {
     const char **deny;      /* --deny patterns */
     int ndeny;
     cpk_policy *policy;     /* both, as one rule set */
+    int map;                /* --map */
+    const char *input;      /* --input, or "-" */
+    cpk_in_format in;       /* --in */
+    int kwargs;             /* --kwargs */
+    int jobs;               /* -j; 0: one per processor */
+    int progress;           /* -1 auto, 0 --no-progress, 1 --progress */
+    int keep_going;
+    int result_set;         /* --result was given */
+    cpk_result_format result;
+    const char *result_file;
+    int error_json;
+    int force;              /* -f: a pickled result to a terminal */
 } options;
 
 static void
@@ -175,6 +210,9 @@ parse_options(int argc, char **argv, options *o)
     memset(o, 0, sizeof(*o));
     o->max_size = CPK_INPUT_LIMIT;
     o->max_scan = CPK_SCAN_MEMORY_LIMIT;
+    o->input = "-";
+    o->jobs = 1;
+    o->progress = -1;
     o->paths = calloc((size_t)argc, sizeof(char *));
     o->allow = calloc((size_t)argc, sizeof(char *));
     o->deny = calloc((size_t)argc, sizeof(char *));
@@ -186,8 +224,62 @@ parse_options(int argc, char **argv, options *o)
     }
     int c;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":P:hV", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":fj:P:hV", longopts, NULL)) != -1) {
         switch (c) {
+        case OPT_MAP:
+            o->map = 1;
+            break;
+        case OPT_INPUT:
+            o->input = optarg;
+            break;
+        case OPT_IN:
+            if (strcmp(optarg, "json") == 0)
+                o->in = CPK_IN_JSON;
+            else if (strcmp(optarg, "pickle") == 0)
+                o->in = CPK_IN_PICKLE;
+            else
+                return cpk_usage_error("invalid format '%s' for --in (json "
+                                       "or pickle)",
+                                       optarg);
+            break;
+        case OPT_KWARGS:
+            o->kwargs = 1;
+            break;
+        case 'j': {
+            char *end;
+            errno = 0;
+            long n = strtol(optarg, &end, 10);
+            if (errno != 0 || end == optarg || *end != '\0' || n < 0 ||
+                n > 1024)
+                return cpk_usage_error("invalid number of jobs '%s' for -j "
+                                       "(0 to 1024; 0: one per processor)",
+                                       optarg);
+            o->jobs = (int)n;
+            break;
+        }
+        case OPT_PROGRESS:
+        case OPT_NO_PROGRESS:
+            o->progress = c == OPT_PROGRESS;
+            break;
+        case OPT_KEEP_GOING:
+            o->keep_going = 1;
+            break;
+        case OPT_RESULT:
+            if (cpk_result_format_parse(optarg, &o->result) < 0)
+                return cpk_usage_error("invalid format '%s' for --result "
+                                       "(repr, json, pickle or none)",
+                                       optarg);
+            o->result_set = 1;
+            break;
+        case OPT_RESULT_FILE:
+            o->result_file = optarg;
+            break;
+        case OPT_ERROR_JSON:
+            o->error_json = 1;
+            break;
+        case 'f':
+            o->force = 1;
+            break;
         case OPT_CALL:
             o->call = 1;
             break;
@@ -249,6 +341,38 @@ parse_options(int argc, char **argv, options *o)
     }
     if (o->call && o->load)
         return cpk_usage_error("--load and --call are mutually exclusive");
+    if (o->map && (o->call || o->load))
+        return cpk_usage_error("--%s and --map are mutually exclusive",
+                               o->call ? "call" : "load");
+    if (o->json && o->map)
+        return cpk_usage_error("--json is for the static report; it cannot "
+                               "be combined with --map");
+    if (!o->map) {
+        const char *only =
+            strcmp(o->input, "-") != 0 ? "--input"
+            : o->in != CPK_IN_JSON     ? "--in"
+            : o->kwargs                ? "--kwargs"
+            : o->jobs != 1             ? "-j"
+            : o->progress >= 0         ? (o->progress ? "--progress"
+                                                      : "--no-progress")
+            : o->keep_going            ? "--keep-going"
+                                       : NULL;
+        if (only != NULL)
+            return cpk_usage_error("%s is for --map", only);
+    }
+    if (!o->map && !o->call) {
+        const char *only = o->result_set        ? "--result"
+                           : o->result_file     ? "--result-file"
+                           : o->error_json      ? "--error-json"
+                           : o->force           ? "--force"
+                                                : NULL;
+        if (only != NULL)
+            return cpk_usage_error("%s is for --call and --map", only);
+    }
+    if (o->map && !o->result_set)
+        o->result = CPK_RESULT_JSON; /* JSON Lines in, JSON Lines out */
+    if (o->jobs == 0)
+        o->jobs = cpk_map_default_jobs();
     if (o->json && (o->call || o->load))
         return cpk_usage_error("--json is for the static report; it cannot "
                                "be combined with --%s",
@@ -261,6 +385,20 @@ parse_options(int argc, char **argv, options *o)
                                "--call)",
                                o->args[0]);
     o->name = strcmp(o->file, "-") == 0 ? "standard input" : o->file;
+    if (o->map && strcmp(o->file, "-") == 0 && strcmp(o->input, "-") == 0)
+        return cpk_usage_error("the pickle and the records cannot both come "
+                               "from standard input (give the pickle as "
+                               "FILE, or the records with --input)");
+    if (o->map && o->in == CPK_IN_PICKLE && strcmp(o->input, "-") == 0 &&
+        isatty(STDIN_FILENO))
+        return cpk_usage_error("refusing to read pickled records from a "
+                               "terminal");
+    if ((o->map || o->call) && o->result == CPK_RESULT_PICKLE &&
+        !o->force &&
+        (o->result_file == NULL || strcmp(o->result_file, "-") == 0) &&
+        isatty(STDOUT_FILENO))
+        return cpk_usage_error("refusing to write a pickle to a terminal "
+                               "(use --result-file, a pipe, or -f)");
     if (strcmp(o->file, "-") == 0 && isatty(STDIN_FILENO))
         return cpk_usage_error("refusing to read a pickle from a terminal "
                                "(give a FILE or a pipe)");
@@ -626,6 +764,51 @@ error:
     return NULL;
 }
 
+/* --map: the object as a filter over the records (map.c). */
+static int
+map(PyObject *obj, const options *o)
+{
+    if (!PyCallable_Check(obj)) {
+        cpk_error("%s: cannot call an object of type %s", o->name,
+                  Py_TYPE(obj)->tp_name);
+        return CPK_EXIT_INPUT;
+    }
+    /* Pickled records are loaded under the same policy, never with the
+     * key: each is checked as the pickle was (mapwork.c). */
+    cpk_signed_input unsigned_input = {0};
+    PyObject *kw = o->in == CPK_IN_PICKLE ? load_kwargs(o, &unsigned_input)
+                                          : NULL;
+    if (o->in == CPK_IN_PICKLE && kw == NULL) {
+        cpk_host_exit_if_interrupted(NULL);
+        PyErr_Print();
+        return CPK_EXIT_SYSTEM;
+    }
+    cpk_map_options mo = {
+        .work = {
+            .fn = obj,
+            .in = o->in,
+            .kwargs = o->kwargs,
+            .keep_going = o->keep_going,
+            .error_json = o->error_json,
+            .result = o->result,
+            .strict = o->strict,
+            .policy = o->policy,
+            .loads_kwargs = kw,
+            .max_scan = o->max_scan,
+            .input_name = strcmp(o->input, "-") == 0 ? "standard input"
+                                                     : o->input,
+        },
+        .input = o->input,
+        .result_file = o->result_file,
+        .jobs = o->jobs,
+        .progress = o->progress,
+        .max_record = o->max_size,
+    };
+    int status = cpk_map_run(&mo);
+    Py_XDECREF(kw);
+    return status;
+}
+
 static int
 run(const options *o, const cpk_input *in, const cpk_signed_input *sig)
 {
@@ -657,7 +840,9 @@ run(const options *o, const cpk_input *in, const cpk_signed_input *sig)
         cpk_error("warning: ignored %s; run 'deactivate'",
                   cpk_host_venv_note());
     int status;
-    if (o->call) {
+    if (o->map)
+        status = map(obj, o);
+    else if (o->call) {
         if (cpk_host_stdout_restore() < 0)
             status = stdout_failed();
         else
@@ -712,7 +897,8 @@ main(int argc, char **argv)
     if (status == 0)
         status = cpk_signed_open(o.name, (const unsigned char *)in.data,
                                  in.len, o.key, o.keylen, o.key_source, &sig);
-    if (status == 0 && (o.call || o.load))
+    int loads = o.call || o.load || o.map;
+    if (status == 0 && loads)
         status = cpk_signed_loadable(o.name, &sig);
     if (status == 0)
         status = cpk_scan_pickle(o.name, sig.pickle, sig.pickle_len,
@@ -721,10 +907,10 @@ main(int argc, char **argv)
         status = cpk_scan_strict(scan, o.name);
     if (status == 0 && cpk_policy_active(o.policy))
         status = cpk_scan_policy(o.policy, scan, o.name);
-    if (status == 0 && !o.call && !o.load)
+    if (status == 0 && !loads)
         status = describe_static(&o, scan, &sig);
     pkscan_free(scan);
-    if (status != 0 || (!o.call && !o.load)) {
+    if (status != 0 || !loads) {
         options_free(&o);
         cpk_input_free(&in);
         return status;

@@ -8,6 +8,17 @@
 
 const char *cpk_prog = "cloudpickle";
 
+/* Where cpk_error writes: standard error, or a capture (message.h). */
+static FILE *sink;
+
+FILE *
+cpk_message_capture(FILE *to)
+{
+    FILE *was = sink;
+    sink = to;
+    return was;
+}
+
 void
 cpk_message_init(const char *argv0)
 {
@@ -27,8 +38,9 @@ verror(const char *fmt, va_list ap)
         n = 0;
     if ((size_t)n < sizeof(line))
         vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
-    fprintf(stderr, "%s\n", line);
-    fflush(stderr);
+    FILE *out = sink ? sink : stderr;
+    fprintf(out, "%s\n", line);
+    fflush(out);
 }
 
 void

@@ -20,6 +20,14 @@ extern const char *cpk_prog;
 
 void cpk_message_init(const char *argv0);
 
+#include <stdio.h>
+
+/* Send cpk_error's lines to `to` instead of standard error (NULL: back
+ * to standard error); returns the previous capture. --map keeps the
+ * refusal of a record with the record's other output (mapwork.c), so it
+ * shows in input order. */
+FILE *cpk_message_capture(FILE *to);
+
 /* `prog: <formatted>` and a newline on stderr. */
 void cpk_error(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)));

@@ -1,0 +1,395 @@
+/* map.c - cloudpickle-load --map (map.h): the run, its output and its
+ * verdict. Records are cut by records.c, processed by mapwork.c here
+ * (-j 1) or in pool.c's workers. */
+#include "map.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "host.h"
+#include "input.h"
+#include "message.h"
+#include "output.h"
+#include "pool.h"
+#include "progress.h"
+#include "scancheck.h"
+
+#define FLUSH_AT ((size_t)64 << 10)   /* output buffered before a write */
+#define SERIAL_BATCH 1024             /* records processed between checks */
+
+int
+cpk_map_default_jobs(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
+        return CPU_COUNT(&set);
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
+/* The output side of a run: results in order, buffered, and the verdict
+ * the records give. */
+typedef struct {
+    int fd;
+    cpk_buf pending;
+    int keep_going;
+    int status;        /* of the record that stopped the run */
+    uint64_t raised;   /* records whose function raised (--keep-going) */
+    uint64_t unencodable;
+    uint64_t done;
+    int write_errno;   /* a failed write of the output */
+    cpk_progress progress;
+} emitter;
+
+/* Write all of p to fd; EINTR lets a SIGINT through (Python's handler
+ * interrupts the write). 0, or -1 with errno (EINTR when a signal's
+ * exception is set). */
+static int
+write_out(int fd, const char *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t r;
+        Py_BEGIN_ALLOW_THREADS
+        r = write(fd, p, n);
+        Py_END_ALLOW_THREADS
+        if (r < 0) {
+            if (errno == EINTR) {
+                if (PyErr_CheckSignals() < 0)
+                    return -1;
+                continue;
+            }
+            return -1;
+        }
+        p += r;
+        n -= (size_t)r;
+    }
+    return 0;
+}
+
+static int
+sink_flush(void *ctx)
+{
+    emitter *e = ctx;
+    if (e->pending.len == 0)
+        return 0;
+    if (write_out(e->fd, e->pending.data, e->pending.len) < 0) {
+        e->write_errno = errno ? errno : EIO;
+        return 1;
+    }
+    e->pending.len = 0;
+    return 0;
+}
+
+static int
+sink_emit(void *ctx, const cpk_results *res, uint64_t end)
+{
+    emitter *e = ctx;
+    size_t oa = 0, ea = 0;
+    int stop = 0;
+    for (size_t i = 0; i < res->n && !stop; i++) {
+        const cpk_rec_result *r = &res->rec[i];
+        if (cpk_buf_add(&e->pending, res->out.data + oa, r->out_len) < 0) {
+            e->write_errno = ENOMEM;
+            return 1;
+        }
+        if (r->err_len > 0) {
+            /* in order with the output, should both be one terminal */
+            if (sink_flush(e) != 0)
+                return 1;
+            (void)cpk_write_all(STDERR_FILENO, res->err.data + ea,
+                                r->err_len);
+        }
+        oa += r->out_len;
+        ea += r->err_len;
+        e->done++;
+        switch ((cpk_rec_kind)r->kind) {
+        case CPK_REC_OK:
+            break;
+        case CPK_REC_RAISED:
+            e->raised++;
+            break;
+        case CPK_REC_UNENCODABLE:
+            e->unencodable++;
+            break;
+        default:
+            break;
+        }
+        if (cpk_rec_stops(r, e->keep_going)) {
+            e->status = r->status;
+            stop = 1;
+        }
+    }
+    if (e->pending.len >= FLUSH_AT && sink_flush(e) != 0)
+        return 1;
+    cpk_progress_update(&e->progress, e->done, end, 0);
+    return stop;
+}
+
+/* -j 1: the records of what is buffered, in batches, through the
+ * function here; the output flushed before each wait for input. */
+static int
+serial_run(cpk_map_options *o, cpk_reader *rd, const cpk_sink *sink,
+           int *read_rc, int *read_errno)
+{
+    cpk_batch b = {0};
+    cpk_results res = {0};
+    int status;
+    for (;;) {
+        cpk_batch_reset(&b, rd->count + 1);
+        int rc = CPK_READ_MORE;
+        while (b.n < SERIAL_BATCH && b.data.len < FLUSH_AT) {
+            const char *rec;
+            size_t len;
+            rc = cpk_reader_next(rd, &rec, &len);
+            if (rc != CPK_READ_RECORD)
+                break;
+            if (cpk_batch_add(&b, rec, len) < 0) {
+                PyErr_NoMemory();
+                status = CPK_RUN_ERROR;
+                goto done;
+            }
+        }
+        if (b.n > 0) {
+            b.end = cpk_reader_consumed(rd);
+            if (cpk_mapwork_batch(&o->work, &b, &res) < 0) {
+                status = CPK_RUN_ERROR;
+                goto done;
+            }
+            if (sink->emit(sink->ctx, &res, b.end) != 0) {
+                status = CPK_RUN_STOPPED;
+                goto done;
+            }
+            continue;
+        }
+        if (rc == CPK_READ_END) {
+            status = CPK_RUN_DONE;
+            goto done;
+        }
+        if (rc != CPK_READ_MORE && rc != CPK_READ_RECORD) {
+            *read_rc = rc;
+            *read_errno = errno;
+            status = CPK_RUN_INPUT;
+            goto done;
+        }
+        if (sink->flush(sink->ctx) != 0) {
+            status = CPK_RUN_STOPPED;
+            goto done;
+        }
+        long got;
+        Py_BEGIN_ALLOW_THREADS
+        got = cpk_reader_fill(rd);
+        Py_END_ALLOW_THREADS
+        if (got < 0) {
+            if (errno == EINTR) {
+                if (PyErr_CheckSignals() < 0) {
+                    status = CPK_RUN_ERROR;
+                    goto done;
+                }
+                continue;
+            }
+            *read_rc = -1;
+            *read_errno = errno;
+            status = CPK_RUN_INPUT;
+            goto done;
+        }
+    }
+done:
+    cpk_batch_free(&b);
+    cpk_results_free(&res);
+    return status;
+}
+
+/* The unfinished --result-file, removed if SIGINT ends the program. */
+static cpk_output *active_output;
+
+static void
+abort_output(void)
+{
+    if (active_output != NULL)
+        cpk_output_abort(active_output);
+}
+
+/* Why the reader stopped, said about the record it stopped at. */
+static void
+input_failed(cpk_map_options *o, cpk_reader *rd, int rc, int err)
+{
+    const char *name = o->work.input_name;
+    unsigned long long n = (unsigned long long)rd->count + 1;
+    if (rc == CPK_READ_TOO_BIG) {
+        char size[64];
+        cpk_format_size(o->max_record, size, sizeof(size));
+        cpk_error("%s: record %llu: longer than %s (raise it with "
+                  "--max-size)",
+                  name, n, size);
+        return;
+    }
+    if (rc == CPK_READ_BAD && err != ENOMEM) {
+        /* The scan says what is wrong, and where in the record. */
+        char label[PATH_MAX + 64];
+        snprintf(label, sizeof(label), "%s: record %llu", name, n);
+        pkscan_report *r = NULL;
+        int st = cpk_scan_pickle(label, rd->buf + rd->start,
+                                 rd->end - rd->start, o->work.max_scan, &r);
+        pkscan_free(r);
+        if (st == 0)
+            cpk_error("%s: not a valid pickle", label);
+        return;
+    }
+    cpk_error("%s: %s", name, strerror(err ? err : EIO));
+}
+
+int
+cpk_map_run(cpk_map_options *o)
+{
+    int status = CPK_EXIT_OK;
+    int in_fd = STDIN_FILENO, out_fd = -1;
+    cpk_output out;
+    int to_file = 0;
+    cpk_reader rd = {0};
+    emitter e = {.keep_going = o->work.keep_going};
+    int run = CPK_RUN_ERROR;
+    /* The input. */
+    if (strcmp(o->input, "-") != 0) {
+        in_fd = open(o->input, O_RDONLY | O_CLOEXEC);
+        if (in_fd < 0) {
+            cpk_error("%s: %s", o->input, strerror(errno));
+            return CPK_EXIT_INPUT;
+        }
+    }
+    struct stat st;
+    uint64_t total = 0;
+    if (fstat(in_fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+        off_t at = lseek(in_fd, 0, SEEK_CUR);
+        total = (uint64_t)st.st_size - (at > 0 ? (uint64_t)at : 0);
+    }
+    if (cpk_reader_init(&rd, in_fd, o->work.in, o->max_record,
+                        o->work.max_scan) < 0) {
+        cpk_error("out of memory");
+        status = CPK_EXIT_SYSTEM;
+        goto done;
+    }
+    /* The output. */
+    const char *target = o->result_file;
+    if (target != NULL && (strcmp(target, "-") == 0 ||
+                           cpk_output_check(target) == CPK_OUTPUT_IS_STDOUT))
+        target = NULL;
+    if (target != NULL) {
+        int err = cpk_output_check(target);
+        if (err == 0)
+            err = cpk_output_open(&out, target);
+        if (err != 0) {
+            cpk_error("%s: %s", target, strerror(err));
+            status = CPK_EXIT_SYSTEM;
+            goto done;
+        }
+        to_file = 1;
+        active_output = &out;
+        out_fd = out.fd;
+    }
+    else {
+        out_fd = cpk_host_stdout_take();
+        if (out_fd < 0) {
+            cpk_error("standard output: %s", strerror(EBADF));
+            status = CPK_EXIT_SYSTEM;
+            goto done;
+        }
+    }
+    e.fd = out_fd;
+    if (cpk_mapwork_init(&o->work) < 0) {
+        cpk_host_exit_if_interrupted(abort_output);
+        char *line = cpk_host_exception_line();
+        PyErr_Clear();
+        cpk_error("cannot prepare the map: %s", line ? line : "error");
+        free(line);
+        status = CPK_EXIT_SYSTEM;
+        goto done;
+    }
+    cpk_progress_init(&e.progress, o->progress, total);
+    cpk_sink sink = {.ctx = &e, .emit = sink_emit, .flush = sink_flush};
+    int read_rc = 0, read_errno = 0;
+    if (o->jobs <= 1)
+        run = serial_run(o, &rd, &sink, &read_rc, &read_errno);
+    else {
+        int keep[2] = {out_fd, in_fd};
+        run = cpk_pool_run(o->jobs, &rd, &o->work, &sink, keep, 2, &read_rc,
+                           &read_errno);
+    }
+    if (run != CPK_RUN_ERROR && e.write_errno == 0)
+        (void)sink_flush(&e);
+    if (e.progress.shown || (e.progress.on && run == CPK_RUN_DONE))
+        cpk_progress_update(&e.progress, e.done, cpk_reader_consumed(&rd),
+                            1);
+    switch (run) {
+    case CPK_RUN_ERROR:
+        cpk_host_exit_if_interrupted(abort_output);
+        {
+            char *line = cpk_host_exception_line();
+            PyErr_Clear();
+            cpk_error("%s", line ? line : "error");
+            free(line);
+        }
+        status = CPK_EXIT_SYSTEM;
+        break;
+    case CPK_RUN_INPUT:
+        input_failed(o, &rd, read_rc, read_errno);
+        status = CPK_EXIT_INPUT;
+        break;
+    case CPK_RUN_WORKER:
+        status = CPK_EXIT_RAISED;
+        break;
+    default:
+        status = e.status;
+        if (run == CPK_RUN_DONE && status == 0)
+            status = e.raised ? CPK_EXIT_RAISED
+                     : e.unencodable ? CPK_EXIT_OBJECT : CPK_EXIT_OK;
+        break;
+    }
+    if (e.write_errno != 0) {
+        /* A closed pipe ends a filter quietly, by SIGPIPE. */
+        if (!to_file && (e.write_errno == EPIPE ||
+                         cpk_host_stdout_broken(out_fd)))
+            cpk_die_by_signal(SIGPIPE);
+        cpk_error("%s: %s", to_file ? o->result_file : "standard output",
+                  strerror(e.write_errno));
+        status = CPK_EXIT_SYSTEM;
+    }
+done:
+    /* A --result-file holds a whole run: one that ran to the end of its
+     * input (--keep-going included), else nothing. */
+    if (to_file) {
+        int complete = e.write_errno == 0 &&
+                       (status == CPK_EXIT_OK ||
+                        (o->work.keep_going && run == CPK_RUN_DONE &&
+                         e.status == 0));
+        if (complete) {
+            const char *what = NULL;
+            int err = cpk_output_commit(&out, &what);
+            if (err == EINTR && PyErr_Occurred())
+                cpk_host_exit_if_interrupted(abort_output);
+            if (err != 0) {
+                cpk_error("%s: %s: %s", o->result_file, what ? what : "write",
+                          strerror(err));
+                status = CPK_EXIT_SYSTEM;
+            }
+        }
+        else
+            cpk_output_abort(&out);
+        active_output = NULL;
+    }
+    else if (out_fd >= 0 && close(out_fd) != 0 && status == CPK_EXIT_OK) {
+        cpk_error("standard output: %s", strerror(errno));
+        status = CPK_EXIT_SYSTEM;
+    }
+    cpk_mapwork_free(&o->work);
+    cpk_reader_free(&rd);
+    cpk_buf_free(&e.pending);
+    if (in_fd != STDIN_FILENO)
+        close(in_fd);
+    return status;
+}

@@ -1,0 +1,600 @@
+/* mapwork.c - one batch of --map records through the function
+ * (mapwork.h). Runs in the program (-j 1) and in worker processes. */
+#include "mapwork.h"
+
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "message.h"
+#include "safetext.h"
+#include "scancheck.h"
+
+void
+cpk_results_reset(cpk_results *res, uint64_t first)
+{
+    res->first = first;
+    res->n = 0;
+    res->out.len = 0;
+    res->err.len = 0;
+}
+
+void
+cpk_results_free(cpk_results *res)
+{
+    free(res->rec);
+    cpk_buf_free(&res->out);
+    cpk_buf_free(&res->err);
+    memset(res, 0, sizeof(*res));
+}
+
+int
+cpk_results_add(cpk_results *res, cpk_rec_kind kind, int status,
+                const char *out, size_t out_len, const char *err,
+                size_t err_len)
+{
+    if (out_len > UINT32_MAX || err_len > UINT32_MAX)
+        return -1;
+    if (res->n == res->cap) {
+        size_t cap = res->cap ? res->cap * 2 : 64;
+        cpk_rec_result *rec = realloc(res->rec, cap * sizeof(*rec));
+        if (rec == NULL)
+            return -1;
+        res->rec = rec;
+        res->cap = cap;
+    }
+    size_t out_at = res->out.len;
+    if (cpk_buf_add(&res->out, out, out_len) < 0 ||
+        cpk_buf_add(&res->err, err, err_len) < 0) {
+        res->out.len = out_at;
+        return -1;
+    }
+    res->rec[res->n++] = (cpk_rec_result){
+        .kind = (uint8_t)kind,
+        .status = status,
+        .out_len = (uint32_t)out_len,
+        .err_len = (uint32_t)err_len,
+    };
+    return 0;
+}
+
+int
+cpk_rec_stops(const cpk_rec_result *r, int keep_going)
+{
+    switch (r->kind) {
+    case CPK_REC_OK:
+        return 0;
+    case CPK_REC_RAISED:
+    case CPK_REC_UNENCODABLE:
+        return !keep_going;
+    default:
+        return 1;
+    }
+}
+
+int
+cpk_mapwork_init(cpk_mapwork *w)
+{
+    w->enc = cpk_encoder_new(w->result);
+    if (w->enc == NULL)
+        return -1;
+    if (w->in == CPK_IN_JSON) {
+        PyObject *json = PyImport_ImportModule("json");
+        PyObject *cls = json ? PyObject_GetAttrString(json, "JSONDecoder")
+                             : NULL;
+        PyObject *dec = cls ? PyObject_CallNoArgs(cls) : NULL;
+        w->scan_once = dec ? PyObject_GetAttrString(dec, "scan_once") : NULL;
+        w->json_loads = json ? PyObject_GetAttrString(json, "loads") : NULL;
+        Py_XDECREF(dec);
+        Py_XDECREF(cls);
+        Py_XDECREF(json);
+        if (w->scan_once == NULL || w->json_loads == NULL)
+            return -1;
+    }
+    else {
+        PyObject *cpk = PyImport_ImportModule("ccloudpickle");
+        w->loads_exact = cpk ? PyObject_GetAttrString(cpk, "_loads_exact")
+                             : NULL;
+        Py_XDECREF(cpk);
+        if (w->loads_exact == NULL)
+            return -1;
+    }
+    return 0;
+}
+
+void
+cpk_mapwork_free(cpk_mapwork *w)
+{
+    cpk_encoder_free(w->enc);
+    w->enc = NULL;
+    Py_CLEAR(w->scan_once);
+    Py_CLEAR(w->json_loads);
+    Py_CLEAR(w->loads_exact);
+}
+
+/* What a record leaves behind, being rendered: text for standard error
+ * and bytes for the output stream. */
+typedef struct {
+    cpk_buf out;
+    cpk_buf err;
+} render;
+
+/* Append printf-style text to b (cut at 4 KiB). */
+static void
+addf(cpk_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void
+addf(cpk_buf *b, const char *fmt, ...)
+{
+    char line[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(line, sizeof(line), fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    (void)cpk_buf_add(b, line, (size_t)n < sizeof(line) ? (size_t)n
+                                                       : sizeof(line) - 1);
+}
+
+/* `text` escaped for a terminal (safetext.h), appended to b. */
+static void
+add_safe(cpk_buf *b, const char *text, size_t n)
+{
+    char *safe = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&safe, &len);
+    if (m == NULL)
+        return;
+    cpk_put_safe(m, text, n);
+    if (fclose(m) == 0)
+        (void)cpk_buf_add(b, safe, len);
+    free(safe);
+}
+
+/* The line that names a failed record: "prog: NAME: record N: " */
+static void
+add_prefix(cpk_buf *b, const cpk_mapwork *w, uint64_t record)
+{
+    addf(b, "%s: %s: record %llu: ", cpk_prog, w->input_name,
+         (unsigned long long)record);
+}
+
+/* str(o) as UTF-8 appended to b ("?" when it cannot be had). */
+static void
+add_str(cpk_buf *b, PyObject *o)
+{
+    Py_ssize_t n;
+    const char *s = o && PyUnicode_Check(o) ? PyUnicode_AsUTF8AndSize(o, &n)
+                                            : NULL;
+    if (s == NULL) {
+        PyErr_Clear();
+        (void)cpk_buf_add(b, "?", 1);
+        return;
+    }
+    add_safe(b, s, (size_t)n);
+}
+
+/* The error record of --keep-going on the output stream: {"error": info}
+ * as a JSON line (repr and json), pickled (pickle), or nothing (none).
+ * 0, or -1 with an exception. */
+static int
+error_record(cpk_mapwork *w, PyObject *info, cpk_buf *out)
+{
+    if (!w->keep_going || w->result == CPK_RESULT_NONE)
+        return 0;
+    PyObject *rec = Py_BuildValue("{sO}", "error", info);
+    if (rec == NULL)
+        return -1;
+    int rc;
+    if (w->result == CPK_RESULT_PICKLE) {
+        char *why = NULL;
+        rc = cpk_encode_result(w->enc, rec, out, &why);
+        if (rc > 0) { /* a dict of str and int pickles */
+            free(why);
+            PyErr_SetString(PyExc_SystemError, "cannot pickle an error");
+            rc = -1;
+        }
+    }
+    else
+        rc = cpk_error_info_json(rec, out);
+    Py_DECREF(rec);
+    return rc;
+}
+
+/* Render the exception the function raised for `record`: its traceback
+ * and a line naming the record on standard error (or the JSON object
+ * with --error-json), and the error record. 0, or -1 with an exception
+ * that must propagate. */
+static int
+render_raised(cpk_mapwork *w, uint64_t record, render *r)
+{
+    PyObject *info = cpk_error_info((long long)record);
+    if (info == NULL)
+        return -1;
+    int rc = 0;
+    if (w->error_json)
+        rc = cpk_error_info_json(info, &r->err);
+    else {
+        PyObject *tb = PyDict_GetItemString(info, "traceback"); /* borrowed */
+        Py_ssize_t n;
+        const char *s = tb && PyUnicode_Check(tb)
+                            ? PyUnicode_AsUTF8AndSize(tb, &n)
+                            : NULL;
+        if (s != NULL)
+            (void)cpk_buf_add(&r->err, s, (size_t)n);
+        PyErr_Clear();
+        add_prefix(&r->err, w, record);
+        add_str(&r->err, PyDict_GetItemString(info, "type"));
+        PyObject *msg = PyDict_GetItemString(info, "message");
+        if (msg != NULL && PyUnicode_Check(msg) &&
+            PyUnicode_GET_LENGTH(msg) > 0) {
+            (void)cpk_buf_add(&r->err, ": ", 2);
+            add_str(&r->err, msg);
+        }
+        (void)cpk_buf_add(&r->err, "\n", 1);
+    }
+    if (rc == 0)
+        rc = error_record(w, info, &r->out);
+    Py_DECREF(info);
+    return rc;
+}
+
+/* A result with no form in the format: the same two renderings, the
+ * error's type being "EncodeError" and its message `why`. */
+static int
+render_unencodable(cpk_mapwork *w, uint64_t record, const char *why,
+                   render *r)
+{
+    PyObject *info = Py_BuildValue("{sssssssK}", "type", "EncodeError",
+                                   "message", why, "traceback", "",
+                                   "record", (unsigned long long)record);
+    if (info == NULL)
+        return -1;
+    int rc = 0;
+    if (w->error_json)
+        rc = cpk_error_info_json(info, &r->err);
+    else {
+        add_prefix(&r->err, w, record);
+        add_safe(&r->err, why, strlen(why));
+        (void)cpk_buf_add(&r->err, "\n", 1);
+    }
+    if (rc == 0)
+        rc = error_record(w, info, &r->out);
+    Py_DECREF(info);
+    return rc;
+}
+
+/* SystemExit from the function: the status it asks for (as the
+ * interpreter computes it) and its message, if it is no number. */
+static int
+exit_status(render *r)
+{
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    PyErr_NormalizeException(&type, &value, &tb);
+    PyObject *code = value ? PyObject_GetAttrString(value, "code") : NULL;
+    int status = CPK_EXIT_RAISED;
+    if (code == NULL || code == Py_None)
+        status = CPK_EXIT_OK;
+    else if (PyLong_Check(code)) {
+        long v = PyLong_AsLong(code);
+        if (v == -1 && PyErr_Occurred())
+            PyErr_Clear();
+        status = (int)v & 0xff;
+    }
+    else {
+        PyObject *s = PyObject_Str(code);
+        if (s != NULL) {
+            add_str(&r->err, s);
+            (void)cpk_buf_add(&r->err, "\n", 1);
+        }
+        Py_XDECREF(s);
+    }
+    PyErr_Clear();
+    Py_XDECREF(code);
+    Py_XDECREF(type);
+    Py_XDECREF(value);
+    Py_XDECREF(tb);
+    return status;
+}
+
+/* Skip JSON white space (json's WHITESPACE: space, tab, CR, LF). */
+static size_t
+skip_ws(const char *p, size_t i, size_t n)
+{
+    while (i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\r' ||
+                     p[i] == '\n'))
+        i++;
+    return i;
+}
+
+/* An int small enough for a long long, written as JSON writes it (no
+ * leading zeros, no '+'): the common record, decoded without a str. */
+static PyObject *
+small_int(const char *p, size_t n)
+{
+    size_t i = 0;
+    if (n > 0 && p[0] == '-')
+        i = 1;
+    size_t digits = n - i;
+    if (digits == 0 || digits > 18 || (p[i] == '0' && digits > 1))
+        return NULL;
+    long long v = 0;
+    for (; i < n; i++) {
+        if (p[i] < '0' || p[i] > '9')
+            return NULL;
+        v = v * 10 + (p[i] - '0');
+    }
+    return PyLong_FromLongLong(p[0] == '-' ? -v : v);
+}
+
+/* Decode a JSON record: a new reference; NULL with the refusal rendered
+ * (status in *status, exception cleared) or, when *status is -1, with an
+ * exception that must propagate. Decodes as json.loads does (the C
+ * scanner it uses, after the white space it skips), and asks json.loads
+ * itself for the message of an error. */
+static PyObject *
+decode_json(cpk_mapwork *w, uint64_t record, const char *p, size_t n,
+            render *r, int *status)
+{
+    *status = -1;
+    size_t a = skip_ws(p, 0, n), b = n;
+    while (b > a && (p[b - 1] == ' ' || p[b - 1] == '\t' ||
+                     p[b - 1] == '\r' || p[b - 1] == '\n'))
+        b--;
+    PyObject *v = small_int(p + a, b - a);
+    if (v != NULL || PyErr_Occurred())
+        return v;
+    PyObject *s = PyUnicode_DecodeUTF8(p, (Py_ssize_t)n, "strict");
+    if (s == NULL) {
+        if (!PyErr_ExceptionMatches(PyExc_UnicodeDecodeError))
+            return NULL;
+        PyErr_Clear();
+        add_prefix(&r->err, w, record);
+        addf(&r->err, "not valid JSON: not UTF-8 text\n");
+        *status = CPK_EXIT_INPUT;
+        return NULL;
+    }
+    /* Character indices: the white space skipped is ASCII. */
+    PyObject *start = PyLong_FromSize_t(a);
+    PyObject *pair = start ? PyObject_CallFunctionObjArgs(w->scan_once, s,
+                                                          start, NULL)
+                           : NULL;
+    Py_XDECREF(start);
+    if (pair != NULL && PyTuple_Check(pair) && PyTuple_GET_SIZE(pair) == 2) {
+        Py_ssize_t end = PyLong_AsSsize_t(PyTuple_GET_ITEM(pair, 1));
+        Py_ssize_t len = PyUnicode_GET_LENGTH(s);
+        while (end >= 0 && end < len) {
+            Py_UCS4 c = PyUnicode_READ_CHAR(s, end);
+            if (c != ' ' && c != '\t' && c != '\r' && c != '\n')
+                break;
+            end++;
+        }
+        if (end == len) {
+            v = Py_NewRef(PyTuple_GET_ITEM(pair, 0));
+            Py_DECREF(pair);
+            Py_DECREF(s);
+            return v;
+        }
+    }
+    Py_XDECREF(pair);
+    if (PyErr_Occurred() && !PyErr_ExceptionMatches(PyExc_Exception)) {
+        Py_DECREF(s);
+        return NULL;
+    }
+    PyErr_Clear();
+    /* Not valid: json.loads says why (and where). */
+    v = PyObject_CallOneArg(w->json_loads, s);
+    Py_DECREF(s);
+    if (v != NULL) { /* cannot happen: the scanner and loads agree */
+        Py_DECREF(v);
+        PyErr_SetString(PyExc_ValueError, "undecodable");
+    }
+    if (!PyErr_ExceptionMatches(PyExc_Exception) ||
+        PyErr_ExceptionMatches(PyExc_MemoryError))
+        return NULL;
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    PyObject *msg = value ? PyObject_Str(value) : NULL;
+    PyErr_Clear();
+    add_prefix(&r->err, w, record);
+    addf(&r->err, "not valid JSON: ");
+    add_str(&r->err, msg);
+    (void)cpk_buf_add(&r->err, "\n", 1);
+    Py_XDECREF(msg);
+    Py_XDECREF(type);
+    Py_XDECREF(value);
+    Py_XDECREF(tb);
+    *status = CPK_EXIT_INPUT;
+    return NULL;
+}
+
+/* Check a pickled record as the program's input is checked (scancheck.h:
+ * malformed, --strict, --allow/--deny), its refusal lines kept in r->err:
+ * 0, or CPK_EXIT_INPUT. */
+static int
+check_pickle(cpk_mapwork *w, uint64_t record, const char *p, size_t n,
+             render *r)
+{
+    char name[PATH_MAX + 64];
+    snprintf(name, sizeof(name), "%s: record %llu", w->input_name,
+             (unsigned long long)record);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    if (m == NULL)
+        return CPK_EXIT_SYSTEM;
+    FILE *was = cpk_message_capture(m);
+    pkscan_report *scan = NULL;
+    int status = cpk_scan_pickle(name, p, n, w->max_scan, &scan);
+    if (status == 0 && w->strict)
+        status = cpk_scan_strict(scan, name);
+    if (status == 0 && w->policy != NULL && cpk_policy_active(w->policy))
+        status = cpk_scan_policy(w->policy, scan, name);
+    pkscan_free(scan);
+    cpk_message_capture(was);
+    if (fclose(m) == 0 && text != NULL)
+        (void)cpk_buf_add(&r->err, text, len);
+    free(text);
+    return status;
+}
+
+/* Load a pickled record under the policy: a new reference; NULL with the
+ * refusal rendered and *status set, or *status -1 and an exception that
+ * must propagate. */
+static PyObject *
+decode_pickle(cpk_mapwork *w, uint64_t record, const char *p, size_t n,
+              render *r, int *status)
+{
+    *status = check_pickle(w, record, p, n, r);
+    if (*status != 0)
+        return NULL;
+    *status = -1;
+    PyObject *data = PyBytes_FromStringAndSize(p, (Py_ssize_t)n);
+    PyObject *args = data ? PyTuple_Pack(1, data) : NULL;
+    Py_XDECREF(data);
+    PyObject *v = args ? PyObject_Call(w->loads_exact, args, w->loads_kwargs)
+                       : NULL;
+    Py_XDECREF(args);
+    if (v != NULL)
+        return v;
+    if (!PyErr_ExceptionMatches(PyExc_Exception) ||
+        PyErr_ExceptionMatches(PyExc_MemoryError))
+        return NULL;
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    PyObject *msg = value ? PyObject_Str(value) : NULL;
+    PyErr_Clear();
+    int policy = 0;
+    PyObject *cpk = PyImport_ImportModule("ccloudpickle");
+    PyObject *cls = cpk ? PyObject_GetAttrString(cpk, "PolicyError") : NULL;
+    PyErr_Clear();
+    policy = cls != NULL && PyErr_GivenExceptionMatches(type, cls);
+    Py_XDECREF(cls);
+    Py_XDECREF(cpk);
+    add_prefix(&r->err, w, record);
+    if (policy)
+        addf(&r->err, "refused by --allow/--deny: ");
+    else
+        addf(&r->err, "cannot load: %s: ",
+             ((PyTypeObject *)type)->tp_name);
+    add_str(&r->err, msg);
+    (void)cpk_buf_add(&r->err, "\n", 1);
+    *status = policy ? CPK_EXIT_INPUT : CPK_EXIT_OBJECT;
+    Py_XDECREF(msg);
+    Py_XDECREF(type);
+    Py_XDECREF(value);
+    Py_XDECREF(tb);
+    return NULL;
+}
+
+/* Call the function with the record's value as its arguments (see
+ * mapwork.h). New reference, or NULL with the function's exception. */
+static PyObject *
+call(cpk_mapwork *w, PyObject *v)
+{
+    if ((w->in == CPK_IN_JSON && PyList_CheckExact(v)) ||
+        (w->in == CPK_IN_PICKLE && PyTuple_CheckExact(v))) {
+        /* Our own container: the function cannot reach it to change it
+         * while it runs, so lending its items is safe. */
+        PyObject **items = PySequence_Fast_ITEMS(v);
+        return PyObject_Vectorcall(w->fn, items,
+                                   (size_t)PySequence_Fast_GET_SIZE(v),
+                                   NULL);
+    }
+    if (w->kwargs && PyDict_CheckExact(v)) {
+        PyObject *empty = PyTuple_New(0);
+        if (empty == NULL)
+            return NULL;
+        PyObject *r = PyObject_Call(w->fn, empty, v);
+        Py_DECREF(empty);
+        return r;
+    }
+    return PyObject_Vectorcall(w->fn, &v, 1, NULL);
+}
+
+/* One record into `res`: 0, or -1 with an exception that must end the
+ * program. */
+static int
+one(cpk_mapwork *w, uint64_t record, const char *p, size_t n,
+    cpk_results *res, render *r)
+{
+    r->out.len = 0;
+    r->err.len = 0;
+    cpk_rec_kind kind = CPK_REC_OK;
+    int status = 0;
+    int bad;
+    PyObject *v = w->in == CPK_IN_JSON
+                      ? decode_json(w, record, p, n, r, &bad)
+                      : decode_pickle(w, record, p, n, r, &bad);
+    if (v == NULL) {
+        if (bad < 0)
+            return -1;
+        kind = CPK_REC_BADINPUT;
+        status = bad;
+        goto done;
+    }
+    PyObject *result = call(w, v);
+    Py_DECREF(v);
+    if (result == NULL) {
+        if (PyErr_ExceptionMatches(PyExc_KeyboardInterrupt))
+            return -1;
+        if (PyErr_ExceptionMatches(PyExc_SystemExit)) {
+            kind = CPK_REC_EXIT;
+            status = exit_status(r);
+            goto done;
+        }
+        kind = CPK_REC_RAISED;
+        status = CPK_EXIT_RAISED;
+        if (render_raised(w, record, r) < 0)
+            return -1;
+        goto done;
+    }
+    char *why = NULL;
+    int rc = cpk_encode_result(w->enc, result, &r->out, &why);
+    Py_DECREF(result);
+    if (rc < 0)
+        return -1;
+    if (rc > 0) {
+        kind = CPK_REC_UNENCODABLE;
+        status = CPK_EXIT_OBJECT;
+        r->out.len = 0;
+        rc = render_unencodable(w, record, why ? why : "cannot encode", r);
+        free(why);
+        if (rc < 0)
+            return -1;
+    }
+done:
+    if (cpk_results_add(res, kind, status, r->out.data, r->out.len,
+                        r->err.data, r->err.len) < 0) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    return 0;
+}
+
+int
+cpk_mapwork_batch(cpk_mapwork *w, const cpk_batch *b, cpk_results *res)
+{
+    cpk_results_reset(res, b->first);
+    render r = {{0}};
+    int rc = 0;
+    for (size_t i = 0; i < b->n; i++) {
+        if (PyErr_CheckSignals() < 0) {
+            rc = -1;
+            break;
+        }
+        if (one(w, b->first + i, b->data.data + b->off[i], b->len[i], res,
+                &r) < 0) {
+            rc = -1;
+            break;
+        }
+        if (cpk_rec_stops(&res->rec[res->n - 1], w->keep_going))
+            break;
+    }
+    cpk_buf_free(&r.out);
+    cpk_buf_free(&r.err);
+    return rc;
+}

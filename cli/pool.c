@@ -1,0 +1,676 @@
+/* pool.c - --map's worker processes (pool.h). */
+#include "pool.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "message.h"
+
+#define MAX_INFLIGHT 2                  /* batches per worker */
+#define BATCH_BYTES ((size_t)256 << 10) /* of records, at most */
+#define BATCH_MAX 4096                  /* records, at most */
+#define BATCH_NS 10000000.0             /* the work a batch should hold */
+
+/* Frames on the pipes, in host byte order (both ends are this binary).
+ * Batch: first, n, data bytes; n record lengths; the data.
+ * Results: n, out bytes, err bytes, ns of work; n cpk_rec_result; out;
+ * err. */
+typedef struct {
+    uint64_t first, n, len;
+} batch_head;
+
+typedef struct {
+    uint64_t n, out, err, ns;
+} result_head;
+
+typedef struct {
+    pid_t pid;
+    int to;          /* batches go here (non-blocking) */
+    int from;        /* results come from here (non-blocking) */
+    cpk_buf wbuf;    /* frame bytes not yet written, from wpos */
+    size_t wpos;
+    cpk_buf rbuf;    /* result bytes received and not yet parsed */
+    uint64_t fifo[MAX_INFLIGHT]; /* batches in flight, oldest first */
+    int nq;
+    int dead;
+    char why[160];   /* how it died */
+} worker;
+
+typedef struct {
+    int used, ready, lost;
+    int worker;
+    uint64_t first, count, end;
+    cpk_results res;
+} slot;
+
+/* ---- the worker process ---- */
+
+/* Read exactly n bytes: 1, 0 at the end of input before any, -1 error. */
+static int
+read_full(int fd, void *p, size_t n)
+{
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r = read(fd, (char *)p + got, n - got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return r == 0 && got == 0 ? 0 : -1;
+        got += (size_t)r;
+    }
+    return 1;
+}
+
+static int
+write_full(int fd, const void *p, size_t n)
+{
+    size_t put = 0;
+    while (put < n) {
+        ssize_t r = write(fd, (const char *)p + put, n - put);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            return -1;
+        put += (size_t)r;
+    }
+    return 0;
+}
+
+/* What the function printed (sys.stdout is standard error here). */
+static void
+flush_python(void)
+{
+    static const char *const names[] = {"stdout", "stderr"};
+    for (int i = 0; i < 2; i++) {
+        PyObject *f = PySys_GetObject(names[i]); /* borrowed */
+        if (f == NULL || f == Py_None)
+            continue;
+        Py_INCREF(f);
+        PyObject *r = PyObject_CallMethod(f, "flush", NULL);
+        Py_XDECREF(r);
+        Py_DECREF(f);
+        PyErr_Clear();
+    }
+}
+
+static _Noreturn void
+worker_main(int in, int out, cpk_mapwork *w, pid_t parent)
+{
+    signal(SIGINT, SIG_IGN); /* the program stops us */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent)
+        _exit(CPK_EXIT_SYSTEM);
+    cpk_batch b = {0};
+    cpk_results res = {0};
+    cpk_buf frame = {0};
+    int status = 0;
+    for (;;) {
+        batch_head h;
+        int r = read_full(in, &h, sizeof(h));
+        if (r == 0)
+            break;
+        if (r < 0 || h.n > BATCH_MAX || h.len > ((size_t)1 << 40)) {
+            status = CPK_EXIT_SYSTEM;
+            break;
+        }
+        cpk_batch_reset(&b, h.first);
+        size_t *lens = malloc(h.n * sizeof(size_t) + 1);
+        char *data = malloc(h.len + 1);
+        if (lens == NULL || data == NULL ||
+            read_full(in, lens, h.n * sizeof(size_t)) < 0 ||
+            (h.len > 0 && read_full(in, data, h.len) <= 0)) {
+            free(lens);
+            free(data);
+            status = CPK_EXIT_SYSTEM;
+            break;
+        }
+        size_t at = 0;
+        for (uint64_t i = 0; i < h.n && status == 0; i++) {
+            if (lens[i] > h.len - at ||
+                cpk_batch_add(&b, data + at, lens[i]) < 0)
+                status = CPK_EXIT_SYSTEM;
+            at += lens[i];
+        }
+        free(lens);
+        free(data);
+        if (status != 0)
+            break;
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        if (cpk_mapwork_batch(w, &b, &res) < 0) {
+            /* Nothing the run could report per record: say it, die; the
+             * program reports the worker's death with its records. */
+            char *line = NULL;
+            if (!PyErr_ExceptionMatches(PyExc_KeyboardInterrupt))
+                PyErr_Print();
+            PyErr_Clear();
+            free(line);
+            status = CPK_EXIT_RAISED;
+            break;
+        }
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        flush_python();
+        result_head rh = {
+            .n = res.n,
+            .out = res.out.len,
+            .err = res.err.len,
+            .ns = (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000LL +
+                             (t1.tv_nsec - t0.tv_nsec)),
+        };
+        frame.len = 0;
+        if (cpk_buf_add(&frame, &rh, sizeof(rh)) < 0 ||
+            cpk_buf_add(&frame, res.rec, res.n * sizeof(*res.rec)) < 0 ||
+            cpk_buf_add(&frame, res.out.data, res.out.len) < 0 ||
+            cpk_buf_add(&frame, res.err.data, res.err.len) < 0 ||
+            write_full(out, frame.data, frame.len) < 0) {
+            status = CPK_EXIT_SYSTEM;
+            break;
+        }
+    }
+    flush_python();
+    _exit(status);
+}
+
+/* ---- the program's side ---- */
+
+typedef struct {
+    int jobs;
+    worker *wk;
+    int nslots;
+    slot *slots;
+    uint64_t next_send, next_emit;
+    double ns_per_record; /* measured, 0 until the first result */
+} pool;
+
+static int
+set_nonblock(int fd)
+{
+    int fl = fcntl(fd, F_GETFL);
+    return fl < 0 ? -1 : fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+}
+
+static void
+describe_death(worker *k, int wstatus)
+{
+    if (WIFSIGNALED(wstatus))
+        snprintf(k->why, sizeof(k->why), "was killed by signal %d (%s)",
+                 WTERMSIG(wstatus), strsignal(WTERMSIG(wstatus)));
+    else if (WIFEXITED(wstatus))
+        snprintf(k->why, sizeof(k->why), "exited with status %d",
+                 WEXITSTATUS(wstatus));
+    else
+        snprintf(k->why, sizeof(k->why), "stopped");
+}
+
+/* The worker is gone (its pipe closed): reap it, note how it died, and
+ * mark what it held as lost. */
+static void
+worker_lost(pool *p, int i)
+{
+    worker *k = &p->wk[i];
+    if (k->dead)
+        return;
+    k->dead = 1;
+    close(k->to);
+    close(k->from);
+    k->to = k->from = -1;
+    int ws = 0;
+    pid_t r;
+    do
+        r = waitpid(k->pid, &ws, 0);
+    while (r < 0 && errno == EINTR);
+    if (r == k->pid)
+        describe_death(k, ws);
+    else
+        snprintf(k->why, sizeof(k->why), "was lost");
+    for (int q = 0; q < k->nq; q++)
+        p->slots[k->fifo[q] % (uint64_t)p->nslots].lost = 1;
+    k->nq = 0;
+}
+
+static void
+stop_all(pool *p, int gently)
+{
+    for (int i = 0; i < p->jobs; i++) {
+        worker *k = &p->wk[i];
+        if (k->dead || k->pid <= 0)
+            continue;
+        if (!gently)
+            kill(k->pid, SIGKILL);
+        close(k->to);
+        k->to = -1;
+    }
+    for (int i = 0; i < p->jobs; i++) {
+        worker *k = &p->wk[i];
+        if (k->dead || k->pid <= 0)
+            continue;
+        pid_t r;
+        int ws;
+        Py_BEGIN_ALLOW_THREADS
+        do
+            r = waitpid(k->pid, &ws, 0);
+        while (r < 0 && errno == EINTR);
+        Py_END_ALLOW_THREADS
+        close(k->from);
+        k->from = -1;
+        k->dead = 1;
+    }
+}
+
+static int
+start_workers(pool *p, cpk_mapwork *w, const int *close_fds, int nclose)
+{
+    pid_t parent = getpid();
+    for (int i = 0; i < p->jobs; i++) {
+        int down[2], up[2];
+        if (pipe2(down, O_CLOEXEC) < 0)
+            return -1;
+        if (pipe2(up, O_CLOEXEC) < 0) {
+            close(down[0]);
+            close(down[1]);
+            return -1;
+        }
+        fflush(stderr);
+        PyOS_BeforeFork();
+        pid_t pid = fork();
+        if (pid == 0) {
+            PyOS_AfterFork_Child();
+            close(down[1]);
+            close(up[0]);
+            for (int j = 0; j < i; j++) {
+                close(p->wk[j].to);
+                close(p->wk[j].from);
+            }
+            for (int j = 0; j < nclose; j++)
+                if (close_fds[j] > 2)
+                    close(close_fds[j]);
+            worker_main(down[0], up[1], w, parent);
+        }
+        int err = errno;
+        PyOS_AfterFork_Parent();
+        close(down[0]);
+        close(up[1]);
+        if (pid < 0) {
+            close(down[1]);
+            close(up[0]);
+            errno = err;
+            return -1;
+        }
+        worker *k = &p->wk[i];
+        k->pid = pid;
+        k->to = down[1];
+        k->from = up[0];
+        if (set_nonblock(k->to) < 0 || set_nonblock(k->from) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Write what the worker's frame buffer holds, as far as the pipe takes
+ * it. A closed pipe: the worker died (its read side says how). */
+static void
+push(pool *p, int i)
+{
+    worker *k = &p->wk[i];
+    while (!k->dead && k->wpos < k->wbuf.len) {
+        ssize_t r = write(k->to, k->wbuf.data + k->wpos,
+                          k->wbuf.len - k->wpos);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            if (errno != EAGAIN)
+                worker_lost(p, i);
+            return;
+        }
+        k->wpos += (size_t)r;
+    }
+    if (k->wpos == k->wbuf.len)
+        k->wbuf.len = k->wpos = 0;
+}
+
+/* The worker with room for a batch and the fewest in flight, or -1. */
+static int
+pick(const pool *p)
+{
+    int best = -1;
+    for (int i = 0; i < p->jobs; i++) {
+        const worker *k = &p->wk[i];
+        if (!k->dead && k->nq < MAX_INFLIGHT &&
+            (best < 0 || k->nq < p->wk[best].nq))
+            best = i;
+    }
+    return best;
+}
+
+/* Send the batch to worker i: 0, or -1 out of memory. */
+static int
+send_batch(pool *p, int i, const cpk_batch *b)
+{
+    worker *k = &p->wk[i];
+    batch_head h = {b->first, b->n, b->data.len};
+    if (cpk_buf_add(&k->wbuf, &h, sizeof(h)) < 0 ||
+        cpk_buf_add(&k->wbuf, b->len, b->n * sizeof(size_t)) < 0 ||
+        cpk_buf_add(&k->wbuf, b->data.data, b->data.len) < 0)
+        return -1;
+    uint64_t seq = p->next_send++;
+    slot *s = &p->slots[seq % (uint64_t)p->nslots];
+    s->used = 1;
+    s->ready = s->lost = 0;
+    s->worker = i;
+    s->first = b->first;
+    s->count = b->n;
+    s->end = b->end;
+    k->fifo[k->nq++] = seq;
+    push(p, i);
+    return 0;
+}
+
+/* Parse the complete result frames worker i sent into their slots. */
+static void
+take_results(pool *p, int i)
+{
+    worker *k = &p->wk[i];
+    size_t at = 0;
+    while (k->rbuf.len - at >= sizeof(result_head)) {
+        result_head h;
+        memcpy(&h, k->rbuf.data + at, sizeof(h));
+        size_t need = sizeof(h) + h.n * sizeof(cpk_rec_result) + h.out +
+                      h.err;
+        if (k->rbuf.len - at < need)
+            break;
+        if (k->nq == 0) { /* a frame nobody asked for */
+            worker_lost(p, i);
+            return;
+        }
+        uint64_t seq = k->fifo[0];
+        memmove(k->fifo, k->fifo + 1, (size_t)(k->nq - 1) * sizeof(*k->fifo));
+        k->nq--;
+        slot *s = &p->slots[seq % (uint64_t)p->nslots];
+        const char *q = k->rbuf.data + at + sizeof(h);
+        cpk_results_reset(&s->res, s->first);
+        const cpk_rec_result *rec = (const cpk_rec_result *)(const void *)q;
+        const char *out = q + h.n * sizeof(cpk_rec_result);
+        const char *err = out + h.out;
+        size_t oa = 0, ea = 0;
+        int bad = h.n > s->count;
+        for (uint64_t j = 0; j < h.n && !bad; j++) {
+            cpk_rec_result r;
+            memcpy(&r, rec + j, sizeof(r));
+            if (r.out_len > h.out - oa || r.err_len > h.err - ea ||
+                cpk_results_add(&s->res, (cpk_rec_kind)r.kind, r.status,
+                                out + oa, r.out_len, err + ea,
+                                r.err_len) < 0) {
+                bad = 1;
+                break;
+            }
+            oa += r.out_len;
+            ea += r.err_len;
+        }
+        if (bad) {
+            s->lost = 1;
+            snprintf(k->why, sizeof(k->why), "sent malformed results");
+        }
+        s->ready = 1;
+        if (h.n > 0) {
+            double per = (double)h.ns / (double)h.n;
+            p->ns_per_record = p->ns_per_record == 0
+                                   ? per
+                                   : 0.7 * p->ns_per_record + 0.3 * per;
+        }
+        at += need;
+    }
+    if (at > 0) {
+        memmove(k->rbuf.data, k->rbuf.data + at, k->rbuf.len - at);
+        k->rbuf.len -= at;
+    }
+}
+
+/* Read what worker i sent; its closed pipe means it died. */
+static void
+pull(pool *p, int i)
+{
+    worker *k = &p->wk[i];
+    char buf[65536];
+    for (;;) {
+        ssize_t r = read(k->from, buf, sizeof(buf));
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0 && errno == EAGAIN)
+            break;
+        if (r <= 0) {
+            take_results(p, i);
+            worker_lost(p, i);
+            return;
+        }
+        if (cpk_buf_add(&k->rbuf, buf, (size_t)r) < 0) {
+            kill(k->pid, SIGKILL);
+            worker_lost(p, i);
+            snprintf(k->why, sizeof(k->why), "sent more than fits in "
+                     "memory");
+            return;
+        }
+    }
+    take_results(p, i);
+}
+
+static size_t
+batch_target(const pool *p)
+{
+    if (p->ns_per_record <= 0)
+        return 8;
+    double n = BATCH_NS / p->ns_per_record;
+    return n < 1 ? 1 : n > BATCH_MAX ? BATCH_MAX : (size_t)n;
+}
+
+/* 1 if fd has input to read now. */
+static int
+ready_now(int fd)
+{
+    struct pollfd pf = {.fd = fd, .events = POLLIN};
+    return poll(&pf, 1, 0) > 0;
+}
+
+int
+cpk_pool_run(int jobs, cpk_reader *rd, cpk_mapwork *w,
+             const cpk_sink *sink, const int *close_fds, int nclose,
+             int *read_rc, int *read_errno)
+{
+    pool p = {.jobs = jobs};
+    p.wk = calloc((size_t)jobs, sizeof(*p.wk));
+    p.nslots = jobs * MAX_INFLIGHT;
+    p.slots = calloc((size_t)p.nslots, sizeof(*p.slots));
+    struct pollfd *pf = calloc(2 * (size_t)jobs + 1, sizeof(*pf));
+    int *who = calloc(2 * (size_t)jobs + 1, sizeof(*who)); /* pf -> worker */
+    cpk_batch cur = {0};
+    int status = CPK_RUN_ERROR;
+    if (p.wk == NULL || p.slots == NULL || pf == NULL || who == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (int i = 0; i < jobs; i++)
+        p.wk[i].to = p.wk[i].from = -1;
+    if (sink->flush(sink->ctx) != 0) {
+        status = CPK_RUN_STOPPED;
+        goto done;
+    }
+    if (start_workers(&p, w, close_fds, nclose) < 0) {
+        PyErr_SetFromErrno(PyExc_OSError);
+        goto done;
+    }
+    cpk_batch_reset(&cur, rd->count + 1);
+    int input_done = 0, rerr = 0;
+    for (;;) {
+        /* Results, in input order. */
+        while (p.next_emit < p.next_send) {
+            slot *s = &p.slots[p.next_emit % (uint64_t)p.nslots];
+            if (s->lost) {
+                const worker *k = &p.wk[s->worker];
+                unsigned long long a = s->first, z = s->first + s->count - 1;
+                if (a == z)
+                    cpk_error("worker %d (pid %ld) %s while running record "
+                              "%llu",
+                              s->worker + 1, (long)k->pid, k->why, a);
+                else
+                    cpk_error("worker %d (pid %ld) %s while running records "
+                              "%llu-%llu",
+                              s->worker + 1, (long)k->pid, k->why, a, z);
+                status = CPK_RUN_WORKER;
+                goto done;
+            }
+            if (!s->ready)
+                break;
+            s->used = 0;
+            p.next_emit++;
+            if (sink->emit(sink->ctx, &s->res, s->end) != 0) {
+                status = CPK_RUN_STOPPED;
+                goto done;
+            }
+        }
+        if (input_done && cur.n == 0 && p.next_emit == p.next_send) {
+            if (rerr != 0) {
+                *read_rc = rerr;
+                status = CPK_RUN_INPUT;
+            }
+            else
+                status = CPK_RUN_DONE;
+            goto done;
+        }
+        /* The current batch, from what is buffered. */
+        size_t target = batch_target(&p);
+        int want_input = 0;
+        while (!input_done && cur.n < target &&
+               cur.data.len < BATCH_BYTES) {
+            const char *rec;
+            size_t len;
+            int rc = cpk_reader_next(rd, &rec, &len);
+            if (rc == CPK_READ_RECORD) {
+                if (cpk_batch_add(&cur, rec, len) < 0) {
+                    PyErr_NoMemory();
+                    goto done;
+                }
+                cur.end = cpk_reader_consumed(rd);
+                continue;
+            }
+            if (rc == CPK_READ_MORE)
+                want_input = 1;
+            else {
+                input_done = 1;
+                if (rc != CPK_READ_END) {
+                    rerr = rc;
+                    *read_errno = errno;
+                }
+            }
+            break;
+        }
+        if (want_input && ready_now(rd->fd)) {
+            long got = cpk_reader_fill(rd);
+            if (got < 0 && errno != EINTR) {
+                input_done = 1;
+                rerr = -1;
+                *read_errno = errno;
+            }
+            if (got < 0 && PyErr_CheckSignals() < 0)
+                goto done;
+            continue;
+        }
+        /* Full, at the end, or nothing more ready: send it. */
+        int room = (p.next_send - p.next_emit) < (uint64_t)p.nslots;
+        int k = room ? pick(&p) : -1;
+        if (cur.n > 0 && k >= 0) {
+            if (send_batch(&p, k, &cur) < 0) {
+                PyErr_NoMemory();
+                goto done;
+            }
+            cpk_batch_reset(&cur, cur.first + cur.n);
+            continue;
+        }
+        /* Wait for input, results or room in a pipe. */
+        int alive = 0;
+        for (int i = 0; i < jobs; i++)
+            alive += !p.wk[i].dead;
+        if (alive == 0 && p.next_emit == p.next_send && cur.n > 0) {
+            cpk_error("every worker is gone");
+            status = CPK_RUN_WORKER;
+            goto done;
+        }
+        if (sink->flush(sink->ctx) != 0) {
+            status = CPK_RUN_STOPPED;
+            goto done;
+        }
+        /* Each worker's result pipe, its batch pipe while a frame is
+         * pending, and the input when a record is wanted. */
+        int nf = 0;
+        for (int i = 0; i < jobs; i++) {
+            worker *wk = &p.wk[i];
+            if (wk->dead)
+                continue;
+            pf[nf] = (struct pollfd){.fd = wk->from, .events = POLLIN};
+            who[nf++] = i;
+            if (wk->wpos < wk->wbuf.len) {
+                pf[nf] = (struct pollfd){.fd = wk->to, .events = POLLOUT};
+                who[nf++] = i;
+            }
+        }
+        int in_slot = -1;
+        if (want_input && !input_done) {
+            in_slot = nf;
+            pf[nf].fd = rd->fd;
+            pf[nf].events = POLLIN;
+            nf++;
+        }
+        int n;
+        Py_BEGIN_ALLOW_THREADS
+        n = poll(pf, (nfds_t)nf, -1);
+        Py_END_ALLOW_THREADS
+        if (n < 0) {
+            if (errno == EINTR && PyErr_CheckSignals() < 0)
+                goto done;
+            continue;
+        }
+        for (int j = 0; j < nf; j++) {
+            if (j == in_slot)
+                continue;
+            short ev = pf[j].revents;
+            if (ev == 0 || p.wk[who[j]].dead)
+                continue;
+            if (pf[j].fd == p.wk[who[j]].to)
+                push(&p, who[j]); /* POLLERR: the write says EPIPE */
+            else
+                pull(&p, who[j]);
+        }
+        if (in_slot >= 0 && pf[in_slot].revents) {
+            long got = cpk_reader_fill(rd);
+            if (got < 0 && errno != EINTR) {
+                input_done = 1;
+                rerr = -1;
+                *read_errno = errno;
+            }
+            if (got < 0 && PyErr_CheckSignals() < 0)
+                goto done;
+        }
+    }
+done:
+    if (p.wk != NULL)
+        stop_all(&p, status == CPK_RUN_DONE);
+    for (int i = 0; p.wk != NULL && i < jobs; i++) {
+        cpk_buf_free(&p.wk[i].wbuf);
+        cpk_buf_free(&p.wk[i].rbuf);
+    }
+    for (int i = 0; p.slots != NULL && i < p.nslots; i++)
+        cpk_results_free(&p.slots[i].res);
+    free(p.slots);
+    free(p.wk);
+    free(pf);
+    free(who);
+    cpk_batch_free(&cur);
+    return status;
+}

@@ -1,0 +1,210 @@
+/* records.c - cutting --map's input into records (records.h). */
+#include "records.h"
+
+#include <errno.h>
+#include <patchlevel.h> /* PY_VERSION_HEX: pkscan models this CPython */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pkscan.h"
+
+#define READ_BLOCK ((size_t)64 << 10)
+
+void
+cpk_batch_reset(cpk_batch *b, uint64_t first)
+{
+    b->first = first;
+    b->n = 0;
+    b->data.len = 0;
+    b->end = 0;
+}
+
+int
+cpk_batch_add(cpk_batch *b, const char *p, size_t n)
+{
+    if (b->n == b->cap) {
+        size_t cap = b->cap ? b->cap * 2 : 64;
+        size_t *off = realloc(b->off, cap * sizeof(*off));
+        if (off == NULL)
+            return -1;
+        b->off = off;
+        size_t *len = realloc(b->len, cap * sizeof(*len));
+        if (len == NULL)
+            return -1;
+        b->len = len;
+        b->cap = cap;
+    }
+    size_t at = b->data.len;
+    if (cpk_buf_add(&b->data, p, n) < 0)
+        return -1;
+    b->off[b->n] = at;
+    b->len[b->n] = n;
+    b->n++;
+    return 0;
+}
+
+void
+cpk_batch_free(cpk_batch *b)
+{
+    free(b->off);
+    free(b->len);
+    cpk_buf_free(&b->data);
+    memset(b, 0, sizeof(*b));
+}
+
+int
+cpk_reader_init(cpk_reader *r, int fd, cpk_in_format format,
+                size_t max_record, size_t max_scan)
+{
+    memset(r, 0, sizeof(*r));
+    r->fd = fd;
+    r->format = format;
+    r->max_record = max_record;
+    r->max_scan = max_scan;
+    r->cap = 2 * READ_BLOCK;
+    r->buf = malloc(r->cap);
+    return r->buf ? 0 : -1;
+}
+
+void
+cpk_reader_free(cpk_reader *r)
+{
+    free(r->buf);
+    r->buf = NULL;
+}
+
+uint64_t
+cpk_reader_consumed(const cpk_reader *r)
+{
+    return r->offset;
+}
+
+/* Hand out buf[start .. start + n) as the next record, consuming `used`
+ * bytes (the record and its terminator). */
+static int
+take(cpk_reader *r, const char **rec, size_t *len, size_t n, size_t used)
+{
+    *rec = r->buf + r->start;
+    *len = n;
+    r->start += used;
+    r->offset += used;
+    r->count++;
+    r->scan_next = 0;
+    return CPK_READ_RECORD;
+}
+
+/* A line: up to a newline, or the rest at the end of input. */
+static int
+next_line(cpk_reader *r, const char **rec, size_t *len)
+{
+    size_t avail = r->end - r->start;
+    const char *p = r->buf + r->start;
+    const char *nl = memchr(p, '\n', avail);
+    if (nl != NULL) {
+        size_t n = (size_t)(nl - p);
+        if (n > r->max_record)
+            return CPK_READ_TOO_BIG;
+        return take(r, rec, len, n, n + 1);
+    }
+    if (avail > r->max_record)
+        return CPK_READ_TOO_BIG;
+    if (!r->eof)
+        return CPK_READ_MORE;
+    if (avail == 0)
+        return CPK_READ_END;
+    return take(r, rec, len, avail, avail);
+}
+
+/* Scan errors that more input cannot undo (scancheck.c's prefix_stable
+ * has the reasoning): the rest may be lengths or memo indices checked
+ * against the size of what has arrived so far. */
+static int
+settled(pkscan_status s)
+{
+    switch (s) {
+    case PKSCAN_ERR_OPCODE:
+    case PKSCAN_ERR_UNDERFLOW:
+    case PKSCAN_ERR_MARK:
+    case PKSCAN_ERR_TYPE:
+    case PKSCAN_ERR_VALUE:
+    case PKSCAN_ERR_PROTOCOL:
+    case PKSCAN_ERR_UNSUPPORTED:
+    case PKSCAN_ERR_LIMIT:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* A pickle: from here to just past its STOP, found by scanning what is
+ * buffered. A partial pickle is rescanned only once twice as much of it
+ * has arrived, so a large one costs a few scans, not one per read. */
+static int
+next_pickle(cpk_reader *r, const char **rec, size_t *len)
+{
+    size_t avail = r->end - r->start;
+    if (avail == 0)
+        return r->eof ? CPK_READ_END : CPK_READ_MORE;
+    if (!r->eof && avail < r->scan_next)
+        return CPK_READ_MORE;
+    pkscan_report *s =
+        pkscan_scan_limited(r->buf + r->start, avail,
+                            PKSCAN_PY_FLAGS(PY_VERSION_HEX), r->max_scan);
+    if (s == NULL) {
+        errno = ENOMEM;
+        return CPK_READ_BAD;
+    }
+    pkscan_status st = s->status;
+    size_t stop = s->stop_offset;
+    pkscan_free(s);
+    if (st == PKSCAN_ERR_TRAILING || st == PKSCAN_OK) {
+        size_t n = st == PKSCAN_OK ? avail : stop + 1;
+        if (n > r->max_record)
+            return CPK_READ_TOO_BIG;
+        return take(r, rec, len, n, n);
+    }
+    if (settled(st) || r->eof)
+        return CPK_READ_BAD;
+    if (avail > r->max_record)
+        return CPK_READ_TOO_BIG;
+    r->scan_next = avail * 2;
+    return CPK_READ_MORE;
+}
+
+int
+cpk_reader_next(cpk_reader *r, const char **rec, size_t *len)
+{
+    return r->format == CPK_IN_JSON ? next_line(r, rec, len)
+                                    : next_pickle(r, rec, len);
+}
+
+long
+cpk_reader_fill(cpk_reader *r)
+{
+    if (r->eof)
+        return 0;
+    /* Keep the unread rest at the front, and room for a block after it. */
+    if (r->start > 0) {
+        memmove(r->buf, r->buf + r->start, r->end - r->start);
+        r->end -= r->start;
+        r->start = 0;
+    }
+    if (r->cap - r->end < READ_BLOCK) {
+        size_t cap = r->cap * 2;
+        char *buf = realloc(r->buf, cap);
+        if (buf == NULL) {
+            errno = ENOMEM;
+            return -1;
+        }
+        r->buf = buf;
+        r->cap = cap;
+    }
+    ssize_t got = read(r->fd, r->buf + r->end, r->cap - r->end);
+    if (got < 0)
+        return -1;
+    if (got == 0)
+        r->eof = 1;
+    r->end += (size_t)got;
+    return (long)got;
+}

@@ -1,0 +1,83 @@
+/* records.h - the input of cloudpickle-load --map, cut into records:
+ * JSON Lines (one record per line) or a stream of pickles (one record per
+ * pickle, its end found by the static scanner, src/pkscan.h), read from a
+ * descriptor in large blocks and handed out in batches. What the records
+ * mean is mapwork.c's; the loop that feeds batches to the function or to
+ * worker processes is map.c's and pool.c's.
+ *
+ * Nothing here calls Python: the reader runs in the parent before the
+ * records reach a worker, and never executes anything.
+ */
+#ifndef CPK_RECORDS_H
+#define CPK_RECORDS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "callio.h" /* cpk_buf */
+
+typedef enum {
+    CPK_IN_JSON,   /* JSON Lines */
+    CPK_IN_PICKLE, /* concatenated pickles */
+} cpk_in_format;
+
+/* Records in input order, numbered from 1: record `first + i` is
+ * data.data[off[i] .. off[i] + len[i]). */
+typedef struct {
+    uint64_t first;
+    size_t n;
+    size_t cap;      /* of off and len */
+    size_t *off;
+    size_t *len;
+    cpk_buf data;
+    uint64_t end;    /* input bytes consumed up to the end of the last */
+} cpk_batch;
+
+/* Empty the batch for records starting at number `first`. */
+void cpk_batch_reset(cpk_batch *b, uint64_t first);
+/* Append a record: 0, or -1 out of memory. */
+int cpk_batch_add(cpk_batch *b, const char *p, size_t n);
+void cpk_batch_free(cpk_batch *b);
+
+typedef struct {
+    int fd;
+    cpk_in_format format;
+    size_t max_record;   /* a longer record is refused (--max-size) */
+    size_t max_scan;     /* pkscan memory cap (--max-scan-memory) */
+    int eof;
+    char *buf;
+    size_t start, end, cap;  /* unread data: buf[start .. end) */
+    size_t scan_next;    /* pickles: rescan a partial record once it is at
+                          * least this long (doubling keeps it linear) */
+    uint64_t offset;     /* input bytes before buf[start] */
+    uint64_t count;      /* records handed out */
+} cpk_reader;
+
+/* 0, or -1 out of memory. */
+int cpk_reader_init(cpk_reader *r, int fd, cpk_in_format format,
+                    size_t max_record, size_t max_scan);
+void cpk_reader_free(cpk_reader *r);
+
+enum {
+    CPK_READ_RECORD = 1,  /* *rec, *len: the next record (valid until the
+                             next cpk_reader_fill) */
+    CPK_READ_MORE = 0,    /* no complete record buffered: fill */
+    CPK_READ_END = -1,    /* end of input, every record handed out */
+    CPK_READ_TOO_BIG = -2,/* the next record is over max_record */
+    CPK_READ_BAD = -3,    /* pickles: the next record is malformed or cut
+                             short at the end (a scan would say why) */
+};
+
+/* The next record from what is buffered, without reading. */
+int cpk_reader_next(cpk_reader *r, const char **rec, size_t *len);
+
+/* Read once more (blocking unless the descriptor is not): the number of
+ * bytes read, 0 at the end of input (eof set), or -1 with errno (EINTR
+ * included: the caller checks for signals and calls again; EAGAIN for a
+ * non-blocking descriptor with nothing to read). */
+long cpk_reader_fill(cpk_reader *r);
+
+/* Input bytes consumed up to the last record handed out. */
+uint64_t cpk_reader_consumed(const cpk_reader *r);
+
+#endif
