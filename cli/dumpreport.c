@@ -325,9 +325,9 @@ cpk_dump_report(FILE *out, const unsigned char *written, size_t len,
         }
         fputc('\n', out);
     }
-    fprintf(out, "other      %zu bytes (protocol, frames, references, data "
-                 "outside the parts)\n",
-            plen - sp.by_value);
+    fprintf(out, "other      %zu byte%s (protocol, frames, references, "
+                 "data outside the parts)\n",
+            plen - sp.by_value, plen - sp.by_value == 1 ? "" : "s");
     by_reference(out, r);
     if (r->truncated)
         fputs("truncated  the scan is capped: some names are left out\n",
