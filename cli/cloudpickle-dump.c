@@ -577,7 +577,8 @@ after_dump(const options *o, const char *buf, size_t len)
 {
     if (o->report &&
         cpk_dump_report(stderr, (const unsigned char *)buf, len, o->what,
-                        o->target) < 0) {
+                        o->target,
+                        o->expr != NULL ? CPK_EXPR_FILENAME : NULL) < 0) {
         cpk_host_exit_if_interrupted(NULL);
         char *line = cpk_host_exception_line();
         PyErr_Clear();

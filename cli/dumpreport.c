@@ -130,34 +130,26 @@ class_at(const pkscan_report *r, size_t offset)
     return NULL;
 }
 
-/* The source file of a class: that of a function built inside it (a
- * method), else its module's file in this process. */
+/* The source file of a class: its module's file in this process, or
+ * `main_file` for __main__. (Not its methods' files: a dataclass's come
+ * from "<string>" and dataclasses.py.) */
 static int
-class_source(const pkscan_report *r, const cpk_spans *sp, size_t ci,
-             const pkscan_class *c, char **source)
+class_source(const pkscan_class *c, const char *main_file, char **source)
 {
     *source = NULL;
-    for (size_t i = 0; i < sp->nparts; i++) {
-        if (sp->parts[i].kind != CPK_PART_FUNCTION)
-            continue;
-        long p = sp->parts[i].parent;
-        while (p >= 0 && (size_t)p != ci)
-            p = sp->parts[p].parent;
-        const pkscan_function *f = p >= 0
-                                       ? function_at(r, sp->parts[i].create)
-                                       : NULL;
-        if (f != NULL && f->filename.s != NULL) {
-            *source = escaped(f->filename.s, f->filename.len);
-            return 0;
-        }
-    }
     if (c == NULL || c->module.s == NULL)
         return 0;
-    return module_file(c->module.s, c->module.len, source);
+    if (module_file(c->module.s, c->module.len, source) < 0)
+        return -1;
+    if (*source == NULL && main_file != NULL &&
+        c->module.len == 8 && memcmp(c->module.s, "__main__", 8) == 0)
+        *source = strdup(main_file);
+    return 0;
 }
 
 static int
-fill_row(const pkscan_report *r, const cpk_spans *sp, size_t i, row *w)
+fill_row(const pkscan_report *r, const cpk_spans *sp, size_t i,
+         const char *main_file, row *w)
 {
     const cpk_span_part *p = &sp->parts[i];
     w->part = p;
@@ -192,7 +184,7 @@ fill_row(const pkscan_report *r, const cpk_spans *sp, size_t i, row *w)
         if (c != NULL)
             w->name = joined(c->module, c->qualname.s ? c->qualname
                                                       : c->name);
-        return class_source(r, sp, i, c, &w->source);
+        return class_source(c, main_file, &w->source);
     }
     case CPK_PART_MODULE:
         w->kind = "module";
@@ -240,7 +232,7 @@ by_reference(FILE *out, const pkscan_report *r)
 
 int
 cpk_dump_report(FILE *out, const unsigned char *written, size_t len,
-                const char *what, const char *target)
+                const char *what, const char *target, const char *main_file)
 {
     const unsigned char *pickle = written;
     size_t plen = len;
@@ -293,7 +285,7 @@ cpk_dump_report(FILE *out, const unsigned char *written, size_t len,
         goto done;
     }
     for (size_t i = 0; i < sp.nparts && rc == 0; i++)
-        rc = fill_row(r, &sp, i, &rows[i]);
+        rc = fill_row(r, &sp, i, main_file, &rows[i]);
     if (rc < 0)
         goto done;
     if (sp.nparts > 0)

@@ -15,11 +15,13 @@
 /* Print the report to `out`. `written` holds the `len` bytes written (a
  * signed envelope with --sign: the pickle inside is reported), `what`
  * names the object ("MODULE:ATTR" or "-e"), `target` the output (a FILE
- * or "-"). Source files of classes without methods and of modules are
- * looked up in this interpreter's sys.modules. Returns 0; -1 with a
+ * or "-"). Source files of classes and modules are looked up in this
+ * interpreter's sys.modules; `main_file` (NULL: none) is that of
+ * __main__, which has no __file__ under -e. Returns 0; -1 with a
  * Python exception that must propagate (KeyboardInterrupt,
  * MemoryError). Write errors on `out` are ignored (standard error). */
 int cpk_dump_report(FILE *out, const unsigned char *written, size_t len,
-                    const char *what, const char *target);
+                    const char *what, const char *target,
+                    const char *main_file);
 
 #endif

@@ -659,6 +659,8 @@ cpk_spans_measure(const unsigned char *data, size_t len, cpk_spans *out)
     free(w.memo_set);
     free(w.ranges);
     if (rc < 0) {
+        cpk_spans_free(out);
+        out->by_value = 0;
         out->error = w.nomem ? "out of memory" : w.err;
         out->error_offset = w.err_off;
         return -1;

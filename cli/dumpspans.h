@@ -65,7 +65,8 @@ typedef struct {
 
 /* Walk the `len` bytes of a pickle at `data` and measure its parts into
  * *out (free with cpk_spans_free). Returns 0; -1 when out of memory or
- * when the pickle could not be walked (out->error says why). */
+ * when the pickle could not be walked (out->error says why; out holds
+ * nothing to free). */
 int cpk_spans_measure(const unsigned char *data, size_t len, cpk_spans *out);
 
 void cpk_spans_free(cpk_spans *s);
