@@ -291,6 +291,21 @@ Test(cli_dump_report, with_hash_the_hash_comes_last)
                  I "assert re.fullmatch('[0-9a-f]{64}  -', lines[-1])\n"
                  I "assert lines[-2] == 'by ref     0 imports'\n");
     cpk_proc_free(&p);
+    /* with -o: the file named in both, hashed as written */
+    dump(&p, (const char *[]){"--report", "-o", "both.pkl", "--hash",
+                              "rep:lone", NULL});
+    cpk_assert_exit(&p, 0);
+    cr_assert_eq(p.out_len, 0);
+    check_report(p.err, p.err_len,
+                 I "import hashlib\n"
+                 I "data = open(DIR + '/both.pkl', 'rb').read()\n"
+                 I "assert lines[0] == 'report     rep:lone written to "
+                 "both.pkl'\n"
+                 I "assert lines[1] == 'pickle     %d bytes, protocol 5' "
+                 "% len(data)\n"
+                 I "assert lines[-1] == hashlib.sha256(data).hexdigest() + "
+                 "'  both.pkl'\n");
+    cpk_proc_free(&p);
 }
 
 Test(cli_dump_report, nothing_when_the_dump_fails)
