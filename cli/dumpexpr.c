@@ -13,6 +13,18 @@
 #include "host.h"    /* cpk_host_exception_line, cpk_host_exit_if_interrupted */
 #include "message.h" /* cpk_error, exit statuses */
 
+/* The pending exception, normalized, as a new reference (cleared). */
+static PyObject *
+fetch_exception(void)
+{
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    PyErr_NormalizeException(&type, &value, &tb);
+    Py_XDECREF(type);
+    Py_XDECREF(tb);
+    return value;
+}
+
 /* linecache.cache[filename] = (size, None, lines, filename): an entry
  * with no mtime, which checkcache leaves alone. */
 static int
@@ -103,6 +115,7 @@ run_failed(void)
                                   tb ? tb : Py_None)
                             : NULL;
         if (r == NULL) {
+            cpk_host_exit_if_interrupted(NULL);
             PyErr_Clear();
             PyErr_Display(type, value, tb);
         }
@@ -141,7 +154,20 @@ cpk_expr_eval(const char *source, int *status)
     /* argv as CPython decodes it (UTF-8 mode: surrogateescape), with a
      * final newline for linecache's lines */
     size_t n = strlen(source);
-    PyObject *raw = PyUnicode_DecodeFSDefault(source);
+    PyObject *raw = PyUnicode_DecodeUTF8(source, (Py_ssize_t)n, "strict");
+    if (raw == NULL && PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) {
+        /* Source is text: compile() could not take the surrogates
+         * CPython's argv decoding would make of such bytes anyway. */
+        Py_ssize_t at = 0;
+        PyObject *exc = fetch_exception();
+        if (exc == NULL || PyUnicodeDecodeError_GetStart(exc, &at) < 0)
+            at = -1;
+        Py_XDECREF(exc);
+        PyErr_Clear();
+        cpk_error("-e: EXPR is not valid UTF-8 at byte %zd", at);
+        *status = CPK_EXIT_USAGE;
+        return NULL;
+    }
     if (raw == NULL)
         goto system_error;
     if (n > 0 && source[n - 1] == '\n')

@@ -20,7 +20,8 @@
  *   CPK_EXIT_USAGE   it does not compile, or ends with no expression:
  *                    `prog: -e: SyntaxError: MSG (line L, column C)`,
  *                    `prog: -e: the last statement (KIND, line L) is no
- *                    expression: end EXPR with the value to pickle`
+ *                    expression: end EXPR with the value to pickle`,
+ *                    `prog: -e: EXPR is not valid UTF-8 at byte N`
  *   CPK_EXIT_OBJECT  running it raised: its traceback, then
  *                    `prog: -e: TYPE: MESSAGE`
  * A KeyboardInterrupt dies by SIGINT (cpk_host_exit_if_interrupted). */

@@ -337,6 +337,8 @@ Test(cli_dump_expr, refusals)
         {{"-e", "import math; x = math.pi", NULL}, 2,
          "cloudpickle-dump: -e: the last statement (Assign, line 1) is no "
          "expression: end EXPR with the value to pickle\n"},
+        {{"-e", "1 + '\xff'", NULL}, 2,
+         "cloudpickle-dump: -e: EXPR is not valid UTF-8 at byte 5\n"},
         {{"-e", "", NULL}, 2,
          "cloudpickle-dump: -e: no statement: EXPR must end with the value "
          "to pickle\n"},
