@@ -2,9 +2,11 @@
  * imported on the loading side, to a file or standard output.
  *
  *     cloudpickle-dump [options] MODULE:ATTR[.ATTR...]
+ *     cloudpickle-dump [options] -e EXPR
  *
  * Options and exit statuses: man/cloudpickle-dump.1. The interpreter is
- * started by host.c, the output written by output.c.
+ * started by host.c, the output written by output.c; -e is dumpexpr.c's,
+ * --report dumpreport.c's, --hash dumphash.c's.
  *
  * Standard output carries the pickle and nothing else: the pickle goes to
  * host.c's private duplicate of it, and what the module prints while it is
@@ -19,6 +21,9 @@
 #include <unistd.h>
 
 #include "ccloudpickle.h"
+#include "dumpexpr.h"   /* -e */
+#include "dumphash.h"   /* --hash */
+#include "dumpreport.h" /* --report */
 #include "host.h"
 #include "keyfile.h"
 #include "message.h"
@@ -30,6 +35,8 @@ enum {
     OPT_COMPAT,
     OPT_SIGN,
     OPT_GEN_KEY,
+    OPT_REPORT,
+    OPT_HASH,
 };
 
 static const struct option longopts[] = {
@@ -42,6 +49,9 @@ static const struct option longopts[] = {
     {"compat", required_argument, NULL, OPT_COMPAT},
     {"sign", required_argument, NULL, OPT_SIGN},
     {"gen-key", required_argument, NULL, OPT_GEN_KEY},
+    {"expr", required_argument, NULL, 'e'},
+    {"report", no_argument, NULL, OPT_REPORT},
+    {"hash", no_argument, NULL, OPT_HASH},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -62,16 +72,31 @@ typedef struct {
     unsigned char *key;  /* its key, read before Python starts */
     size_t keylen;
     const char *gen_key; /* --gen-key FILE, or NULL */
+    const char *expr;    /* -e EXPR, or NULL (then spec) */
+    const char *what;    /* the object in messages: spec, or "-e" */
+    const char *root;    /* ... at the start of a path: spec, or "EXPR" */
+    const char *target;  /* the output in --hash and --report: -o's
+                            argument as given, or "-" */
+    int report;
+    int hash;
 } options;
 
 static void
 usage(void)
 {
     printf("Usage: %s [OPTION]... MODULE:ATTR[.ATTR...]\n"
+           "  or:  %s [OPTION]... -e EXPR\n"
            "  or:  %s --gen-key=FILE\n"
            "Pickle the object MODULE.ATTR with ccloudpickle: functions and "
            "classes that\nthe loading side cannot import travel by value.\n"
            "\n"
+           "  -e, --expr=EXPR      pickle the value of Python source EXPR "
+           "run in a fresh\n"
+           "                       __main__ instead (what it defines travels "
+           "by value);\n"
+           "                       its last statement must be an expression, "
+           "e.g.\n"
+           "                       -e 'import math; lambda x: math.sqrt(x)'\n"
            "  -o, --output=FILE    write to FILE (atomically) instead of "
            "standard output\n"
            "  -p, --protocol=N     pickle protocol 0-5 (default 5)\n"
@@ -95,6 +120,15 @@ usage(void)
            "key (mode 0600)\n"
            "                       and exit; an existing FILE is never "
            "overwritten\n"
+           "      --report         after the dump, print to standard error "
+           "what was\n"
+           "                       pickled by value (with source files and "
+           "the bytes\n"
+           "                       each part adds) and by reference\n"
+           "      --hash           after the dump, print the SHA-256 of the "
+           "bytes written\n"
+           "                       to standard error as sha256sum does "
+           "(`HASH  FILE`)\n"
            "  -h, --help           show this help and exit\n"
            "  -V, --version        show the version and exit\n"
            "\n"
@@ -107,10 +141,11 @@ usage(void)
            "What the module prints while it is imported or pickled goes to "
            "standard error.\n"
            "\n"
-           "Exit status: 0 success, 2 usage error (a key file refused too), 4 "
-           "the object\ncould not be imported or pickled, 5 the output (or "
-           "the new key file) could\nnot be written.\n",
-           cpk_prog, cpk_prog);
+           "Exit status: 0 success, 2 usage error (a key file refused, EXPR "
+           "that does not\ncompile too), 4 the object could not be imported, "
+           "made (EXPR raised) or\npickled, 5 the output (or the new key "
+           "file) could not be written.\n",
+           cpk_prog, cpk_prog, cpk_prog);
 }
 
 static int
@@ -138,8 +173,20 @@ parse_options(int argc, char **argv, options *o)
     }
     int c;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":o:p:P:fhV", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":o:p:P:fe:hV", longopts, NULL)) !=
+           -1) {
         switch (c) {
+        case 'e':
+            if (o->expr != NULL)
+                return cpk_usage_error("-e given more than once");
+            o->expr = optarg;
+            break;
+        case OPT_REPORT:
+            o->report = 1;
+            break;
+        case OPT_HASH:
+            o->hash = 1;
+            break;
         case 'o':
             o->output = optarg;
             break;
@@ -195,20 +242,45 @@ parse_options(int argc, char **argv, options *o)
         if (optind < argc)
             return cpk_usage_error("--gen-key takes no MODULE:ATTR ('%s')",
                                    argv[optind]);
-        if (o->sign != NULL || o->output != NULL)
+        /* Options about the pickle written are refused, as --sign and
+         * --output are: --gen-key writes a key, no pickle. */
+        const char *other = o->sign != NULL     ? "--sign"
+                            : o->output != NULL ? "--output"
+                            : o->expr != NULL   ? "--expr"
+                            : o->report         ? "--report"
+                            : o->hash           ? "--hash"
+                                                : NULL;
+        if (other != NULL)
             return cpk_usage_error("--gen-key cannot be combined with %s",
-                                   o->sign != NULL ? "--sign" : "--output");
+                                   other);
         return 0;
     }
-    if (optind >= argc)
-        return cpk_usage_error("missing MODULE:ATTR");
-    if (argc - optind > 1)
-        return cpk_usage_error("unexpected argument '%s'", argv[optind + 1]);
-    o->spec = argv[optind];
-    const char *colon = strchr(o->spec, ':');
-    if (colon == NULL || colon == o->spec || colon[1] == '\0' ||
-        strchr(colon + 1, ':') != NULL)
-        return cpk_usage_error("'%s' is not MODULE:ATTR", o->spec);
+    if (o->expr != NULL) {
+        if (optind < argc)
+            return cpk_usage_error("give -e EXPR or MODULE:ATTR, not both "
+                                   "('%s')",
+                                   argv[optind]);
+        if (o->by_ref)
+            return cpk_usage_error("--by-ref needs MODULE:ATTR (what -e "
+                                   "defines is in __main__, always by "
+                                   "value)");
+        o->what = "-e";
+        o->root = "EXPR";
+    }
+    else {
+        if (optind >= argc)
+            return cpk_usage_error("missing MODULE:ATTR");
+        if (argc - optind > 1)
+            return cpk_usage_error("unexpected argument '%s'",
+                                   argv[optind + 1]);
+        o->spec = argv[optind];
+        const char *colon = strchr(o->spec, ':');
+        if (colon == NULL || colon == o->spec || colon[1] == '\0' ||
+            strchr(colon + 1, ':') != NULL)
+            return cpk_usage_error("'%s' is not MODULE:ATTR", o->spec);
+        o->what = o->root = o->spec;
+    }
+    o->target = o->output != NULL ? o->output : "-";
     if (o->output != NULL && strcmp(o->output, "-") == 0)
         o->output = NULL;
     /* Checked before Python starts, while fd 1 is still the standard
@@ -390,15 +462,15 @@ pickling_failed(PyObject *cpk, PyObject *obj, const options *o,
         const char *path = PyUnicode_AsUTF8(PyTuple_GET_ITEM(found, 0));
         PyObject *culprit = PyTuple_GET_ITEM(found, 1);
         if (path != NULL)
-            snprintf(where, sizeof(where), " %s%s (%s)", o->spec, path,
+            snprintf(where, sizeof(where), " %s%s (%s)", o->root, path,
                      Py_TYPE(culprit)->tp_name);
     }
     Py_XDECREF(found);
     PyErr_Clear();
     if (where[0] == '\0')
-        snprintf(where, sizeof(where), " %s (%s)", o->spec,
+        snprintf(where, sizeof(where), " %s (%s)", o->root,
                  Py_TYPE(obj)->tp_name);
-    cpk_error("%s: cannot pickle%s: %s", o->spec, where, why ? why : "error");
+    cpk_error("%s: cannot pickle%s: %s", o->what, where, why ? why : "error");
     free(why);
     return CPK_EXIT_OBJECT;
 }
@@ -452,24 +524,14 @@ done:
     return r;
 }
 
+/* Write the pickle to standard output: the private descriptor, not fd 1
+ * (standard error meanwhile, and left open for Python's flush at exit);
+ * closing it reports a delayed write error, as fclose(stdout) would. */
 static int
-dump_to_stdout(PyObject *cpk, PyObject *obj, const options *o)
+write_stdout(const char *buf, size_t len)
 {
-    PyObject *args = PyTuple_Pack(1, obj);
-    if (args == NULL)
-        return fail(o->spec, CPK_EXIT_SYSTEM, NULL);
-    PyObject *data = call_kw(cpk, "dumps", args, o);
-    Py_DECREF(args);
-    if (data == NULL)
-        return pickling_failed(cpk, obj, o, NULL);
-    /* The private descriptor, not fd 1 (standard error meanwhile, and
-     * left open for Python's flush at exit); closing it reports a delayed
-     * write error, as fclose(stdout) would. */
     int fd = cpk_host_stdout_take();
-    int e = fd < 0 ? EBADF
-                   : cpk_write_all(fd, PyBytes_AS_STRING(data),
-                                   (size_t)PyBytes_GET_SIZE(data));
-    Py_DECREF(data);
+    int e = fd < 0 ? EBADF : cpk_write_all(fd, buf, len);
     if (fd >= 0 && close(fd) != 0 && e == 0)
         e = errno;
     if (e == EPIPE)
@@ -479,6 +541,81 @@ dump_to_stdout(PyObject *cpk, PyObject *obj, const options *o)
         return CPK_EXIT_SYSTEM;
     }
     return CPK_EXIT_OK;
+}
+
+/* Write the pickle to -o's file, atomically (output.h). */
+static int
+write_file(const options *o, const char *buf, size_t len)
+{
+    int e = cpk_output_open(&file_out, o->output);
+    if (e != 0) {
+        cpk_error("%s: cannot create a file next to it: %s", o->output,
+                  strerror(e));
+        return CPK_EXIT_SYSTEM;
+    }
+    e = cpk_write_all(file_out.fd, buf, len);
+    if (e != 0) {
+        cpk_output_abort(&file_out);
+        cpk_error("%s: %s", o->output, strerror(e));
+        return CPK_EXIT_SYSTEM;
+    }
+    const char *what = "write";
+    e = cpk_output_commit(&file_out, &what);
+    if (e == EINTR && PyErr_Occurred())
+        cpk_host_exit_if_interrupted(NULL);
+    if (e != 0) {
+        cpk_error("%s: %s: %s", o->output, what, strerror(e));
+        return CPK_EXIT_SYSTEM;
+    }
+    return CPK_EXIT_OK;
+}
+
+/* --report and --hash of the `len` bytes at `buf` just written, on
+ * standard error. The output is in place whatever happens here. */
+static void
+after_dump(const options *o, const char *buf, size_t len)
+{
+    if (o->report &&
+        cpk_dump_report(stderr, (const unsigned char *)buf, len, o->what,
+                        o->target,
+                        o->expr != NULL ? CPK_EXPR_FILENAME : NULL) < 0) {
+        cpk_host_exit_if_interrupted(NULL);
+        char *line = cpk_host_exception_line();
+        PyErr_Clear();
+        cpk_error("--report: %s", line ? line : "error");
+        free(line);
+    }
+    if (o->hash) {
+        char hex[65];
+        if (cpk_sha256_hex(buf, len, hex) < 0)
+            cpk_error("--hash: SHA-256 failed (libcrypto)");
+        else {
+            cpk_hash_line(stderr, hex, o->target);
+            fflush(stderr);
+        }
+    }
+}
+
+/* Pickle into memory, write it once, then --report and --hash: what is
+ * hashed and reported is exactly what was written. (Without those and
+ * with -o, dump_to_file streams into the file instead.) */
+static int
+dump_in_memory(PyObject *cpk, PyObject *obj, const options *o)
+{
+    PyObject *args = PyTuple_Pack(1, obj);
+    if (args == NULL)
+        return fail(o->what, CPK_EXIT_SYSTEM, NULL);
+    PyObject *data = call_kw(cpk, "dumps", args, o);
+    Py_DECREF(args);
+    if (data == NULL)
+        return pickling_failed(cpk, obj, o, NULL);
+    const char *buf = PyBytes_AS_STRING(data);
+    size_t len = (size_t)PyBytes_GET_SIZE(data);
+    int status = o->output ? write_file(o, buf, len) : write_stdout(buf, len);
+    if (status == CPK_EXIT_OK)
+        after_dump(o, buf, len);
+    Py_DECREF(data);
+    return status;
 }
 
 static int
@@ -538,13 +675,22 @@ run(const options *o)
     }
     if (status != CPK_EXIT_OK)
         goto done;
-    obj = resolve(o->spec, &status, &module);
-    if (obj == NULL)
-        goto done;
-    if (!o->by_ref && (status = register_by_value(cpk, module, o->spec)) != 0)
-        goto done;
-    status = o->output ? dump_to_file(cpk, obj, o)
-                       : dump_to_stdout(cpk, obj, o);
+    if (o->expr != NULL) {
+        obj = cpk_expr_eval(o->expr, &status);
+        if (obj == NULL)
+            goto done;
+    }
+    else {
+        obj = resolve(o->spec, &status, &module);
+        if (obj == NULL)
+            goto done;
+        if (!o->by_ref &&
+            (status = register_by_value(cpk, module, o->spec)) != 0)
+            goto done;
+    }
+    status = o->output && !o->report && !o->hash
+                 ? dump_to_file(cpk, obj, o)
+                 : dump_in_memory(cpk, obj, o);
 done:
     Py_XDECREF(obj);
     Py_XDECREF(module);
@@ -576,9 +722,12 @@ main(int argc, char **argv)
         free(o.by_value);
         return status;
     }
+    /* sys.argv: [prog, MODULE:ATTR], or ['-e'] as python -c gives ['-c'] */
     char *py_argv[2] = {argv[0], (char *)o.spec};
+    if (o.expr != NULL)
+        py_argv[0] = "-e";
     cpk_host_config cfg = {
-        .argc = 2,
+        .argc = o.expr != NULL ? 1 : 2,
         .argv = py_argv,
         .npaths = o.npaths,
         .paths = o.paths,
