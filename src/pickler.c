@@ -171,7 +171,9 @@ Pickler_dump(PyObject *self, PyObject *obj)
     PyObject *r = PyObject_Vectorcall(st->base_dump, args, 2, NULL);
     if (r != NULL)
         return r;
-    if (PyErr_ExceptionMatches(PyExc_RecursionError))
+    /* Too deep: no one object is to blame, so no culprit search. */
+    int deep = PyErr_ExceptionMatches(PyExc_RecursionError);
+    if (deep)
         raise_from(st->PicklingError, "Could not pickle object as "
                                       "excessively deep recursion required.");
     if (was_empty) {
@@ -183,6 +185,9 @@ Pickler_dump(PyObject *self, PyObject *obj)
             PyErr_Clear();
         PyErr_Restore(type, value, tb);
     }
+    /* Only now, on the failure path: a successful dump pays nothing. */
+    if (!deep)
+        cpk_diagnose_failure(self, obj);
     return NULL;
 }
 
@@ -651,7 +656,9 @@ static PyMethodDef Pickler_methods[] = {
                "by value where they cannot be found by name, and the types "
                "plain pickle cannot handle; NotImplemented otherwise.")},
     {"dump", Pickler_dump, METH_O,
-     PyDoc_STR("dump(obj)\n--\n\nWrite the pickle of obj to the file.")},
+     PyDoc_STR("dump(obj)\n--\n\nWrite the pickle of obj to the file. "
+               "When that fails, the exception names the path to the part "
+               "that cannot be pickled (see the class's diagnose).")},
     {"clear_memo", Pickler_clear_memo, METH_NOARGS,
      PyDoc_STR("clear_memo()\n--\n\nForget the objects pickled so far: "
                "later dumps repeat them instead of referring back.")},
@@ -676,7 +683,15 @@ PyDoc_STRVAR(Pickler_doc,
 "where they cannot be imported by name on the loading side (cloudpickle's\n"
 "CloudPickler, in C). compat= writes stock cloudpickle's format for the\n"
 "release that will load it: 'cloudpickle3' (or 'cloudpickle') for 3.x,\n"
-"'cloudpickle2' for any 2.x, or a release such as '2.2' or '3.1.2'.");
+"'cloudpickle2' for any 2.x, or a release such as '2.2' or '3.1.2'.\n\n"
+"When dump() fails, the exception (its type, traceback and cause\n"
+"unchanged) gets the path to the culprit: a note such as \"when pickling\n"
+"handler.__globals__['client'].conn['lock'] (_thread.lock)\" on 3.11+,\n"
+"the same words after its message before (if its args are one str). To\n"
+"find it, parts of the object are pickled again, so their __reduce__\n"
+"code runs again; set diagnose = False (on the instance or a subclass)\n"
+"to skip that. Subclasses that override reducer_override or\n"
+"persistent_id get no path.");
 
 /* Find the offset of PicklerObject.dispatch_table from its member
  * descriptor, so we never mirror CPython's private struct. */
@@ -748,6 +763,11 @@ cpk_pickler_init_type(PyObject *module, cpk_state *st)
                         TABLE_DISPATCH_TABLE) < 0 ||
         add_table_descr(st, module, "dispatch", TABLE_DISPATCH) < 0 ||
         add_table_descr(st, module, "_dispatch_table", TABLE_OWN) < 0)
+        return -1;
+    /* Read only when a dump failed (diagnose.c): a plain class attribute
+     * that instances and subclasses may shadow. */
+    if (PyDict_SetItemString(st->pickler_type->tp_dict, "diagnose",
+                             Py_True) < 0)
         return -1;
     PyType_Modified(st->pickler_type);
     return 0;
