@@ -469,12 +469,14 @@ wants_diagnosis(cpk_state *st, PyObject *pickler)
 }
 
 /* How the root is named in a note: its __qualname__ (a function, class,
- * method), else "<type object>"; NULL without an error when the path is
- * empty and the root has no name (the note would say nothing). New
- * reference. */
+ * method), else "<type object>". NULL without an error when the path is
+ * empty: the root itself is the culprit, and the caller knows what it
+ * passed. New reference. */
 static PyObject *
 root_name(cpk_state *st, PyObject *obj, PyObject *path)
 {
+    if (PyUnicode_GET_LENGTH(path) == 0)
+        return NULL;
     PyObject *qn = NULL;
     if (PyObject_GetOptionalAttr(obj, st->str___qualname__, &qn) < 0) {
         if (!cpk_error_clearable())
@@ -484,8 +486,6 @@ root_name(cpk_state *st, PyObject *obj, PyObject *path)
     if (qn != NULL && PyUnicode_Check(qn))
         return qn;
     Py_XDECREF(qn);
-    if (PyUnicode_GET_LENGTH(path) == 0)
-        return NULL;
     return PyUnicode_FromFormat("<%s object>", Py_TYPE(obj)->tp_name);
 }
 
