@@ -157,25 +157,24 @@ base_clear_memo(PyObject *self)
  * step with the loader. When the memo was empty before the dump (a new
  * Pickler, or after clear_memo()), emptying it again undoes that exactly.
  * Otherwise the memo is left as stock pickle leaves it: finding what the
- * failed dump added would cost a copy of the memo on every dump. */
+ * failed dump added would cost a copy of the memo on every dump.
+ *
+ * This failure path of Pickler_dump is out of its way (cold, not
+ * inlined): measured, the success path is then as fast as before the
+ * culprit search existed (inlined, dumps(1) took some 5% longer). */
+#if defined(__GNUC__)
+__attribute__((noinline, cold))
+#endif
 static PyObject *
-Pickler_dump(PyObject *self, PyObject *obj)
+dump_failed(PyObject *self, PyObject *obj, int was_empty)
 {
     cpk_pickler_ext *ext = CPK_PICKLER_EXT(self);
-    cpk_state *st = ext->st;
-    if (cpk_refresh_lazy_types(st) < 0)
-        return NULL;
-    int was_empty = !ext->memo_used;
-    ext->memo_used = 1;
-    PyObject *args[2] = {self, obj};
-    PyObject *r = PyObject_Vectorcall(st->base_dump, args, 2, NULL);
-    if (r != NULL)
-        return r;
     /* Too deep: no one object is to blame, so no culprit search. */
     int deep = PyErr_ExceptionMatches(PyExc_RecursionError);
     if (deep)
-        raise_from(st->PicklingError, "Could not pickle object as "
-                                      "excessively deep recursion required.");
+        raise_from(ext->st->PicklingError,
+                   "Could not pickle object as excessively deep recursion "
+                   "required.");
     if (was_empty) {
         PyObject *type, *value, *tb;
         PyErr_Fetch(&type, &value, &tb);
@@ -189,6 +188,22 @@ Pickler_dump(PyObject *self, PyObject *obj)
     if (!deep)
         cpk_diagnose_failure(self, obj);
     return NULL;
+}
+
+static PyObject *
+Pickler_dump(PyObject *self, PyObject *obj)
+{
+    cpk_pickler_ext *ext = CPK_PICKLER_EXT(self);
+    cpk_state *st = ext->st;
+    if (cpk_refresh_lazy_types(st) < 0)
+        return NULL;
+    int was_empty = !ext->memo_used;
+    ext->memo_used = 1;
+    PyObject *args[2] = {self, obj};
+    PyObject *r = PyObject_Vectorcall(st->base_dump, args, 2, NULL);
+    if (r != NULL)
+        return r;
+    return dump_failed(self, obj, was_empty);
 }
 
 static PyObject *
