@@ -508,6 +508,10 @@ call_kw(PyObject *cpk, const char *method, PyObject *args,
         }
         Py_DECREF(c);
     }
+    /* pickling_failed() runs the culprit search itself, once, to name
+     * the path in its own words: dumps() need not run it first. */
+    if (PyDict_SetItemString(kw, "diagnose", Py_False) < 0)
+        goto done;
     if (o->key != NULL) {
         PyObject *k = PyBytes_FromStringAndSize((const char *)o->key,
                                                 (Py_ssize_t)o->keylen);

@@ -371,6 +371,7 @@ typedef struct {
     int proto;
     int format;              /* cpk_format */
     int in_init;             /* set while CPython's __init__ runs */
+    int diagnose_off;        /* dumps(diagnose=False): no culprit search */
 } cpk_pickler_ext;
 
 struct cpk_policy_names;
@@ -667,8 +668,18 @@ PyObject *cpk_signing_read(cpk_state *st, PyObject *file, PyObject *key,
  * key, '\xcf'." (the magic's first byte) into a hint at verify_key. */
 void cpk_signing_hint_unsigned_load(cpk_state *st);
 
-/* diagnose.c: _find_unpicklable. */
+/* diagnose.c: _find_unpicklable, and the culprit of a failed dump. */
 extern PyMethodDef cpk_diagnose_methods[];
+/* After pickler's dump of obj failed (its exception set): unless the
+ * Pickler says no (diagnose_off, its `diagnose` attribute, an override of
+ * reducer_override or persistent_id) or the exception is not one `except
+ * Exception` catches, search for the culprit (re-pickling parts of obj, so
+ * user reducers run again) and add "when pickling <root><path> (<type>)"
+ * to the same exception: a note on 3.11+, else its message when its args
+ * are one str. A search that fails leaves the exception as it was; a
+ * KeyboardInterrupt, SystemExit or MemoryError raised by the search
+ * replaces it, with the original as its __context__. */
+void cpk_diagnose_failure(PyObject *pickler, PyObject *obj);
 
 /* glue.c: install_alias, install_multiprocessing, wrap (forwarded to the
  * companion Python modules of python/, imported on first call). */

@@ -12,16 +12,20 @@
 /* Public functions ---------------------------------------------------- */
 
 /* Parse the (obj, protocol, buffer_callback, *, compat) tail shared by dump
- * and dumps, and make a Pickler writing to `file`. New reference. */
+ * and dumps, and make a Pickler writing to `file`; diagnose=False turns
+ * its culprit search off (diagnose.c). New reference. */
 static PyObject *
 make_pickler(cpk_state *st, PyObject *file, PyObject *protocol,
-             PyObject *buffer_callback, PyObject *compat)
+             PyObject *buffer_callback, PyObject *compat, int diagnose)
 {
     /* Positional file, protocol, buffer_callback; compat by keyword. */
     PyObject *args[4] = {file, protocol, buffer_callback, compat};
     int with_compat = compat != NULL && compat != Py_None;
-    return PyObject_Vectorcall((PyObject *)st->pickler_type, args, 3,
-                               with_compat ? st->kwnames_compat : NULL);
+    PyObject *p = PyObject_Vectorcall((PyObject *)st->pickler_type, args, 3,
+                                      with_compat ? st->kwnames_compat : NULL);
+    if (p != NULL && !diagnose)
+        CPK_PICKLER_EXT(p)->diagnose_off = 1;
+    return p;
 }
 
 static PyObject *
@@ -38,7 +42,8 @@ pickler_dump(PyObject *pickler, PyObject *obj)
  * its signed envelope: the pickle is made in memory first either way. */
 static PyObject *
 dumps_impl(cpk_state *st, PyObject *obj, PyObject *protocol,
-           PyObject *buffer_callback, PyObject *compat, PyObject *sign_key)
+           PyObject *buffer_callback, PyObject *compat, PyObject *sign_key,
+           int diagnose)
 {
     int signing = sign_key != NULL && sign_key != Py_None;
     if (signing) {
@@ -57,7 +62,7 @@ dumps_impl(cpk_state *st, PyObject *obj, PyObject *protocol,
         return NULL;
     PyObject *result = NULL;
     PyObject *pickler = make_pickler(st, sink, protocol, buffer_callback,
-                                     compat);
+                                     compat, diagnose);
     if (pickler == NULL)
         goto done;
     int proto = CPK_PICKLER_EXT(pickler)->proto;
@@ -79,14 +84,20 @@ module_dumps(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
              PyObject *kwnames)
 {
     static const char *const kwlist[] = {"obj", "protocol", "buffer_callback",
-                                         "compat", "sign_key", NULL};
+                                         "compat", "sign_key", "diagnose",
+                                         NULL};
     cpk_state *st = cpk_get_state(module);
     PyObject *obj, *protocol = Py_None, *buffer_callback = Py_None;
-    PyObject *compat = Py_None, *sign_key = Py_None;
+    PyObject *compat = Py_None, *sign_key = Py_None, *diagnose = Py_True;
     if (!cpk_parse_args("dumps", args, nargs, kwnames, kwlist, 1, 3,
-                        &obj, &protocol, &buffer_callback, &compat, &sign_key))
+                        &obj, &protocol, &buffer_callback, &compat, &sign_key,
+                        &diagnose))
         return NULL;
-    return dumps_impl(st, obj, protocol, buffer_callback, compat, sign_key);
+    int diag = PyObject_IsTrue(diagnose);
+    if (diag < 0)
+        return NULL;
+    return dumps_impl(st, obj, protocol, buffer_callback, compat, sign_key,
+                      diag);
 }
 
 static PyObject *
@@ -95,19 +106,22 @@ module_dump(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
 {
     static const char *const kwlist[] = {"obj", "file", "protocol",
                                          "buffer_callback", "compat",
-                                         "sign_key", NULL};
+                                         "sign_key", "diagnose", NULL};
     cpk_state *st = cpk_get_state(module);
     PyObject *obj, *file, *protocol = Py_None, *buffer_callback = Py_None;
-    PyObject *compat = Py_None, *sign_key = Py_None;
+    PyObject *compat = Py_None, *sign_key = Py_None, *diagnose = Py_True;
     if (!cpk_parse_args("dump", args, nargs, kwnames, kwlist, 2, 4,
                         &obj, &file, &protocol, &buffer_callback, &compat,
-                        &sign_key))
+                        &sign_key, &diagnose))
+        return NULL;
+    int diag = PyObject_IsTrue(diagnose);
+    if (diag < 0)
         return NULL;
     if (sign_key != Py_None) {
         /* Signed: made in memory, then one write (nothing is written if
          * pickling fails). */
         PyObject *env = dumps_impl(st, obj, protocol, buffer_callback,
-                                   compat, sign_key);
+                                   compat, sign_key, diag);
         if (env == NULL)
             return NULL;
         PyObject *wargs[2] = {file, env};
@@ -120,7 +134,7 @@ module_dump(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
         Py_RETURN_NONE;
     }
     PyObject *pickler = make_pickler(st, file, protocol, buffer_callback,
-                                     compat);
+                                     compat, diag);
     if (pickler == NULL)
         return NULL;
     PyObject *r = pickler_dump(pickler, obj);
@@ -332,7 +346,7 @@ module_load(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
 
 PyDoc_STRVAR(dumps_doc,
 "dumps(obj, protocol=None, buffer_callback=None, *, compat=None,\n"
-"      sign_key=None)\n--\n\n"
+"      sign_key=None, diagnose=True)\n--\n\n"
 "Return the pickle of obj as bytes. Functions and classes that cannot be\n"
 "imported by name on the other side are pickled by value.\n\n"
 "protocol defaults to DEFAULT_PROTOCOL (the highest). compat= writes a\n"
@@ -344,11 +358,19 @@ PyDoc_STRVAR(dumps_doc,
 "signed envelope instead: a header naming this CPython version, the\n"
 "pickle and an HMAC-SHA256 of both (doc/FORMAT.md); load it with\n"
 "loads(data, verify_key=KEY). Not with buffer_callback (out-of-band\n"
-"buffers would not be signed): ValueError.");
+"buffers would not be signed): ValueError.\n\n"
+"When obj cannot be pickled, the exception raised (its type, traceback\n"
+"and cause unchanged) also names the path to the culprit: a note such\n"
+"as \"when pickling handler.__globals__['client'].conn['lock']\n"
+"(_thread.lock)\" on Python 3.11+, the same words after its message\n"
+"before (when its args are one str). To find it, parts of obj are\n"
+"pickled again after the failure, so their __reduce__ code runs again\n"
+"(a bounded number of times); diagnose=False skips that. A successful\n"
+"dump costs nothing more either way.");
 
 PyDoc_STRVAR(dump_doc,
 "dump(obj, file, protocol=None, buffer_callback=None, *, compat=None,\n"
-"     sign_key=None)\n--\n\n"
+"     sign_key=None, diagnose=True)\n--\n\n"
 "Write the pickle of obj to the binary file object file. See dumps().\n"
 "With sign_key, the signed envelope is made in memory and written with\n"
 "one file.write() call.");

@@ -49,10 +49,20 @@ class ReconstructorValueError(UnpicklingError, ValueError):
 
 
 class Pickler(pickle.Pickler):
-    """cloudpickle's CloudPickler, in C."""
+    """cloudpickle's CloudPickler, in C.
+
+    When dump() fails, the exception (same type, traceback and cause) gets
+    the path to the culprit, e.g. the note "when pickling
+    handler.__globals__['client'].conn['lock'] (_thread.lock)" on 3.11+
+    (before 3.11: after its message, when its args are one str). Finding
+    it pickles parts of the object again, so their __reduce__ code runs
+    again; set diagnose = False (instance or subclass) to skip that.
+    Subclasses overriding reducer_override or persistent_id get no path.
+    """
 
     dispatch_table: Any
     globals_ref: dict
+    diagnose: bool
 
     def __init__(
         self,
@@ -89,7 +99,11 @@ def dumps(
     *,
     compat: Optional[str] = None,
     sign_key: Optional[_Key] = None,
-) -> bytes: ...
+    diagnose: bool = True,
+) -> bytes:
+    """Pickle obj. A failure names the culprit's path (see Pickler); the
+    search re-pickles parts of obj (user __reduce__ code runs again):
+    diagnose=False skips it."""
 
 
 def dump(
@@ -100,7 +114,9 @@ def dump(
     *,
     compat: Optional[str] = None,
     sign_key: Optional[_Key] = None,
-) -> None: ...
+    diagnose: bool = True,
+) -> None:
+    """Pickle obj to file; failures as in dumps()."""
 
 
 def loads(

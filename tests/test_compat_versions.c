@@ -328,7 +328,8 @@ Test(compat_versions, foreign_field_sentinel_refused_at_dump)
            "            try:\n"
            "                dump()\n"
            "            except pickle.PicklingError as e:\n"
-           "                msg = str(e)\n"
+           /* Before 3.11 the path to the culprit follows (test_culprit.c). */
+           "                msg = str(e).split('; when pickling ')[0]\n"
            "            else:\n"
            "                raise AssertionError((name, value))\n"
            "            assert msg == (f\"Can't pickle dataclasses._FIELD_BASE(\"\n"

@@ -224,7 +224,8 @@ Test(coverage_io, find_unpicklable_cycles_and_shared_objects)
 Test(coverage_io, find_unpicklable_depth_and_tries_limits)
 {
     /* Deeper than 40 levels the search names the container at the limit;
-     * past 2000 tries it stops looking and names the last container. */
+     * past 2000 tries it stops looking and names the last container. A
+     * long list is bisected (a few tries); a function's globals are not. */
     cpk_py("import ccloudpickle as cp, threading\n"
            "lock = threading.Lock()\n"
            "deep = lock\n"
@@ -235,7 +236,13 @@ Test(coverage_io, find_unpicklable_depth_and_tries_limits)
            "assert type(culprit) is list\n"
            "wide = [[i] for i in range(2100)] + [lock]\n"
            "path, culprit = cp._find_unpicklable(wide)\n"
-           "assert path == '' and culprit is wide, path\n"
+           "assert path == '[2100]' and culprit is lock, path\n"
+           "names = ['g%d' % i for i in range(2100)]\n"
+           "ns = {n: [i] for i, n in enumerate(names)}\n"
+           "ns['lock'] = lock\n"
+           "exec('def f():\\n    return (' + ', '.join(names) + ', lock)\\n', ns)\n"
+           "path, culprit = cp._find_unpicklable(ns['f'])\n"
+           "assert path == '' and culprit is ns['f'], path\n"
            "wide2 = [[i] for i in range(100)] + [lock]\n"
            "path, culprit = cp._find_unpicklable(wide2)\n"
            "assert path == '[100]' and culprit is lock, path\n");
