@@ -113,6 +113,8 @@ $(BUILD)/tests/%.o: tests/%.c $(HEADERS) tests/support.h tests/engine_run.h $(PY
 $(BUILD)/tests/test_%: $(BUILD)/tests/test_%.o $(TEST_SUPPORT_OBJ) $(LIB_OBJ)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PY_LDFLAGS) $(CRITERION_LIBS) -lutil \
 	    $(CRYPTO_LIBS)
+# A unit test of one file of cli/ links that file too.
+$(BUILD)/tests/test_callio: $(BUILD)/cli/callio.o
 
 # Criterion forks a process per test; --jobs keeps both cores busy. Every
 # binary runs even after a failure; the summary names each failing one.

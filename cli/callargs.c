@@ -349,3 +349,229 @@ error:
     Py_XDECREF(kw);
     return usage != 0 ? usage : -1;
 }
+
+int
+cpk_callargs_bind(PyObject *callable, PyObject *args, PyObject *kwargs)
+{
+    return check_binding(callable, args, kwargs);
+}
+
+/* Arguments from JSON and pickles ------------------------------------------ */
+
+/* What a JSON value is, in JSON's words. */
+static const char *
+json_kind(PyObject *v)
+{
+    if (v == Py_None)
+        return "null";
+    if (PyBool_Check(v))
+        return "a boolean";
+    if (PyLong_Check(v) || PyFloat_Check(v))
+        return "a number";
+    if (PyUnicode_Check(v))
+        return "a string";
+    if (PyList_Check(v))
+        return "an array";
+    return "an object";
+}
+
+/* A Python type's name for messages, cleaned. */
+static void
+type_name_of(PyObject *v, char *buf, size_t cap)
+{
+    const char *n = Py_TYPE(v)->tp_name;
+    const char *dot = strrchr(n, '.');
+    snprintf(buf, cap, "%s", dot ? dot + 1 : n);
+    clean(buf, 100);
+}
+
+/* The pending exception of json.loads as "MSG (line L, column C)" for a
+ * JSONDecodeError, else "Type: message"; cleared. 0, or -1 when it must
+ * propagate (left set). */
+static int
+json_error(char *buf, size_t cap)
+{
+    if (!PyErr_ExceptionMatches(PyExc_Exception) ||
+        PyErr_ExceptionMatches(PyExc_MemoryError))
+        return -1;
+    int deep = PyErr_ExceptionMatches(PyExc_RecursionError);
+    PyObject *type, *exc, *tb;
+    PyErr_Fetch(&type, &exc, &tb);
+    PyErr_NormalizeException(&type, &exc, &tb);
+    PyObject *msg = exc ? PyObject_GetAttrString(exc, "msg") : NULL;
+    PyObject *line = msg ? PyObject_GetAttrString(exc, "lineno") : NULL;
+    PyObject *col = line ? PyObject_GetAttrString(exc, "colno") : NULL;
+    PyErr_Clear();
+    const char *m = msg && PyUnicode_Check(msg) ? PyUnicode_AsUTF8(msg) : NULL;
+    PyErr_Clear();
+    if (deep)
+        snprintf(buf, cap, "nested too deeply");
+    else if (m != NULL && line != NULL && PyLong_Check(line) && col != NULL &&
+             PyLong_Check(col))
+        snprintf(buf, cap, "%s (line %ld, column %ld)", m,
+                 PyLong_AsLong(line), PyLong_AsLong(col));
+    else {
+        PyObject *s = exc ? PyObject_Str(exc) : NULL;
+        const char *u = s ? PyUnicode_AsUTF8(s) : NULL;
+        const char *tn = ((PyTypeObject *)type)->tp_name;
+        const char *dot = strrchr(tn, '.');
+        snprintf(buf, cap, "%s%s%s", dot ? dot + 1 : tn,
+                 u && *u ? ": " : "", u ? u : "");
+        Py_XDECREF(s);
+    }
+    PyErr_Clear();
+    Py_XDECREF(msg);
+    Py_XDECREF(line);
+    Py_XDECREF(col);
+    Py_XDECREF(type);
+    Py_XDECREF(exc);
+    Py_XDECREF(tb);
+    clean(buf, 300);
+    return 0;
+}
+
+int
+cpk_callargs_from_json(const char *context, const char *data, size_t len,
+                       PyObject **args, PyObject **kwargs)
+{
+    *args = *kwargs = NULL;
+    PyObject *json = PyImport_ImportModule("json");
+    PyObject *bytes = json ? PyBytes_FromStringAndSize(data, (Py_ssize_t)len)
+                           : NULL;
+    PyObject *v = bytes ? PyObject_CallMethod(json, "loads", "(O)", bytes)
+                        : NULL;
+    Py_XDECREF(bytes);
+    Py_XDECREF(json);
+    if (v == NULL) {
+        char why[400];
+        if (json == NULL || bytes == NULL || json_error(why, sizeof(why)) < 0)
+            return -1;
+        cpk_error("%s: not valid JSON: %s", context, why);
+        return CPK_EXIT_INPUT;
+    }
+    PyObject *a = NULL, *k = NULL;
+    int status = -1;
+    if (PyList_Check(v)) {
+        a = PyList_AsTuple(v);
+        k = a ? PyDict_New() : NULL;
+    }
+    else if (PyDict_Check(v)) {
+        Py_ssize_t pos = 0;
+        PyObject *key, *val;
+        while (PyDict_Next(v, &pos, &key, &val)) {
+            const char *u = PyUnicode_AsUTF8(key);
+            if (u == NULL)
+                goto done;
+            int is_args = strcmp(u, "args") == 0;
+            if (!is_args && strcmp(u, "kwargs") != 0) {
+                char shown[SHOWN_MAX + 4];
+                snprintf(shown, sizeof(shown), "%s", u);
+                clean(shown, SHOWN_MAX);
+                cpk_error("%s: unexpected key \"%s\" (the object may have "
+                          "\"args\" and \"kwargs\")",
+                          context, shown);
+                status = CPK_EXIT_INPUT;
+                goto done;
+            }
+            if (is_args ? !PyList_Check(val) : !PyDict_Check(val)) {
+                cpk_error("%s: \"%s\" must be %s, not %s", context, u,
+                          is_args ? "an array" : "an object", json_kind(val));
+                status = CPK_EXIT_INPUT;
+                goto done;
+            }
+            PyObject *copy = is_args ? PyList_AsTuple(val) : PyDict_Copy(val);
+            if (copy == NULL)
+                goto done;
+            if (is_args)
+                a = copy;
+            else
+                k = copy;
+        }
+        if (a == NULL)
+            a = PyTuple_New(0);
+        if (k == NULL)
+            k = PyDict_New();
+    }
+    else {
+        cpk_error("%s: expected an array of arguments or an object with "
+                  "\"args\" and \"kwargs\", not %s",
+                  context, json_kind(v));
+        status = CPK_EXIT_INPUT;
+        goto done;
+    }
+    if (a != NULL && k != NULL) {
+        *args = a;
+        *kwargs = k;
+        a = k = NULL;
+        status = 0;
+    }
+done:
+    Py_XDECREF(a);
+    Py_XDECREF(k);
+    Py_DECREF(v);
+    return status;
+}
+
+int
+cpk_callargs_from_value(const char *context, PyObject *v, PyObject **args,
+                        PyObject **kwargs)
+{
+    char tn[128];
+    *args = *kwargs = NULL;
+    if (!PyTuple_Check(v) || PyTuple_GET_SIZE(v) != 2) {
+        type_name_of(v, tn, sizeof(tn));
+        if (PyTuple_Check(v))
+            cpk_error("%s: expected a tuple (args, kwargs), not a tuple of "
+                      "%zd items",
+                      context, PyTuple_GET_SIZE(v));
+        else
+            cpk_error("%s: expected a tuple (args, kwargs), not %s", context,
+                      tn);
+        return CPK_EXIT_INPUT;
+    }
+    PyObject *a = PyTuple_GET_ITEM(v, 0), *k = PyTuple_GET_ITEM(v, 1);
+    if (!PyTuple_Check(a) && !PyList_Check(a)) {
+        type_name_of(a, tn, sizeof(tn));
+        cpk_error("%s: args must be a tuple or a list, not %s", context, tn);
+        return CPK_EXIT_INPUT;
+    }
+    if (!PyDict_Check(k)) {
+        type_name_of(k, tn, sizeof(tn));
+        cpk_error("%s: kwargs must be a dict, not %s", context, tn);
+        return CPK_EXIT_INPUT;
+    }
+    /* Fresh plain containers: the items as they are, no Python code run
+     * (a subclass's methods are not called). */
+    PyObject *pos = PyTuple_Check(a) ? PyTuple_GetSlice(a, 0, PY_SSIZE_T_MAX)
+                                     : PyList_AsTuple(a);
+    PyObject *kw = pos ? PyDict_New() : NULL;
+    if (kw == NULL) {
+        Py_XDECREF(pos);
+        return -1;
+    }
+    Py_ssize_t i = 0;
+    PyObject *key, *val;
+    while (PyDict_Next(k, &i, &key, &val)) {
+        /* exact: hashing and comparing them runs no Python code */
+        if (!PyUnicode_CheckExact(key)) {
+            type_name_of(key, tn, sizeof(tn));
+            cpk_error("%s: kwargs keys must be str, not %s", context, tn);
+            Py_DECREF(pos);
+            Py_DECREF(kw);
+            return CPK_EXIT_INPUT;
+        }
+        Py_INCREF(key);
+        Py_INCREF(val);
+        int rc = PyDict_SetItem(kw, key, val);
+        Py_DECREF(key);
+        Py_DECREF(val);
+        if (rc < 0) {
+            Py_DECREF(pos);
+            Py_DECREF(kw);
+            return -1;
+        }
+    }
+    *args = pos;
+    *kwargs = kw;
+    return 0;
+}

@@ -24,6 +24,10 @@
  * inspect.signature(callable); a mismatch (missing, surplus or unknown
  * arguments) is a usage error naming the callable. A callable without a
  * signature (inspect.signature raises) is called unchecked.
+ *
+ * The arguments may come as JSON (--args-json) or as a pickled (args,
+ * kwargs) tuple (--args-pickle) instead: their values are taken as they
+ * are, and bound to the signature the same way.
  */
 #ifndef CPK_CALLARGS_H
 #define CPK_CALLARGS_H
@@ -40,5 +44,29 @@
  * MemoryError, SystemExit). */
 int cpk_callargs_build(PyObject *callable, int n, char **strs,
                        PyObject **args, PyObject **kwargs);
+
+/* Check positional `args` (a tuple) and keyword `kwargs` (a dict) against
+ * the callable's signature, as cpk_callargs_build does for argv's: 0;
+ * CPK_EXIT_USAGE after the same usage error; or -1 with an exception that
+ * must propagate. */
+int cpk_callargs_bind(PyObject *callable, PyObject *args, PyObject *kwargs);
+
+/* --args-json: `len` bytes of JSON at `data`, either an array (the
+ * positional arguments) or an object {"args": [...], "kwargs": {...}}
+ * (either key optional, no other key). New references in *args (a tuple)
+ * and *kwargs (a dict). Returns 0; CPK_EXIT_INPUT after one line
+ * `prog: CONTEXT: not valid JSON: MSG (line L, column C)` or naming what
+ * has the wrong shape (CONTEXT is e.g. "--args-json FILE"); or -1 with an
+ * exception that must propagate. */
+int cpk_callargs_from_json(const char *context, const char *data,
+                           size_t len, PyObject **args, PyObject **kwargs);
+
+/* --args-pickle: the loaded object `v` must be a tuple (args, kwargs),
+ * args a tuple or a list, kwargs a dict whose keys are all str. New
+ * references (a fresh tuple and dict) in *args and *kwargs. Returns 0;
+ * CPK_EXIT_INPUT after one line `prog: CONTEXT: ...` naming what has the
+ * wrong type; or -1 with an exception that must propagate. */
+int cpk_callargs_from_value(const char *context, PyObject *v,
+                            PyObject **args, PyObject **kwargs);
 
 #endif

@@ -54,9 +54,13 @@ void cpk_encoder_free(cpk_encoder *e);
  * structure, an unpicklable object, a __repr__ that raised): *why is
  * then a malloc'd one-line message naming the type, such as
  * "cannot encode a result of type 'set' as JSON" or, for pickle, with the
- * path to the unpicklable part, and `out` is as it was; or -1 with a
- * Python exception that must propagate (KeyboardInterrupt, MemoryError,
- * SystemExit). */
+ * path to the unpicklable part (the exception's __notes__, in
+ * parentheses), and `out` is as it was; or -1 with a Python exception
+ * that must propagate (KeyboardInterrupt, MemoryError, SystemExit), `out`
+ * as it was too. *why is NULL unless 1 is returned. JSON: None, bool,
+ * exact int, float and str, and exact lists, tuples and dicts with str
+ * keys of those, are encoded in C without running Python code; the rest
+ * by json's C encoder. */
 int cpk_encode_result(cpk_encoder *e, PyObject *obj, cpk_buf *out,
                       char **why);
 

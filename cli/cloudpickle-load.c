@@ -5,18 +5,23 @@
  *     cloudpickle-load [options] [FILE|-]            static report
  *     cloudpickle-load [options] --load [FILE|-]     live report
  *     cloudpickle-load [options] --call FILE|- [-- ARG... NAME=VALUE...]
+ *     cloudpickle-load [options] --call --args-json FILE|- FILE|-
  *
  * Options and exit statuses: man/cloudpickle-load.1. The input is read
  * and scanned by scancheck.c (with src/pkscan.c) before anything else:
  * malformed input and, with --strict, unwanted imports are refused there.
  * The static report (describe.c, describe_json.c) needs no interpreter and
  * starts none. --load's live report is report.c's; --call arguments are
- * parsed by callargs.c; the interpreter is host.c's.
+ * parsed by callargs.c (from argv, --args-json or --args-pickle, whose
+ * pickle is read and scanned as the main one is), the result encoded by
+ * callio.c; the interpreter is host.c's, a --result-file output.c's.
  *
  * Standard output is the program's output: the report, or with --call
- * what the called function prints and then repr() of its result, in that
- * order. What runs while the pickle is loaded (imports of the modules it
- * names) prints to standard error.
+ * what the called function prints and then its result (repr() by
+ * default), in that order. A pickled result on standard output is all it
+ * carries: the function's prints then go to standard error. What runs
+ * while the pickle is loaded (imports of the modules it names) prints to
+ * standard error.
  */
 #include <errno.h>
 #include <limits.h>
@@ -28,6 +33,7 @@
 #include <unistd.h>
 
 #include "callargs.h"
+#include "callio.h"
 #include "ccloudpickle.h"
 #include "describe.h"
 #include "host.h"
@@ -35,6 +41,7 @@
 #include "keyfile.h"
 #include "map.h"
 #include "message.h"
+#include "output.h"
 #include "policy.h"
 #include "report.h"
 #include "safetext.h"
@@ -58,6 +65,8 @@ enum {
     OPT_PROGRESS,
     OPT_NO_PROGRESS,
     OPT_KEEP_GOING,
+    OPT_ARGS_JSON,
+    OPT_ARGS_PICKLE,
     OPT_RESULT,
     OPT_RESULT_FILE,
     OPT_ERROR_JSON,
@@ -81,6 +90,8 @@ static const struct option longopts[] = {
     {"progress", no_argument, NULL, OPT_PROGRESS},
     {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
     {"keep-going", no_argument, NULL, OPT_KEEP_GOING},
+    {"args-json", required_argument, NULL, OPT_ARGS_JSON},
+    {"args-pickle", required_argument, NULL, OPT_ARGS_PICKLE},
     {"result", required_argument, NULL, OPT_RESULT},
     {"result-file", required_argument, NULL, OPT_RESULT_FILE},
     {"error-json", no_argument, NULL, OPT_ERROR_JSON},
@@ -119,12 +130,16 @@ typedef struct {
     int kwargs;             /* --kwargs */
     int jobs;               /* -j; 0: one per processor */
     int progress;           /* -1 auto, 0 --no-progress, 1 --progress */
-    int keep_going;
+    int keep_going;         /* --keep-going */
     int result_set;         /* --result was given */
-    cpk_result_format result;
-    const char *result_file;
-    int error_json;
-    int force;              /* -f: a pickled result to a terminal */
+    /* --call's input and output */
+    const char *args_json;   /* --args-json FILE|-, or NULL */
+    const char *args_pickle; /* --args-pickle FILE|-, or NULL */
+    char *args_name;         /* "--args-json FILE" for messages (malloc'd) */
+    cpk_result_format result; /* --result, CPK_RESULT_REPR by default */
+    const char *result_file; /* --result-file FILE; NULL: standard output */
+    int error_json;          /* --error-json: an exception as one JSON line */
+    int force;               /* -f: a pickled result even to a terminal */
 } options;
 
 static void
@@ -135,6 +150,7 @@ options_free(options *o)
     free(o->deny);
     cpk_policy_free(o->policy);
     cpk_keyfile_free(o->key, o->keylen);
+    free(o->args_name);
 }
 
 static void
@@ -143,11 +159,14 @@ usage(void)
     printf("Usage: %s [OPTION]... [FILE]\n"
            "  or:  %s [OPTION]... --load [FILE]\n"
            "  or:  %s [OPTION]... --call FILE [-- ARG... NAME=VALUE...]\n"
+           "  or:  %s [OPTION]... --call --args-json=JSONFILE FILE\n"
+           "  or:  %s [OPTION]... --map FILE [--input=RECORDS]\n"
            "Describe a pickle written by ccloudpickle or cloudpickle (from "
            "FILE, or standard\ninput when FILE is - or absent) without "
            "loading it: what it imports (dangerous\nnames flagged), the "
            "functions and classes it carries. Or load it and describe\n"
-           "the object (--load), or call it (--call).\n"
+           "the object (--load), call it (--call), or call it once per "
+           "record of a stream\n(--map).\n"
            "\n"
            "      --json           print the report as one JSON document\n"
            "      --verify=KEYFILE check the signature of a signed pickle "
@@ -172,12 +191,64 @@ usage(void)
            "                       the object\n"
            "      --call           load the pickle, call the object with "
            "the ARGs and print\n"
-           "                       repr() of the result; an ARG starting "
-           "with [ ( { a quote\n"
-           "                       or a digit must be a Python literal, "
-           "NAME=VALUE passes a\n"
-           "                       keyword, other ARGs are strings (see the "
-           "man page)\n"
+           "                       the result (repr() unless --result says "
+           "otherwise); an\n"
+           "                       ARG starting with [ ( { a quote or a "
+           "digit must be a\n"
+           "                       Python literal, NAME=VALUE passes a "
+           "keyword, other ARGs\n"
+           "                       are strings (see the man page)\n"
+           "      --args-json=FILE the arguments of --call from FILE (- for "
+           "standard input)\n"
+           "                       instead of ARGs: a JSON array, or an "
+           "object with \"args\"\n"
+           "                       (an array) and \"kwargs\" (an object)\n"
+           "      --args-pickle=FILE\n"
+           "                       the arguments of --call from a pickled "
+           "(args, kwargs)\n"
+           "                       tuple, checked and loaded as the pickle "
+           "is (--strict,\n"
+           "                       --allow, --deny, --verify apply)\n"
+           "      --result=FORMAT  write the result of --call as repr "
+           "(default), json (one\n"
+           "                       line of strict JSON), pickle, or none\n"
+           "      --result-file=FILE\n"
+           "                       write the result to FILE (atomically) "
+           "instead of\n"
+           "                       standard output\n"
+           "      --error-json     an exception of the called function as "
+           "one JSON object\n"
+           "                       (type, message, traceback) on stderr "
+           "instead of the\n"
+           "                       traceback\n"
+           "  -f, --force          write a pickled result even to a "
+           "terminal\n"
+           "      --map            load the pickle and call the object once "
+           "per record read\n"
+           "                       from standard input (or --input), one "
+           "result per record,\n"
+           "                       in input order (--result json by "
+           "default): a JSON array\n"
+           "                       is spread as arguments, any other value "
+           "is the argument\n"
+           "      --input=FILE     read the records of --map from FILE\n"
+           "      --in=FORMAT      records are json (JSON Lines, the "
+           "default) or pickle (a\n"
+           "                       stream of pickles; a tuple is spread as "
+           "arguments)\n"
+           "      --kwargs         a JSON object (a dict) record is passed "
+           "as keywords\n"
+           "  -j, --jobs=N         run the records in N worker processes "
+           "(0: one per\n"
+           "                       processor; default 1, in this "
+           "process)\n"
+           "      --keep-going     write an error record for a failing "
+           "record and go on\n"
+           "                       (exit 1 at the end) instead of "
+           "stopping\n"
+           "      --progress       show progress on stderr even when it is "
+           "no terminal\n"
+           "      --no-progress    never show progress\n"
            "      --max-size=SIZE  refuse input longer than SIZE bytes (K, M, "
            "G, T suffixes,\n"
            "                       powers of 1024; default 1G)\n"
@@ -194,14 +265,75 @@ usage(void)
            "\n"
            "Exit status: 0 success, 1 the called function raised (traceback "
            "on stderr),\n2 usage error, 3 bad input (not a pickle, "
-           "truncated, wrong Python version,\nrefused by --strict), 4 the "
-           "pickle needs a module or object that cannot be\nloaded, 5 the "
-           "output could not be written. A called function's\n"
-           "SystemExit(n) exits with n.\n"
+           "truncated, wrong Python version,\nrefused by --strict, "
+           "arguments that are not valid JSON), 4 the pickle needs a\n"
+           "module or object that cannot be loaded, or the result cannot be "
+           "written in\nthe --result format, 5 the output could not be "
+           "written. A called function's\nSystemExit(n) exits with n.\n"
            "\nLoading a pickle runs code it carries: only --load or --call "
            "pickles from\nsources you trust. Without them nothing is "
            "loaded or run.\n",
-           cpk_prog, cpk_prog, cpk_prog);
+           cpk_prog, cpk_prog, cpk_prog, cpk_prog, cpk_prog);
+}
+
+/* The checks of --call's input and output options, after getopt: 0 or
+ * the usage error's exit status. */
+static int
+call_io_options(options *o)
+{
+    const char *src = o->args_json ? "--args-json" : "--args-pickle";
+    const char *src_file = o->args_json ? o->args_json : o->args_pickle;
+    if (o->args_json != NULL && o->args_pickle != NULL)
+        return cpk_usage_error("--args-json and --args-pickle are mutually "
+                               "exclusive");
+    if (src_file != NULL) {
+        if (o->nargs > 0)
+            return cpk_usage_error("%s and arguments after FILE ('%s') are "
+                                   "mutually exclusive",
+                                   src, o->args[0]);
+        if (strcmp(src_file, "-") == 0 && strcmp(o->file, "-") == 0)
+            return cpk_usage_error("the pickle and %s cannot both come "
+                                   "from standard input",
+                                   src);
+        if (o->args_pickle != NULL && strcmp(src_file, "-") == 0 &&
+            isatty(STDIN_FILENO))
+            return cpk_usage_error("--args-pickle: refusing to read a "
+                                   "pickle from a terminal (give a FILE or "
+                                   "a pipe)");
+        if (asprintf(&o->args_name, "%s %s", src, src_file) < 0) {
+            o->args_name = NULL;
+            cpk_error("out of memory");
+            return CPK_EXIT_SYSTEM;
+        }
+    }
+    if (o->result_file != NULL && strcmp(o->result_file, "-") == 0)
+        o->result_file = NULL;
+    if (o->result_file != NULL && o->result == CPK_RESULT_NONE)
+        return cpk_usage_error("--result-file has nothing to write with "
+                               "--result none");
+    /* Checked while fd 1 is still the standard output: a name of the file
+     * it is means standard output, terminal refusal included (as for
+     * cloudpickle-dump -o). */
+    if (o->result_file != NULL) {
+        int e = cpk_output_check(o->result_file);
+        if (e == CPK_OUTPUT_IS_STDOUT)
+            o->result_file = NULL;
+        else if (e == EISDIR) {
+            cpk_error("%s: is a directory", o->result_file);
+            return CPK_EXIT_SYSTEM;
+        }
+        else if (e != 0) {
+            cpk_error("%s: cannot create a file next to it: %s",
+                      o->result_file, strerror(e));
+            return CPK_EXIT_SYSTEM;
+        }
+    }
+    if ((o->call || o->map) && o->result == CPK_RESULT_PICKLE &&
+        o->result_file == NULL &&
+        !o->force && isatty(STDOUT_FILENO))
+        return cpk_usage_error("refusing to write a pickle to a terminal "
+                               "(use --result-file FILE, a pipe, or -f)");
+    return 0;
 }
 
 static int
@@ -223,6 +355,7 @@ parse_options(int argc, char **argv, options *o)
         return CPK_EXIT_SYSTEM;
     }
     int c;
+    const char *call_only = NULL; /* the first option only --call takes */
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":fj:P:hV", longopts, NULL)) != -1) {
         switch (c) {
@@ -264,10 +397,18 @@ parse_options(int argc, char **argv, options *o)
         case OPT_KEEP_GOING:
             o->keep_going = 1;
             break;
+        case OPT_ARGS_JSON:
+            o->args_json = optarg;
+            call_only = call_only ? call_only : "--args-json";
+            break;
+        case OPT_ARGS_PICKLE:
+            o->args_pickle = optarg;
+            call_only = call_only ? call_only : "--args-pickle";
+            break;
         case OPT_RESULT:
             if (cpk_result_format_parse(optarg, &o->result) < 0)
-                return cpk_usage_error("invalid format '%s' for --result "
-                                       "(repr, json, pickle or none)",
+                return cpk_usage_error("invalid --result '%s' (repr, json, "
+                                       "pickle or none)",
                                        optarg);
             o->result_set = 1;
             break;
@@ -393,17 +534,16 @@ parse_options(int argc, char **argv, options *o)
         isatty(STDIN_FILENO))
         return cpk_usage_error("refusing to read pickled records from a "
                                "terminal");
-    if ((o->map || o->call) && o->result == CPK_RESULT_PICKLE &&
-        !o->force &&
-        (o->result_file == NULL || strcmp(o->result_file, "-") == 0) &&
-        isatty(STDOUT_FILENO))
-        return cpk_usage_error("refusing to write a pickle to a terminal "
-                               "(use --result-file, a pipe, or -f)");
     if (strcmp(o->file, "-") == 0 && isatty(STDIN_FILENO))
         return cpk_usage_error("refusing to read a pickle from a terminal "
                                "(give a FILE or a pipe)");
+    if (call_only != NULL && !o->call)
+        return cpk_usage_error("%s is for --call", call_only);
+    int bad = call_io_options(o);
+    if (bad != 0)
+        return bad;
     /* Usage errors before the input is read. */
-    int bad = cpk_host_check_paths(o->npaths, o->paths);
+    bad = cpk_host_check_paths(o->npaths, o->paths);
     if (bad != 0)
         return bad;
     /* The key is read before the input: CLOUDPICKLE_VERIFY_KEY makes
@@ -475,9 +615,9 @@ policy_error(PyObject *type)
     return r;
 }
 
-/* Map a failed load to a message and exit status. */
+/* Map a failed load of the input `name` to a message and exit status. */
 static int
-load_failed(const options *o)
+load_failed(const options *o, const char *name)
 {
     cpk_host_exit_if_interrupted(NULL);
     char *line = cpk_host_exception_line();
@@ -529,7 +669,7 @@ load_failed(const options *o)
             safe = NULL;
         }
     }
-    cpk_error("%s: %s: %s%s", o->name, what, safe ? safe : "error", venv);
+    cpk_error("%s: %s: %s%s", name, what, safe ? safe : "error", venv);
     free(safe);
     free(line);
     return status;
@@ -605,10 +745,25 @@ flush_stdout(void)
     return 0;
 }
 
-/* Write repr(result) and a newline to sys.stdout, the writer the called
- * function printed to, then flush it: one stream, in order. */
+/* --result-file's temp file, removed when the program ends otherwise
+ * than by committing it (output.h). */
+static cpk_output result_out;
+static int result_open; /* result_out holds a temp file */
+
+static void
+abort_result(void)
+{
+    if (result_open)
+        cpk_output_abort(&result_out);
+    result_open = 0;
+}
+
+/* Write the encoded result to sys.stdout, the writer the called function
+ * printed to, after what it printed (flushed first): its bytes through
+ * sys.stdout.buffer, or as text (surrogateescape) when a replaced
+ * sys.stdout has none. */
 static int
-print_result(PyObject *result)
+print_result(const cpk_buf *b)
 {
     PyObject *out = PySys_GetObject("stdout"); /* borrowed */
     if (out == NULL || out == Py_None) {
@@ -616,26 +771,166 @@ print_result(PyObject *result)
         return CPK_EXIT_SYSTEM;
     }
     Py_INCREF(out);
-    int rc = PyFile_WriteObject(result, out, 0) < 0 ||
-             PyFile_WriteString("\n", out) < 0;
+    PyObject *target = NULL, *data = NULL, *r = NULL;
+    if (flush_stdout() < 0)
+        goto done;
+    target = PyObject_GetAttrString(out, "buffer");
+    if (target != NULL && target != Py_None)
+        data = PyBytes_FromStringAndSize(b->data, (Py_ssize_t)b->len);
+    else if (target != NULL || PyErr_ExceptionMatches(PyExc_AttributeError)) {
+        PyErr_Clear();
+        Py_XSETREF(target, Py_NewRef(out));
+        data = PyUnicode_DecodeUTF8(b->data, (Py_ssize_t)b->len,
+                                    "surrogateescape");
+    }
+    r = data ? PyObject_CallMethod(target, "write", "(O)", data) : NULL;
+    if (r != NULL) {
+        Py_DECREF(r);
+        r = PyObject_CallMethod(target, "flush", NULL);
+    }
+done:
+    Py_XDECREF(data);
+    Py_XDECREF(target);
     Py_DECREF(out);
-    if (rc || flush_stdout() < 0)
+    if (r == NULL)
         return stdout_failed();
+    Py_DECREF(r);
     return CPK_EXIT_OK;
 }
 
+/* A pickled result on the private standard output (host.h), as
+ * cloudpickle-dump writes its pickle. */
 static int
-call(PyObject *obj, const options *o)
+write_private_stdout(const cpk_buf *b)
 {
-    if (!PyCallable_Check(obj)) {
-        cpk_error("%s: cannot call an object of type %s", o->name,
-                  Py_TYPE(obj)->tp_name);
-        return CPK_EXIT_INPUT;
+    int fd = cpk_host_stdout_take();
+    int e = fd < 0 ? EBADF : cpk_write_all(fd, b->data, b->len);
+    if (fd >= 0 && close(fd) != 0 && e == 0)
+        e = errno;
+    if (e == EPIPE)
+        cpk_die_by_signal(SIGPIPE); /* quietly, as a filter does */
+    if (e != 0) {
+        cpk_error("standard output: %s", strerror(e));
+        return CPK_EXIT_SYSTEM;
     }
-    PyObject *args, *kwargs;
-    int bad = cpk_callargs_build(obj, o->nargs, o->args, &args, &kwargs);
+    return CPK_EXIT_OK;
+}
+
+/* The result into --result-file's temp file, then the rename. */
+static int
+write_result_file(const options *o, const cpk_buf *b)
+{
+    int e = cpk_write_all(result_out.fd, b->data, b->len);
+    if (e != 0) {
+        abort_result();
+        cpk_error("%s: %s", o->result_file, strerror(e));
+        return CPK_EXIT_SYSTEM;
+    }
+    const char *what = "write";
+    e = cpk_output_commit(&result_out, &what);
+    result_open = 0; /* in place, or removed */
+    if (e == EINTR && PyErr_Occurred())
+        cpk_host_exit_if_interrupted(NULL);
+    if (e != 0) {
+        cpk_error("%s: %s: %s", o->result_file, what, strerror(e));
+        return CPK_EXIT_SYSTEM;
+    }
+    return CPK_EXIT_OK;
+}
+
+/* The pending exception of the called function as one JSON object line
+ * on standard error (--error-json), after what it wrote there. */
+static void
+print_error_json(void)
+{
+    PyObject *err = PySys_GetObject("stderr"); /* borrowed */
+    if (err != NULL && err != Py_None) {
+        PyObject *t, *v, *tb;
+        PyErr_Fetch(&t, &v, &tb);
+        Py_INCREF(err);
+        PyObject *r = PyObject_CallMethod(err, "flush", NULL);
+        Py_DECREF(err);
+        Py_XDECREF(r);
+        PyErr_Clear(); /* standard error is secondary output */
+        PyErr_Restore(t, v, tb);
+    }
+    PyObject *info = cpk_error_info(0);
+    cpk_buf b = {0};
+    if (info == NULL || cpk_error_info_json(info, &b) < 0) {
+        Py_XDECREF(info);
+        cpk_host_exit_if_interrupted(abort_result);
+        char *line = cpk_host_exception_line();
+        PyErr_Clear();
+        cpk_error("cannot describe the exception: %s", line ? line : "error");
+        free(line);
+        cpk_buf_free(&b);
+        return;
+    }
+    Py_DECREF(info);
+    fflush(stderr);
+    fwrite(b.data, 1, b.len, stderr);
+    fflush(stderr);
+    cpk_buf_free(&b);
+}
+
+/* The called function raised: its exit status, after the traceback (or
+ * the --error-json record) on standard error. */
+static int
+call_raised(const options *o)
+{
+    cpk_host_exit_if_interrupted(abort_result);
+    abort_result();
+    /* The function's own print hit the closed standard output. */
+    if (PyErr_ExceptionMatches(PyExc_BrokenPipeError) &&
+        cpk_host_stdout_broken(STDOUT_FILENO))
+        cpk_die_by_signal(SIGPIPE);
+    /* Before PyErr_Print, which would exit the process on it. */
+    int status;
+    if (PyErr_ExceptionMatches(PyExc_SystemExit))
+        status = system_exit_status();
+    else {
+        if (o->error_json)
+            print_error_json();
+        else
+            PyErr_Print();
+        status = CPK_EXIT_RAISED;
+    }
+    /* What the function printed before it raised. */
+    if (flush_stdout() < 0) {
+        int st = stdout_failed();
+        if (status == CPK_EXIT_OK)
+            status = st;
+    }
+    return status;
+}
+
+/* The positional and keyword arguments of the call, from argv,
+ * --args-json (the bytes in `args_in`) or --args-pickle (the loaded
+ * `args_obj`), bound to the callable's signature. 0, or an exit status
+ * after the message. */
+static int
+call_arguments(PyObject *obj, const options *o, const cpk_input *args_in,
+               PyObject *args_obj, PyObject **args, PyObject **kwargs)
+{
+    int bad;
+    if (o->args_json != NULL || o->args_pickle != NULL) {
+        bad = o->args_json
+                  ? cpk_callargs_from_json(o->args_name, args_in->data,
+                                           args_in->len, args, kwargs)
+                  : cpk_callargs_from_value(o->args_name, args_obj, args,
+                                            kwargs);
+        if (bad == 0) {
+            bad = cpk_callargs_bind(obj, *args, *kwargs);
+            if (bad != 0) {
+                Py_CLEAR(*args);
+                Py_CLEAR(*kwargs);
+            }
+        }
+    }
+    else
+        bad = cpk_callargs_build(obj, o->nargs, o->args, args, kwargs);
     if (bad > 0)
-        return bad; /* a usage error, printed */
+        return bad; /* printed */
     if (bad < 0) {
         cpk_host_exit_if_interrupted(NULL);
         char *line = cpk_host_exception_line();
@@ -644,33 +939,92 @@ call(PyObject *obj, const options *o)
         free(line);
         return usage;
     }
+    return 0;
+}
+
+static int
+call(PyObject *obj, const options *o, const cpk_input *args_in,
+     PyObject *args_obj)
+{
+    if (!PyCallable_Check(obj)) {
+        cpk_error("%s: cannot call an object of type %s", o->name,
+                  Py_TYPE(obj)->tp_name);
+        return CPK_EXIT_INPUT;
+    }
+    PyObject *args, *kwargs;
+    int status = call_arguments(obj, o, args_in, args_obj, &args, &kwargs);
+    if (status != 0)
+        return status;
+    /* What the result needs (json's encoder, ccloudpickle.dumps) and
+     * where it goes, before anything runs. */
+    cpk_encoder *enc = cpk_encoder_new(o->result);
+    if (enc == NULL) {
+        Py_DECREF(args);
+        Py_DECREF(kwargs);
+        cpk_host_exit_if_interrupted(NULL);
+        char *line = cpk_host_exception_line();
+        PyErr_Clear();
+        cpk_error("cannot prepare the result's encoding: %s",
+                  line ? line : "error");
+        free(line);
+        return CPK_EXIT_SYSTEM;
+    }
+    int e = o->result_file ? cpk_output_open(&result_out, o->result_file)
+                           : 0;
+    if (e != 0) {
+        cpk_error("%s: cannot create a file next to it: %s", o->result_file,
+                  strerror(e));
+        status = CPK_EXIT_SYSTEM;
+        goto done;
+    }
+    result_open = o->result_file != NULL;
+    /* The function prints to standard output, unless a pickled result is
+     * all standard output carries. */
+    int pickle_out = o->result == CPK_RESULT_PICKLE && !o->result_file;
+    if (!pickle_out && cpk_host_stdout_restore() < 0) {
+        abort_result();
+        status = stdout_failed();
+        goto done;
+    }
     PyObject *result = PyObject_Call(obj, args, kwargs);
+    if (result == NULL) {
+        status = call_raised(o);
+        goto done;
+    }
+    cpk_buf b = {0};
+    char *why = NULL;
+    int rc = cpk_encode_result(enc, result, &b, &why);
+    Py_DECREF(result);
+    if (rc != 0) {
+        cpk_host_exit_if_interrupted(abort_result);
+        abort_result();
+        char *line = rc < 0 ? cpk_host_exception_line() : NULL;
+        PyErr_Clear();
+        cpk_error("%s: %s%s", o->name,
+                  rc > 0 ? "" : "cannot encode the result: ",
+                  rc > 0 ? (why ? why : "cannot encode the result")
+                         : (line ? line : "error"));
+        free(line);
+        free(why);
+        status = CPK_EXIT_OBJECT;
+    }
+    else if (pickle_out)
+        status = write_private_stdout(&b);
+    else if (o->result_file == NULL)
+        status = print_result(&b);
+    else if (flush_stdout() < 0) {
+        /* What the function printed comes first: a closed standard
+         * output ends the run before the file is in place. */
+        abort_result();
+        status = stdout_failed();
+    }
+    else
+        status = write_result_file(o, &b);
+    cpk_buf_free(&b);
+done:
+    cpk_encoder_free(enc);
     Py_DECREF(args);
     Py_DECREF(kwargs);
-    if (result == NULL) {
-        cpk_host_exit_if_interrupted(NULL);
-        /* The function's own print hit the closed standard output. */
-        if (PyErr_ExceptionMatches(PyExc_BrokenPipeError) &&
-            cpk_host_stdout_broken(STDOUT_FILENO))
-            cpk_die_by_signal(SIGPIPE);
-        /* Before PyErr_Print, which would exit the process on it. */
-        int status;
-        if (PyErr_ExceptionMatches(PyExc_SystemExit))
-            status = system_exit_status();
-        else {
-            PyErr_Print();
-            status = CPK_EXIT_RAISED;
-        }
-        /* What the function printed before it raised. */
-        if (flush_stdout() < 0) {
-            int st = stdout_failed();
-            if (status == CPK_EXIT_OK)
-                status = st;
-        }
-        return status;
-    }
-    int status = print_result(result);
-    Py_DECREF(result);
     return status;
 }
 
@@ -809,18 +1163,12 @@ map(PyObject *obj, const options *o)
     return status;
 }
 
-static int
-run(const options *o, const cpk_input *in, const cpk_signed_input *sig)
+/* _loads_exact of the pickle in `sig` with the policy of the options
+ * (load_kwargs). New reference, or NULL with the exception set. */
+static PyObject *
+load_pickle(PyObject *cpk, const options *o, const cpk_input *in,
+            const cpk_signed_input *sig)
 {
-    PyObject *cpk = cpk_host_import(CPK_MODULE_NAME);
-    if (cpk == NULL) {
-        cpk_host_exit_if_interrupted(NULL);
-        char *line = cpk_host_exception_line();
-        PyErr_Clear();
-        cpk_error("cannot import ccloudpickle: %s", line ? line : "error");
-        free(line);
-        return CPK_EXIT_SYSTEM;
-    }
     /* The bytes read, lent to Python without a copy; main() frees them
      * only after finalization. */
     PyObject *data = PyMemoryView_FromMemory(in->data, (Py_ssize_t)in->len,
@@ -833,23 +1181,50 @@ run(const options *o, const cpk_input *in, const cpk_signed_input *sig)
     Py_XDECREF(fn);
     Py_XDECREF(kw);
     Py_XDECREF(data);
+    return obj;
+}
+
+static int
+run(const options *o, const cpk_input *in, const cpk_signed_input *sig,
+    const cpk_input *args_in, const cpk_signed_input *args_sig)
+{
+    PyObject *cpk = cpk_host_import(CPK_MODULE_NAME);
+    if (cpk == NULL) {
+        cpk_host_exit_if_interrupted(NULL);
+        char *line = cpk_host_exception_line();
+        PyErr_Clear();
+        cpk_error("cannot import ccloudpickle: %s", line ? line : "error");
+        free(line);
+        return CPK_EXIT_SYSTEM;
+    }
+    PyObject *obj = load_pickle(cpk, o, in, sig);
+    if (obj == NULL) {
+        Py_DECREF(cpk);
+        return load_failed(o, o->name);
+    }
+    /* The arguments' pickle, untrusted as the first: scanned and checked
+     * (main), loaded with the same policy. */
+    PyObject *args_obj = NULL;
+    if (o->args_pickle != NULL) {
+        args_obj = load_pickle(cpk, o, args_in, args_sig);
+        if (args_obj == NULL) {
+            Py_DECREF(cpk);
+            Py_DECREF(obj);
+            return load_failed(o, o->args_name);
+        }
+    }
     Py_DECREF(cpk);
-    if (obj == NULL)
-        return load_failed(o);
     if (cpk_host_venv_note() != NULL)
         cpk_error("warning: ignored %s; run 'deactivate'",
                   cpk_host_venv_note());
     int status;
     if (o->map)
         status = map(obj, o);
-    else if (o->call) {
-        if (cpk_host_stdout_restore() < 0)
-            status = stdout_failed();
-        else
-            status = call(obj, o);
-    }
+    else if (o->call)
+        status = call(obj, o, args_in, args_obj);
     else
         status = describe(obj, o, sig);
+    Py_XDECREF(args_obj);
     Py_DECREF(obj);
     return status;
 }
@@ -877,10 +1252,62 @@ describe_static(const options *o, const pkscan_report *r,
     return CPK_EXIT_OK;
 }
 
+/* Read the pickle input `path` (`name` for messages) and refuse it before
+ * anything runs: its signature, the scan, --strict, --allow/--deny.
+ * Returns 0 with the report in *scan, or an exit status after the
+ * message; the caller frees *in and *scan either way. */
+static int
+check_pickle(const options *o, const char *path, const char *name,
+             cpk_input *in, cpk_signed_input *sig, pkscan_report **scan)
+{
+    *scan = NULL;
+    int status = cpk_scan_read(path, name, o->max_size, o->max_scan,
+                               o->key ? o->key_source : NULL, in);
+    if (status == 0)
+        status = cpk_signed_open(name, (const unsigned char *)in->data,
+                                 in->len, o->key, o->keylen, o->key_source,
+                                 sig);
+    if (status == 0 && (o->call || o->load || o->map))
+        status = cpk_signed_loadable(name, sig);
+    if (status == 0)
+        status = cpk_scan_pickle(name, sig->pickle, sig->pickle_len,
+                                 o->max_scan, scan);
+    if (status == 0 && o->strict)
+        status = cpk_scan_strict(*scan, name);
+    if (status == 0 && cpk_policy_active(o->policy))
+        status = cpk_scan_policy(o->policy, *scan, name);
+    return status;
+}
+
+/* Read --args-json's input, bounded by --max-size as the pickle is. 0, or
+ * CPK_EXIT_INPUT after the message; the caller frees *in either way. */
+static int
+read_json(const options *o, cpk_input *in)
+{
+    int e = cpk_read_input(o->args_json, o->max_size, in, NULL, NULL);
+    if (e == 0)
+        return 0;
+    char limit[32], size[32];
+    cpk_format_size(o->max_size, limit, sizeof(limit));
+    if (e == CPK_INPUT_TOO_BIG && in->size > 0) {
+        cpk_format_size(in->size, size, sizeof(size));
+        cpk_error("%s: %s, more than the %s limit (raise it with "
+                  "--max-size)",
+                  o->args_name, size, limit);
+    }
+    else if (e == CPK_INPUT_TOO_BIG)
+        cpk_error("%s: more than the %s limit (raise it with --max-size)",
+                  o->args_name, limit);
+    else
+        cpk_error("%s: %s", o->args_name, strerror(e));
+    return CPK_EXIT_INPUT;
+}
+
 int
 main(int argc, char **argv)
 {
     cpk_message_init(argv[0]);
+    cpk_output_init(); /* before any Python thread exists */
     options o;
     int status = parse_options(argc, argv, &o);
     if (status != 0) {
@@ -888,31 +1315,27 @@ main(int argc, char **argv)
         return status;
     }
     /* Everything that refuses the input runs here, before Python starts:
-     * read, the signature, the scan, --strict, --allow/--deny. */
-    cpk_input in;
-    cpk_signed_input sig;
+     * read, the signature, the scan, --strict, --allow/--deny; for the
+     * arguments' pickle too. */
+    cpk_input in, args_in = {0};
+    cpk_signed_input sig, args_sig = {0};
     pkscan_report *scan = NULL;
-    status = cpk_scan_read(o.file, o.name, o.max_size, o.max_scan,
-                           o.key ? o.key_source : NULL, &in);
-    if (status == 0)
-        status = cpk_signed_open(o.name, (const unsigned char *)in.data,
-                                 in.len, o.key, o.keylen, o.key_source, &sig);
-    int loads = o.call || o.load || o.map;
-    if (status == 0 && loads)
-        status = cpk_signed_loadable(o.name, &sig);
-    if (status == 0)
-        status = cpk_scan_pickle(o.name, sig.pickle, sig.pickle_len,
-                                 o.max_scan, &scan);
-    if (status == 0 && o.strict)
-        status = cpk_scan_strict(scan, o.name);
-    if (status == 0 && cpk_policy_active(o.policy))
-        status = cpk_scan_policy(o.policy, scan, o.name);
-    if (status == 0 && !loads)
+    status = check_pickle(&o, o.file, o.name, &in, &sig, &scan);
+    if (status == 0 && !o.call && !o.load && !o.map)
         status = describe_static(&o, scan, &sig);
     pkscan_free(scan);
-    if (status != 0 || !loads) {
+    scan = NULL;
+    if (status == 0 && o.args_pickle != NULL) {
+        status = check_pickle(&o, o.args_pickle, o.args_name, &args_in,
+                              &args_sig, &scan);
+        pkscan_free(scan);
+    }
+    else if (status == 0 && o.args_json != NULL)
+        status = read_json(&o, &args_in);
+    if (status != 0 || (!o.call && !o.load && !o.map)) {
         options_free(&o);
         cpk_input_free(&in);
+        cpk_input_free(&args_in);
         return status;
     }
     /* sys.argv is what the called function sees: the file and its args. */
@@ -935,9 +1358,12 @@ main(int argc, char **argv)
         .venv_optional = 1,
     };
     status = cpk_host_start(&cfg);
-    if (status == 0)
-        status = cpk_host_finish(run(&o, &in, &sig));
+    if (status == 0) {
+        status = cpk_host_finish(run(&o, &in, &sig, &args_in, &args_sig));
+        cpk_output_rewatch();
+    }
     cpk_input_free(&in);
+    cpk_input_free(&args_in);
     free(py_argv);
     options_free(&o);
     return status;
