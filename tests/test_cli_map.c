@@ -1,0 +1,587 @@
+/* test_cli_map.c - cloudpickle-load --map: a pickled function as a filter
+ * over JSON Lines or a stream of pickles, in this process or in -j worker
+ * processes; how records become arguments, each --result format, the
+ * order of results, the record number in every refusal, --keep-going and
+ * --error-json, a worker that dies, SIGINT and a closed standard output,
+ * --result-file, the progress line, and the usage errors. */
+#define _XOPEN_SOURCE 700
+#include <dirent.h>
+#include <errno.h>
+#include <ftw.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "support.h"
+
+static char dir[64];
+
+static int
+remove_entry(const char *path, const struct stat *sb, int flag,
+             struct FTW *ftw)
+{
+    (void)sb;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+/* The functions the tests map, pickled by value from a module that the
+ * loading side does not have. */
+static const char *const FUNCS =
+    "import sys, os, time, pickle, ccloudpickle as cp\n"
+    "def inc(x): return x + 1\n"
+    "def add(a, b=0): return a + b\n"
+    "def kind(*a, **k): return [len(a), sorted(k)]\n"
+    "def boom(x):\n"
+    "    if x == 3: raise ValueError('three')\n"
+    "    return x\n"
+    "def uneven(x):\n"
+    "    time.sleep((x % 4) * 0.01)\n"
+    "    return x\n"
+    "def die(x):\n"
+    "    if x == 5: os._exit(7)\n"
+    "    return x\n"
+    "def noisy(x):\n"
+    "    print('noise', x)\n"
+    "    return x\n"
+    "def aset(x): return {x}\n"
+    "def leave(x):\n"
+    "    if x == 2: sys.exit(6)\n"
+    "    return x\n"
+    "def slow(x):\n"
+    "    open('pid-%d' % os.getpid(), 'w').close()\n"
+    "    if x == 20: open('started', 'w').close()\n"
+    "    time.sleep(0.05)\n"
+    "    return x\n"
+    "for f in [inc, add, kind, boom, uneven, die, noisy, aset, leave, slow]:\n"
+    "    f.__module__ = '__main__'\n"
+    "    f.__qualname__ = f.__name__\n"
+    "    open(f.__name__ + '.pkl', 'wb').write(cp.dumps(f))\n";
+
+static void
+setup(void)
+{
+    cpk_tmpdir(dir, sizeof(dir));
+    char code[4096];
+    snprintf(code, sizeof(code), "import os\nos.chdir(%s%s%s)\n%s", "'", dir,
+             "'", FUNCS);
+    cpk_proc p;
+    cpk_python(&p, code, NULL, 0);
+    cpk_assert_exit(&p, 0);
+    cpk_proc_free(&p);
+}
+
+static void
+teardown(void)
+{
+    nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+TestSuite(cli_map, .init = setup, .fini = teardown, .timeout = 120);
+
+static void
+put(const char *name, const char *data, size_t len)
+{
+    char path[256];
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    FILE *f = fopen(path, "wb");
+    cr_assert(f != NULL);
+    cr_assert(fwrite(data, 1, len, f) == len);
+    cr_assert(fclose(f) == 0);
+}
+
+/* cloudpickle-load ARGS... in dir, `in` (len bytes) on standard input. */
+static void
+load_n(cpk_proc *p, const char *in, size_t len, const char *const *args)
+{
+    const char *argv[40] = {CPK_LOAD};
+    int i = 1;
+    for (; args[i - 1] != NULL; i++)
+        argv[i] = args[i - 1];
+    argv[i] = NULL;
+    cpk_spawn(p, argv, dir, in, len, NULL);
+}
+
+static size_t
+slen(const char *s)
+{
+    return s ? strlen(s) : 0;
+}
+
+#define LOAD(p, in, ...)                                                      \
+    load_n((p), (in), slen(in), (const char *[]){__VA_ARGS__, NULL})
+
+static void
+assert_usage(cpk_proc *p, const char *line)
+{
+    cpk_assert_exit(p, 2);
+    char expected[1024];
+    snprintf(expected, sizeof(expected),
+             "cloudpickle-load: %s\n"
+             "Try 'cloudpickle-load --help' for more information.\n",
+             line);
+    cr_assert_str_eq(p->err, expected);
+}
+
+/* The last line of s (without its newline). */
+static const char *
+last_line(char *s)
+{
+    size_t n = strlen(s);
+    if (n > 0 && s[n - 1] == '\n')
+        s[--n] = '\0';
+    char *nl = strrchr(s, '\n');
+    return nl ? nl + 1 : s;
+}
+
+/* "1\n2\n...n\n" in a malloc'd string. */
+static char *
+numbers(int n)
+{
+    char *s = malloc((size_t)n * 12 + 1);
+    cr_assert(s != NULL);
+    size_t len = 0;
+    for (int i = 1; i <= n; i++)
+        len += (size_t)sprintf(s + len, "%d\n", i);
+    return s;
+}
+
+Test(cli_map, json_lines_in_json_lines_out)
+{
+    cpk_proc p;
+    LOAD(&p, "1\n2\n-7\n 40 \r\n", "inc.pkl", "--map");
+    cpk_assert_exit(&p, 0);
+    cr_assert_str_eq(p.out, "2\n3\n-6\n41\n");
+    cr_assert_str_eq(p.err, "");
+    cpk_proc_free(&p);
+    /* a last line without its newline is a record too */
+    LOAD(&p, "1.5\n100000000000000000000000", "inc.pkl", "--map");
+    cpk_assert_exit(&p, 0);
+    cr_assert_str_eq(p.out, "2.5\n100000000000000000000001\n");
+    cpk_proc_free(&p);
+    /* no records, no output */
+    LOAD(&p, "", "inc.pkl", "--map");
+    cpk_assert_exit(&p, 0);
+    cr_assert_str_eq(p.out, "");
+    cpk_proc_free(&p);
+}
+
+Test(cli_map, records_become_arguments)
+{
+    cpk_proc p;
+    /* an array is spread; an object is one argument without --kwargs */
+    LOAD(&p, "[1, 2, 3]\n{\"a\": 1}\n\"s\"\nnull\n[]\n", "kind.pkl",
+         "--map");
+    cpk_assert_exit(&p, 0);
+    cr_assert_str_eq(p.out, "[3,[]]\n[1,[]]\n[1,[]]\n[1,[]]\n[0,[]]\n");
+    cpk_proc_free(&p);
+    LOAD(&p, "{\"a\": 1, \"b\": 2}\n[5]\n", "kind.pkl", "--map", "--kwargs");
+    cpk_assert_exit(&p, 0);
+    cr_assert_str_eq(p.out, "[0,[\"a\",\"b\"]]\n[1,[]]\n");
+    cpk_proc_free(&p);
+    LOAD(&p, "[1,2]\n{\"a\":3,\"b\":4}\n5\n", "add.pkl", "--map",
+         "--kwargs");
+    cpk_assert_exit(&p, 0);
+    cr_assert_str_eq(p.out, "3\n7\n5\n");
+    cpk_proc_free(&p);
+    /* non-ASCII text in and out, as UTF-8 */
+    LOAD(&p, "[\"h\\u00e9\", \"\xe2\x82\xac\"]\n", "add.pkl", "--map");
+    cpk_assert_exit(&p, 0);
+    cr_assert_str_eq(p.out, "\"h\xc3\xa9\xe2\x82\xac\"\n");
+    cpk_proc_free(&p);
+}
+
+Test(cli_map, result_formats)
+{
+    cpk_proc p;
+    LOAD(&p, "1\n[\"x\", \"y\"]\n", "add.pkl", "--map", "--result",
+         "repr");
+    cpk_assert_exit(&p, 0);
+    cr_assert_str_eq(p.out, "1\n'xy'\n");
+    cpk_proc_free(&p);
+    LOAD(&p, "1\n2\n", "noisy.pkl", "--map", "--result", "none");
+    cpk_assert_exit(&p, 0);
+    cr_assert_str_eq(p.out, "");
+    /* what the function prints goes to standard error */
+    cr_assert_str_eq(p.err, "noise 1\nnoise 2\n");
+    cpk_proc_free(&p);
+    LOAD(&p, "1\n2\n", "aset.pkl", "--map", "--result", "pickle");
+    cpk_assert_exit(&p, 0);
+    cpk_proc q;
+    cpk_python(&q,
+               "import sys, io, pickle\n"
+               "f = io.BytesIO(sys.stdin.buffer.read())\n"
+               "assert pickle.load(f) == {1}\n"
+               "assert pickle.load(f) == {2}\n"
+               "assert f.read() == b''\n",
+               p.out, p.out_len);
+    cpk_assert_exit(&q, 0);
+    cpk_proc_free(&q);
+    cpk_proc_free(&p);
+}
+
+Test(cli_map, input_file_and_result_file)
+{
+    put("in.jsonl", "1\n2\n", 4);
+    cpk_proc p;
+    LOAD(&p, NULL, "inc.pkl", "--map", "--input", "in.jsonl",
+         "--result-file", "out.jsonl");
+    cpk_assert_exit(&p, 0);
+    cr_assert_str_eq(p.out, "");
+    char path[256];
+    snprintf(path, sizeof(path), "%s/out.jsonl", dir);
+    size_t len;
+    char *got = cpk_read_file(path, &len);
+    cr_assert_str_eq(got, "2\n3\n");
+    free(got);
+    cpk_proc_free(&p);
+    /* a run that stops at a failing record leaves the old file alone */
+    put("in.jsonl", "1\n2\n3\n4\n", 8);
+    LOAD(&p, NULL, "boom.pkl", "--map", "--input", "in.jsonl",
+         "--result-file", "out.jsonl");
+    cpk_assert_exit(&p, 1);
+    got = cpk_read_file(path, &len);
+    cr_assert_str_eq(got, "2\n3\n");
+    free(got);
+    cpk_proc_free(&p);
+    /* a missing input */
+    LOAD(&p, NULL, "inc.pkl", "--map", "--input", "nothere.jsonl");
+    cpk_assert_exit(&p, 3);
+    cr_assert_str_eq(p.err,
+                     "cloudpickle-load: nothere.jsonl: No such file or "
+                     "directory\n");
+    cpk_proc_free(&p);
+}
+
+Test(cli_map, bad_json_names_its_record)
+{
+    for (int j = 1; j <= 2; j++) {
+        cpk_proc p;
+        LOAD(&p, "1\n2\n{oops\n4\n", "inc.pkl", "--map", "-j",
+             j == 1 ? "1" : "2");
+        cpk_assert_exit(&p, 3);
+        cr_assert_str_eq(p.out, "2\n3\n");
+        cr_assert_str_eq(p.err,
+                         "cloudpickle-load: standard input: record 3: not "
+                         "valid JSON: Expecting property name enclosed in "
+                         "double quotes: line 1 column 2 (char 1)\n");
+        cpk_proc_free(&p);
+    }
+    cpk_proc p;
+    LOAD(&p, "1\n\n3\n", "inc.pkl", "--map");
+    cpk_assert_exit(&p, 3);
+    cr_assert_str_eq(p.err, "cloudpickle-load: standard input: record 2: "
+                            "not valid JSON: Expecting value: line 1 "
+                            "column 1 (char 0)\n");
+    cpk_proc_free(&p);
+    load_n(&p, "1\n\xff\n", 4, (const char *[]){"inc.pkl", "--map", NULL});
+    cpk_assert_exit(&p, 3);
+    cr_assert_str_eq(p.err, "cloudpickle-load: standard input: record 2: "
+                            "not valid JSON: not UTF-8 text\n");
+    cpk_proc_free(&p);
+    LOAD(&p, "1 2\n", "inc.pkl", "--map");
+    cpk_assert_exit(&p, 3);
+    cr_assert_str_eq(p.err, "cloudpickle-load: standard input: record 1: "
+                            "not valid JSON: Extra data: line 1 column 3 "
+                            "(char 2)\n");
+    cpk_proc_free(&p);
+}
+
+Test(cli_map, failing_record_stops_the_run)
+{
+    for (int j = 1; j <= 2; j++) {
+        cpk_proc p;
+        LOAD(&p, "1\n2\n3\n4\n5\n", "boom.pkl", "--map", "-j",
+             j == 1 ? "1" : "2");
+        cpk_assert_exit(&p, 1);
+        cr_assert_str_eq(p.out, "1\n2\n");
+        cr_assert(strstr(p.err, "Traceback (most recent call last)") != NULL);
+        cr_assert_str_eq(last_line(p.err), "cloudpickle-load: standard "
+                                           "input: record 3: ValueError: "
+                                           "three");
+        cpk_proc_free(&p);
+    }
+}
+
+Test(cli_map, keep_going_and_error_json)
+{
+    for (int j = 1; j <= 2; j++) {
+        cpk_proc p;
+        LOAD(&p, "1\n2\n3\n4\n", "boom.pkl", "--map", "--keep-going",
+             "--error-json", "-j", j == 1 ? "1" : "2");
+        cpk_assert_exit(&p, 1);
+        cpk_proc q;
+        /* the error record on stdout and the object on stderr agree */
+        char code[8192];
+        snprintf(code, sizeof(code),
+                 "import sys, json\n"
+                 "o, e = sys.stdin.read().split('\\0')\n"
+                 "out = [json.loads(l) for l in o.splitlines()]\n"
+                 "assert out[:2] == [1, 2] and out[3] == 4, out\n"
+                 "rec = out[2]['error']\n"
+                 "assert rec['type'] == 'ValueError', rec\n"
+                 "assert rec['message'] == 'three' and rec['record'] == 3\n"
+                 "assert rec['traceback'].startswith('Traceback')\n"
+                 "assert 'ValueError: three' in rec['traceback']\n"
+                 "assert json.loads(e) == rec\n");
+        size_t n = p.out_len + 1 + p.err_len;
+        char *both = malloc(n + 1);
+        memcpy(both, p.out, p.out_len);
+        both[p.out_len] = '\0';
+        memcpy(both + p.out_len + 1, p.err, p.err_len);
+        cpk_python(&q, code, both, n);
+        cpk_assert_exit(&q, 0);
+        free(both);
+        cpk_proc_free(&q);
+        cpk_proc_free(&p);
+    }
+}
+
+Test(cli_map, unencodable_result_and_system_exit)
+{
+    cpk_proc p;
+    LOAD(&p, "1\n", "aset.pkl", "--map");
+    cpk_assert_exit(&p, 4);
+    cr_assert_str_eq(p.err, "cloudpickle-load: standard input: record 1: "
+                            "cannot encode a result of type 'set' as "
+                            "JSON\n");
+    cpk_proc_free(&p);
+    LOAD(&p, "1\n2\n3\n", "leave.pkl", "--map");
+    cpk_assert_exit(&p, 6);
+    cr_assert_str_eq(p.out, "1\n");
+    cpk_proc_free(&p);
+}
+
+Test(cli_map, order_kept_under_workers_with_uneven_costs)
+{
+    char *in = numbers(200);
+    cpk_proc p;
+    load_n(&p, in, strlen(in),
+           (const char *[]){"uneven.pkl", "--map", "-j", "2", NULL});
+    cpk_assert_exit(&p, 0);
+    cr_assert_str_eq(p.out, in);
+    cpk_proc_free(&p);
+    /* -j 0: one per processor, the same output */
+    load_n(&p, in, strlen(in),
+           (const char *[]){"inc.pkl", "--map", "-j", "0", NULL});
+    cpk_assert_exit(&p, 0);
+    cr_assert(strncmp(p.out, "2\n3\n", 4) == 0);
+    cr_assert(strstr(p.out, "\n201\n") != NULL);
+    cpk_proc_free(&p);
+    free(in);
+}
+
+Test(cli_map, many_records_through_workers)
+{
+    char *in = numbers(100000);
+    put("big.jsonl", in, strlen(in));
+    cpk_proc p;
+    LOAD(&p, NULL, "inc.pkl", "--map", "-j", "2", "--input", "big.jsonl");
+    cpk_assert_exit(&p, 0);
+    /* 2..100001: the input shifted by one record */
+    cr_assert(strncmp(p.out, in + 2, strlen(in) - 2) == 0);
+    cr_assert_str_eq(p.out + strlen(in) - 2, "100001\n");
+    cpk_proc_free(&p);
+    free(in);
+}
+
+Test(cli_map, a_worker_that_dies_is_reported)
+{
+    cpk_proc p;
+    LOAD(&p, "1\n2\n3\n4\n5\n6\n", "die.pkl", "--map", "-j", "2");
+    cpk_assert_exit(&p, 1);
+    cr_assert(strstr(p.err, "exited with status 7 while running record") !=
+              NULL, "%s", p.err);
+    cr_assert(strncmp(p.err, "cloudpickle-load: worker ", 25) == 0, "%s",
+              p.err);
+    cpk_proc_free(&p);
+}
+
+Test(cli_map, closed_stdout_ends_quietly)
+{
+    char *in = numbers(300000);
+    put("big.jsonl", in, strlen(in));
+    free(in);
+    for (int j = 1; j <= 2; j++) {
+        cpk_proc p;
+        const char *argv[] = {CPK_LOAD,  "inc.pkl", "--map", "--input",
+                              "big.jsonl", "-j",    j == 1 ? "1" : "2",
+                              NULL};
+        cpk_spawn_opts o = {.argv = argv, .cwd = dir, .close_stdout = 1};
+        cpk_spawn_ex(&p, &o);
+        cr_assert(p.signaled && p.sig == SIGPIPE, "exited %d status %d",
+                  p.exited, p.status);
+        cr_assert_str_eq(p.err, "");
+        cpk_proc_free(&p);
+    }
+}
+
+/* 1 if a process with a pid named by a "pid-N" file in dir still runs
+ * (a worker left behind), after waiting up to 2 s for them to go. */
+static int
+workers_left(void)
+{
+    for (int tries = 0; tries < 40; tries++) {
+        int alive = 0;
+        DIR *d = opendir(dir);
+        cr_assert(d != NULL);
+        struct dirent *e;
+        while ((e = readdir(d)) != NULL) {
+            int pid;
+            if (sscanf(e->d_name, "pid-%d", &pid) == 1 &&
+                kill(pid, 0) == 0) {
+                char path[64], state = 0;
+                snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+                FILE *f = fopen(path, "r");
+                if (f != NULL) {
+                    if (fscanf(f, "%*d %*s %c", &state) != 1)
+                        state = 0;
+                    fclose(f);
+                }
+                alive += state != 'Z';
+            }
+        }
+        closedir(d);
+        if (alive == 0)
+            return 0;
+        struct timespec ts = {0, 50000000};
+        nanosleep(&ts, NULL);
+    }
+    return 1;
+}
+
+Test(cli_map, sigint_stops_workers_and_leaves_no_result_file)
+{
+    char *in = numbers(400);
+    put("in.jsonl", in, strlen(in));
+    free(in);
+    for (int j = 1; j <= 2; j++) {
+        char started[128];
+        snprintf(started, sizeof(started), "%s/started", dir);
+        unlink(started);
+        cpk_proc p;
+        const char *argv[] = {CPK_LOAD, "slow.pkl", "--map", "--input",
+                              "in.jsonl", "--result-file", "out.jsonl",
+                              "-j", j == 1 ? "1" : "2", NULL};
+        cpk_spawn_opts o = {.argv = argv,
+                            .cwd = dir,
+                            .signal = SIGINT,
+                            .signal_when_exists = started};
+        cpk_spawn_ex(&p, &o);
+        cr_assert(p.signaled && p.sig == SIGINT, "exited %d status %d: %s",
+                  p.exited, p.status, p.err);
+        cpk_proc_free(&p);
+        /* no result file, no temp file beside it, no worker */
+        DIR *d = opendir(dir);
+        struct dirent *e;
+        while ((e = readdir(d)) != NULL)
+            cr_assert(strstr(e->d_name, "out.jsonl") == NULL, "%s left",
+                      e->d_name);
+        closedir(d);
+        cr_assert(!workers_left());
+    }
+}
+
+Test(cli_map, pickled_records)
+{
+    cpk_proc mk;
+    cpk_python(&mk,
+               "import sys, pickle\n"
+               "w = sys.stdout.buffer.write\n"
+               "w(pickle.dumps((1, 2))); w(pickle.dumps(5, protocol=2))\n"
+               "w(pickle.dumps({'a': 3, 'b': 4}))\n",
+               NULL, 0);
+    cpk_assert_exit(&mk, 0);
+    put("recs.pkl", mk.out, mk.out_len);
+    cpk_proc p;
+    LOAD(&p, NULL, "add.pkl", "--map", "--in", "pickle", "--input",
+         "recs.pkl", "--kwargs");
+    cpk_assert_exit(&p, 0);
+    cr_assert_str_eq(p.out, "3\n5\n7\n");
+    cpk_proc_free(&p);
+    /* a record importing what --strict refuses: named, nothing loaded */
+    cpk_proc bad;
+    cpk_python(&bad,
+               "import sys, pickle, os\n"
+               "w = sys.stdout.buffer.write\n"
+               "w(pickle.dumps(1))\n"
+               "w(b'cos\\nsystem\\n(S\"echo pwned\"\\ntR.')\n",
+               NULL, 0);
+    cpk_assert_exit(&bad, 0);
+    put("bad.pkl", bad.out, bad.out_len);
+    LOAD(&p, NULL, "inc.pkl", "--map", "--in", "pickle", "--input",
+         "bad.pkl", "--strict");
+    cpk_assert_exit(&p, 3);
+    cr_assert_str_eq(p.out, "2\n");
+    cr_assert(strncmp(p.err, "cloudpickle-load: bad.pkl: record 2: refused "
+                             "import os.system",
+                      60) == 0,
+              "%s", p.err);
+    cr_assert(strstr(p.out, "pwned") == NULL);
+    cpk_proc_free(&p);
+    /* a truncated last record */
+    put("cut.pkl", mk.out, mk.out_len - 3);
+    LOAD(&p, NULL, "add.pkl", "--map", "--in", "pickle", "--input",
+         "cut.pkl", "--kwargs");
+    cpk_assert_exit(&p, 3);
+    cr_assert_str_eq(p.out, "3\n5\n");
+    cr_assert(strncmp(p.err, "cloudpickle-load: recs.pkl: record 3: ", 0) ==
+              0);
+    cr_assert(strstr(p.err, "cut.pkl: record 3: not a valid pickle") !=
+              NULL, "%s", p.err);
+    cpk_proc_free(&p);
+    cpk_proc_free(&bad);
+    cpk_proc_free(&mk);
+}
+
+Test(cli_map, progress_only_when_asked_off_a_terminal)
+{
+    cpk_proc p;
+    LOAD(&p, "1\n2\n", "inc.pkl", "--map");
+    cpk_assert_exit(&p, 0);
+    cr_assert_str_eq(p.err, "");
+    cpk_proc_free(&p);
+    put("in.jsonl", "1\n2\n", 4);
+    LOAD(&p, NULL, "inc.pkl", "--map", "--progress", "--input", "in.jsonl");
+    cpk_assert_exit(&p, 0);
+    cr_assert_str_eq(p.out, "2\n3\n");
+    cr_assert(strncmp(p.err, "cloudpickle-load: 2 records, ", 29) == 0,
+              "%s", p.err);
+    cr_assert(strstr(p.err, "100.0%") != NULL, "%s", p.err);
+    cpk_proc_free(&p);
+}
+
+Test(cli_map, usage_errors)
+{
+    cpk_proc p;
+    LOAD(&p, "1\n", "inc.pkl", "-j", "2");
+    assert_usage(&p, "-j is for --map");
+    cpk_proc_free(&p);
+    LOAD(&p, "1\n", "inc.pkl", "--keep-going");
+    assert_usage(&p, "--keep-going is for --map");
+    cpk_proc_free(&p);
+    LOAD(&p, "1\n", "inc.pkl", "--map", "--call");
+    assert_usage(&p, "--call and --map are mutually exclusive");
+    cpk_proc_free(&p);
+    LOAD(&p, "1\n", "inc.pkl", "--map", "-j", "x");
+    assert_usage(&p, "invalid number of jobs 'x' for -j (0 to 1024; 0: one "
+                     "per processor)");
+    cpk_proc_free(&p);
+    LOAD(&p, "1\n", "inc.pkl", "--map", "--in", "xml");
+    assert_usage(&p, "invalid format 'xml' for --in (json or pickle)");
+    cpk_proc_free(&p);
+    LOAD(&p, "1\n", "--map");
+    assert_usage(&p, "the pickle and the records cannot both come from "
+                     "standard input (give the pickle as FILE, or the "
+                     "records with --input)");
+    cpk_proc_free(&p);
+    LOAD(&p, "1\n", "inc.pkl", "--map", "extra");
+    assert_usage(&p, "unexpected argument 'extra' (arguments are for "
+                     "--call)");
+    cpk_proc_free(&p);
+}
