@@ -383,9 +383,9 @@ parse_options(int argc, char **argv, options *o)
             errno = 0;
             long n = strtol(optarg, &end, 10);
             if (errno != 0 || end == optarg || *end != '\0' || n < 0 ||
-                n > 1024)
+                n > 256)
                 return cpk_usage_error("invalid number of jobs '%s' for -j "
-                                       "(0 to 1024; 0: one per processor)",
+                                       "(0 to 256; 0: one per processor)",
                                        optarg);
             o->jobs = (int)n;
             break;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "host.h"
@@ -44,12 +45,14 @@ typedef struct {
     uint64_t unencodable;
     uint64_t done;
     int write_errno;   /* a failed write of the output */
+    struct timespec flushed; /* when the output was last written */
     cpk_progress progress;
 } emitter;
 
-/* Write all of p to fd; EINTR lets a SIGINT through (Python's handler
- * interrupts the write). 0, or -1 with errno (EINTR when a signal's
- * exception is set). */
+/* Write all of p to fd. A signal interrupts a blocked write (Python's
+ * handler has no SA_RESTART): short or failed, the handlers run after
+ * every write. 0; 1 with errno when the write failed; -1 with the
+ * exception a handler raised (KeyboardInterrupt). */
 static int
 write_out(int fd, const char *p, size_t n)
 {
@@ -58,13 +61,14 @@ write_out(int fd, const char *p, size_t n)
         Py_BEGIN_ALLOW_THREADS
         r = write(fd, p, n);
         Py_END_ALLOW_THREADS
-        if (r < 0) {
-            if (errno == EINTR) {
-                if (PyErr_CheckSignals() < 0)
-                    return -1;
-                continue;
-            }
+        int err = errno;
+        if (PyErr_CheckSignals() < 0)
             return -1;
+        if (r < 0) {
+            if (err == EINTR)
+                continue;
+            errno = err;
+            return 1;
         }
         p += r;
         n -= (size_t)r;
@@ -78,11 +82,13 @@ sink_flush(void *ctx)
     emitter *e = ctx;
     if (e->pending.len == 0)
         return 0;
-    if (write_out(e->fd, e->pending.data, e->pending.len) < 0) {
+    int rc = write_out(e->fd, e->pending.data, e->pending.len);
+    if (rc > 0)
         e->write_errno = errno ? errno : EIO;
-        return 1;
-    }
+    if (rc != 0)
+        return rc;
     e->pending.len = 0;
+    clock_gettime(CLOCK_MONOTONIC, &e->flushed);
     return 0;
 }
 
@@ -100,8 +106,10 @@ sink_emit(void *ctx, const cpk_results *res, uint64_t end)
         }
         if (r->err_len > 0) {
             /* in order with the output, should both be one terminal */
-            if (sink_flush(e) != 0)
-                return 1;
+            int rc = sink_flush(e);
+            if (rc != 0)
+                return rc;
+            cpk_progress_clear(&e->progress);
             (void)cpk_write_all(STDERR_FILENO, res->err.data + ea,
                                 r->err_len);
         }
@@ -125,8 +133,17 @@ sink_emit(void *ctx, const cpk_results *res, uint64_t end)
             stop = 1;
         }
     }
-    if (e->pending.len >= FLUSH_AT && sink_flush(e) != 0)
-        return 1;
+    /* Written when enough is buffered, or when the last write is some
+     * 20 ms old: a slow function's results come out as they are made. */
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    long ms = (now.tv_sec - e->flushed.tv_sec) * 1000 +
+              (now.tv_nsec - e->flushed.tv_nsec) / 1000000;
+    if (e->pending.len >= FLUSH_AT || ms >= 20) {
+        int rc = sink_flush(e);
+        if (rc != 0)
+            return rc;
+    }
     cpk_progress_update(&e->progress, e->done, end, 0);
     return stop;
 }
@@ -140,10 +157,22 @@ serial_run(cpk_map_options *o, cpk_reader *rd, const cpk_sink *sink,
     cpk_batch b = {0};
     cpk_results res = {0};
     int status;
+    double ns_per_record = 0; /* measured: batches of about 10 ms */
     for (;;) {
         cpk_batch_reset(&b, rd->count + 1);
         int rc = CPK_READ_MORE;
-        while (b.n < SERIAL_BATCH && b.data.len < FLUSH_AT) {
+        size_t target = SERIAL_BATCH;
+        if (ns_per_record > 0) {
+            double n = 1e7 / ns_per_record;
+            target = n < 1 ? 1 : n > SERIAL_BATCH ? SERIAL_BATCH : (size_t)n;
+        }
+        else
+            target = 1;
+        if (PyErr_CheckSignals() < 0) {
+            status = CPK_RUN_ERROR;
+            goto done;
+        }
+        while (b.n < target && b.data.len < FLUSH_AT) {
             const char *rec;
             size_t len;
             rc = cpk_reader_next(rd, &rec, &len);
@@ -157,12 +186,22 @@ serial_run(cpk_map_options *o, cpk_reader *rd, const cpk_sink *sink,
         }
         if (b.n > 0) {
             b.end = cpk_reader_consumed(rd);
+            struct timespec t0, t1;
+            clock_gettime(CLOCK_MONOTONIC, &t0);
             if (cpk_mapwork_batch(&o->work, &b, &res) < 0) {
                 status = CPK_RUN_ERROR;
                 goto done;
             }
-            if (sink->emit(sink->ctx, &res, b.end) != 0) {
-                status = CPK_RUN_STOPPED;
+            clock_gettime(CLOCK_MONOTONIC, &t1);
+            double per = ((double)(t1.tv_sec - t0.tv_sec) * 1e9 +
+                          (double)(t1.tv_nsec - t0.tv_nsec)) /
+                         (double)b.n;
+            ns_per_record = ns_per_record == 0
+                                ? per
+                                : 0.7 * ns_per_record + 0.3 * per;
+            int e = sink->emit(sink->ctx, &res, b.end);
+            if (e != 0) {
+                status = e < 0 ? CPK_RUN_ERROR : CPK_RUN_STOPPED;
                 goto done;
             }
             continue;
@@ -177,8 +216,9 @@ serial_run(cpk_map_options *o, cpk_reader *rd, const cpk_sink *sink,
             status = CPK_RUN_INPUT;
             goto done;
         }
-        if (sink->flush(sink->ctx) != 0) {
-            status = CPK_RUN_STOPPED;
+        int f = sink->flush(sink->ctx);
+        if (f != 0) {
+            status = f < 0 ? CPK_RUN_ERROR : CPK_RUN_STOPPED;
             goto done;
         }
         long got;
@@ -311,6 +351,7 @@ cpk_map_run(cpk_map_options *o)
         goto done;
     }
     cpk_progress_init(&e.progress, o->progress, total);
+    clock_gettime(CLOCK_MONOTONIC, &e.flushed);
     cpk_sink sink = {.ctx = &e, .emit = sink_emit, .flush = sink_flush};
     int read_rc = 0, read_errno = 0;
     if (o->jobs <= 1)
@@ -320,8 +361,8 @@ cpk_map_run(cpk_map_options *o)
         run = cpk_pool_run(o->jobs, &rd, &o->work, &sink, keep, 2, &read_rc,
                            &read_errno);
     }
-    if (run != CPK_RUN_ERROR && e.write_errno == 0)
-        (void)sink_flush(&e);
+    if (run != CPK_RUN_ERROR && e.write_errno == 0 && sink_flush(&e) < 0)
+        run = CPK_RUN_ERROR;
     if (e.progress.shown || (e.progress.on && run == CPK_RUN_DONE))
         cpk_progress_update(&e.progress, e.done, cpk_reader_consumed(&rd),
                             1);
@@ -361,7 +402,8 @@ cpk_map_run(cpk_map_options *o)
     }
 done:
     /* A --result-file holds a whole run: one that ran to the end of its
-     * input (--keep-going included), else nothing. */
+     * input (--keep-going included) or that a record ended with
+     * sys.exit(0), else nothing. */
     if (to_file) {
         int complete = e.write_errno == 0 &&
                        (status == CPK_EXIT_OK ||

@@ -546,6 +546,11 @@ one(cpk_mapwork *w, uint64_t record, const char *p, size_t n,
             status = exit_status(r);
             goto done;
         }
+        /* What `except Exception` would not catch ends the program
+         * (MemoryError included), as anywhere else. */
+        if (!PyErr_ExceptionMatches(PyExc_Exception) ||
+            PyErr_ExceptionMatches(PyExc_MemoryError))
+            return -1;
         kind = CPK_REC_RAISED;
         status = CPK_EXIT_RAISED;
         if (render_raised(w, record, r) < 0)
@@ -555,6 +560,13 @@ one(cpk_mapwork *w, uint64_t record, const char *p, size_t n,
     char *why = NULL;
     int rc = cpk_encode_result(w->enc, result, &r->out, &why);
     Py_DECREF(result);
+    if (rc < 0 && PyErr_ExceptionMatches(PyExc_SystemExit)) {
+        /* a __repr__ or __reduce__ that called sys.exit() */
+        r->out.len = 0;
+        kind = CPK_REC_EXIT;
+        status = exit_status(r);
+        goto done;
+    }
     if (rc < 0)
         return -1;
     if (rc > 0) {

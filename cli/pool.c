@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "host.h"
 #include "message.h"
 
 #define MAX_INFLIGHT 2                  /* batches per worker */
@@ -115,7 +116,11 @@ worker_main(int in, int out, cpk_mapwork *w, pid_t parent)
     int status = 0;
     for (;;) {
         batch_head h;
-        int r = read_full(in, &h, sizeof(h));
+        int r;
+        /* Threads the function started run while this one waits. */
+        Py_BEGIN_ALLOW_THREADS
+        r = read_full(in, &h, sizeof(h));
+        Py_END_ALLOW_THREADS
         if (r == 0)
             break;
         if (r < 0 || h.n > BATCH_MAX || h.len > ((size_t)1 << 40)) {
@@ -125,9 +130,12 @@ worker_main(int in, int out, cpk_mapwork *w, pid_t parent)
         cpk_batch_reset(&b, h.first);
         size_t *lens = malloc(h.n * sizeof(size_t) + 1);
         char *data = malloc(h.len + 1);
-        if (lens == NULL || data == NULL ||
-            read_full(in, lens, h.n * sizeof(size_t)) < 0 ||
-            (h.len > 0 && read_full(in, data, h.len) <= 0)) {
+        int bad = lens == NULL || data == NULL;
+        Py_BEGIN_ALLOW_THREADS
+        bad = bad || read_full(in, lens, h.n * sizeof(size_t)) < 0 ||
+              (h.len > 0 && read_full(in, data, h.len) <= 0);
+        Py_END_ALLOW_THREADS
+        if (bad) {
             free(lens);
             free(data);
             status = CPK_EXIT_SYSTEM;
@@ -147,13 +155,18 @@ worker_main(int in, int out, cpk_mapwork *w, pid_t parent)
         struct timespec t0, t1;
         clock_gettime(CLOCK_MONOTONIC, &t0);
         if (cpk_mapwork_batch(w, &b, &res) < 0) {
-            /* Nothing the run could report per record: say it, die; the
-             * program reports the worker's death with its records. */
-            char *line = NULL;
-            if (!PyErr_ExceptionMatches(PyExc_KeyboardInterrupt))
-                PyErr_Print();
+            /* Nothing the run could report per record (MemoryError): say
+             * it in one line and die; the program reports the worker's
+             * death with its records. Never PyErr_Print, which would shut
+             * Python down here on SystemExit (running the program's
+             * atexit handlers in a copy of it). */
+            if (!PyErr_ExceptionMatches(PyExc_KeyboardInterrupt)) {
+                char *line = cpk_host_exception_line();
+                cpk_error("worker %ld: %s", (long)getpid(),
+                          line ? line : "error");
+                free(line);
+            }
             PyErr_Clear();
-            free(line);
             status = CPK_EXIT_RAISED;
             break;
         }
@@ -167,11 +180,15 @@ worker_main(int in, int out, cpk_mapwork *w, pid_t parent)
                              (t1.tv_nsec - t0.tv_nsec)),
         };
         frame.len = 0;
-        if (cpk_buf_add(&frame, &rh, sizeof(rh)) < 0 ||
-            cpk_buf_add(&frame, res.rec, res.n * sizeof(*res.rec)) < 0 ||
-            cpk_buf_add(&frame, res.out.data, res.out.len) < 0 ||
-            cpk_buf_add(&frame, res.err.data, res.err.len) < 0 ||
-            write_full(out, frame.data, frame.len) < 0) {
+        int bad_frame = cpk_buf_add(&frame, &rh, sizeof(rh)) < 0 ||
+                        cpk_buf_add(&frame, res.rec,
+                                    res.n * sizeof(*res.rec)) < 0 ||
+                        cpk_buf_add(&frame, res.out.data, res.out.len) < 0 ||
+                        cpk_buf_add(&frame, res.err.data, res.err.len) < 0;
+        Py_BEGIN_ALLOW_THREADS
+        bad_frame = bad_frame || write_full(out, frame.data, frame.len) < 0;
+        Py_END_ALLOW_THREADS
+        if (bad_frame) {
             status = CPK_EXIT_SYSTEM;
             break;
         }
@@ -189,6 +206,11 @@ typedef struct {
     slot *slots;
     uint64_t next_send, next_emit;
     double ns_per_record; /* measured, 0 until the first result */
+    int stopping;         /* the workers' ends are ours now */
+    int died;             /* 1 + a worker that died holding no records */
+    uint64_t died_at;     /* ... reported once the results before are */
+    int wake[2];          /* Python's signal wakeup pipe, while we poll */
+    int keep_going;
 } pool;
 
 static int
@@ -224,22 +246,30 @@ worker_lost(pool *p, int i)
     close(k->from);
     k->to = k->from = -1;
     int ws = 0;
-    pid_t r;
-    do
-        r = waitpid(k->pid, &ws, 0);
-    while (r < 0 && errno == EINTR);
+    pid_t r = waitpid(k->pid, &ws, WNOHANG);
+    if (r == 0) { /* its pipe closed, it still runs: it is no worker now */
+        kill(k->pid, SIGKILL);
+        do
+            r = waitpid(k->pid, &ws, 0);
+        while (r < 0 && errno == EINTR);
+    }
     if (r == k->pid)
         describe_death(k, ws);
     else
         snprintf(k->why, sizeof(k->why), "was lost");
     for (int q = 0; q < k->nq; q++)
         p->slots[k->fifo[q] % (uint64_t)p->nslots].lost = 1;
+    if (k->nq == 0 && !p->stopping && !p->died) {
+        p->died = i + 1;
+        p->died_at = p->next_send;
+    }
     k->nq = 0;
 }
 
 static void
 stop_all(pool *p, int gently)
 {
+    p->stopping = 1;
     for (int i = 0; i < p->jobs; i++) {
         worker *k = &p->wk[i];
         if (k->dead || k->pid <= 0)
@@ -284,6 +314,11 @@ start_workers(pool *p, cpk_mapwork *w, const int *close_fds, int nclose)
         pid_t pid = fork();
         if (pid == 0) {
             PyOS_AfterFork_Child();
+            PySignal_SetWakeupFd(-1);
+            if (p->wake[0] >= 0) {
+                close(p->wake[0]);
+                close(p->wake[1]);
+            }
             close(down[1]);
             close(up[0]);
             for (int j = 0; j < i; j++) {
@@ -383,14 +418,22 @@ take_results(pool *p, int i)
     while (k->rbuf.len - at >= sizeof(result_head)) {
         result_head h;
         memcpy(&h, k->rbuf.data + at, sizeof(h));
-        size_t need = sizeof(h) + h.n * sizeof(cpk_rec_result) + h.out +
-                      h.err;
-        if (k->rbuf.len - at < need)
-            break;
-        if (k->nq == 0) { /* a frame nobody asked for */
+        /* The worker runs the function, which may write anything to this
+         * pipe: every length is checked before it is added or used. */
+        uint64_t count = k->nq > 0
+            ? p->slots[k->fifo[0] % (uint64_t)p->nslots].count : 0;
+        if (k->nq == 0 || h.n > count || h.out > ((uint64_t)1 << 40) ||
+            h.err > ((uint64_t)1 << 40)) {
+            snprintf(k->why, sizeof(k->why), "sent malformed results");
+            kill(k->pid, SIGKILL);
             worker_lost(p, i);
+            snprintf(k->why, sizeof(k->why), "sent malformed results");
             return;
         }
+        size_t need = sizeof(h) + (size_t)h.n * sizeof(cpk_rec_result) +
+                      (size_t)h.out + (size_t)h.err;
+        if (k->rbuf.len - at < need)
+            break;
         uint64_t seq = k->fifo[0];
         memmove(k->fifo, k->fifo + 1, (size_t)(k->nq - 1) * sizeof(*k->fifo));
         k->nq--;
@@ -401,11 +444,12 @@ take_results(pool *p, int i)
         const char *out = q + h.n * sizeof(cpk_rec_result);
         const char *err = out + h.out;
         size_t oa = 0, ea = 0;
-        int bad = h.n > s->count;
+        int bad = 0;
         for (uint64_t j = 0; j < h.n && !bad; j++) {
             cpk_rec_result r;
             memcpy(&r, rec + j, sizeof(r));
-            if (r.out_len > h.out - oa || r.err_len > h.err - ea ||
+            if (r.kind > CPK_REC_EXIT || r.out_len > h.out - oa ||
+                r.err_len > h.err - ea ||
                 cpk_results_add(&s->res, (cpk_rec_kind)r.kind, r.status,
                                 out + oa, r.out_len, err + ea,
                                 r.err_len) < 0) {
@@ -415,6 +459,12 @@ take_results(pool *p, int i)
             oa += r.out_len;
             ea += r.err_len;
         }
+        /* Fewer results than records only after one that stops the
+         * run (mapwork.h). */
+        if (!bad && h.n < s->count &&
+            (h.n == 0 ||
+             !cpk_rec_stops(&s->res.rec[h.n - 1], p->keep_going)))
+            bad = 1;
         if (bad) {
             s->lost = 1;
             snprintf(k->why, sizeof(k->why), "sent malformed results");
@@ -484,12 +534,14 @@ cpk_pool_run(int jobs, cpk_reader *rd, cpk_mapwork *w,
              const cpk_sink *sink, const int *close_fds, int nclose,
              int *read_rc, int *read_errno)
 {
-    pool p = {.jobs = jobs};
+    pool p = {.jobs = jobs, .keep_going = w->keep_going,
+              .wake = {-1, -1}};
+    int old_wake = -1, wake_set = 0;
     p.wk = calloc((size_t)jobs, sizeof(*p.wk));
     p.nslots = jobs * MAX_INFLIGHT;
     p.slots = calloc((size_t)p.nslots, sizeof(*p.slots));
-    struct pollfd *pf = calloc(2 * (size_t)jobs + 1, sizeof(*pf));
-    int *who = calloc(2 * (size_t)jobs + 1, sizeof(*who)); /* pf -> worker */
+    struct pollfd *pf = calloc(2 * (size_t)jobs + 2, sizeof(*pf));
+    int *who = calloc(2 * (size_t)jobs + 2, sizeof(*who)); /* pf -> worker */
     cpk_batch cur = {0};
     int status = CPK_RUN_ERROR;
     if (p.wk == NULL || p.slots == NULL || pf == NULL || who == NULL) {
@@ -498,10 +550,20 @@ cpk_pool_run(int jobs, cpk_reader *rd, cpk_mapwork *w,
     }
     for (int i = 0; i < jobs; i++)
         p.wk[i].to = p.wk[i].from = -1;
-    if (sink->flush(sink->ctx) != 0) {
-        status = CPK_RUN_STOPPED;
+    int f = sink->flush(sink->ctx);
+    if (f != 0) {
+        status = f < 0 ? CPK_RUN_ERROR : CPK_RUN_STOPPED;
         goto done;
     }
+    /* A signal that arrives just before poll() would wait for the next
+     * event: Python's handler also writes to this pipe, which poll()
+     * watches (signal.set_wakeup_fd). */
+    if (pipe2(p.wake, O_CLOEXEC | O_NONBLOCK) < 0) {
+        PyErr_SetFromErrno(PyExc_OSError);
+        goto done;
+    }
+    old_wake = PySignal_SetWakeupFd(p.wake[1]);
+    wake_set = 1;
     if (start_workers(&p, w, close_fds, nclose) < 0) {
         PyErr_SetFromErrno(PyExc_OSError);
         goto done;
@@ -509,6 +571,8 @@ cpk_pool_run(int jobs, cpk_reader *rd, cpk_mapwork *w,
     cpk_batch_reset(&cur, rd->count + 1);
     int input_done = 0, rerr = 0;
     for (;;) {
+        if (PyErr_CheckSignals() < 0)
+            goto done;
         /* Results, in input order. */
         while (p.next_emit < p.next_send) {
             slot *s = &p.slots[p.next_emit % (uint64_t)p.nslots];
@@ -530,10 +594,20 @@ cpk_pool_run(int jobs, cpk_reader *rd, cpk_mapwork *w,
                 break;
             s->used = 0;
             p.next_emit++;
-            if (sink->emit(sink->ctx, &s->res, s->end) != 0) {
-                status = CPK_RUN_STOPPED;
+            int e = sink->emit(sink->ctx, &s->res, s->end);
+            if (e != 0) {
+                status = e < 0 ? CPK_RUN_ERROR : CPK_RUN_STOPPED;
                 goto done;
             }
+        }
+        /* A worker that died between batches, once the results before
+         * its death are out. */
+        if (p.died && p.next_emit == p.died_at) {
+            const worker *k = &p.wk[p.died - 1];
+            cpk_error("worker %d (pid %ld) %s", p.died, (long)k->pid,
+                      k->why);
+            status = CPK_RUN_WORKER;
+            goto done;
         }
         if (input_done && cur.n == 0 && p.next_emit == p.next_send) {
             if (rerr != 0) {
@@ -602,8 +676,9 @@ cpk_pool_run(int jobs, cpk_reader *rd, cpk_mapwork *w,
             status = CPK_RUN_WORKER;
             goto done;
         }
-        if (sink->flush(sink->ctx) != 0) {
-            status = CPK_RUN_STOPPED;
+        f = sink->flush(sink->ctx);
+        if (f != 0) {
+            status = f < 0 ? CPK_RUN_ERROR : CPK_RUN_STOPPED;
             goto done;
         }
         /* Each worker's result pipe, its batch pipe while a frame is
@@ -620,6 +695,8 @@ cpk_pool_run(int jobs, cpk_reader *rd, cpk_mapwork *w,
                 who[nf++] = i;
             }
         }
+        int wake_slot = nf;
+        pf[nf++] = (struct pollfd){.fd = p.wake[0], .events = POLLIN};
         int in_slot = -1;
         if (want_input && !input_done) {
             in_slot = nf;
@@ -636,8 +713,13 @@ cpk_pool_run(int jobs, cpk_reader *rd, cpk_mapwork *w,
                 goto done;
             continue;
         }
+        if (pf[wake_slot].revents) {
+            char drain[64];
+            while (read(p.wake[0], drain, sizeof(drain)) > 0)
+                ;
+        }
         for (int j = 0; j < nf; j++) {
-            if (j == in_slot)
+            if (j == in_slot || j == wake_slot)
                 continue;
             short ev = pf[j].revents;
             if (ev == 0 || p.wk[who[j]].dead)
@@ -661,6 +743,12 @@ cpk_pool_run(int jobs, cpk_reader *rd, cpk_mapwork *w,
 done:
     if (p.wk != NULL)
         stop_all(&p, status == CPK_RUN_DONE);
+    if (wake_set)
+        PySignal_SetWakeupFd(old_wake);
+    if (p.wake[0] >= 0) {
+        close(p.wake[0]);
+        close(p.wake[1]);
+    }
     for (int i = 0; p.wk != NULL && i < jobs; i++) {
         cpk_buf_free(&p.wk[i].wbuf);
         cpk_buf_free(&p.wk[i].rbuf);

@@ -27,9 +27,11 @@ typedef struct {
     void *ctx;
     /* One batch's results, and the input consumed up to its last record:
      * 0 to go on, 1 when the run stops here (a record that ends it, a
-     * failed write: ctx knows). */
+     * failed write: ctx knows), -1 with an exception (SIGINT while
+     * writing). */
     int (*emit)(void *ctx, const cpk_results *res, uint64_t end);
-    /* Before the pool waits: write what is buffered. 0, or 1 to stop. */
+    /* Before the pool waits: write what is buffered. 0, 1 to stop, or -1
+     * with an exception. */
     int (*flush)(void *ctx);
 } cpk_sink;
 

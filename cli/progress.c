@@ -62,3 +62,12 @@ cpk_progress_update(cpk_progress *p, uint64_t records, uint64_t bytes,
     fflush(stderr);
     p->shown = 1;
 }
+
+void
+cpk_progress_clear(cpk_progress *p)
+{
+    if (p->on && p->tty && p->shown) {
+        fputs("\r\033[K", stderr);
+        fflush(stderr);
+    }
+}

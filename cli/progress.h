@@ -28,4 +28,8 @@ void cpk_progress_init(cpk_progress *p, int mode, uint64_t total);
 void cpk_progress_update(cpk_progress *p, uint64_t records, uint64_t bytes,
                          int final);
 
+/* Before other text goes to standard error: erase the line on a
+ * terminal (the next update draws it again). */
+void cpk_progress_clear(cpk_progress *p);
+
 #endif

@@ -569,7 +569,7 @@ Test(cli_map, usage_errors)
     assert_usage(&p, "--call and --map are mutually exclusive");
     cpk_proc_free(&p);
     LOAD(&p, "1\n", "inc.pkl", "--map", "-j", "x");
-    assert_usage(&p, "invalid number of jobs 'x' for -j (0 to 1024; 0: one "
+    assert_usage(&p, "invalid number of jobs 'x' for -j (0 to 256; 0: one "
                      "per processor)");
     cpk_proc_free(&p);
     LOAD(&p, "1\n", "inc.pkl", "--map", "--in", "xml");
