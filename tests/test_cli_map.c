@@ -58,7 +58,14 @@ static const char *const FUNCS =
     "    if x == 20: open('started', 'w').close()\n"
     "    time.sleep(0.05)\n"
     "    return x\n"
-    "for f in [inc, add, kind, boom, uneven, die, noisy, aset, leave, slow]:\n"
+    "def oom(x):\n"
+    "    if x == 2: raise MemoryError('boom')\n"
+    "    return x\n"
+    "def quit0(x):\n"
+    "    if x == 3: sys.exit(0)\n"
+    "    return x\n"
+    "for f in [inc, add, kind, boom, uneven, die, noisy, aset, leave, slow,\n"
+    "          oom, quit0]:\n"
     "    f.__module__ = '__main__'\n"
     "    f.__qualname__ = f.__name__\n"
     "    open(f.__name__ + '.pkl', 'wb').write(cp.dumps(f))\n";
@@ -583,5 +590,53 @@ Test(cli_map, usage_errors)
     LOAD(&p, "1\n", "inc.pkl", "--map", "extra");
     assert_usage(&p, "unexpected argument 'extra' (arguments are for "
                      "--call)");
+    cpk_proc_free(&p);
+}
+
+Test(cli_map, memory_error_is_no_record_failure)
+{
+    for (int j = 1; j <= 2; j++) {
+        cpk_proc p;
+        LOAD(&p, "1\n2\n3\n", "oom.pkl", "--map", "--keep-going", "-j",
+             j == 1 ? "1" : "2");
+        /* not an error record and on: the run ends */
+        cr_assert(strstr(p.out, "error") == NULL, "%s", p.out);
+        cr_assert(strstr(p.out, "3\n") == NULL, "%s", p.out);
+        cr_assert(p.exited && p.status != 0);
+        cr_assert(strstr(p.err, "MemoryError: boom") != NULL, "%s", p.err);
+        cpk_proc_free(&p);
+    }
+}
+
+Test(cli_map, sys_exit_zero_ends_the_run_with_its_results)
+{
+    cpk_proc p;
+    LOAD(&p, "1\n2\n3\n4\n", "quit0.pkl", "--map", "--result-file",
+         "out.jsonl");
+    cpk_assert_exit(&p, 0);
+    char path[256];
+    snprintf(path, sizeof(path), "%s/out.jsonl", dir);
+    size_t len;
+    char *got = cpk_read_file(path, &len);
+    cr_assert_str_eq(got, "1\n2\n");
+    free(got);
+    cpk_proc_free(&p);
+}
+
+Test(cli_map, a_worker_killed_between_batches_is_reported)
+{
+    /* The records after the kill come after a pause: the worker is idle
+     * (holds no record) when it dies, and the run still says so. */
+    cpk_proc p;
+    const char *argv[] = {"/bin/sh", "-c",
+                          "(echo 1; sleep 1.5; echo 2; echo 3) | "
+                          "\"$0\" inc.pkl --map -j 2 & "
+                          "sleep 0.7; "
+                          "pkill -9 -n -f 'inc.pkl --map -j 2'; wait $!",
+                          CPK_LOAD, NULL};
+    cpk_spawn(&p, argv, dir, NULL, 0, NULL);
+    cpk_assert_exit(&p, 1);
+    cr_assert_str_eq(p.out, "2\n");
+    cr_assert(strstr(p.err, "was killed by signal 9") != NULL, "%s", p.err);
     cpk_proc_free(&p);
 }
