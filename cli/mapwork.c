@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "message.h"
+#include "pycompat.h" /* Py_NewRef before 3.10 */
 #include "safetext.h"
 #include "scancheck.h"
 

@@ -573,8 +573,10 @@ cpk_pool_run(int jobs, cpk_reader *rd, cpk_mapwork *w,
     for (;;) {
         if (PyErr_CheckSignals() < 0)
             goto done;
-        /* Results, in input order. */
-        while (p.next_emit < p.next_send) {
+        /* Results, in input order, up to a worker's death between
+         * batches: reported once the results before it are out. */
+        while (p.next_emit < p.next_send &&
+               !(p.died && p.next_emit == p.died_at)) {
             slot *s = &p.slots[p.next_emit % (uint64_t)p.nslots];
             if (s->lost) {
                 const worker *k = &p.wk[s->worker];
