@@ -6,6 +6,7 @@
  * tracebacks and inspect.getsource show it. Failing to compile is a usage
  * error; failing to run is "object could not be made" (exit 4), as a
  * MODULE that raises on import is. */
+#include "pycompat.h" /* Py_NewRef before 3.10 */
 #include "dumpexpr.h"
 
 #include <stdlib.h>

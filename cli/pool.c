@@ -213,6 +213,26 @@ typedef struct {
     int keep_going;
 } pool;
 
+/* signal.set_wakeup_fd(fd): the previous fd, or -1. (The C API's
+ * PySignal_SetWakeupFd is exported by libpython only from 3.13.) A
+ * failure only costs the wakeup: signals are still checked each pass. */
+static int
+set_wakeup_fd(int fd)
+{
+    PyObject *sig = PyImport_ImportModule("signal");
+    PyObject *r = sig ? PyObject_CallMethod(sig, "set_wakeup_fd", "i", fd)
+                      : NULL;
+    Py_XDECREF(sig);
+    long old = r && PyLong_Check(r) ? PyLong_AsLong(r) : -1;
+    Py_XDECREF(r);
+    if (PyErr_Occurred()) {
+        if (!PyErr_ExceptionMatches(PyExc_Exception))
+            return -2; /* KeyboardInterrupt: the loop sees it next */
+        PyErr_Clear();
+    }
+    return (int)old;
+}
+
 static int
 set_nonblock(int fd)
 {
@@ -314,7 +334,8 @@ start_workers(pool *p, cpk_mapwork *w, const int *close_fds, int nclose)
         pid_t pid = fork();
         if (pid == 0) {
             PyOS_AfterFork_Child();
-            PySignal_SetWakeupFd(-1);
+            (void)set_wakeup_fd(-1);
+            PyErr_Clear();
             if (p->wake[0] >= 0) {
                 close(p->wake[0]);
                 close(p->wake[1]);
@@ -562,7 +583,9 @@ cpk_pool_run(int jobs, cpk_reader *rd, cpk_mapwork *w,
         PyErr_SetFromErrno(PyExc_OSError);
         goto done;
     }
-    old_wake = PySignal_SetWakeupFd(p.wake[1]);
+    old_wake = set_wakeup_fd(p.wake[1]);
+    if (old_wake == -2)
+        goto done;
     wake_set = 1;
     if (start_workers(&p, w, close_fds, nclose) < 0) {
         PyErr_SetFromErrno(PyExc_OSError);
@@ -745,8 +768,14 @@ cpk_pool_run(int jobs, cpk_reader *rd, cpk_mapwork *w,
 done:
     if (p.wk != NULL)
         stop_all(&p, status == CPK_RUN_DONE);
-    if (wake_set)
-        PySignal_SetWakeupFd(old_wake);
+    if (wake_set) {
+        /* keep a pending exception (KeyboardInterrupt) across the call */
+        PyObject *t, *v, *tb;
+        PyErr_Fetch(&t, &v, &tb);
+        (void)set_wakeup_fd(old_wake);
+        PyErr_Clear();
+        PyErr_Restore(t, v, tb);
+    }
     if (p.wake[0] >= 0) {
         close(p.wake[0]);
         close(p.wake[1]);

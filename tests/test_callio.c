@@ -7,6 +7,7 @@
 
 #include "../cli/callio.h"
 #include "support.h"
+#include "pycompat.h" /* Py_NewRef before 3.10 */
 
 /* enc_many(fmt, objs): one encoder for all of objs; a list holding, per
  * object, the bytes of its encoding or the str of its why. */

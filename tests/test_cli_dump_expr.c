@@ -322,9 +322,15 @@ Test(cli_dump_expr, refusals)
          "cloudpickle-dump: option requires an argument -- 'e'\n" TRY},
         {{"--gen-key", "k", "-e", "1", NULL}, 2,
          "cloudpickle-dump: --gen-key cannot be combined with --expr\n" TRY},
+#if PY_VERSION_HEX >= 0x030A0000
         {{"-e", "lambda x: (x", NULL}, 2,
          "cloudpickle-dump: -e: SyntaxError: '(' was never closed (line 1, "
          "column 11)\n"},
+#else /* 3.9's parser: no bracket tracking in its messages */
+        {{"-e", "lambda x: (x", NULL}, 2,
+         "cloudpickle-dump: -e: SyntaxError: unexpected EOF while parsing "
+         "(line 1, column 13)\n"},
+#endif
         {{"-e", "import math\nlambda x: x +", NULL}, 2,
          "cloudpickle-dump: -e: SyntaxError: invalid syntax (line 2, column "
          "14)\n"},
