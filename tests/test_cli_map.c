@@ -629,13 +629,16 @@ Test(cli_map, a_worker_killed_between_batches_is_reported)
      * (holds no record) when it dies, and the run still says so. */
     cpk_proc p;
     /* $! is the program (the last command of the pipeline): once it
-     * has forked its two workers, kill the newer one. */
+     * has forked its two workers (its children in /proc; no procps,
+     * which fails under the sanitizers' LD_PRELOAD), kill the second. */
     const char *argv[] = {"/bin/sh", "-c",
                           "(echo 1; sleep 2; echo 2; echo 3) | "
-                          "\"$0\" inc.pkl --map -j 2 & L=$!; "
-                          "while [ \"$(pgrep -c -P $L)\" -lt 2 ]; do "
-                          "sleep 0.05; done; sleep 0.3; "
-                          "pkill -9 -n -P $L; wait $L",
+                          "\"$0\" inc.pkl --map -j 2 & L=$!; n=0; "
+                          "while :; do "
+                          "set -- $(cat /proc/$L/task/$L/children); "
+                          "[ $# -ge 2 ] && break; n=$((n+1)); "
+                          "[ $n -gt 600 ] && exit 99; sleep 0.05; done; "
+                          "sleep 0.3; kill -9 $2; wait $L",
                           CPK_LOAD, NULL};
     cpk_spawn(&p, argv, dir, NULL, 0, NULL);
     cpk_assert_exit(&p, 1);
