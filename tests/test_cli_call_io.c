@@ -574,7 +574,9 @@ Test(cli_call_io, unencodable_results_exit_4)
         cr_assert(strncmp(p.err, want, strlen(want)) == 0 &&
                       strchr(p.err, '\n') == p.err + p.err_len - 1,
                   "case %zu: %s", i, p.err);
-        if (strcmp(cases[i].format, "pickle") != 0)
+        /* 3.12's json names the value after "compliant": ": nan" */
+        if (strcmp(cases[i].format, "pickle") != 0 &&
+            strstr(cases[i].err, "compliant") == NULL)
             cr_assert_eq(p.err_len, strlen(want) + 1, "%s", p.err);
         cr_assert_str_eq(p.out, "");
         cpk_proc_free(&p);
