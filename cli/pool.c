@@ -194,6 +194,9 @@ worker_main(int in, int out, cpk_mapwork *w, pid_t parent)
         }
     }
     flush_python();
+    cpk_batch_free(&b);
+    cpk_results_free(&res);
+    cpk_buf_free(&frame);
     _exit(status);
 }
 
@@ -211,6 +214,10 @@ typedef struct {
     uint64_t died_at;     /* ... reported once the results before are */
     int wake[2];          /* Python's signal wakeup pipe, while we poll */
     int keep_going;
+    /* The poll set, here rather than in locals so that a worker (a fork
+     * of this frame, which never returns) still holds it. */
+    struct pollfd *pf;
+    int *who;        /* pf -> worker */
 } pool;
 
 /* signal.set_wakeup_fd(fd): the previous fd, or -1. (The C API's
@@ -561,8 +568,10 @@ cpk_pool_run(int jobs, cpk_reader *rd, cpk_mapwork *w,
     p.wk = calloc((size_t)jobs, sizeof(*p.wk));
     p.nslots = jobs * MAX_INFLIGHT;
     p.slots = calloc((size_t)p.nslots, sizeof(*p.slots));
-    struct pollfd *pf = calloc(2 * (size_t)jobs + 2, sizeof(*pf));
-    int *who = calloc(2 * (size_t)jobs + 2, sizeof(*who)); /* pf -> worker */
+    p.pf = calloc(2 * (size_t)jobs + 2, sizeof(*p.pf));
+    p.who = calloc(2 * (size_t)jobs + 2, sizeof(*p.who));
+    struct pollfd *pf = p.pf;
+    int *who = p.who;
     cpk_batch cur = {0};
     int status = CPK_RUN_ERROR;
     if (p.wk == NULL || p.slots == NULL || pf == NULL || who == NULL) {
