@@ -171,6 +171,11 @@ cpk_codeinfo_get(cpk_state *st, PyObject *code)
     PyObject *info = cpk_code_cache_get(code, st->code_extra_index);
     if (info != NULL || PyErr_Occurred())
         return info;
+    /* compute() reads co_code, which 3.11 must not give for corrupt code
+     * (code.c): every caller, the pickler's and the culprit search's,
+     * gets the check here, once per code object (the answer is cached). */
+    if (!cpk_code_check_pickle(st, code))
+        return NULL;
     info = compute((PyCodeObject *)code);
     if (info == NULL)
         return NULL;

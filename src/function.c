@@ -473,9 +473,7 @@ cpk_reduce_function(cpk_state *st, PyObject *pickler, PyObject *func)
     base = base_globals(st, ext, x.globals);
     if (base == NULL)
         goto done;
-    /* The globals scan reads co_code: not of corrupt code (code.c). */
-    if (!cpk_code_check_pickle(st, x.code))
-        goto done;
+    /* The globals scan refuses corrupt code itself (codeinfo.c). */
     info = cpk_codeinfo_get(st, x.code);
     if (info == NULL)
         goto done;

@@ -562,7 +562,8 @@ PyObject *cpk_list_registry(PyObject *m, PyObject *unused);
 /* codeinfo.c: global names a code object (and its nested code) uses. */
 int cpk_codeinfo_init(cpk_state *st);
 /* New reference to (global_names tuple, all_names frozenset), cached on
- * the code object. */
+ * the code object; NULL with PicklingError for corrupt code (as
+ * cpk_code_check_pickle), or another error. */
 PyObject *cpk_codeinfo_get(cpk_state *st, PyObject *code);
 /* The object cached on `code` in co_extra slot `index` (new reference), or
  * NULL (with an exception only on error). */

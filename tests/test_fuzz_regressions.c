@@ -250,3 +250,49 @@ Test(fuzz_regressions, co_code_overflow_replayed_under_debug_allocator)
     cr_assert(strstr(p.err, "OUCH") == NULL, "%s", p.err);
     cpk_proc_free(&p);
 }
+
+Test(fuzz_regressions, culprit_search_refuses_corrupt_code)
+{
+    /* The culprit search (diagnose) walks a function's globals, and so
+     * its bytecode: it read co_code of code ending inside the inline
+     * caches before the pickler's own check, and wrote past the copy
+     * (found by make sanitize's debug allocator). Replayed in a child
+     * under PYTHONMALLOC=debug, which reports any such write, with the
+     * search on and off: a clean PicklingError either way. */
+    const char *code =
+        "import ccloudpickle, pickle, sys, types\n"
+        "if sys.version_info[:2] != (3, 11):\n"
+        "    sys.exit(0)\n"
+        "def f(a, b):\n"
+        "    return a + b\n"
+        "good = f.__code__.co_code\n"
+        "bad = good[:6] + good[10:12] + bytes([9, 0]) + good[6:8]\n"
+        "badcode = f.__code__.replace(co_code=bad)\n"
+        "def outer():\n"
+        "    return lambda: 0\n"
+        "nested = outer.__code__.replace(co_consts=tuple(\n"
+        "    badcode if isinstance(c, types.CodeType) else c\n"
+        "    for c in outer.__code__.co_consts))\n"
+        "for code in (badcode, nested):\n"
+        "    fn = types.FunctionType(code, {})\n"
+        "    for obj in (fn, [1, {'k': fn}]):\n"
+        "        for diagnose in (True, False):\n"
+        "            try:\n"
+        "                ccloudpickle.dumps(obj, diagnose=diagnose)\n"
+        "            except pickle.PicklingError as e:\n"
+        "                assert 'inline caches' in str(e), e\n"
+        "            else:\n"
+        "                raise AssertionError('pickled %r' % (obj,))\n"
+        "print('refused all')\n";
+    const char *argv[] = {CPK_PYTHON, "-c", code, NULL};
+    const char *env[] = {"PYTHONMALLOC=debug",
+                         "PYTHONPATH=" CPK_BUILD_DIR, NULL};
+    cpk_spawn_opts o = {0};
+    o.argv = argv;
+    o.env = env;
+    cpk_proc p;
+    cpk_spawn_ex(&p, &o);
+    cpk_assert_exit(&p, 0);
+    cr_assert(strstr(p.err, "OUCH") == NULL, "%s", p.err);
+    cpk_proc_free(&p);
+}
