@@ -152,8 +152,9 @@ append_str(cpk_buf *b, const char *s)
     append_line(b, s, strlen(s));
 }
 
-/* Append str(o) to b as one line; 0, or -1 when str() itself failed
- * (cleared). */
+/* Append str(o) to b as one line; 0, 1 when str() itself failed as
+ * `except Exception` would catch (cleared), or -1 with what must
+ * propagate (KeyboardInterrupt, SystemExit, MemoryError). */
 static int
 append_object_str(cpk_buf *b, PyObject *o)
 {
@@ -161,8 +162,10 @@ append_object_str(cpk_buf *b, PyObject *o)
     PyObject *bytes = s ? utf8_lenient(s) : NULL;
     Py_XDECREF(s);
     if (bytes == NULL) {
+        if (!swallowable())
+            return -1;
         PyErr_Clear();
-        return -1;
+        return 1;
     }
     append_line(b, PyBytes_AS_STRING(bytes), (size_t)PyBytes_GET_SIZE(bytes));
     Py_DECREF(bytes);
@@ -171,8 +174,9 @@ append_object_str(cpk_buf *b, PyObject *o)
 
 /* The fetched exception `value` (normalized) as one line: "Type: message"
  * (with_type) or "message", then its __notes__ (3.11+) in parentheses,
- * separated by "; ". Appended to b. */
-static void
+ * separated by "; ". Appended to b: 0, or -1 with an exception that must
+ * propagate (append_object_str). */
+static int
 append_exception(cpk_buf *b, PyObject *value, int with_type)
 {
     size_t start = b->len;
@@ -182,12 +186,17 @@ append_exception(cpk_buf *b, PyObject *value, int with_type)
     if (with_type)
         cpk_buf_add(b, ": ", 2);
     size_t msg_at = b->len;
-    if (append_object_str(b, value) < 0 || b->len == msg_at)
+    int r = append_object_str(b, value);
+    if (r < 0)
+        return -1;
+    if (r > 0 || b->len == msg_at)
         b->len = with_type ? before_msg : start; /* no message */
     PyObject *notes = PyObject_GetAttrString(value, "__notes__");
     if (notes == NULL) {
+        if (!swallowable())
+            return -1;
         PyErr_Clear();
-        return;
+        return 0;
     }
     if (PyList_Check(notes) && PyList_GET_SIZE(notes) > 0) {
         cpk_buf_add(b, " (", 2);
@@ -195,17 +204,23 @@ append_exception(cpk_buf *b, PyObject *value, int with_type)
             if (i > 0)
                 cpk_buf_add(b, "; ", 2);
             PyObject *n = Py_NewRef(PyList_GET_ITEM(notes, i));
-            append_object_str(b, n);
+            r = append_object_str(b, n);
             Py_DECREF(n);
+            if (r < 0) {
+                Py_DECREF(notes);
+                return -1;
+            }
         }
         cpk_buf_add(b, ")", 1);
     }
     Py_DECREF(notes);
+    return 0;
 }
 
 /* *why for an object of `type` that cannot be encoded: the pending
  * exception (fetched and cleared) as the detail, unless `detail` is 0 or
- * the detail would only repeat the type. Returns 1. */
+ * the detail would only repeat the type. Returns 1; -1 (*why untouched)
+ * when formatting the detail raised what must propagate. */
 static int
 unencodable(PyTypeObject *type, const char *as, int with_type, int detail,
             char **why)
@@ -221,7 +236,14 @@ unencodable(PyTypeObject *type, const char *as, int with_type, int detail,
     cpk_buf_add(&b, as, strlen(as));
     if (detail && v != NULL) {
         cpk_buf d = {0};
-        append_exception(&d, v, with_type);
+        if (append_exception(&d, v, with_type) < 0) {
+            cpk_buf_free(&d);
+            cpk_buf_free(&b);
+            Py_XDECREF(t);
+            Py_XDECREF(v);
+            Py_XDECREF(tb);
+            return -1;
+        }
         /* json's own words for an unsupported top-level type */
         char same[300];
         snprintf(same, sizeof(same), "Object of type %s is not JSON "

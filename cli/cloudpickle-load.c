@@ -886,8 +886,17 @@ call_raised(const options *o)
         cpk_die_by_signal(SIGPIPE);
     /* Before PyErr_Print, which would exit the process on it. */
     int status;
-    if (PyErr_ExceptionMatches(PyExc_SystemExit))
+    if (PyErr_ExceptionMatches(PyExc_SystemExit)) {
         status = system_exit_status();
+        /* Success would leave an older --result-file standing as if it
+         * were this call's result. */
+        if (status == CPK_EXIT_OK && o->result_file != NULL) {
+            cpk_error("%s: not written: the function exited with status 0 "
+                      "(SystemExit) without returning a result",
+                      o->result_file);
+            status = CPK_EXIT_RAISED;
+        }
+    }
     else {
         if (o->error_json)
             print_error_json();
@@ -995,7 +1004,12 @@ call(PyObject *obj, const options *o, const cpk_input *args_in,
     char *why = NULL;
     int rc = cpk_encode_result(enc, result, &b, &why);
     Py_DECREF(result);
-    if (rc != 0) {
+    if (rc < 0 && PyErr_ExceptionMatches(PyExc_SystemExit)) {
+        /* The result's own code (a __repr__) asked to exit: as from the
+         * function itself. */
+        status = call_raised(o);
+    }
+    else if (rc != 0) {
         cpk_host_exit_if_interrupted(abort_result);
         abort_result();
         char *line = rc < 0 ? cpk_host_exception_line() : NULL;

@@ -38,6 +38,7 @@ cpk_map_default_jobs(void)
  * the records give. */
 typedef struct {
     int fd;
+    int fd_tty;        /* results go to a terminal: the progress line's? */
     cpk_buf pending;
     int keep_going;
     int status;        /* of the record that stopped the run */
@@ -82,6 +83,8 @@ sink_flush(void *ctx)
     emitter *e = ctx;
     if (e->pending.len == 0)
         return 0;
+    if (e->fd_tty)
+        cpk_progress_clear(&e->progress);
     int rc = write_out(e->fd, e->pending.data, e->pending.len);
     if (rc > 0)
         e->write_errno = errno ? errno : EIO;
@@ -149,10 +152,12 @@ sink_emit(void *ctx, const cpk_results *res, uint64_t end)
 }
 
 /* -j 1: the records of what is buffered, in batches, through the
- * function here; the output flushed before each wait for input. */
+ * function here; the output flushed before each wait for input. When a
+ * record's processing raised what ends the run (MemoryError), the
+ * results before it are emitted and *failed is its number. */
 static int
 serial_run(cpk_map_options *o, cpk_reader *rd, const cpk_sink *sink,
-           int *read_rc, int *read_errno)
+           int *read_rc, int *read_errno, uint64_t *failed)
 {
     cpk_batch b = {0};
     cpk_results res = {0};
@@ -189,6 +194,20 @@ serial_run(cpk_map_options *o, cpk_reader *rd, const cpk_sink *sink,
             struct timespec t0, t1;
             clock_gettime(CLOCK_MONOTONIC, &t0);
             if (cpk_mapwork_batch(&o->work, &b, &res) < 0) {
+                if (!PyErr_ExceptionMatches(PyExc_KeyboardInterrupt)) {
+                    *failed = b.first + res.n;
+                    PyObject *t, *v, *tb;
+                    PyErr_Fetch(&t, &v, &tb);
+                    int e = res.n > 0 ? sink->emit(sink->ctx, &res, b.end)
+                                      : 0;
+                    if (e < 0) { /* a newer exception: that one counts */
+                        Py_XDECREF(t);
+                        Py_XDECREF(v);
+                        Py_XDECREF(tb);
+                    }
+                    else
+                        PyErr_Restore(t, v, tb);
+                }
                 status = CPK_RUN_ERROR;
                 goto done;
             }
@@ -255,6 +274,30 @@ abort_output(void)
         cpk_output_abort(active_output);
 }
 
+/* The records' standard input moved to a private descriptor (closed in
+ * workers, as over exec), fd 0 on /dev/null: the function, a process it
+ * starts and every worker then read nothing of the records (sys.stdin
+ * reads fd 0). The private descriptor, or -1 with errno. */
+static int
+records_off_stdin(void)
+{
+    int fd = fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 3);
+    if (fd < 0)
+        return -1;
+    int null = open("/dev/null", O_RDONLY);
+    if (null < 0 || (null != STDIN_FILENO && dup2(null, STDIN_FILENO) < 0)) {
+        int err = errno;
+        if (null > STDIN_FILENO)
+            close(null);
+        close(fd);
+        errno = err;
+        return -1;
+    }
+    if (null != STDIN_FILENO)
+        close(null);
+    return fd;
+}
+
 /* Why the reader stopped, said about the record it stopped at. */
 static void
 input_failed(cpk_map_options *o, cpk_reader *rd, int rc, int err)
@@ -288,7 +331,7 @@ int
 cpk_map_run(cpk_map_options *o)
 {
     int status = CPK_EXIT_OK;
-    int in_fd = STDIN_FILENO, out_fd = -1;
+    int in_fd = -1, out_fd = -1;
     cpk_output out;
     int to_file = 0;
     cpk_reader rd = {0};
@@ -301,6 +344,10 @@ cpk_map_run(cpk_map_options *o)
             cpk_error("%s: %s", o->input, strerror(errno));
             return CPK_EXIT_INPUT;
         }
+    }
+    else if ((in_fd = records_off_stdin()) < 0) {
+        cpk_error("standard input: %s", strerror(errno));
+        return CPK_EXIT_INPUT;
     }
     struct stat st;
     uint64_t total = 0;
@@ -315,14 +362,11 @@ cpk_map_run(cpk_map_options *o)
         goto done;
     }
     /* The output. */
+    /* cloudpickle-load turned names of standard output into NULL while
+     * fd 1 was still it (fd 1 is standard error's now). */
     const char *target = o->result_file;
-    if (target != NULL && (strcmp(target, "-") == 0 ||
-                           cpk_output_check(target) == CPK_OUTPUT_IS_STDOUT))
-        target = NULL;
     if (target != NULL) {
-        int err = cpk_output_check(target);
-        if (err == 0)
-            err = cpk_output_open(&out, target);
+        int err = cpk_output_open(&out, target);
         if (err != 0) {
             cpk_error("%s: %s", target, strerror(err));
             status = CPK_EXIT_SYSTEM;
@@ -341,6 +385,7 @@ cpk_map_run(cpk_map_options *o)
         }
     }
     e.fd = out_fd;
+    e.fd_tty = isatty(out_fd);
     if (cpk_mapwork_init(&o->work) < 0) {
         cpk_host_exit_if_interrupted(abort_output);
         char *line = cpk_host_exception_line();
@@ -354,8 +399,9 @@ cpk_map_run(cpk_map_options *o)
     clock_gettime(CLOCK_MONOTONIC, &e.flushed);
     cpk_sink sink = {.ctx = &e, .emit = sink_emit, .flush = sink_flush};
     int read_rc = 0, read_errno = 0;
+    uint64_t failed = 0;
     if (o->jobs <= 1)
-        run = serial_run(o, &rd, &sink, &read_rc, &read_errno);
+        run = serial_run(o, &rd, &sink, &read_rc, &read_errno, &failed);
     else {
         int keep[2] = {out_fd, in_fd};
         run = cpk_pool_run(o->jobs, &rd, &o->work, &sink, keep, 2, &read_rc,
@@ -363,19 +409,42 @@ cpk_map_run(cpk_map_options *o)
     }
     if (run != CPK_RUN_ERROR && e.write_errno == 0 && sink_flush(&e) < 0)
         run = CPK_RUN_ERROR;
+    else if (run == CPK_RUN_ERROR && !to_file && e.write_errno == 0 &&
+             !PyErr_ExceptionMatches(PyExc_KeyboardInterrupt)) {
+        /* What was accepted still goes out, as a Python loop's prints
+         * would have (a --result-file is dropped whole instead). */
+        PyObject *t, *v, *tb;
+        PyErr_Fetch(&t, &v, &tb);
+        if (sink_flush(&e) < 0) {
+            Py_XDECREF(t);
+            Py_XDECREF(v);
+            Py_XDECREF(tb);
+        }
+        else
+            PyErr_Restore(t, v, tb);
+    }
     if (e.progress.shown || (e.progress.on && run == CPK_RUN_DONE))
         cpk_progress_update(&e.progress, e.done, cpk_reader_consumed(&rd),
                             1);
+    cpk_progress_done(&e.progress);
     switch (run) {
     case CPK_RUN_ERROR:
         cpk_host_exit_if_interrupted(abort_output);
         {
             char *line = cpk_host_exception_line();
             PyErr_Clear();
-            cpk_error("%s", line ? line : "error");
+            if (failed != 0) {
+                /* as a worker's death on it would be, under -j N */
+                cpk_error("%s: record %llu: %s", o->work.input_name,
+                          (unsigned long long)failed, line ? line : "error");
+                status = CPK_EXIT_RAISED;
+            }
+            else {
+                cpk_error("%s", line ? line : "error");
+                status = CPK_EXIT_SYSTEM;
+            }
             free(line);
         }
-        status = CPK_EXIT_SYSTEM;
         break;
     case CPK_RUN_INPUT:
         input_failed(o, &rd, read_rc, read_errno);
@@ -431,7 +500,6 @@ done:
     cpk_mapwork_free(&o->work);
     cpk_reader_free(&rd);
     cpk_buf_free(&e.pending);
-    if (in_fd != STDIN_FILENO)
-        close(in_fd);
+    close(in_fd);
     return status;
 }

@@ -467,6 +467,15 @@ decode_pickle(cpk_mapwork *w, uint64_t record, const char *p, size_t n,
     PyObject *type, *value, *tb;
     PyErr_Fetch(&type, &value, &tb);
     PyObject *msg = value ? PyObject_Str(value) : NULL;
+    if (msg == NULL && PyErr_Occurred() &&
+        (!PyErr_ExceptionMatches(PyExc_Exception) ||
+         PyErr_ExceptionMatches(PyExc_MemoryError))) {
+        /* str() of it raised what must propagate (KeyboardInterrupt) */
+        Py_XDECREF(type);
+        Py_XDECREF(value);
+        Py_XDECREF(tb);
+        return NULL;
+    }
     PyErr_Clear();
     int policy = 0;
     PyObject *cpk = PyImport_ImportModule("ccloudpickle");

@@ -10,6 +10,13 @@ const char *cpk_prog = "cloudpickle";
 
 /* Where cpk_error writes: standard error, or a capture (message.h). */
 static FILE *sink;
+static void (*before_stderr)(void);
+
+void
+cpk_message_before_stderr(void (*hook)(void))
+{
+    before_stderr = hook;
+}
 
 FILE *
 cpk_message_capture(FILE *to)
@@ -39,6 +46,8 @@ verror(const char *fmt, va_list ap)
     if ((size_t)n < sizeof(line))
         vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
     FILE *out = sink ? sink : stderr;
+    if (sink == NULL && before_stderr != NULL)
+        before_stderr();
     fprintf(out, "%s\n", line);
     fflush(out);
 }

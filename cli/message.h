@@ -28,6 +28,10 @@ void cpk_message_init(const char *argv0);
  * shows in input order. */
 FILE *cpk_message_capture(FILE *to);
 
+/* Called before each line cpk_error writes to standard error (not to a
+ * capture); NULL for none. progress.c erases its line there. */
+void cpk_message_before_stderr(void (*hook)(void));
+
 /* `prog: <formatted>` and a newline on stderr. */
 void cpk_error(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)));

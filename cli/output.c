@@ -146,6 +146,14 @@ unwatch_signals(void)
     nsaved = 0;
 }
 
+void
+cpk_output_forget_in_child(void)
+{
+    atomic_store(&state, ST_IDLE);
+    pending_tmp[0] = '\0';
+    unwatch_signals();
+}
+
 static void
 fatal_set(sigset_t *set)
 {

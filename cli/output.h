@@ -84,6 +84,10 @@ int cpk_output_commit(cpk_output *out, const char **what);
  * the program with status 0). */
 void cpk_output_rewatch(void);
 
+/* In a forked child (a --map worker): the parent's temp file is not its
+ * own to remove; a fatal signal acts as it did before cpk_output_open. */
+void cpk_output_forget_in_child(void);
+
 /* Remove the temp file (idempotent). */
 void cpk_output_abort(cpk_output *out);
 

@@ -9,12 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "host.h"
 #include "message.h"
+#include "output.h"
 
 #define MAX_INFLIGHT 2                  /* batches per worker */
 #define BATCH_BYTES ((size_t)256 << 10) /* of records, at most */
@@ -37,6 +39,7 @@ typedef struct {
     pid_t pid;
     int to;          /* batches go here (non-blocking) */
     int from;        /* results come from here (non-blocking) */
+    int pidfd;       /* readable once it exited; -1: none (swept) */
     cpk_buf wbuf;    /* frame bytes not yet written, from wpos */
     size_t wpos;
     cpk_buf rbuf;    /* result bytes received and not yet parsed */
@@ -271,7 +274,9 @@ worker_lost(pool *p, int i)
     k->dead = 1;
     close(k->to);
     close(k->from);
-    k->to = k->from = -1;
+    if (k->pidfd >= 0)
+        close(k->pidfd);
+    k->to = k->from = k->pidfd = -1;
     int ws = 0;
     pid_t r = waitpid(k->pid, &ws, WNOHANG);
     if (r == 0) { /* its pipe closed, it still runs: it is no worker now */
@@ -319,8 +324,47 @@ stop_all(pool *p, int gently)
         Py_END_ALLOW_THREADS
         close(k->from);
         k->from = -1;
+        if (k->pidfd >= 0)
+            close(k->pidfd);
+        k->pidfd = -1;
         k->dead = 1;
     }
+}
+
+/* A descriptor that polls readable when process pid exits (pidfd_open,
+ * Linux 5.3), or -1: then the pool sweeps with waitid() instead. */
+static int
+open_pidfd(pid_t pid)
+{
+#ifdef SYS_pidfd_open
+    return (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+    (void)pid;
+    return -1;
+#endif
+}
+
+/* 1 if worker k has exited (not reaped: worker_lost does that). */
+static int
+has_exited(const worker *k)
+{
+    siginfo_t si;
+    si.si_pid = 0;
+    return waitid(P_PID, (id_t)k->pid, &si, WEXITED | WNOHANG | WNOWAIT) ==
+               0 &&
+           si.si_pid == k->pid;
+}
+
+static void pull(pool *p, int i);
+
+/* Worker i has exited: what it sent before is in its pipe, taken without
+ * waiting for the pipe to close (a process it forked may hold it open
+ * for as long as it lives), then the death is noted. */
+static void
+exited(pool *p, int i)
+{
+    pull(p, i);
+    worker_lost(p, i);
 }
 
 static int
@@ -336,11 +380,14 @@ start_workers(pool *p, cpk_mapwork *w, const int *close_fds, int nclose)
             close(down[1]);
             return -1;
         }
-        fflush(stderr);
+        /* What Python buffered would be printed again by each copy. */
+        flush_python();
+        fflush(NULL);
         PyOS_BeforeFork();
         pid_t pid = fork();
         if (pid == 0) {
             PyOS_AfterFork_Child();
+            cpk_output_forget_in_child();
             (void)set_wakeup_fd(-1);
             PyErr_Clear();
             if (p->wake[0] >= 0) {
@@ -352,6 +399,8 @@ start_workers(pool *p, cpk_mapwork *w, const int *close_fds, int nclose)
             for (int j = 0; j < i; j++) {
                 close(p->wk[j].to);
                 close(p->wk[j].from);
+                if (p->wk[j].pidfd >= 0)
+                    close(p->wk[j].pidfd);
             }
             for (int j = 0; j < nclose; j++)
                 if (close_fds[j] > 2)
@@ -372,6 +421,7 @@ start_workers(pool *p, cpk_mapwork *w, const int *close_fds, int nclose)
         k->pid = pid;
         k->to = down[1];
         k->from = up[0];
+        k->pidfd = open_pidfd(pid);
         if (set_nonblock(k->to) < 0 || set_nonblock(k->from) < 0)
             return -1;
     }
@@ -568,8 +618,8 @@ cpk_pool_run(int jobs, cpk_reader *rd, cpk_mapwork *w,
     p.wk = calloc((size_t)jobs, sizeof(*p.wk));
     p.nslots = jobs * MAX_INFLIGHT;
     p.slots = calloc((size_t)p.nslots, sizeof(*p.slots));
-    p.pf = calloc(2 * (size_t)jobs + 2, sizeof(*p.pf));
-    p.who = calloc(2 * (size_t)jobs + 2, sizeof(*p.who));
+    p.pf = calloc(3 * (size_t)jobs + 2, sizeof(*p.pf));
+    p.who = calloc(3 * (size_t)jobs + 2, sizeof(*p.who));
     struct pollfd *pf = p.pf;
     int *who = p.who;
     cpk_batch cur = {0};
@@ -579,7 +629,7 @@ cpk_pool_run(int jobs, cpk_reader *rd, cpk_mapwork *w,
         goto done;
     }
     for (int i = 0; i < jobs; i++)
-        p.wk[i].to = p.wk[i].from = -1;
+        p.wk[i].to = p.wk[i].from = p.wk[i].pidfd = -1;
     int f = sink->flush(sink->ctx);
     if (f != 0) {
         status = f < 0 ? CPK_RUN_ERROR : CPK_RUN_STOPPED;
@@ -715,15 +765,21 @@ cpk_pool_run(int jobs, cpk_reader *rd, cpk_mapwork *w,
             status = f < 0 ? CPK_RUN_ERROR : CPK_RUN_STOPPED;
             goto done;
         }
-        /* Each worker's result pipe, its batch pipe while a frame is
-         * pending, and the input when a record is wanted. */
-        int nf = 0;
+        /* Each worker's result pipe, its pidfd, its batch pipe while a
+         * frame is pending, and the input when a record is wanted. */
+        int nf = 0, sweep = 0;
         for (int i = 0; i < jobs; i++) {
             worker *wk = &p.wk[i];
             if (wk->dead)
                 continue;
             pf[nf] = (struct pollfd){.fd = wk->from, .events = POLLIN};
             who[nf++] = i;
+            if (wk->pidfd >= 0) {
+                pf[nf] = (struct pollfd){.fd = wk->pidfd, .events = POLLIN};
+                who[nf++] = i;
+            }
+            else
+                sweep = 1;
             if (wk->wpos < wk->wbuf.len) {
                 pf[nf] = (struct pollfd){.fd = wk->to, .events = POLLOUT};
                 who[nf++] = i;
@@ -740,7 +796,7 @@ cpk_pool_run(int jobs, cpk_reader *rd, cpk_mapwork *w,
         }
         int n;
         Py_BEGIN_ALLOW_THREADS
-        n = poll(pf, (nfds_t)nf, -1);
+        n = poll(pf, (nfds_t)nf, sweep ? 200 : -1);
         Py_END_ALLOW_THREADS
         if (n < 0) {
             if (errno == EINTR && PyErr_CheckSignals() < 0)
@@ -760,9 +816,14 @@ cpk_pool_run(int jobs, cpk_reader *rd, cpk_mapwork *w,
                 continue;
             if (pf[j].fd == p.wk[who[j]].to)
                 push(&p, who[j]); /* POLLERR: the write says EPIPE */
+            else if (pf[j].fd == p.wk[who[j]].pidfd)
+                exited(&p, who[j]);
             else
                 pull(&p, who[j]);
         }
+        for (int i = 0; sweep && i < jobs; i++)
+            if (!p.wk[i].dead && p.wk[i].pidfd < 0 && has_exited(&p.wk[i]))
+                exited(&p, i);
         if (in_slot >= 0 && pf[in_slot].revents) {
             long got = cpk_reader_fill(rd);
             if (got < 0 && errno != EINTR) {

@@ -6,15 +6,38 @@
 
 #include "message.h"
 
+/* The line on the terminal, erased before a message (message.h). */
+static cpk_progress *on_screen;
+
+static void
+clear_on_screen(void)
+{
+    if (on_screen != NULL)
+        cpk_progress_clear(on_screen);
+}
+
 void
 cpk_progress_init(cpk_progress *p, int mode, uint64_t total)
 {
     p->tty = isatty(STDERR_FILENO);
     p->on = mode < 0 ? p->tty : mode;
-    p->shown = 0;
+    p->shown = p->visible = 0;
     p->total = total;
     clock_gettime(CLOCK_MONOTONIC, &p->start);
     p->last = p->start;
+    if (p->on && p->tty) {
+        on_screen = p;
+        cpk_message_before_stderr(clear_on_screen);
+    }
+}
+
+void
+cpk_progress_done(cpk_progress *p)
+{
+    if (on_screen == p) {
+        on_screen = NULL;
+        cpk_message_before_stderr(NULL);
+    }
 }
 
 static double
@@ -61,13 +84,15 @@ cpk_progress_update(cpk_progress *p, uint64_t records, uint64_t bytes,
         fprintf(stderr, "%s\n", line);
     fflush(stderr);
     p->shown = 1;
+    p->visible = p->tty && !final;
 }
 
 void
 cpk_progress_clear(cpk_progress *p)
 {
-    if (p->on && p->tty && p->shown) {
+    if (p->on && p->tty && p->visible) {
         fputs("\r\033[K", stderr);
         fflush(stderr);
+        p->visible = 0;
     }
 }

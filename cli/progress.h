@@ -15,6 +15,7 @@ typedef struct {
     int on;
     int tty;
     int shown;          /* something was drawn */
+    int visible;        /* an unfinished line is on the terminal */
     uint64_t total;     /* input size in bytes, 0 when unknown */
     struct timespec start;
     struct timespec last;
@@ -28,8 +29,11 @@ void cpk_progress_init(cpk_progress *p, int mode, uint64_t total);
 void cpk_progress_update(cpk_progress *p, uint64_t records, uint64_t bytes,
                          int final);
 
-/* Before other text goes to standard error: erase the line on a
- * terminal (the next update draws it again). */
+/* Before other text goes to the terminal: erase the line (the next
+ * update draws it again). cpk_error does it itself from init on. */
 void cpk_progress_clear(cpk_progress *p);
+
+/* The run is over: cpk_error no longer erases the line. */
+void cpk_progress_done(cpk_progress *p);
 
 #endif

@@ -91,6 +91,7 @@ take(cpk_reader *r, const char **rec, size_t *len, size_t n, size_t used)
     r->offset += used;
     r->count++;
     r->scan_next = 0;
+    r->no_newline = 0;
     return CPK_READ_RECORD;
 }
 
@@ -100,7 +101,9 @@ next_line(cpk_reader *r, const char **rec, size_t *len)
 {
     size_t avail = r->end - r->start;
     const char *p = r->buf + r->start;
-    const char *nl = memchr(p, '\n', avail);
+    const char *nl = memchr(p + r->no_newline, '\n', avail - r->no_newline);
+    if (nl == NULL)
+        r->no_newline = avail;
     if (nl != NULL) {
         size_t n = (size_t)(nl - p);
         if (n > r->max_record)
@@ -175,6 +178,7 @@ next_pickle(cpk_reader *r, const char **rec, size_t *len)
 int
 cpk_reader_next(cpk_reader *r, const char **rec, size_t *len)
 {
+    errno = 0; /* set only by a failure of the reader's own */
     return r->format == CPK_IN_JSON ? next_line(r, rec, len)
                                     : next_pickle(r, rec, len);
 }

@@ -49,6 +49,9 @@ typedef struct {
     size_t start, end, cap;  /* unread data: buf[start .. end) */
     size_t scan_next;    /* pickles: rescan a partial record once it is at
                           * least this long (doubling keeps it linear) */
+    size_t no_newline;   /* lines: bytes from buf[start] known to hold no
+                          * '\n' (a long line is searched once, not once
+                          * per read) */
     uint64_t offset;     /* input bytes before buf[start] */
     uint64_t count;      /* records handed out */
 } cpk_reader;
@@ -68,7 +71,8 @@ enum {
                              short at the end (a scan would say why) */
 };
 
-/* The next record from what is buffered, without reading. */
+/* The next record from what is buffered, without reading. errno is 0
+ * after it, or ENOMEM when CPK_READ_BAD means the scan had no memory. */
 int cpk_reader_next(cpk_reader *r, const char **rec, size_t *len);
 
 /* Read once more (blocking unless the descriptor is not): the number of

@@ -780,3 +780,45 @@ Test(cli_call_io, sigterm_during_call_leaves_no_result_file, .timeout = 60)
 {
     interrupted(SIGTERM);
 }
+
+Test(cli_call_io, system_exit_zero_is_no_result_for_a_result_file)
+{
+    /* Exit 0 would let the older file pass for this call's result. */
+    pickle_file("quit.pkl", "import sys", "lambda: sys.exit(0)");
+    put("r.txt", "old\n", 4);
+    cpk_proc p;
+    LOAD(&p, NULL, "--call", "quit.pkl", "--result-file", "r.txt");
+    assert_err(&p, 1, "r.txt: not written: the function exited with status "
+                      "0 (SystemExit) without returning a result");
+    cpk_proc_free(&p);
+    char path[256];
+    snprintf(path, sizeof(path), "%s/r.txt", dir);
+    size_t len;
+    char *got = cpk_read_file(path, &len);
+    cr_assert_str_eq(got, "old\n");
+    free(got);
+    /* without --result-file it is the status asked for, as before */
+    LOAD(&p, NULL, "--call", "quit.pkl");
+    cpk_assert_exit(&p, 0);
+    cr_assert_str_eq(p.out, "");
+    cpk_proc_free(&p);
+}
+
+Test(cli_call_io, system_exit_while_the_result_is_encoded)
+{
+    /* repr() of the result raises an exception whose str() raises
+     * SystemExit(7): that exit, not an "unencodable" 4. */
+    pickle_file("kistr.pkl",
+                "class E(Exception):\n"
+                "    def __str__(self):\n"
+                "        raise SystemExit(7)\n"
+                "class R:\n"
+                "    def __repr__(self):\n"
+                "        raise E()\n",
+                "lambda: R()");
+    cpk_proc p;
+    LOAD(&p, NULL, "--call", "kistr.pkl");
+    cpk_assert_exit(&p, 7);
+    cr_assert_str_eq(p.out, "");
+    cpk_proc_free(&p);
+}

@@ -64,11 +64,36 @@ static const char *const FUNCS =
     "def quit0(x):\n"
     "    if x == 3: sys.exit(0)\n"
     "    return x\n"
+    "def stdin_read(x):\n"
+    "    import subprocess\n"
+    "    subprocess.run(['sh', '-c', 'cat > /dev/null'], check=True)\n"
+    "    return [x, sys.stdin.read()]\n"
+    "def fork_die(x):\n"
+    "    import signal\n"
+    "    if x == 3:\n"
+    "        if os.fork() == 0:\n"
+    "            # off the test's pipes; the worker's own it keeps\n"
+    "            null = os.open(os.devnull, os.O_RDWR)\n"
+    "            for fd in (0, 1, 2): os.dup2(null, fd)\n"
+    "            open('grandchild', 'w').write(str(os.getpid()))\n"
+    "            time.sleep(30)\n"
+    "            os._exit(0)\n"
+    "        while not os.path.exists('grandchild'): time.sleep(0.01)\n"
+    "        os.kill(os.getpid(), signal.SIGKILL)\n"
+    "    return x\n"
+    "def tick(x):\n"
+    "    time.sleep(0.1)\n"
+    "    return x\n"
     "for f in [inc, add, kind, boom, uneven, die, noisy, aset, leave, slow,\n"
-    "          oom, quit0]:\n"
+    "          oom, quit0, stdin_read, fork_die, tick]:\n"
     "    f.__module__ = '__main__'\n"
     "    f.__qualname__ = f.__name__\n"
-    "    open(f.__name__ + '.pkl', 'wb').write(cp.dumps(f))\n";
+    "    open(f.__name__ + '.pkl', 'wb').write(cp.dumps(f))\n"
+    "class Says:\n"
+    "    def __reduce__(self):\n"
+    "        return (exec, (\"import sys; sys.stdout.write('LOADED ')\", {}))\n"
+    "import functools\n"
+    "open('says.pkl', 'wb').write(cp.dumps(functools.partial(kind, Says())))\n";
 
 static void
 setup(void)
@@ -595,6 +620,16 @@ Test(cli_map, usage_errors)
 
 Test(cli_map, memory_error_is_no_record_failure)
 {
+    /* -j 1 says which record, and what came before it still goes out */
+    {
+        cpk_proc p;
+        LOAD(&p, "1\n2\n3\n", "oom.pkl", "--map");
+        cpk_assert_exit(&p, 1);
+        cr_assert_str_eq(p.out, "1\n");
+        cr_assert_str_eq(p.err, "cloudpickle-load: standard input: record 2: "
+                                "MemoryError: boom\n");
+        cpk_proc_free(&p);
+    }
     for (int j = 1; j <= 2; j++) {
         cpk_proc p;
         LOAD(&p, "1\n2\n3\n", "oom.pkl", "--map", "--keep-going", "-j",
@@ -602,7 +637,7 @@ Test(cli_map, memory_error_is_no_record_failure)
         /* not an error record and on: the run ends */
         cr_assert(strstr(p.out, "error") == NULL, "%s", p.out);
         cr_assert(strstr(p.out, "3\n") == NULL, "%s", p.out);
-        cr_assert(p.exited && p.status != 0);
+        cpk_assert_exit(&p, 1); /* as the worker's death under -j 2 */
         cr_assert(strstr(p.err, "MemoryError: boom") != NULL, "%s", p.err);
         cpk_proc_free(&p);
     }
@@ -645,5 +680,122 @@ Test(cli_map, a_worker_killed_between_batches_is_reported)
     cr_assert(strstr(p.err, "was killed by signal 9") != NULL, "%s", p.err);
     /* records 2 and 3 came after the death: never written */
     cr_assert(strstr(p.out, "3\n") == NULL, "%s", p.out);
+    cpk_proc_free(&p);
+}
+
+Test(cli_map, records_are_not_the_functions_standard_input)
+{
+    /* The records arrive slowly, so that a reader of fd 0 would get the
+     * later ones: neither the function (sys.stdin) nor a process it
+     * starts may see them; every record is processed once. */
+    for (int j = 1; j <= 2; j++) {
+        cpk_proc p;
+        const char *argv[] = {"/bin/sh", "-c",
+                              "(echo 1; sleep 0.3; echo 2; sleep 0.3; "
+                              "echo 3) | \"$0\" stdin_read.pkl --map -j $1",
+                              CPK_LOAD, j == 1 ? "1" : "2", NULL};
+        cpk_spawn(&p, argv, dir, NULL, 0, NULL);
+        cpk_assert_exit(&p, 0);
+        cr_assert_str_eq(p.out, "[1,\"\"]\n[2,\"\"]\n[3,\"\"]\n",
+                         "-j %d: %s", j, p.err);
+        cpk_proc_free(&p);
+    }
+}
+
+Test(cli_map, result_file_that_is_standard_errors_file)
+{
+    /* Standard output is no longer fd 1 once the program runs: a
+     * --result-file naming stderr's file is still that file. */
+    cpk_proc p;
+    const char *argv[] = {"/bin/sh", "-c",
+                          "printf '1\\n2\\n' | \"$0\" inc.pkl --map "
+                          "--result-file log 2>>log",
+                          CPK_LOAD, NULL};
+    cpk_spawn(&p, argv, dir, NULL, 0, NULL);
+    cpk_assert_exit(&p, 0);
+    cr_assert_str_eq(p.out, "");
+    char path[256];
+    snprintf(path, sizeof(path), "%s/log", dir);
+    size_t len;
+    char *got = cpk_read_file(path, &len);
+    cr_assert_str_eq(got, "2\n3\n");
+    free(got);
+    cpk_proc_free(&p);
+}
+
+Test(cli_map, a_dead_worker_is_seen_while_its_child_holds_the_pipe)
+{
+    /* The worker forks (no exec: the child keeps the worker's result
+     * pipe), then is killed: the run must not wait for that child. */
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    cpk_proc p;
+    LOAD(&p, "1\n2\n3\n4\n", "fork_die.pkl", "--map", "-j", "2");
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    char path[256];
+    snprintf(path, sizeof(path), "%s/grandchild", dir);
+    size_t len;
+    char *pid = cpk_read_file(path, &len);
+    if (pid != NULL && atoi(pid) > 0)
+        kill(atoi(pid), SIGKILL);
+    free(pid);
+    cpk_assert_exit(&p, 1);
+    cr_assert(strstr(p.err, "was killed by signal 9") != NULL, "%s", p.err);
+    /* the child sleeps 30 s; the run ended long before */
+    cr_assert(t1.tv_sec - t0.tv_sec < 20, "took %ld s",
+              (long)(t1.tv_sec - t0.tv_sec));
+    cpk_proc_free(&p);
+}
+
+Test(cli_map, output_buffered_at_load_is_not_repeated_by_workers)
+{
+    cpk_proc p;
+    LOAD(&p, "1\n2\n3\n4\n", "says.pkl", "--map", "-j", "3");
+    cpk_assert_exit(&p, 0);
+    cr_assert_str_eq(p.out, "[2,[]]\n[2,[]]\n[2,[]]\n[2,[]]\n");
+    const char *first = strstr(p.err, "LOADED");
+    cr_assert(first != NULL, "%s", p.err);
+    cr_assert(strstr(first + 1, "LOADED") == NULL, "%s", p.err);
+    cpk_proc_free(&p);
+}
+
+Test(cli_map, progress_line_erased_before_results_on_one_terminal)
+{
+    /* Results and progress on one terminal (script(1) gives the program
+     * one): no result is written onto the end of the progress line. */
+    put("in.jsonl", "1\n2\n3\n4\n5\n6\n7\n8\n", 16);
+    cpk_proc p;
+    const char *argv[] = {"/usr/bin/script", "-qfec",
+                          CPK_LOAD " tick.pkl --map --input in.jsonl",
+                          "/dev/null", NULL};
+    cpk_spawn(&p, argv, dir, NULL, 0, NULL);
+    cpk_assert_exit(&p, 0);
+    cr_assert(strstr(p.out, "records,") != NULL, "no progress: %s", p.out);
+    /* After each drawing of the line ("...\033[K"), the cursor is taken
+     * back and the line erased before anything else. */
+    int lines = 0;
+    for (const char *at = p.out; (at = strstr(at, "\033[K")) != NULL;
+         at += 3) {
+        const char *cr = at;
+        while (cr > p.out && cr[-1] != '\r' && cr[-1] != '\n')
+            cr--;
+        if (strncmp(cr, "cloudpickle-load: ", 18) != 0)
+            continue; /* an erasing "\r\033[K" */
+        lines++;
+        cr_assert(at[3] == '\r' || at[3] == '\n' || at[3] == '\0',
+                  "text after the progress line: %s", p.out);
+    }
+    cr_assert(lines >= 2, "%s", p.out);
+    for (int i = 1; i <= 8; i++) {
+        char want[8];
+        snprintf(want, sizeof(want), "\n%d\r", i);
+        char at_start[16];
+        snprintf(at_start, sizeof(at_start), "\033[K%d\r", i);
+        cr_assert(i == 1 ? strncmp(p.out, "1\r", 2) == 0 ||
+                               strstr(p.out, at_start) != NULL
+                         : strstr(p.out, want) != NULL ||
+                               strstr(p.out, at_start) != NULL,
+                  "record %d: %s", i, p.out);
+    }
     cpk_proc_free(&p);
 }
