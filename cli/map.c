@@ -23,6 +23,7 @@
 
 #define FLUSH_AT ((size_t)64 << 10)   /* output buffered before a write */
 #define SERIAL_BATCH 1024             /* records processed between checks */
+#define RESULTS_EVERY_NS 50000000LL   /* slow records: results this often */
 
 int
 cpk_map_default_jobs(void)
@@ -189,13 +190,17 @@ serial_run(cpk_map_options *o, cpk_reader *rd, const cpk_sink *sink,
                 goto done;
             }
         }
-        if (b.n > 0) {
+        /* The batch, in parts of at most some 50 ms of work each: records
+         * that turn slow still have their results written as they come. */
+        size_t from = 0;
+        while (from < b.n) {
             b.end = cpk_reader_consumed(rd);
             struct timespec t0, t1;
             clock_gettime(CLOCK_MONOTONIC, &t0);
-            if (cpk_mapwork_batch(&o->work, &b, &res) < 0) {
+            if (cpk_mapwork_batch(&o->work, &b, from, RESULTS_EVERY_NS,
+                                  &res) < 0) {
                 if (!PyErr_ExceptionMatches(PyExc_KeyboardInterrupt)) {
-                    *failed = b.first + res.n;
+                    *failed = b.first + from + res.n;
                     PyObject *t, *v, *tb;
                     PyErr_Fetch(&t, &v, &tb);
                     int e = res.n > 0 ? sink->emit(sink->ctx, &res, b.end)
@@ -214,17 +219,25 @@ serial_run(cpk_map_options *o, cpk_reader *rd, const cpk_sink *sink,
             clock_gettime(CLOCK_MONOTONIC, &t1);
             double per = ((double)(t1.tv_sec - t0.tv_sec) * 1e9 +
                           (double)(t1.tv_nsec - t0.tv_nsec)) /
-                         (double)b.n;
+                         (double)(res.n ? res.n : 1);
             ns_per_record = ns_per_record == 0
                                 ? per
                                 : 0.7 * ns_per_record + 0.3 * per;
+            if (res.n == 0)
+                break; /* cannot be (one record at least): no loop */
+            from += res.n;
             int e = sink->emit(sink->ctx, &res, b.end);
             if (e != 0) {
                 status = e < 0 ? CPK_RUN_ERROR : CPK_RUN_STOPPED;
                 goto done;
             }
-            continue;
+            if (from < b.n && (e = sink->flush(sink->ctx)) != 0) {
+                status = e < 0 ? CPK_RUN_ERROR : CPK_RUN_STOPPED;
+                goto done;
+            }
         }
+        if (b.n > 0)
+            continue;
         if (rc == CPK_READ_END) {
             status = CPK_RUN_DONE;
             goto done;

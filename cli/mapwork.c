@@ -2,11 +2,13 @@
  * (mapwork.h). Runs in the program (-j 1) and in worker processes. */
 #include "mapwork.h"
 
+
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "message.h"
 #include "pycompat.h" /* Py_NewRef before 3.10 */
@@ -598,12 +600,15 @@ done:
 }
 
 int
-cpk_mapwork_batch(cpk_mapwork *w, const cpk_batch *b, cpk_results *res)
+cpk_mapwork_batch(cpk_mapwork *w, const cpk_batch *b, size_t from,
+                  long long budget_ns, cpk_results *res)
 {
-    cpk_results_reset(res, b->first);
+    cpk_results_reset(res, b->first + from);
     render r = {{0}};
     int rc = 0;
-    for (size_t i = 0; i < b->n; i++) {
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (size_t i = from; i < b->n; i++) {
         if (PyErr_CheckSignals() < 0) {
             rc = -1;
             break;
@@ -615,6 +620,13 @@ cpk_mapwork_batch(cpk_mapwork *w, const cpk_batch *b, cpk_results *res)
         }
         if (cpk_rec_stops(&res->rec[res->n - 1], w->keep_going))
             break;
+        if (budget_ns > 0) {
+            clock_gettime(CLOCK_MONOTONIC, &t);
+            if ((long long)(t.tv_sec - t0.tv_sec) * 1000000000LL +
+                    (t.tv_nsec - t0.tv_nsec) >=
+                budget_ns)
+                break;
+        }
     }
     cpk_buf_free(&r.out);
     cpk_buf_free(&r.err);

@@ -87,10 +87,13 @@ typedef struct {
 int cpk_mapwork_init(cpk_mapwork *w);
 void cpk_mapwork_free(cpk_mapwork *w);
 
-/* Process the records of `b` in order into `res` (reset first), stopping
- * after a record that ends the run. Returns 0, or -1 with an exception
- * that must end the program (KeyboardInterrupt; MemoryError when even
- * the report of it could not be made). */
-int cpk_mapwork_batch(cpk_mapwork *w, const cpk_batch *b, cpk_results *res);
+/* Process the records of `b` from index `from` in order into `res` (reset
+ * first: res->n records done), stopping after a record that ends the run
+ * or, when `budget_ns` > 0, after the record that used up that much time
+ * (so that the results of slow records go out as they come). Returns 0,
+ * or -1 with an exception that must end the program (KeyboardInterrupt;
+ * MemoryError when even the report of it could not be made). */
+int cpk_mapwork_batch(cpk_mapwork *w, const cpk_batch *b, size_t from,
+                      long long budget_ns, cpk_results *res);
 
 #endif

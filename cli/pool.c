@@ -22,17 +22,19 @@
 #define BATCH_BYTES ((size_t)256 << 10) /* of records, at most */
 #define BATCH_MAX 4096                  /* records, at most */
 #define BATCH_NS 10000000.0             /* the work a batch should hold */
+#define FRAME_NS 100000000LL            /* slow records: results this often */
 
 /* Frames on the pipes, in host byte order (both ends are this binary).
  * Batch: first, n, data bytes; n record lengths; the data.
- * Results: n, out bytes, err bytes, ns of work; n cpk_rec_result; out;
- * err. */
+ * Results: n, out bytes, err bytes, ns of work, more; n cpk_rec_result;
+ * out; err. A batch's results come in one frame or, when its records
+ * turn slow, in several (more = 1 on all but the last), in order. */
 typedef struct {
     uint64_t first, n, len;
 } batch_head;
 
 typedef struct {
-    uint64_t n, out, err, ns;
+    uint64_t n, out, err, ns, more;
 } result_head;
 
 typedef struct {
@@ -53,7 +55,9 @@ typedef struct {
     int used, ready, lost;
     int worker;
     uint64_t first, count, end;
-    cpk_results res;
+    uint64_t got;     /* results received (frames so far) */
+    uint64_t emitted; /* of them, handed to the sink */
+    cpk_results res;  /* received and not yet emitted */
 } slot;
 
 /* ---- the worker process ---- */
@@ -155,9 +159,10 @@ worker_main(int in, int out, cpk_mapwork *w, pid_t parent)
         free(data);
         if (status != 0)
             break;
+        for (size_t from = 0; from < b.n && status == 0;) {
         struct timespec t0, t1;
         clock_gettime(CLOCK_MONOTONIC, &t0);
-        if (cpk_mapwork_batch(w, &b, &res) < 0) {
+        if (cpk_mapwork_batch(w, &b, from, FRAME_NS, &res) < 0) {
             /* Nothing the run could report per record (MemoryError): say
              * it in one line and die; the program reports the worker's
              * death with its records. Never PyErr_Print, which would shut
@@ -175,12 +180,16 @@ worker_main(int in, int out, cpk_mapwork *w, pid_t parent)
         }
         clock_gettime(CLOCK_MONOTONIC, &t1);
         flush_python();
+        from += res.n;
+        int stopped = res.n == 0 ||
+                      cpk_rec_stops(&res.rec[res.n - 1], w->keep_going);
         result_head rh = {
             .n = res.n,
             .out = res.out.len,
             .err = res.err.len,
             .ns = (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000LL +
                              (t1.tv_nsec - t0.tv_nsec)),
+            .more = !stopped && from < b.n,
         };
         frame.len = 0;
         int bad_frame = cpk_buf_add(&frame, &rh, sizeof(rh)) < 0 ||
@@ -195,6 +204,11 @@ worker_main(int in, int out, cpk_mapwork *w, pid_t parent)
             status = CPK_EXIT_SYSTEM;
             break;
         }
+        if (!rh.more)
+            break;
+        }
+        if (status != 0)
+            break;
     }
     flush_python();
     cpk_batch_free(&b);
@@ -478,6 +492,8 @@ send_batch(pool *p, int i, const cpk_batch *b)
     slot *s = &p->slots[seq % (uint64_t)p->nslots];
     s->used = 1;
     s->ready = s->lost = 0;
+    s->got = s->emitted = 0;
+    cpk_results_reset(&s->res, b->first);
     s->worker = i;
     s->first = b->first;
     s->count = b->n;
@@ -498,9 +514,12 @@ take_results(pool *p, int i)
         memcpy(&h, k->rbuf.data + at, sizeof(h));
         /* The worker runs the function, which may write anything to this
          * pipe: every length is checked before it is added or used. */
-        uint64_t count = k->nq > 0
-            ? p->slots[k->fifo[0] % (uint64_t)p->nslots].count : 0;
-        if (k->nq == 0 || h.n > count || h.out > ((uint64_t)1 << 40) ||
+        const slot *head = k->nq > 0
+            ? &p->slots[k->fifo[0] % (uint64_t)p->nslots] : NULL;
+        uint64_t count = head ? head->count - head->got : 0;
+        if (k->nq == 0 || h.n > count || h.more > 1 ||
+            (h.more && (h.n == 0 || h.n == count)) ||
+            h.out > ((uint64_t)1 << 40) ||
             h.err > ((uint64_t)1 << 40)) {
             snprintf(k->why, sizeof(k->why), "sent malformed results");
             kill(k->pid, SIGKILL);
@@ -513,11 +532,13 @@ take_results(pool *p, int i)
         if (k->rbuf.len - at < need)
             break;
         uint64_t seq = k->fifo[0];
-        memmove(k->fifo, k->fifo + 1, (size_t)(k->nq - 1) * sizeof(*k->fifo));
-        k->nq--;
+        if (!h.more) {
+            memmove(k->fifo, k->fifo + 1,
+                    (size_t)(k->nq - 1) * sizeof(*k->fifo));
+            k->nq--;
+        }
         slot *s = &p->slots[seq % (uint64_t)p->nslots];
         const char *q = k->rbuf.data + at + sizeof(h);
-        cpk_results_reset(&s->res, s->first);
         const cpk_rec_result *rec = (const cpk_rec_result *)(const void *)q;
         const char *out = q + h.n * sizeof(cpk_rec_result);
         const char *err = out + h.out;
@@ -537,17 +558,24 @@ take_results(pool *p, int i)
             oa += r.out_len;
             ea += r.err_len;
         }
+        s->got += h.n;
         /* Fewer results than records only after one that stops the
          * run (mapwork.h). */
-        if (!bad && h.n < s->count &&
+        if (!bad && !h.more && s->got < s->count &&
             (h.n == 0 ||
-             !cpk_rec_stops(&s->res.rec[h.n - 1], p->keep_going)))
+             !cpk_rec_stops(&s->res.rec[s->res.n - 1], p->keep_going)))
             bad = 1;
         if (bad) {
             s->lost = 1;
             snprintf(k->why, sizeof(k->why), "sent malformed results");
         }
-        s->ready = 1;
+        if (bad && h.more) { /* the batch ends here: its slot is done */
+            memmove(k->fifo, k->fifo + 1,
+                    (size_t)(k->nq - 1) * sizeof(*k->fifo));
+            k->nq--;
+        }
+        if (!h.more || bad)
+            s->ready = 1;
         if (h.n > 0) {
             double per = (double)h.ns / (double)h.n;
             p->ns_per_record = p->ns_per_record == 0
@@ -593,8 +621,10 @@ pull(pool *p, int i)
 static size_t
 batch_target(const pool *p)
 {
+    /* Unmeasured: one record a batch, so that a few costly records
+     * already spread over the workers. */
     if (p->ns_per_record <= 0)
-        return 8;
+        return 1;
     double n = BATCH_NS / p->ns_per_record;
     return n < 1 ? 1 : n > BATCH_MAX ? BATCH_MAX : (size_t)n;
 }
@@ -660,9 +690,22 @@ cpk_pool_run(int jobs, cpk_reader *rd, cpk_mapwork *w,
         while (p.next_emit < p.next_send &&
                !(p.died && p.next_emit == p.died_at)) {
             slot *s = &p.slots[p.next_emit % (uint64_t)p.nslots];
+            /* What arrived of the oldest batch goes out as it arrives. */
+            if (s->res.n > 0) {
+                int e = sink->emit(sink->ctx, &s->res, s->end);
+                s->emitted += s->res.n;
+                cpk_results_reset(&s->res, s->first + s->emitted);
+                if (e != 0) {
+                    status = e < 0 ? CPK_RUN_ERROR : CPK_RUN_STOPPED;
+                    goto done;
+                }
+            }
             if (s->lost) {
                 const worker *k = &p.wk[s->worker];
-                unsigned long long a = s->first, z = s->first + s->count - 1;
+                unsigned long long z = s->first + s->count - 1;
+                unsigned long long a = s->first + s->emitted;
+                if (a > z)
+                    a = z;
                 if (a == z)
                     cpk_error("worker %d (pid %ld) %s while running record "
                               "%llu",
@@ -678,11 +721,6 @@ cpk_pool_run(int jobs, cpk_reader *rd, cpk_mapwork *w,
                 break;
             s->used = 0;
             p.next_emit++;
-            int e = sink->emit(sink->ctx, &s->res, s->end);
-            if (e != 0) {
-                status = e < 0 ? CPK_RUN_ERROR : CPK_RUN_STOPPED;
-                goto done;
-            }
         }
         /* A worker that died between batches, once the results before
          * its death are out. */

@@ -60,8 +60,9 @@ cpk_progress_update(cpk_progress *p, uint64_t records, uint64_t bytes,
     p->last = now;
     double t = seconds(&p->start, &now);
     char line[256];
-    int n = snprintf(line, sizeof(line), "%s: %llu records, %.0f/s", cpk_prog,
-                     (unsigned long long)records,
+    int n = snprintf(line, sizeof(line), "%s: %llu record%s, %.0f/s",
+                     cpk_prog, (unsigned long long)records,
+                     records == 1 ? "" : "s",
                      t > 0 ? (double)records / t : 0.0);
     if (p->total > 0 && n > 0 && (size_t)n < sizeof(line)) {
         double frac = (double)bytes / (double)p->total;

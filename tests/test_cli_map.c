@@ -4,10 +4,10 @@
  * order of results, the record number in every refusal, --keep-going and
  * --error-json, a worker that dies, SIGINT and a closed standard output,
  * --result-file, the progress line, and the usage errors. */
-#define _XOPEN_SOURCE 700
 #include <dirent.h>
 #include <errno.h>
 #include <ftw.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,8 +84,16 @@ static const char *const FUNCS =
     "def tick(x):\n"
     "    time.sleep(0.1)\n"
     "    return x\n"
+    "def pid_after(x):\n"
+    "    time.sleep(0.3)\n"
+    "    return os.getpid()\n"
+    "def lines_so_far(x):\n"
+    "    if x <= 10: return 0\n"
+    "    time.sleep(0.2)\n"
+    "    with open('out.txt') as f: return f.read().count('\\n')\n"
     "for f in [inc, add, kind, boom, uneven, die, noisy, aset, leave, slow,\n"
-    "          oom, quit0, stdin_read, fork_die, tick]:\n"
+    "          oom, quit0, stdin_read, fork_die, tick, pid_after,\n"
+    "          lines_so_far]:\n"
     "    f.__module__ = '__main__'\n"
     "    f.__qualname__ = f.__name__\n"
     "    open(f.__name__ + '.pkl', 'wb').write(cp.dumps(f))\n"
@@ -536,6 +544,13 @@ Test(cli_map, pickled_records)
     cpk_assert_exit(&p, 0);
     cr_assert_str_eq(p.out, "3\n5\n7\n");
     cpk_proc_free(&p);
+    /* the same through workers, from standard input */
+    load_n(&p, mk.out, mk.out_len,
+           (const char *[]){"add.pkl", "--map", "--in", "pickle",
+                            "--kwargs", "-j", "2", NULL});
+    cpk_assert_exit(&p, 0);
+    cr_assert_str_eq(p.out, "3\n5\n7\n");
+    cpk_proc_free(&p);
     /* a record importing what --strict refuses: named, nothing loaded */
     cpk_proc bad;
     cpk_python(&bad,
@@ -562,8 +577,9 @@ Test(cli_map, pickled_records)
          "cut.pkl", "--kwargs");
     cpk_assert_exit(&p, 3);
     cr_assert_str_eq(p.out, "3\n5\n");
-    cr_assert(strncmp(p.err, "cloudpickle-load: recs.pkl: record 3: ", 0) ==
-              0);
+    cr_assert(strncmp(p.err, "cloudpickle-load: cut.pkl: record 3: ", 37) ==
+                  0,
+              "%s", p.err);
     cr_assert(strstr(p.err, "cut.pkl: record 3: not a valid pickle") !=
               NULL, "%s", p.err);
     cpk_proc_free(&p);
@@ -797,5 +813,141 @@ Test(cli_map, progress_line_erased_before_results_on_one_terminal)
                                strstr(p.out, at_start) != NULL,
                   "record %d: %s", i, p.out);
     }
+    cpk_proc_free(&p);
+}
+
+Test(cli_map, the_first_records_spread_over_the_workers)
+{
+    /* Nothing is measured yet: one record a batch, so a few costly
+     * records already run in as many workers. */
+    cpk_proc p;
+    LOAD(&p, "1\n2\n3\n4\n", "pid_after.pkl", "--map", "-j", "2");
+    cpk_assert_exit(&p, 0);
+    char *second = strchr(p.out, '\n');
+    cr_assert(second != NULL, "%s", p.out);
+    int pids = 0;
+    char seen[4][32] = {{0}};
+    for (char *line = p.out; *line != '\0';) {
+        char *nl = strchr(line, '\n');
+        cr_assert(nl != NULL);
+        *nl = '\0';
+        int known = 0;
+        for (int i = 0; i < pids; i++)
+            known |= strcmp(seen[i], line) == 0;
+        if (!known && pids < 4)
+            snprintf(seen[pids++], sizeof(seen[0]), "%s", line);
+        line = nl + 1;
+    }
+    cr_assert_eq(pids, 2, "%d worker(s) ran the 4 records", pids);
+    cpk_proc_free(&p);
+}
+
+Test(cli_map, results_go_out_while_later_records_run)
+{
+    /* Ten cheap records, then slow ones: the function reads what
+     * standard output (a file) holds so far. Batches sized on the cheap
+     * records must still let results out as the slow ones finish. */
+    for (int j = 1; j <= 2; j++) {
+        cpk_proc p;
+        const char *argv[] = {"/bin/sh", "-c",
+                              "seq 14 | \"$0\" lines_so_far.pkl --map -j $1 "
+                              "> out.txt && tail -n 1 out.txt",
+                              CPK_LOAD, j == 1 ? "1" : "2", NULL};
+        cpk_spawn(&p, argv, dir, NULL, 0, NULL);
+        cpk_assert_exit(&p, 0);
+        cr_assert(atoi(p.out) >= 11, "-j %d: record 14 saw %s lines", j,
+                  p.out);
+        cpk_proc_free(&p);
+    }
+}
+
+Test(cli_map, minus_j_0_is_one_worker_per_core)
+{
+    long cores = 0;
+    {
+        cpu_set_t set;
+        if (sched_getaffinity(0, sizeof(set), &set) == 0)
+            cores = CPU_COUNT(&set);
+    }
+    cr_assert(cores > 0);
+    char in[512] = "";
+    for (int i = 1; i <= 40; i++)
+        snprintf(in + strlen(in), sizeof(in) - strlen(in), "%d\n", i);
+    cpk_proc p;
+    LOAD(&p, in, "slow.pkl", "--map", "-j", "0");
+    cpk_assert_exit(&p, 0);
+    cpk_proc_free(&p);
+    /* slow() leaves a file pid-PID for each process that ran it */
+    DIR *d = opendir(dir);
+    cr_assert(d != NULL);
+    long n = 0;
+    for (struct dirent *e; (e = readdir(d)) != NULL;)
+        n += strncmp(e->d_name, "pid-", 4) == 0;
+    closedir(d);
+    cr_assert_eq(n, cores, "%ld processes ran records on %ld cores", n,
+                 cores);
+}
+
+Test(cli_map, no_progress_on_a_terminal_and_pickles_refuse_one)
+{
+    put("in.jsonl", "1\n2\n3\n", 6);
+    cpk_proc p;
+    const char *argv[] = {"/usr/bin/script", "-qfec",
+                          CPK_LOAD " tick.pkl --map --no-progress "
+                          "--input in.jsonl",
+                          "/dev/null", NULL};
+    cpk_spawn(&p, argv, dir, NULL, 0, NULL);
+    cpk_assert_exit(&p, 0);
+    cr_assert(strstr(p.out, "records") == NULL, "%s", p.out);
+    cr_assert(strstr(p.out, "3") != NULL, "%s", p.out);
+    cpk_proc_free(&p);
+    /* stderr on the terminal, no option: the line is there */
+    const char *on[] = {"/usr/bin/script", "-qfec",
+                        CPK_LOAD " tick.pkl --map --input in.jsonl",
+                        "/dev/null", NULL};
+    cpk_spawn(&p, on, dir, NULL, 0, NULL);
+    cpk_assert_exit(&p, 0);
+    cr_assert(strstr(p.out, "3 records, ") != NULL, "%s", p.out);
+    cpk_proc_free(&p);
+    /* --result pickle to a terminal: refused before anything runs */
+    cpk_spawn_opts o = {0};
+    const char *refuse[] = {CPK_LOAD, "inc.pkl", "--map", "--result",
+                            "pickle", "--input", "in.jsonl", NULL};
+    o.argv = refuse;
+    o.cwd = dir;
+    o.stdout_tty = 1;
+    cpk_spawn_ex(&p, &o);
+    assert_usage(&p, "refusing to write a pickle to a terminal (use "
+                     "--result-file FILE, a pipe, or -f)");
+    cpk_proc_free(&p);
+}
+
+Test(cli_map, keep_going_alone_and_error_json_alone)
+{
+    /* --keep-going without --error-json: an error record in its place
+     * (one output record per input record), the traceback on stderr,
+     * the others done, exit 1 */
+    cpk_proc p;
+    LOAD(&p, "1\n2\n3\n4\n", "boom.pkl", "--map", "--keep-going");
+    cpk_assert_exit(&p, 1);
+    cr_assert(strncmp(p.out, "1\n2\n{\"error\":{\"type\":\"ValueError\","
+                             "\"message\":\"three\",", 44) == 0,
+              "%s", p.out);
+    cr_assert(strstr(p.out, "\"record\":3}}\n4\n") != NULL, "%s", p.out);
+    cr_assert(strstr(p.err, "Traceback") != NULL, "%s", p.err);
+    cr_assert(strstr(p.err, "standard input: record 3: ValueError: three") !=
+                  NULL,
+              "%s", p.err);
+    cpk_proc_free(&p);
+    /* --error-json without --keep-going: one JSON object with the record
+     * number on stderr, the run stops there */
+    LOAD(&p, "1\n2\n3\n4\n", "boom.pkl", "--map", "--error-json");
+    cpk_assert_exit(&p, 1);
+    cr_assert_str_eq(p.out, "1\n2\n");
+    cr_assert(strstr(p.err, "\"type\":\"ValueError\"") != NULL, "%s", p.err);
+    cr_assert(strstr(p.err, "\"record\":3") != NULL, "%s", p.err);
+    cr_assert(strstr(p.err, "Traceback (most recent") != NULL ||
+                  strstr(p.err, "\"traceback\":") != NULL,
+              "%s", p.err);
     cpk_proc_free(&p);
 }
