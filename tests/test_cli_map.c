@@ -951,3 +951,50 @@ Test(cli_map, keep_going_alone_and_error_json_alone)
               "%s", p.err);
     cpk_proc_free(&p);
 }
+
+Test(cli_map, memory_stays_bounded_on_an_endless_input)
+{
+    /* The peak RSS of the program and its workers (RUSAGE_CHILDREN, as
+     * they are reaped) over 3 s of an endless input, millions of
+     * records, against a run of 1,000: no growth with the records. */
+    static const char code[] =
+        "import os, resource, signal, subprocess, sys, time\n"
+        "load, d = sys.argv[1], sys.argv[2]\n"
+        "def peak(n, seconds):\n"
+        "    if os.fork() == 0:  # a fresh RUSAGE_CHILDREN\n"
+        "        yes = subprocess.Popen(['yes', '1'],\n"
+        "                               stdout=subprocess.PIPE)\n"
+        "        src = yes.stdout\n"
+        "        if n:\n"
+        "            head = subprocess.Popen(['head', '-n', str(n)],\n"
+        "                                    stdin=yes.stdout,\n"
+        "                                    stdout=subprocess.PIPE)\n"
+        "            src = head.stdout\n"
+        "        p = subprocess.Popen([load, 'inc.pkl', '--map', '-j', '2'],\n"
+        "                             stdin=src, cwd=d,\n"
+        "                             stdout=subprocess.DEVNULL)\n"
+        "        if seconds:\n"
+        "            time.sleep(seconds)\n"
+        "            p.send_signal(signal.SIGINT)\n"
+        "        p.wait()\n"
+        "        yes.kill(); yes.wait()\n"
+        "        r = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
+        "        os.write(1, b'%d ' % r.ru_maxrss)\n"
+        "        os._exit(0)\n"
+        "    os.wait()\n"
+        "peak(1000, 0)\n"
+        "peak(0, 3)\n";
+    const char *argv[] = {CPK_PYTHON, "-c", code, CPK_LOAD, dir, NULL};
+    cpk_proc p;
+    cpk_spawn(&p, argv, dir, NULL, 0, NULL);
+    cpk_assert_exit(&p, 0);
+    long small = 0, endless = 0;
+    cr_assert(sscanf(p.out, "%ld %ld", &small, &endless) == 2, "%s|%s",
+              p.out, p.err);
+    cr_assert(small > 0);
+    /* kilobytes; slack for allocator noise, none for a per-record cost */
+    cr_assert(endless < small + small / 2 + 20000,
+              "peak %ld kB over the endless input, %ld kB over 1,000",
+              endless, small);
+    cpk_proc_free(&p);
+}
