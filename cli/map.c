@@ -51,19 +51,26 @@ typedef struct {
     cpk_progress progress;
 } emitter;
 
-/* Write all of p to fd. A signal interrupts a blocked write (Python's
- * handler has no SA_RESTART): short or failed, the handlers run after
- * every write. 0; 1 with errno when the write failed; -1 with the
- * exception a handler raised (KeyboardInterrupt). */
+/* Write all of p to fd, *done bytes of it written whatever the return. A
+ * signal interrupts a blocked write (Python's handler has no
+ * SA_RESTART): short or failed, the handlers run after every write. 0; 1
+ * with errno when the write failed; -1 with the exception a handler
+ * raised (KeyboardInterrupt). */
 static int
-write_out(int fd, const char *p, size_t n)
+write_out(int fd, const char *p, size_t n, size_t *done)
 {
+    *done = 0;
     while (n > 0) {
         ssize_t r;
         Py_BEGIN_ALLOW_THREADS
         r = write(fd, p, n);
         Py_END_ALLOW_THREADS
         int err = errno;
+        if (r > 0) {
+            p += r;
+            n -= (size_t)r;
+            *done += (size_t)r;
+        }
         if (PyErr_CheckSignals() < 0)
             return -1;
         if (r < 0) {
@@ -72,8 +79,6 @@ write_out(int fd, const char *p, size_t n)
             errno = err;
             return 1;
         }
-        p += r;
-        n -= (size_t)r;
     }
     return 0;
 }
@@ -86,12 +91,15 @@ sink_flush(void *ctx)
         return 0;
     if (e->fd_tty)
         cpk_progress_clear(&e->progress);
-    int rc = write_out(e->fd, e->pending.data, e->pending.len);
+    size_t done;
+    int rc = write_out(e->fd, e->pending.data, e->pending.len, &done);
     if (rc > 0)
         e->write_errno = errno ? errno : EIO;
+    /* What went out never goes again (a later flush on a fatal error). */
+    memmove(e->pending.data, e->pending.data + done, e->pending.len - done);
+    e->pending.len -= done;
     if (rc != 0)
         return rc;
-    e->pending.len = 0;
     clock_gettime(CLOCK_MONOTONIC, &e->flushed);
     return 0;
 }
@@ -425,7 +433,8 @@ cpk_map_run(cpk_map_options *o)
     else if (run == CPK_RUN_ERROR && !to_file && e.write_errno == 0 &&
              !PyErr_ExceptionMatches(PyExc_KeyboardInterrupt)) {
         /* What was accepted still goes out, as a Python loop's prints
-         * would have (a --result-file is dropped whole instead). */
+         * would have (a --result-file is dropped whole instead; Ctrl-C
+         * ends the program by SIGINT at once, as it does elsewhere). */
         PyObject *t, *v, *tb;
         PyErr_Fetch(&t, &v, &tb);
         if (sink_flush(&e) < 0) {

@@ -2,7 +2,6 @@
  * (mapwork.h). Runs in the program (-j 1) and in worker processes. */
 #include "mapwork.h"
 
-
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -619,6 +618,8 @@ cpk_mapwork_batch(cpk_mapwork *w, const cpk_batch *b, size_t from,
             break;
         }
         if (cpk_rec_stops(&res->rec[res->n - 1], w->keep_going))
+            break;
+        if (w->abandon != NULL && *w->abandon)
             break;
         if (budget_ns > 0) {
             clock_gettime(CLOCK_MONOTONIC, &t);

@@ -76,6 +76,8 @@ typedef struct {
                                 _loads_exact, or NULL (borrowed) */
     size_t max_scan;         /* --max-scan-memory */
     const char *input_name;  /* for messages: FILE or "standard input" */
+    const volatile int *abandon; /* set: stop after the current record
+                                    (pool.c: a forked copy); or NULL */
     /* prepared by cpk_mapwork_init */
     cpk_encoder *enc;
     PyObject *scan_once;     /* json's C scanner (JSONDecoder.scan_once) */

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,15 +27,15 @@
 
 /* Frames on the pipes, in host byte order (both ends are this binary).
  * Batch: first, n, data bytes; n record lengths; the data.
- * Results: n, out bytes, err bytes, ns of work, more; n cpk_rec_result;
- * out; err. A batch's results come in one frame or, when its records
+ * Results: first (the record number of its first result), n, out bytes,
+ * err bytes, ns of work, more; n cpk_rec_result; out; err. A batch's results come in one frame or, when its records
  * turn slow, in several (more = 1 on all but the last), in order. */
 typedef struct {
     uint64_t first, n, len;
 } batch_head;
 
 typedef struct {
-    uint64_t n, out, err, ns, more;
+    uint64_t first, n, out, err, ns, more;
 } result_head;
 
 typedef struct {
@@ -106,8 +107,92 @@ flush_python(void)
         PyObject *r = PyObject_CallMethod(f, "flush", NULL);
         Py_XDECREF(r);
         Py_DECREF(f);
-        PyErr_Clear();
+        /* A failed flush is the stream's (a closed stderr); what must
+         * propagate (KeyboardInterrupt) stays set for the caller. */
+        if (r == NULL && PyErr_ExceptionMatches(PyExc_Exception) &&
+            !PyErr_ExceptionMatches(PyExc_MemoryError))
+            PyErr_Clear();
+        if (PyErr_Occurred())
+            return;
     }
+}
+
+/* A process the function forked without exec, that returned into the
+ * worker's loop, must not speak on the worker's pipes nor take its
+ * batches: it stops after the record it returned from (mapwork.c reads
+ * the flag, set by a fork handler at no cost per record) and leaves,
+ * quietly (its parent, the worker, goes on). */
+static volatile int forked_copy;
+
+static void
+on_fork_in_worker(void)
+{
+    forked_copy = 1;
+}
+
+static void
+leave_if_forked(pid_t self)
+{
+    if (forked_copy || getpid() != self)
+        _exit(0);
+}
+
+/* Run batch b and send its results: one frame, or one per FRAME_NS of
+ * work when its records are slow. 0, or an exit status for the worker. */
+static int
+answer_batch(int out, cpk_mapwork *w, const cpk_batch *b, cpk_results *res,
+             cpk_buf *frame, pid_t self)
+{
+    for (size_t from = 0; from < b->n;) {
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        int rc = cpk_mapwork_batch(w, b, from, FRAME_NS, res);
+        leave_if_forked(self);
+        if (rc < 0) {
+            /* Nothing the run could report per record (MemoryError): say
+             * it in one line and die; the program reports the worker's
+             * death with its records. Never PyErr_Print, which would shut
+             * Python down here on SystemExit (running the program's
+             * atexit handlers in a copy of it). */
+            if (!PyErr_ExceptionMatches(PyExc_KeyboardInterrupt)) {
+                char *line = cpk_host_exception_line();
+                cpk_error("worker %ld: %s", (long)getpid(),
+                          line ? line : "error");
+                free(line);
+            }
+            PyErr_Clear();
+            return CPK_EXIT_RAISED;
+        }
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        flush_python();
+        PyErr_Clear(); /* a worker has no one to tell: the records go on */
+        result_head rh = {
+            .first = b->first + from,
+            .n = res->n,
+            .out = res->out.len,
+            .err = res->err.len,
+            .ns = (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000LL +
+                             (t1.tv_nsec - t0.tv_nsec)),
+        };
+        from += res->n;
+        int stopped = res->n == 0 ||
+                      cpk_rec_stops(&res->rec[res->n - 1], w->keep_going);
+        rh.more = !stopped && from < b->n;
+        frame->len = 0;
+        int bad = cpk_buf_add(frame, &rh, sizeof(rh)) < 0 ||
+                  cpk_buf_add(frame, res->rec, res->n * sizeof(*res->rec)) <
+                      0 ||
+                  cpk_buf_add(frame, res->out.data, res->out.len) < 0 ||
+                  cpk_buf_add(frame, res->err.data, res->err.len) < 0;
+        Py_BEGIN_ALLOW_THREADS
+        bad = bad || write_full(out, frame->data, frame->len) < 0;
+        Py_END_ALLOW_THREADS
+        if (bad)
+            return CPK_EXIT_SYSTEM;
+        if (!rh.more)
+            return 0;
+    }
+    return 0;
 }
 
 static _Noreturn void
@@ -117,6 +202,9 @@ worker_main(int in, int out, cpk_mapwork *w, pid_t parent)
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent)
         _exit(CPK_EXIT_SYSTEM);
+    pid_t self = getpid();
+    pthread_atfork(NULL, NULL, on_fork_in_worker);
+    w->abandon = &forked_copy;
     cpk_batch b = {0};
     cpk_results res = {0};
     cpk_buf frame = {0};
@@ -159,58 +247,12 @@ worker_main(int in, int out, cpk_mapwork *w, pid_t parent)
         free(data);
         if (status != 0)
             break;
-        for (size_t from = 0; from < b.n && status == 0;) {
-        struct timespec t0, t1;
-        clock_gettime(CLOCK_MONOTONIC, &t0);
-        if (cpk_mapwork_batch(w, &b, from, FRAME_NS, &res) < 0) {
-            /* Nothing the run could report per record (MemoryError): say
-             * it in one line and die; the program reports the worker's
-             * death with its records. Never PyErr_Print, which would shut
-             * Python down here on SystemExit (running the program's
-             * atexit handlers in a copy of it). */
-            if (!PyErr_ExceptionMatches(PyExc_KeyboardInterrupt)) {
-                char *line = cpk_host_exception_line();
-                cpk_error("worker %ld: %s", (long)getpid(),
-                          line ? line : "error");
-                free(line);
-            }
-            PyErr_Clear();
-            status = CPK_EXIT_RAISED;
-            break;
-        }
-        clock_gettime(CLOCK_MONOTONIC, &t1);
-        flush_python();
-        from += res.n;
-        int stopped = res.n == 0 ||
-                      cpk_rec_stops(&res.rec[res.n - 1], w->keep_going);
-        result_head rh = {
-            .n = res.n,
-            .out = res.out.len,
-            .err = res.err.len,
-            .ns = (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000LL +
-                             (t1.tv_nsec - t0.tv_nsec)),
-            .more = !stopped && from < b.n,
-        };
-        frame.len = 0;
-        int bad_frame = cpk_buf_add(&frame, &rh, sizeof(rh)) < 0 ||
-                        cpk_buf_add(&frame, res.rec,
-                                    res.n * sizeof(*res.rec)) < 0 ||
-                        cpk_buf_add(&frame, res.out.data, res.out.len) < 0 ||
-                        cpk_buf_add(&frame, res.err.data, res.err.len) < 0;
-        Py_BEGIN_ALLOW_THREADS
-        bad_frame = bad_frame || write_full(out, frame.data, frame.len) < 0;
-        Py_END_ALLOW_THREADS
-        if (bad_frame) {
-            status = CPK_EXIT_SYSTEM;
-            break;
-        }
-        if (!rh.more)
-            break;
-        }
+        status = answer_batch(out, w, &b, &res, &frame, self);
         if (status != 0)
             break;
     }
     flush_python();
+    PyErr_Clear();
     cpk_batch_free(&b);
     cpk_results_free(&res);
     cpk_buf_free(&frame);
@@ -396,6 +438,13 @@ start_workers(pool *p, cpk_mapwork *w, const int *close_fds, int nclose)
         }
         /* What Python buffered would be printed again by each copy. */
         flush_python();
+        if (PyErr_Occurred()) {
+            close(down[0]);
+            close(down[1]);
+            close(up[0]);
+            close(up[1]);
+            return -1;
+        }
         fflush(NULL);
         PyOS_BeforeFork();
         pid_t pid = fork();
@@ -503,6 +552,17 @@ send_batch(pool *p, int i, const cpk_batch *b)
     return 0;
 }
 
+/* Worker i sent what is no frame of ours: it is killed, and what it held
+ * is lost (reported with its records). */
+static void
+malformed(pool *p, int i)
+{
+    worker *k = &p->wk[i];
+    kill(k->pid, SIGKILL);
+    worker_lost(p, i);
+    snprintf(k->why, sizeof(k->why), "sent malformed results");
+}
+
 /* Parse the complete result frames worker i sent into their slots. */
 static void
 take_results(pool *p, int i)
@@ -513,69 +573,60 @@ take_results(pool *p, int i)
         result_head h;
         memcpy(&h, k->rbuf.data + at, sizeof(h));
         /* The worker runs the function, which may write anything to this
-         * pipe: every length is checked before it is added or used. */
-        const slot *head = k->nq > 0
-            ? &p->slots[k->fifo[0] % (uint64_t)p->nslots] : NULL;
-        uint64_t count = head ? head->count - head->got : 0;
-        if (k->nq == 0 || h.n > count || h.more > 1 ||
-            (h.more && (h.n == 0 || h.n == count)) ||
-            h.out > ((uint64_t)1 << 40) ||
-            h.err > ((uint64_t)1 << 40)) {
-            snprintf(k->why, sizeof(k->why), "sent malformed results");
-            kill(k->pid, SIGKILL);
-            worker_lost(p, i);
-            snprintf(k->why, sizeof(k->why), "sent malformed results");
+         * pipe: every field is checked before it is added or used, and a
+         * frame that fails a check ends the worker, none of it kept. */
+        slot *s = k->nq > 0 ? &p->slots[k->fifo[0] % (uint64_t)p->nslots]
+                            : NULL;
+        uint64_t count = s ? s->count - s->got : 0;
+        if (s == NULL || h.first != s->first + s->got || h.n > count ||
+            h.more > 1 || (h.more && (h.n == 0 || h.n == count)) ||
+            h.out > ((uint64_t)1 << 40) || h.err > ((uint64_t)1 << 40)) {
+            malformed(p, i);
             return;
         }
         size_t need = sizeof(h) + (size_t)h.n * sizeof(cpk_rec_result) +
                       (size_t)h.out + (size_t)h.err;
         if (k->rbuf.len - at < need)
             break;
-        uint64_t seq = k->fifo[0];
-        if (!h.more) {
-            memmove(k->fifo, k->fifo + 1,
-                    (size_t)(k->nq - 1) * sizeof(*k->fifo));
-            k->nq--;
-        }
-        slot *s = &p->slots[seq % (uint64_t)p->nslots];
         const char *q = k->rbuf.data + at + sizeof(h);
         const cpk_rec_result *rec = (const cpk_rec_result *)(const void *)q;
         const char *out = q + h.n * sizeof(cpk_rec_result);
         const char *err = out + h.out;
+        size_t before_n = s->res.n, before_out = s->res.out.len,
+               before_err = s->res.err.len;
         size_t oa = 0, ea = 0;
         int bad = 0;
         for (uint64_t j = 0; j < h.n && !bad; j++) {
             cpk_rec_result r;
             memcpy(&r, rec + j, sizeof(r));
-            if (r.kind > CPK_REC_EXIT || r.out_len > h.out - oa ||
-                r.err_len > h.err - ea ||
-                cpk_results_add(&s->res, (cpk_rec_kind)r.kind, r.status,
-                                out + oa, r.out_len, err + ea,
-                                r.err_len) < 0) {
-                bad = 1;
-                break;
-            }
+            bad = r.kind > CPK_REC_EXIT || r.out_len > h.out - oa ||
+                  r.err_len > h.err - ea ||
+                  cpk_results_add(&s->res, (cpk_rec_kind)r.kind, r.status,
+                                  out + oa, r.out_len, err + ea,
+                                  r.err_len) < 0;
             oa += r.out_len;
             ea += r.err_len;
         }
-        s->got += h.n;
         /* Fewer results than records only after one that stops the
          * run (mapwork.h). */
-        if (!bad && !h.more && s->got < s->count &&
+        if (!bad && !h.more && h.n < count &&
             (h.n == 0 ||
              !cpk_rec_stops(&s->res.rec[s->res.n - 1], p->keep_going)))
             bad = 1;
         if (bad) {
-            s->lost = 1;
-            snprintf(k->why, sizeof(k->why), "sent malformed results");
+            s->res.n = before_n;
+            s->res.out.len = before_out;
+            s->res.err.len = before_err;
+            malformed(p, i);
+            return;
         }
-        if (bad && h.more) { /* the batch ends here: its slot is done */
+        s->got += h.n;
+        if (!h.more) {
             memmove(k->fifo, k->fifo + 1,
                     (size_t)(k->nq - 1) * sizeof(*k->fifo));
             k->nq--;
-        }
-        if (!h.more || bad)
             s->ready = 1;
+        }
         if (h.n > 0) {
             double per = (double)h.ns / (double)h.n;
             p->ns_per_record = p->ns_per_record == 0
@@ -677,7 +728,8 @@ cpk_pool_run(int jobs, cpk_reader *rd, cpk_mapwork *w,
         goto done;
     wake_set = 1;
     if (start_workers(&p, w, close_fds, nclose) < 0) {
-        PyErr_SetFromErrno(PyExc_OSError);
+        if (!PyErr_Occurred())
+            PyErr_SetFromErrno(PyExc_OSError);
         goto done;
     }
     cpk_batch_reset(&cur, rd->count + 1);
