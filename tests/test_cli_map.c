@@ -168,6 +168,15 @@ slen(const char *s)
 #define LOAD(p, in, ...)                                                      \
     load_n((p), (in), slen(in), (const char *[]){__VA_ARGS__, NULL})
 
+/* /bin/sh -c SCRIPT in dir, with cloudpickle-load as $0 and `arg` (may
+ * be NULL) as $1. */
+static void
+shell(cpk_proc *p, const char *script, const char *arg)
+{
+    const char *argv[] = {"/bin/sh", "-c", script, CPK_LOAD, arg, NULL};
+    cpk_spawn(p, argv, dir, NULL, 0, NULL);
+}
+
 static void
 assert_usage(cpk_proc *p, const char *line)
 {
@@ -718,11 +727,10 @@ Test(cli_map, records_are_not_the_functions_standard_input)
      * starts may see them; every record is processed once. */
     for (int j = 1; j <= 2; j++) {
         cpk_proc p;
-        const char *argv[] = {"/bin/sh", "-c",
-                              "(echo 1; sleep 0.3; echo 2; sleep 0.3; "
-                              "echo 3) | \"$0\" stdin_read.pkl --map -j $1",
-                              CPK_LOAD, j == 1 ? "1" : "2", NULL};
-        cpk_spawn(&p, argv, dir, NULL, 0, NULL);
+        shell(&p,
+              "(echo 1; sleep 0.3; echo 2; sleep 0.3; "
+              "echo 3) | \"$0\" stdin_read.pkl --map -j $1",
+              j == 1 ? "1" : "2");
         cpk_assert_exit(&p, 0);
         cr_assert_str_eq(p.out, "[1,\"\"]\n[2,\"\"]\n[3,\"\"]\n",
                          "-j %d: %s", j, p.err);
@@ -861,11 +869,10 @@ Test(cli_map, results_go_out_while_later_records_run)
      * records must still let results out as the slow ones finish. */
     for (int j = 1; j <= 2; j++) {
         cpk_proc p;
-        const char *argv[] = {"/bin/sh", "-c",
-                              "seq 14 | \"$0\" lines_so_far.pkl --map -j $1 "
-                              "> out.txt && tail -n 1 out.txt",
-                              CPK_LOAD, j == 1 ? "1" : "2", NULL};
-        cpk_spawn(&p, argv, dir, NULL, 0, NULL);
+        shell(&p,
+              "seq 14 | \"$0\" lines_so_far.pkl --map -j $1 "
+              "> out.txt && tail -n 1 out.txt",
+              j == 1 ? "1" : "2");
         cpk_assert_exit(&p, 0);
         cr_assert(atoi(p.out) >= 11, "-j %d: record 14 saw %s lines", j,
                   p.out);

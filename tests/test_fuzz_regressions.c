@@ -216,6 +216,24 @@ Test(fuzz_regressions, code_ending_inside_inline_caches)
            "    assert ccloudpickle.loads(ccloudpickle.dumps(warm))(5) == 30\n");
 }
 
+/* Python `code` in a child under CPython's debug allocator, which reports
+ * any write past a block ("OUCH"): it must exit 0 with no such report. */
+static void
+run_under_debug_allocator(const char *code)
+{
+    const char *argv[] = {CPK_PYTHON, "-c", code, NULL};
+    const char *env[] = {"PYTHONMALLOC=debug",
+                         "PYTHONPATH=" CPK_BUILD_DIR, NULL};
+    cpk_spawn_opts o = {0};
+    o.argv = argv;
+    o.env = env;
+    cpk_proc p;
+    cpk_spawn_ex(&p, &o);
+    cpk_assert_exit(&p, 0);
+    cr_assert(strstr(p.err, "OUCH") == NULL, "%s", p.err);
+    cpk_proc_free(&p);
+}
+
 Test(fuzz_regressions, co_code_overflow_replayed_under_debug_allocator)
 {
     /* The second input of that kind (a cloudpickle-format function whose
@@ -238,17 +256,7 @@ Test(fuzz_regressions, co_code_overflow_replayed_under_debug_allocator)
         "    # Other versions read this format's 3.11 bytecode as they\n"
         "    # would any: only 3.11 has the defect checked for here.\n"
         "    assert sys.version_info[:2] != (3, 11), 'loaded'\n";
-    const char *argv[] = {CPK_PYTHON, "-c", code, NULL};
-    const char *env[] = {"PYTHONMALLOC=debug",
-                         "PYTHONPATH=" CPK_BUILD_DIR, NULL};
-    cpk_spawn_opts o = {0};
-    o.argv = argv;
-    o.env = env;
-    cpk_proc p;
-    cpk_spawn_ex(&p, &o);
-    cpk_assert_exit(&p, 0);
-    cr_assert(strstr(p.err, "OUCH") == NULL, "%s", p.err);
-    cpk_proc_free(&p);
+    run_under_debug_allocator(code);
 }
 
 Test(fuzz_regressions, culprit_search_refuses_corrupt_code)
@@ -284,15 +292,5 @@ Test(fuzz_regressions, culprit_search_refuses_corrupt_code)
         "            else:\n"
         "                raise AssertionError('pickled %r' % (obj,))\n"
         "print('refused all')\n";
-    const char *argv[] = {CPK_PYTHON, "-c", code, NULL};
-    const char *env[] = {"PYTHONMALLOC=debug",
-                         "PYTHONPATH=" CPK_BUILD_DIR, NULL};
-    cpk_spawn_opts o = {0};
-    o.argv = argv;
-    o.env = env;
-    cpk_proc p;
-    cpk_spawn_ex(&p, &o);
-    cpk_assert_exit(&p, 0);
-    cr_assert(strstr(p.err, "OUCH") == NULL, "%s", p.err);
-    cpk_proc_free(&p);
+    run_under_debug_allocator(code);
 }
