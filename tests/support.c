@@ -478,3 +478,15 @@ cpk_fresh_protos_run(const char *file, int line, const char *obj_expr,
         cpk_fresh_run(file, line, expr, full);
     }
 }
+
+void
+cpk_assert_file(const char *dir, const char *name, const char *want)
+{
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    size_t len;
+    char *got = cpk_read_file(path, &len);
+    cr_assert(got != NULL, "%s: not there", path);
+    cr_assert_str_eq(got, want, "%s", path);
+    free(got);
+}

@@ -128,6 +128,9 @@ void cpk_python_path(cpk_proc *p, const char *pythonpath, const char *code,
 /* Read a whole file (NUL-terminated, caller frees); NULL if missing. */
 char *cpk_read_file(const char *path, size_t *len);
 
+/* The file `name` in directory `dir` holds exactly the text `want`. */
+void cpk_assert_file(const char *dir, const char *name, const char *want);
+
 /* A fresh empty directory under /tmp (static buffer per call site). */
 void cpk_tmpdir(char *buf, size_t cap);
 

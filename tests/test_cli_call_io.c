@@ -526,12 +526,7 @@ Test(cli_call_io, result_file_untouched_on_failure)
             cr_assert_str_eq(names, "boom.pkl r.txt set.pkl");
         }
     }
-    char path[256];
-    snprintf(path, sizeof(path), "%s/r.txt", dir);
-    size_t len;
-    char *got = cpk_read_file(path, &len);
-    cr_assert_str_eq(got, "old\n");
-    free(got);
+    cpk_assert_file(dir, "r.txt", "old\n");
     /* A directory that does not exist: refused before the call. */
     cpk_proc p;
     LOAD(&p, NULL, "--call", "boom.pkl", "--result-file", "no/r.txt");
@@ -791,12 +786,7 @@ Test(cli_call_io, system_exit_zero_is_no_result_for_a_result_file)
     assert_err(&p, 1, "r.txt: not written: the function exited with status "
                       "0 (SystemExit) without returning a result");
     cpk_proc_free(&p);
-    char path[256];
-    snprintf(path, sizeof(path), "%s/r.txt", dir);
-    size_t len;
-    char *got = cpk_read_file(path, &len);
-    cr_assert_str_eq(got, "old\n");
-    free(got);
+    cpk_assert_file(dir, "r.txt", "old\n");
     /* without --result-file it is the status asked for, as before */
     LOAD(&p, NULL, "--call", "quit.pkl");
     cpk_assert_exit(&p, 0);

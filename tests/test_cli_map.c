@@ -168,19 +168,6 @@ slen(const char *s)
 #define LOAD(p, in, ...)                                                      \
     load_n((p), (in), slen(in), (const char *[]){__VA_ARGS__, NULL})
 
-/* The file `name` in dir holds exactly `want`. */
-static void
-assert_file(const char *name, const char *want)
-{
-    char path[256];
-    snprintf(path, sizeof(path), "%s/%s", dir, name);
-    size_t len;
-    char *got = cpk_read_file(path, &len);
-    cr_assert(got != NULL, "%s: not there", name);
-    cr_assert_str_eq(got, want, "%s", name);
-    free(got);
-}
-
 /* /bin/sh -c SCRIPT in dir, with cloudpickle-load as $0 and `arg` (may
  * be NULL) as $1. */
 static void
@@ -307,14 +294,14 @@ Test(cli_map, input_file_and_result_file)
          "--result-file", "out.jsonl");
     cpk_assert_exit(&p, 0);
     cr_assert_str_eq(p.out, "");
-    assert_file("out.jsonl", "2\n3\n");
+    cpk_assert_file(dir, "out.jsonl", "2\n3\n");
     cpk_proc_free(&p);
     /* a run that stops at a failing record leaves the old file alone */
     put("in.jsonl", "1\n2\n3\n4\n", 8);
     LOAD(&p, NULL, "boom.pkl", "--map", "--input", "in.jsonl",
          "--result-file", "out.jsonl");
     cpk_assert_exit(&p, 1);
-    assert_file("out.jsonl", "2\n3\n");
+    cpk_assert_file(dir, "out.jsonl", "2\n3\n");
     cpk_proc_free(&p);
     /* a missing input */
     LOAD(&p, NULL, "inc.pkl", "--map", "--input", "nothere.jsonl");
@@ -692,7 +679,7 @@ Test(cli_map, sys_exit_zero_ends_the_run_with_its_results)
     LOAD(&p, "1\n2\n3\n4\n", "quit0.pkl", "--map", "--result-file",
          "out.jsonl");
     cpk_assert_exit(&p, 0);
-    assert_file("out.jsonl", "1\n2\n");
+    cpk_assert_file(dir, "out.jsonl", "1\n2\n");
     cpk_proc_free(&p);
 }
 
@@ -751,7 +738,7 @@ Test(cli_map, result_file_that_is_standard_errors_file)
     cpk_spawn(&p, argv, dir, NULL, 0, NULL);
     cpk_assert_exit(&p, 0);
     cr_assert_str_eq(p.out, "");
-    assert_file("log", "2\n3\n");
+    cpk_assert_file(dir, "log", "2\n3\n");
     cpk_proc_free(&p);
 }
 
