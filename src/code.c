@@ -420,7 +420,9 @@ cpk_reduce_code(cpk_state *st, PyObject *code, int format)
 static int
 check_version(cpk_state *st, PyObject *version, PyObject *magic)
 {
-    long ours = PyImport_GetMagicNumber();
+    /* st->magic_int, not PyImport_GetMagicNumber(), which reads
+     * importlib's MAGIC_NUMBER anew on every call. */
+    long ours = PyLong_AsLong(st->magic_int);
     int overflow;
     long theirs = PyLong_AsLongAndOverflow(magic, &overflow);
     if (theirs == -1 && PyErr_Occurred())
@@ -666,6 +668,53 @@ static const cpk_signature unmarshal_sig = {
     {{"python_version", CPK_ARG_STR}, {"magic", CPK_ARG_INT},
      {"data", CPK_ARG_BYTES}}};
 
+/* Code read from the same marshal bytes is the same code, and code is
+ * immutable: one object serves every load of it, as one def statement's
+ * code serves every closure it makes. Engines load the same task function
+ * once per task, so _code_unmarshal keeps what it read, keyed by the exact
+ * bytes (a bytes subclass could redefine equality): entries of at most
+ * CPK_CODE_CACHE_ENTRY bytes, CPK_CODE_CACHE_TOTAL in all, emptied when
+ * full. Only code that passed every check is kept. */
+#define CPK_CODE_CACHE_ENTRY (64 * 1024)
+#define CPK_CODE_CACHE_TOTAL (4 * 1024 * 1024)
+
+/* The cached code for `data` (new reference), NULL if none (no error
+ * set), or NULL with an error (-1 in *err). */
+static PyObject *
+code_cache_get(cpk_state *st, PyObject *data, int *err)
+{
+    *err = 0;
+    if (st->code_cache == NULL || !PyBytes_CheckExact(data) ||
+        PyBytes_GET_SIZE(data) > CPK_CODE_CACHE_ENTRY)
+        return NULL;
+    PyObject *code = NULL;
+    if (cpk_dict_get_ref(st->code_cache, data, &code) < 0)
+        *err = -1;
+    return code;
+}
+
+/* Keep `code` for `data`; a failure only means it is not kept. */
+static void
+code_cache_put(cpk_state *st, PyObject *data, PyObject *code)
+{
+    Py_ssize_t n = PyBytes_GET_SIZE(data);
+    if (!PyBytes_CheckExact(data) || n > CPK_CODE_CACHE_ENTRY)
+        return;
+    if (st->code_cache == NULL || st->code_cache_bytes + n >
+                                      CPK_CODE_CACHE_TOTAL) {
+        Py_XSETREF(st->code_cache, PyDict_New());
+        st->code_cache_bytes = 0;
+        if (st->code_cache == NULL) {
+            PyErr_Clear();
+            return;
+        }
+    }
+    if (PyDict_SetItem(st->code_cache, data, code) < 0)
+        PyErr_Clear();
+    else
+        st->code_cache_bytes += n;
+}
+
 /* _code_unmarshal(python_version, magic, data) -> code */
 PyObject *
 cpk_code_unmarshal(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
@@ -674,7 +723,11 @@ cpk_code_unmarshal(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
     if (!cpk_check_args(st, &unmarshal_sig, args, nargs) ||
         check_version(st, args[0], args[1]) < 0)
         return NULL;
-    PyObject *code = PyMarshal_ReadObjectFromString(
+    int err;
+    PyObject *code = code_cache_get(st, args[2], &err);
+    if (code != NULL || err)
+        return code;
+    code = PyMarshal_ReadObjectFromString(
         PyBytes_AS_STRING(args[2]), PyBytes_GET_SIZE(args[2]));
     if (code == NULL) {
         if (PyErr_ExceptionMatches(PyExc_EOFError) ||
@@ -694,6 +747,8 @@ cpk_code_unmarshal(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
     }
     if (!cpk_code_check(st, "_code_unmarshal", code))
         Py_CLEAR(code);
+    else
+        code_cache_put(st, args[2], code);
     return code;
 }
 

@@ -222,6 +222,12 @@ typedef struct cpk_state {
     PyObject *base_pickler;      /* _pickle.Pickler */
     PyObject *base_unpickler;    /* _pickle.Unpickler */
     PyObject *base_dump;         /* _pickle.Pickler.dump */
+    PyObject *base_clear_memo;   /* _pickle.Pickler.clear_memo */
+    PyObject *base_dumps;        /* _pickle.dumps */
+    PyObject *spare_pickler;     /* pickler.c: dumps()'s reused Pickler ... */
+    PyObject *spare_sink;        /* ... and the sink it writes to */
+    PyObject *code_cache;        /* code.c: {marshal bytes: code}, or NULL */
+    Py_ssize_t code_cache_bytes; /* the keys' total size */
     PyObject *base_find_class;   /* _pickle.Unpickler.find_class */
     PyObject *base_load;         /* _pickle.Unpickler.load */
     PyObject *base_loads;        /* _pickle.loads */
@@ -331,6 +337,8 @@ typedef struct cpk_state {
     X(pickler_type) X(unpickler_type) X(sink_type) X(reader_type)            \
     X(sentinel_type) X(ref_type) X(tracker_cb_type) X(table_descr_type)      \
     X(base_pickler) X(base_unpickler) X(base_dump) X(base_find_class)        \
+    X(base_clear_memo) X(base_dumps) X(spare_pickler) X(spare_sink)          \
+    X(code_cache)                                                            \
     X(base_load) X(base_loads) X(PicklingError) X(UnpicklingError) X(copyreg_dispatch)     \
     X(ReconstructorTypeError) X(ReconstructorValueError)                     \
     X(PolicyError) X(SignatureError) X(load_policy)                          \
@@ -505,11 +513,21 @@ PyTypeObject *cpk_make_subtype(PyObject *module, PyObject *base,
 
 /* pickler.c: the Pickler type. */
 int cpk_pickler_init_type(PyObject *module, cpk_state *st);
+/* dumps()'s Pickler for default options (protocol 5, no buffer_callback,
+ * native format), writing to *sink: the spare one if it is free, else a new
+ * one. New references to both, or NULL with an exception set. */
+PyObject *cpk_dumps_pickler_take(cpk_state *st, PyObject **sink);
+/* Hand both back after a successful dump of `written` bytes (no exception
+ * set): kept, reset, as the spare if none is kept yet and it is small;
+ * else released. Steals both references. */
+void cpk_dumps_pickler_give(cpk_state *st, PyObject *pickler, PyObject *sink,
+                            Py_ssize_t written);
 
 /* memio.c: in-memory files. */
 int cpk_memio_init_types(PyObject *module, cpk_state *st);
 PyObject *cpk_sink_new(cpk_state *st);                 /* new reference */
 PyObject *cpk_sink_getvalue(PyObject *sink);           /* new reference */
+void cpk_sink_reset(PyObject *sink);                   /* empty again */
 PyObject *cpk_reader_new(cpk_state *st, PyObject *data); /* new reference */
 Py_ssize_t cpk_reader_remaining(PyObject *reader);
 

@@ -102,6 +102,15 @@ cpk_sink_getvalue(PyObject *op)
     return out;
 }
 
+void
+cpk_sink_reset(PyObject *op)
+{
+    cpk_sink *self = (cpk_sink *)op;
+    Py_CLEAR(self->first);
+    Py_CLEAR(self->acc);
+    self->size = 0;
+}
+
 static int
 Sink_traverse(PyObject *op, visitproc visit, void *arg)
 {

@@ -5,6 +5,7 @@
  * functions in lookup.c, the reconstructors in reconstruct.c and compat.c.
  */
 #include "internal.h"
+#include "envelope.h" /* cpk_envelope_is_signed: loads' fast path */
 
 /* The highest protocol of every CPython this builds for (3.8 and later). */
 #define CPK_HIGHEST_PROTOCOL 5
@@ -38,6 +39,56 @@ pickler_dump(PyObject *pickler, PyObject *obj)
                                      2 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
 }
 
+/* Plain data: None, bools, exact ints, floats, str and bytes, and exact
+ * dicts, lists and tuples of them a few levels deep, CPK_PLAIN_MAX_ITEMS at
+ * most in all. CPython's pickler writes these itself, without asking
+ * reducer_override, a dispatch table or persistent_id, so our Pickler's
+ * bytes for them are _pickle.dumps's: dumps() hands them straight there,
+ * and a result or a small argument tuple costs what pickle.dumps costs. */
+#define CPK_PLAIN_MAX_ITEMS 64
+#define CPK_PLAIN_MAX_DEPTH 3
+
+static inline int
+is_atom(PyObject *o)
+{
+    PyTypeObject *t = Py_TYPE(o);
+    return t == &PyLong_Type || t == &PyUnicode_Type || t == &PyFloat_Type ||
+           o == Py_None || t == &PyBool_Type || t == &PyBytes_Type;
+}
+
+/* 1 if obj is plain data within *budget items (which it spends), else 0.
+ * Reads types only: no Python code runs. */
+static int
+is_plain(PyObject *obj, int depth, Py_ssize_t *budget)
+{
+    if (is_atom(obj))
+        return 1;
+    PyTypeObject *t = Py_TYPE(obj);
+    if (depth >= CPK_PLAIN_MAX_DEPTH)
+        return 0;
+    if (t == &PyTuple_Type || t == &PyList_Type) {
+        Py_ssize_t n = Py_SIZE(obj);
+        if ((*budget -= n) < 0)
+            return 0;
+        PyObject **items = PySequence_Fast_ITEMS(obj);
+        for (Py_ssize_t i = 0; i < n; i++)
+            if (!is_plain(items[i], depth + 1, budget))
+                return 0;
+        return 1;
+    }
+    if (t == &PyDict_Type) {
+        if ((*budget -= 2 * PyDict_GET_SIZE(obj)) < 0)
+            return 0;
+        Py_ssize_t pos = 0;
+        PyObject *k, *v;
+        while (PyDict_Next(obj, &pos, &k, &v))
+            if (!is_atom(k) || !is_plain(v, depth + 1, budget))
+                return 0;
+        return 1;
+    }
+    return 0;
+}
+
 /* The pickle of obj as bytes (new reference); with a sign_key (not None),
  * its signed envelope: the pickle is made in memory first either way. */
 static PyObject *
@@ -46,6 +97,20 @@ dumps_impl(cpk_state *st, PyObject *obj, PyObject *protocol,
            int diagnose)
 {
     int signing = sign_key != NULL && sign_key != Py_None;
+    int native = buffer_callback == Py_None && compat == Py_None;
+    if (native && !signing) {
+        Py_ssize_t budget = CPK_PLAIN_MAX_ITEMS;
+        if (is_plain(obj, 0, &budget)) {
+            PyObject *args[2] = {obj, protocol};
+            if (protocol == Py_None &&
+                (args[1] = PyLong_FromLong(CPK_HIGHEST_PROTOCOL)) == NULL)
+                return NULL;
+            PyObject *r = PyObject_Vectorcall(st->base_dumps, args, 2, NULL);
+            if (protocol == Py_None)
+                Py_DECREF(args[1]);
+            return r;
+        }
+    }
     if (signing) {
         if (buffer_callback != Py_None) {
             PyErr_SetString(PyExc_ValueError,
@@ -57,25 +122,37 @@ dumps_impl(cpk_state *st, PyObject *obj, PyObject *protocol,
         if (cpk_signing_check_key(sign_key, "sign_key") < 0)
             return NULL;
     }
-    PyObject *sink = cpk_sink_new(st);
-    if (sink == NULL)
+    PyObject *sink = NULL, *pickler;
+    int spare = native && protocol == Py_None;
+    if (spare) {
+        pickler = cpk_dumps_pickler_take(st, &sink);
+        if (pickler != NULL && !diagnose)
+            CPK_PICKLER_EXT(pickler)->diagnose_off = 1;
+    }
+    else {
+        if ((sink = cpk_sink_new(st)) == NULL)
+            return NULL;
+        pickler = make_pickler(st, sink, protocol, buffer_callback, compat,
+                               diagnose);
+    }
+    if (pickler == NULL) {
+        Py_XDECREF(sink);
         return NULL;
-    PyObject *result = NULL;
-    PyObject *pickler = make_pickler(st, sink, protocol, buffer_callback,
-                                     compat, diagnose);
-    if (pickler == NULL)
-        goto done;
+    }
     int proto = CPK_PICKLER_EXT(pickler)->proto;
-    PyObject *r = pickler_dump(pickler, obj);
-    Py_DECREF(pickler);
-    if (r == NULL)
-        goto done;
-    Py_DECREF(r);
-    result = cpk_sink_getvalue(sink);
+    PyObject *result = NULL, *r = pickler_dump(pickler, obj);
+    if (r != NULL) {
+        Py_DECREF(r);
+        result = cpk_sink_getvalue(sink);
+    }
+    if (result != NULL && spare)
+        cpk_dumps_pickler_give(st, pickler, sink, PyBytes_GET_SIZE(result));
+    else {
+        Py_DECREF(pickler);
+        Py_DECREF(sink);
+    }
     if (result != NULL && signing)
         Py_SETREF(result, cpk_signing_seal(st, result, proto, sign_key));
-done:
-    Py_DECREF(sink);
     return result;
 }
 
@@ -89,6 +166,9 @@ module_dumps(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
     cpk_state *st = cpk_get_state(module);
     PyObject *obj, *protocol = Py_None, *buffer_callback = Py_None;
     PyObject *compat = Py_None, *sign_key = Py_None, *diagnose = Py_True;
+    if (nargs == 1 && kwnames == NULL)
+        return dumps_impl(st, args[0], protocol, buffer_callback, compat,
+                          sign_key, 1);
     if (!cpk_parse_args("dumps", args, nargs, kwnames, kwlist, 1, 3,
                         &obj, &protocol, &buffer_callback, &compat, &sign_key,
                         &diagnose))
@@ -220,6 +300,16 @@ do_loads(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
                                          "errors", "buffers", "verify_key",
                                          "allow", "deny", NULL};
     cpk_state *st = cpk_get_state(module);
+    /* loads(bytes) of plain data, the per-result call of every engine:
+     * the checks below for that case alone, without parsing arguments. */
+    if (nargs == 1 && kwnames == NULL && !exact &&
+        PyBytes_CheckExact(args[0])) {
+        const char *p = PyBytes_AS_STRING(args[0]);
+        Py_ssize_t n = PyBytes_GET_SIZE(args[0]);
+        if (!cpk_envelope_is_signed(p, (size_t)n) &&
+            !may_name_cloudpickle(p, n))
+            return cpk_call_paused(st, n, st->base_loads, args, 1, NULL);
+    }
     PyObject *data, *fix_imports = Py_True, *encoding = NULL, *errors = NULL;
     PyObject *buffers = Py_None, *verify_key = Py_None, *allow = NULL;
     PyObject *deny = NULL;

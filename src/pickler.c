@@ -145,8 +145,9 @@ raise_from(PyObject *exc_type, const char *msg)
 static int
 base_clear_memo(PyObject *self)
 {
-    PyObject *r = PyObject_CallMethod(
-        CPK_PICKLER_EXT(self)->st->base_pickler, "clear_memo", "O", self);
+    PyObject *args[1] = {self};
+    PyObject *r = PyObject_Vectorcall(
+        CPK_PICKLER_EXT(self)->st->base_clear_memo, args, 1, NULL);
     Py_XDECREF(r);
     return r == NULL ? -1 : 0;
 }
@@ -315,6 +316,65 @@ clear_globals_ref(cpk_pickler_ext *ext)
     Py_CLEAR(ext->last_globals);
     Py_CLEAR(ext->last_base);
     ext->globals_ref_shared = 0;
+}
+
+/* The spare Pickler of dumps() ---------------------------------------------
+ * A Pickler costs more to make than a small pickle costs to write (CPython's
+ * __init__ looks up three attributes, binds two methods, allocates a memo
+ * and a buffer). dumps() with default options therefore keeps one, with its
+ * sink, in the module state and resets it after each successful dump: the
+ * memo emptied, the globals sharing dropped, as a new one would be, so the
+ * bytes are the same. Taking it leaves NULL behind, so a nested or
+ * concurrent dumps() (a __reduce__ calling dumps, another thread while this
+ * one runs Python code) makes its own. One that wrote a large pickle is
+ * dropped rather than kept: its memo table stays as large as the biggest
+ * memo it held. */
+#define CPK_SPARE_MAX_BYTES 65536
+
+PyObject *
+cpk_dumps_pickler_take(cpk_state *st, PyObject **sink)
+{
+    if (st->spare_pickler != NULL) {
+        PyObject *p = st->spare_pickler;
+        *sink = st->spare_sink;
+        st->spare_pickler = st->spare_sink = NULL;
+        return p;
+    }
+    *sink = cpk_sink_new(st);
+    if (*sink == NULL)
+        return NULL;
+    PyObject *args[1] = {*sink};
+    PyObject *p = PyObject_Vectorcall((PyObject *)st->pickler_type, args, 1,
+                                      NULL);
+    if (p == NULL)
+        Py_CLEAR(*sink);
+    return p;
+}
+
+void
+cpk_dumps_pickler_give(cpk_state *st, PyObject *pickler, PyObject *sink,
+                       Py_ssize_t written)
+{
+    cpk_pickler_ext *ext = CPK_PICKLER_EXT(pickler);
+    if (st->spare_pickler != NULL || written > CPK_SPARE_MAX_BYTES ||
+        ext->dict != NULL || ext->table_overlay != NULL) {
+        Py_DECREF(pickler);
+        Py_DECREF(sink);
+        return;
+    }
+    if (base_clear_memo(pickler) < 0) {
+        /* The pickle is made: a failed reset only means no spare. */
+        PyErr_Clear();
+        Py_DECREF(pickler);
+        Py_DECREF(sink);
+        return;
+    }
+    clear_globals_ref(ext);
+    ext->memo_used = 0;
+    ext->diagnose_off = 0;
+    cpk_sink_reset(sink);
+    st->spare_pickler = pickler;
+    st->spare_sink = sink;
 }
 
 static int
@@ -772,7 +832,16 @@ cpk_pickler_init_type(PyObject *module, cpk_state *st)
     if (st->table_descr_type == NULL)
         return -1;
     if ((st->base_dump = PyObject_GetAttrString(st->base_pickler, "dump")) ==
-        NULL)
+            NULL ||
+        (st->base_clear_memo = PyObject_GetAttrString(st->base_pickler,
+                                                      "clear_memo")) == NULL)
+        return -1;
+    PyObject *pickle = PyImport_ImportModule("_pickle");
+    if (pickle == NULL)
+        return -1;
+    st->base_dumps = PyObject_GetAttrString(pickle, "dumps");
+    Py_DECREF(pickle);
+    if (st->base_dumps == NULL)
         return -1;
     if (add_table_descr(st, module, "dispatch_table",
                         TABLE_DISPATCH_TABLE) < 0 ||
