@@ -14,6 +14,7 @@
 
 #include "ccloudpickle.h"
 #include "message.h"
+#include "secondary.h" /* cpk_secondary_stdout */
 
 _Noreturn void
 cpk_die_by_signal(int sig)
@@ -312,54 +313,24 @@ divert_stdout(void)
     }
 }
 
-/* sys.stdout while standard output is kept: it writes through to
- * sys.stderr (so a print and a message written to sys.stderr keep their
- * order), and a failure to write there (a full disk, a closed pipe) is
- * not the printing code's failure: what user code prints meanwhile is
- * secondary output, which must not fail a dump or a load. */
-static const char secondary_src[] =
-    "class SecondaryStdout:\n"
-    "    def __init__(self, f):\n"
-    "        self._f = f\n"
-    "    def write(self, s):\n"
-    "        try:\n"
-    "            return self._f.write(s)\n"
-    "        except OSError:\n"
-    "            return len(s)\n"
-    "    def writelines(self, lines):\n"
-    "        for line in lines:\n"
-    "            self.write(line)\n"
-    "    def flush(self):\n"
-    "        try:\n"
-    "            self._f.flush()\n"
-    "        except OSError:\n"
-    "            pass\n"
-    "    def __getattr__(self, name):\n"
-    "        return getattr(self._f, name)\n"
-    "import sys\n"
-    "sys.stdout = None if sys.stderr is None else "
-    "SecondaryStdout(sys.stderr)\n";
-
-/* After Python started: sys.stdout writes to sys.stderr (above). */
+/* After Python started: sys.stdout writes through to sys.stderr (so a
+ * print and a message written to sys.stderr keep their order), dropping
+ * what cannot be written there (secondary.h); None without sys.stderr. */
 static int
 stdout_is_stderr(void)
 {
-    PyObject *globals = PyDict_New();
-    if (globals == NULL)
+    PyObject *err = PySys_GetObject("stderr"); /* borrowed */
+    if (err == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "lost sys.stderr");
         return -1;
-    int rc = -1;
-    PyObject *name = PyUnicode_FromString("cloudpickle_host");
-    if (name != NULL && PyDict_SetItemString(globals, "__name__", name) == 0 &&
-        PyDict_SetItemString(globals, "__builtins__",
-                             PyEval_GetBuiltins()) == 0) {
-        PyObject *r = PyRun_String(secondary_src, Py_file_input, globals,
-                                   globals);
-        if (r != NULL)
-            rc = 0;
-        Py_XDECREF(r);
     }
-    Py_XDECREF(name);
-    Py_DECREF(globals);
+    if (err == Py_None)
+        return PySys_SetObject("stdout", Py_None);
+    PyObject *out = cpk_secondary_stdout(err);
+    if (out == NULL)
+        return -1;
+    int rc = PySys_SetObject("stdout", out);
+    Py_DECREF(out);
     return rc;
 }
 
