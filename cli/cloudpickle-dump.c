@@ -664,8 +664,19 @@ run(const options *o)
     PyObject *cpk = cpk_host_import(CPK_MODULE_NAME);
     if (cpk == NULL)
         return fail("cannot import ccloudpickle", CPK_EXIT_SYSTEM, NULL);
+    /* Protocols 2 and 3 write __newobj_ex__ as functools.partial(...)
+     * (_pickle's own partial): functools must be a module then, or the
+     * partial class would go by value. cpk_host_import left it out. */
     int status = CPK_EXIT_OK;
     PyObject *module = NULL, *obj = NULL;
+    if (o->protocol == 2 || o->protocol == 3) {
+        PyObject *functools = PyImport_ImportModule("functools");
+        if (functools == NULL) {
+            status = fail("cannot import functools", CPK_EXIT_SYSTEM, NULL);
+            goto done;
+        }
+        Py_DECREF(functools);
+    }
     for (int i = 0; i < o->nby_value && status == CPK_EXIT_OK; i++) {
         PyObject *m = PyImport_ImportModule(o->by_value[i]);
         if (m == NULL) {

@@ -614,8 +614,54 @@ cpk_host_exit_if_interrupted(void (*cleanup)(void))
     cpk_die_by_signal(SIGINT);
 }
 
+/* _pickle's module init imports functools for one attribute, partial
+ * (CPython's _Pickle_InitState, 3.9-3.13: for __newobj_ex__ under
+ * protocols 2 and 3), and functools brings collections, types, operator,
+ * reprlib, keyword and itertools along: 9-12 M instructions, a quarter of
+ * a run. functools.partial is _functools.partial (functools.py does
+ * `from _functools import partial`), so _pickle is imported while a
+ * stand-in functools holding just that sits in sys.modules; the stand-in
+ * is gone before any other code runs, and a later `import functools`
+ * gets the real module, whose partial is the very object _pickle keeps.
+ * Without _functools, _pickle is imported the ordinary way. */
+static int
+import_pickle(void)
+{
+    PyObject *modules = PyImport_GetModuleDict(); /* borrowed */
+    if (PyDict_GetItemString(modules, "_pickle") != NULL ||
+        PyDict_GetItemString(modules, "functools") != NULL)
+        return 0;
+    PyObject *c = PyImport_ImportModule("_functools");
+    PyObject *partial = c ? PyObject_GetAttrString(c, "partial") : NULL;
+    Py_XDECREF(c);
+    PyObject *stand_in = partial ? PyModule_New("functools") : NULL;
+    if (stand_in == NULL ||
+        PyObject_SetAttrString(stand_in, "partial", partial) < 0 ||
+        PyDict_SetItemString(modules, "functools", stand_in) < 0) {
+        Py_XDECREF(stand_in);
+        Py_XDECREF(partial);
+        PyErr_Clear();
+        return 0;
+    }
+    Py_DECREF(partial);
+    PyObject *pickle = PyImport_ImportModule("_pickle");
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    if (PyDict_GetItemString(modules, "functools") == stand_in &&
+        PyDict_DelItemString(modules, "functools") < 0)
+        PyErr_Clear();
+    PyErr_Restore(type, value, tb);
+    Py_DECREF(stand_in);
+    if (pickle == NULL)
+        return -1;
+    Py_DECREF(pickle);
+    return 0;
+}
+
 PyObject *
 cpk_host_import(const char *name)
 {
+    if (strcmp(name, CPK_MODULE_NAME) == 0 && import_pickle() < 0)
+        return NULL;
     return PyImport_ImportModule(name);
 }

@@ -81,7 +81,8 @@ int cpk_host_stdout_broken(int fd);
  * "VIRTUAL_ENV=..., which <reason>", or NULL if it was not. */
 const char *cpk_host_venv_note(void);
 
-/* Import `name` or return NULL with the exception set. */
+/* Import `name` or return NULL with the exception set. For ccloudpickle,
+ * _pickle is imported first without functools (see host.c). */
 PyObject *cpk_host_import(const char *name);
 
 #endif
