@@ -98,8 +98,9 @@ $(BUILD)/%.py: python/%.py
 	@mkdir -p $(@D)
 	cp $< $@
 
+# The programs open libcrypto on first use (cli/cryptolazy.c), not at start.
 $(BUILD)/cloudpickle-%: $(BUILD)/cli/cloudpickle-%.o $(CLI_SHARED_OBJ) $(LIB_OBJ)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PROG_LDFLAGS) $(CRYPTO_LIBS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PROG_LDFLAGS) -ldl
 
 # Tests ---------------------------------------------------------------------
 
