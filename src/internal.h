@@ -231,6 +231,10 @@ typedef struct cpk_state {
     PyObject *base_find_class;   /* _pickle.Unpickler.find_class */
     PyObject *base_load;         /* _pickle.Unpickler.load */
     PyObject *base_loads;        /* _pickle.loads */
+    /* Its C function and self (the _pickle module, held by base_loads),
+     * or NULL: loads()'s fast path calls it without the vectorcall. */
+    _PyCFunctionFastWithKeywords base_loads_fast;
+    PyObject *base_loads_self;
     PyObject *PicklingError;
     PyObject *UnpicklingError;
     PyObject *ReconstructorTypeError;  /* args.c: bad reconstructor args */
@@ -380,6 +384,9 @@ typedef struct {
     int format;              /* cpk_format */
     int in_init;             /* set while CPython's __init__ runs */
     int diagnose_off;        /* dumps(diagnose=False): no culprit search */
+    int in_dump;             /* our dump() is running (gcpause.c) ... */
+    int gc_paused;           /* ... and has paused automatic collection */
+    Py_ssize_t reduced;      /* reducer_override calls in this dump */
 } cpk_pickler_ext;
 
 struct cpk_policy_names;
@@ -531,13 +538,20 @@ void cpk_sink_reset(PyObject *sink);                   /* empty again */
 PyObject *cpk_reader_new(cpk_state *st, PyObject *data); /* new reference */
 Py_ssize_t cpk_reader_remaining(PyObject *reader);
 
-/* unpickler.c */
-int cpk_unpickler_init_type(PyObject *module, cpk_state *st);
+/* gcpause.c: automatic collection paused during large loads and dumps. */
 /* Vectorcall of a load of `size` bytes (-1: unknown) with automatic
  * collection paused if the load is large (restored even on error). */
 PyObject *cpk_call_paused(cpk_state *st, Py_ssize_t size, PyObject *callable,
                           PyObject *const *args, Py_ssize_t nargs,
                           PyObject *kwnames);
+/* Begin a pause (nested pauses count): 0, or -1 with an exception. */
+int cpk_gc_pause(cpk_state *st);
+/* End one, keeping a pending exception; -1 (an exception set, when none
+ * was pending) if the threshold could not be restored. */
+int cpk_gc_resume(cpk_state *st);
+
+/* unpickler.c */
+int cpk_unpickler_init_type(PyObject *module, cpk_state *st);
 /* unpickler.load(), the same way. New reference. */
 PyObject *cpk_load_with(cpk_state *st, PyObject *unpickler, Py_ssize_t size);
 

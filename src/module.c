@@ -248,8 +248,15 @@ make_unpickler(cpk_state *st, PyObject *file, PyObject *fix_imports,
 static int
 may_name_cloudpickle(const char *p, Py_ssize_t n)
 {
-    return n > CPK_FAST_LOADS_MAX ||
-           memmem(p, (size_t)n, "cloudpickle", 11) != NULL;
+    if (n > CPK_FAST_LOADS_MAX)
+        return 1;
+    /* memchr, not memmem: glibc's memmem sets up a two-way search that
+     * costs more than a small load's every other check together. */
+    const char *end = p + n;
+    while (end - p >= 11 && (p = memchr(p, 'c', (size_t)(end - p - 10))))
+        if (memcmp(p++, "cloudpickle", 11) == 0)
+            return 1;
+    return 0;
 }
 
 static PyObject *do_loads(PyObject *module, PyObject *const *args,
@@ -306,9 +313,14 @@ do_loads(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
         PyBytes_CheckExact(args[0])) {
         const char *p = PyBytes_AS_STRING(args[0]);
         Py_ssize_t n = PyBytes_GET_SIZE(args[0]);
-        if (!cpk_envelope_is_signed(p, (size_t)n) &&
+        if (n < CPK_FAST_LOADS_MAX && !cpk_envelope_is_signed(p, (size_t)n) &&
             !may_name_cloudpickle(p, n))
-            return cpk_call_paused(st, n, st->base_loads, args, 1, NULL);
+            /* Small: no GC pause, and _pickle.loads's C function called
+             * directly. */
+            return st->base_loads_fast
+                       ? st->base_loads_fast(st->base_loads_self, args, 1,
+                                             NULL)
+                       : PyObject_Vectorcall(st->base_loads, args, 1, NULL);
     }
     PyObject *data, *fix_imports = Py_True, *encoding = NULL, *errors = NULL;
     PyObject *buffers = Py_None, *verify_key = Py_None, *allow = NULL;

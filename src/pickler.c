@@ -60,6 +60,10 @@ done:
     return r;
 }
 
+/* Reductions after which a dump pauses automatic collection: the pause
+ * costs about a microsecond, what some 10 reductions cost. */
+#define CPK_DUMP_PAUSE_AFTER 256
+
 /* reducer_override: the pickler calls it for every object outside its own
  * fast paths (None, bool, int, float, str, bytes, containers), so the
  * common "not ours" answer must cost a few compares. */
@@ -72,6 +76,14 @@ Pickler_reducer_override(PyObject *self, PyObject *obj)
     enum { FUNCTION = -1, CLASS = -2 };
 
     cpk_state *st = ext->st;
+    /* A dump that reduces many objects makes garbage the collector would
+     * scan for nothing (gcpause.c): paused from here to its end. */
+    if (++ext->reduced == CPK_DUMP_PAUSE_AFTER && ext->in_dump &&
+        !ext->gc_paused) {
+        if (cpk_gc_pause(st) < 0)
+            return NULL;
+        ext->gc_paused = 1;
+    }
     if (type == &PyFunction_Type)
         kind = FUNCTION;
     else if (PyType_FastSubclass(type, Py_TPFLAGS_TYPE_SUBCLASS))
@@ -198,10 +210,28 @@ Pickler_dump(PyObject *self, PyObject *obj)
     cpk_state *st = ext->st;
     if (cpk_refresh_lazy_types(st) < 0)
         return NULL;
+    /* CPython's dump() of a Pickler inside its own dump (a __reduce__
+     * calling it) frees the output buffer the outer one writes to: a
+     * crash, refused here. */
+    if (ext->in_dump) {
+        PyErr_SetString(st->PicklingError,
+                        "Pickler.dump() called while this Pickler is "
+                        "dumping (from a __reduce__?): use another Pickler "
+                        "or dumps()");
+        return NULL;
+    }
     int was_empty = !ext->memo_used;
     ext->memo_used = 1;
+    ext->in_dump = 1;
+    ext->reduced = 0;
     PyObject *args[2] = {self, obj};
     PyObject *r = PyObject_Vectorcall(st->base_dump, args, 2, NULL);
+    ext->in_dump = 0;
+    if (ext->gc_paused) {
+        ext->gc_paused = 0;
+        if (cpk_gc_resume(st) < 0)
+            Py_CLEAR(r);
+    }
     if (r != NULL)
         return r;
     return dump_failed(self, obj, was_empty);

@@ -89,11 +89,11 @@ Test(typing, annotations_with_dynamic_types)
 Test(typing, lazy_types_follow_a_reimported_module)
 {
     cpk_py("import sys, importlib, typing, enum, ccloudpickle as cp\n"
-           "cp.dumps(1)\n"
+           "cp.dumps(len)\n"
            "n = len(sys.modules)\n"
            "sys.modules.pop('typing'); sys.modules.pop('enum')\n"
            "sys.modules['cpk_pad1'] = sys; sys.modules['cpk_pad2'] = sys\n"
-           "cp.dumps(2)\n"
+           "cp.dumps(len)\n"
            "del sys.modules['cpk_pad1'], sys.modules['cpk_pad2']\n"
            "typing2 = importlib.import_module('typing')\n"
            "enum2 = importlib.import_module('enum')\n"
@@ -116,11 +116,13 @@ Test(typing, lazy_types_follow_a_reimported_module)
 }
 
 /* A refresh interrupted half-way (Ctrl-C in a module's __getattr__) looks
- * again at the next dump, without waiting for sys.modules to change. */
+ * again at the next dump, without waiting for sys.modules to change. (The
+ * dumps are of len: plain data such as 1 goes to _pickle.dumps without
+ * any refresh.) */
 Test(typing, lazy_types_after_an_interrupted_refresh)
 {
     cpk_py("import sys, types, ccloudpickle as c\n"
-           "c.dumps(1)\n"
+           "c.dumps(len)\n"
            "class M(types.ModuleType):\n"
            "    n = 0\n"
            "    def __getattr__(self, name):\n"
@@ -132,7 +134,7 @@ Test(typing, lazy_types_after_an_interrupted_refresh)
            "import typing\n"
            "sys.modules['logging'] = M('logging')\n"
            "try:\n"
-           "    c.dumps(1)\n"
+           "    c.dumps(len)\n"
            "    raise AssertionError('no KeyboardInterrupt')\n"
            "except KeyboardInterrupt:\n"
            "    pass\n"
