@@ -493,6 +493,8 @@ each_code(PyCodeObject *co, int (*ok)(PyCodeObject *), PyCodeObject **bad,
  * walk below reads the code units in place, mapping specialised opcodes
  * (a code object that ran) to their base ones as dis.deoptmap does. The
  * tables are the interpreter's, the same for every module state. */
+#include "opcode311.h" /* the tables of every 3.11 release */
+
 static unsigned char op_caches[256], op_deopt[256];
 static int have_op_tables;
 
@@ -501,6 +503,14 @@ op_tables(void)
 {
     if (have_op_tables)
         return 0;
+    /* Every 3.11 release has the tables of opcode311.h; a pre-release
+     * with another bytecode magic reads its own. */
+    if ((PyImport_GetMagicNumber() & 0xFFFF) == CPK_OPCODE311_MAGIC) {
+        memcpy(op_caches, cpk_op_caches_311, sizeof(op_caches));
+        memcpy(op_deopt, cpk_op_deopt_311, sizeof(op_deopt));
+        have_op_tables = 1;
+        return 0;
+    }
     /* opcode, not dis (which builds the same map, but imports much more):
      * specialised instructions take the unused opcode numbers in order,
      * as dis._all_opmap assigns them. */
