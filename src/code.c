@@ -505,7 +505,10 @@ op_tables(void)
         return 0;
     /* Every 3.11 release has the tables of opcode311.h; a pre-release
      * with another bytecode magic reads its own. */
-    if ((PyImport_GetMagicNumber() & 0xFFFF) == CPK_OPCODE311_MAGIC) {
+    long magic = PyImport_GetMagicNumber();
+    if (magic == -1 && PyErr_Occurred())
+        return -1;
+    if ((magic & 0xFFFF) == CPK_OPCODE311_MAGIC) {
         memcpy(op_caches, cpk_op_caches_311, sizeof(op_caches));
         memcpy(op_deopt, cpk_op_deopt_311, sizeof(op_deopt));
         have_op_tables = 1;
@@ -703,26 +706,30 @@ code_cache_get(cpk_state *st, PyObject *data, int *err)
     return code;
 }
 
-/* Keep `code` for `data`; a failure only means it is not kept. */
-static void
+/* Keep `code` for `data`: 0, also when it could not be kept for an
+ * ordinary error, or -1 with an error that must propagate (MemoryError). */
+static int
 code_cache_put(cpk_state *st, PyObject *data, PyObject *code)
 {
     Py_ssize_t n = PyBytes_GET_SIZE(data);
     if (!PyBytes_CheckExact(data) || n > CPK_CODE_CACHE_ENTRY)
-        return;
+        return 0;
     if (st->code_cache == NULL || st->code_cache_bytes + n >
                                       CPK_CODE_CACHE_TOTAL) {
+        /* Emptied when full: the code objects go with their keys (their
+         * own size is about their marshal size, a few times over). */
         Py_XSETREF(st->code_cache, PyDict_New());
         st->code_cache_bytes = 0;
-        if (st->code_cache == NULL) {
-            PyErr_Clear();
-            return;
-        }
     }
-    if (PyDict_SetItem(st->code_cache, data, code) < 0)
-        PyErr_Clear();
-    else
+    if (st->code_cache != NULL &&
+        PyDict_SetItem(st->code_cache, data, code) == 0) {
         st->code_cache_bytes += n;
+        return 0;
+    }
+    if (!cpk_error_clearable())
+        return -1;
+    PyErr_Clear();
+    return 0;
 }
 
 /* _code_unmarshal(python_version, magic, data) -> code */
@@ -755,10 +762,9 @@ cpk_code_unmarshal(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
                         "corrupt code object in pickle: not code");
         return NULL;
     }
-    if (!cpk_code_check(st, "_code_unmarshal", code))
+    if (!cpk_code_check(st, "_code_unmarshal", code) ||
+        code_cache_put(st, args[2], code) < 0)
         Py_CLEAR(code);
-    else
-        code_cache_put(st, args[2], code);
     return code;
 }
 

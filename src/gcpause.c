@@ -115,6 +115,9 @@ cpk_gc_pause(cpk_state *st)
 int
 cpk_gc_resume(cpk_state *st)
 {
+    /* 0: the pause was ended in a forked child (gc_after_fork). */
+    if (st->gc_pause_depth == 0)
+        return 0;
     if (--st->gc_pause_depth > 0 || st->gc_saved_threshold == 0)
         return 0;
     PyObject *type, *value, *tb;
@@ -157,3 +160,58 @@ cpk_call_paused(cpk_state *st, Py_ssize_t size, PyObject *callable,
     return r;
 }
 
+
+/* A fork while a pause is on (another thread dumping, a __reduce__
+ * calling os.fork) leaves the child paused, with no dump or load of its
+ * own to end it: os.register_at_fork's after_in_child ends it there. */
+static PyObject *
+gc_after_fork(PyObject *module, PyObject *unused)
+{
+    (void)unused;
+    cpk_state *st = cpk_get_state(module);
+    if (st == NULL || st->gc_pause_depth == 0)
+        Py_RETURN_NONE;
+    st->gc_pause_depth = 0;
+    long saved = st->gc_saved_threshold;
+    st->gc_saved_threshold = 0;
+    if (saved > 0) {
+        long now = gc_threshold0(st);
+        if (now < 0 || (now == 0 && gc_set_threshold0(st, saved) < 0))
+            return NULL; /* os reports it as unraisable */
+    }
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef gc_after_fork_def = {
+    "_gc_after_fork", gc_after_fork, METH_NOARGS,
+    PyDoc_STR("End a GC pause inherited through fork (ccloudpickle).")};
+
+int
+cpk_gc_register_at_fork(PyObject *module)
+{
+    /* posix is built in and already imported; absent elsewhere. */
+    PyObject *posix = PyImport_ImportModule("posix");
+    if (posix == NULL) {
+        if (!PyErr_ExceptionMatches(PyExc_ImportError))
+            return -1;
+        PyErr_Clear();
+        return 0;
+    }
+    PyObject *reg = NULL;
+    int r = PyObject_GetOptionalAttrString(posix, "register_at_fork", &reg);
+    Py_DECREF(posix);
+    if (r <= 0)
+        return r;
+    PyObject *fn = PyCFunction_NewEx(&gc_after_fork_def, module, NULL);
+    PyObject *names = fn ? Py_BuildValue("(s)", "after_in_child") : NULL;
+    PyObject *res = NULL;
+    if (names != NULL) {
+        PyObject *args[1] = {fn};
+        res = PyObject_Vectorcall(reg, args, 0, names);
+    }
+    Py_XDECREF(res);
+    Py_XDECREF(names);
+    Py_XDECREF(fn);
+    Py_DECREF(reg);
+    return res == NULL ? -1 : 0;
+}

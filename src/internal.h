@@ -226,6 +226,7 @@ typedef struct cpk_state {
     PyObject *base_dumps;        /* _pickle.dumps */
     PyObject *spare_pickler;     /* pickler.c: dumps()'s reused Pickler ... */
     PyObject *spare_sink;        /* ... and the sink it writes to */
+    unsigned int pickler_tag;    /* pickler_type's version tag at exec */
     PyObject *code_cache;        /* code.c: {marshal bytes: code}, or NULL */
     Py_ssize_t code_cache_bytes; /* the keys' total size */
     PyObject *base_find_class;   /* _pickle.Unpickler.find_class */
@@ -526,9 +527,13 @@ int cpk_pickler_init_type(PyObject *module, cpk_state *st);
 PyObject *cpk_dumps_pickler_take(cpk_state *st, PyObject **sink);
 /* Hand both back after a successful dump of `written` bytes (no exception
  * set): kept, reset, as the spare if none is kept yet and it is small;
- * else released. Steals both references. */
-void cpk_dumps_pickler_give(cpk_state *st, PyObject *pickler, PyObject *sink,
-                            Py_ssize_t written);
+ * else released. Steals both references. 0, or -1 with an exception that
+ * must propagate (MemoryError, KeyboardInterrupt from the reset). */
+int cpk_dumps_pickler_give(cpk_state *st, PyObject *pickler, PyObject *sink,
+                           Py_ssize_t written);
+/* 1 if ccloudpickle.Pickler is unchanged since module exec (no attribute
+ * assigned on the class): the spare and the plain-data path are valid. */
+int cpk_pickler_type_pristine(cpk_state *st);
 
 /* memio.c: in-memory files. */
 int cpk_memio_init_types(PyObject *module, cpk_state *st);
@@ -549,6 +554,8 @@ int cpk_gc_pause(cpk_state *st);
 /* End one, keeping a pending exception; -1 (an exception set, when none
  * was pending) if the threshold could not be restored. */
 int cpk_gc_resume(cpk_state *st);
+/* Module exec: end a pause inherited by a forked child, in the child. */
+int cpk_gc_register_at_fork(PyObject *module);
 
 /* unpickler.c */
 int cpk_unpickler_init_type(PyObject *module, cpk_state *st);

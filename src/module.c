@@ -41,10 +41,13 @@ pickler_dump(PyObject *pickler, PyObject *obj)
 
 /* Plain data: None, bools, exact ints, floats, str and bytes, and exact
  * dicts, lists and tuples of them a few levels deep, CPK_PLAIN_MAX_ITEMS at
- * most in all. CPython's pickler writes these itself, without asking
- * reducer_override, a dispatch table or persistent_id, so our Pickler's
- * bytes for them are _pickle.dumps's: dumps() hands them straight there,
- * and a result or a small argument tuple costs what pickle.dumps costs. */
+ * most in all. CPython's pickler writes these itself, without asking a
+ * dispatch table, or reducer_override (but for bytes under protocol 3,
+ * written as a reduce to _codecs.encode, whose globals our
+ * reducer_override leaves to CPython too), so our Pickler's bytes for them
+ * are _pickle.dumps's, as long as the class is not given a persistent_id
+ * (cpk_pickler_type_pristine): dumps() hands them straight there, and a
+ * result or a small argument tuple costs what pickle.dumps costs. */
 #define CPK_PLAIN_MAX_ITEMS 64
 #define CPK_PLAIN_MAX_DEPTH 3
 
@@ -97,7 +100,8 @@ dumps_impl(cpk_state *st, PyObject *obj, PyObject *protocol,
            int diagnose)
 {
     int signing = sign_key != NULL && sign_key != Py_None;
-    int native = buffer_callback == Py_None && compat == Py_None;
+    int native = buffer_callback == Py_None && compat == Py_None &&
+                 cpk_pickler_type_pristine(st);
     if (native && !signing) {
         Py_ssize_t budget = CPK_PLAIN_MAX_ITEMS;
         if (is_plain(obj, 0, &budget)) {
@@ -145,8 +149,11 @@ dumps_impl(cpk_state *st, PyObject *obj, PyObject *protocol,
         Py_DECREF(r);
         result = cpk_sink_getvalue(sink);
     }
-    if (result != NULL && spare)
-        cpk_dumps_pickler_give(st, pickler, sink, PyBytes_GET_SIZE(result));
+    if (result != NULL && spare) {
+        if (cpk_dumps_pickler_give(st, pickler, sink,
+                                   PyBytes_GET_SIZE(result)) < 0)
+            Py_CLEAR(result);
+    }
     else {
         Py_DECREF(pickler);
         Py_DECREF(sink);
@@ -601,6 +608,9 @@ module_clear(PyObject *module)
 #define CLEAR_NAME(n) Py_CLEAR(st->str_##n);
     CPK_NAMES(CLEAR_NAME)
 #undef CLEAR_NAME
+    /* Borrowed from base_loads, cleared above. */
+    st->base_loads_fast = NULL;
+    st->base_loads_self = NULL;
     for (int i = 0; i < CPK_LAZY_COUNT; i++) {
         Py_CLEAR(st->lazy_types[i]);
         Py_CLEAR(st->lazy_modules[i]);
@@ -817,7 +827,8 @@ module_exec(PyObject *module)
                               st->empty_cell_value) < 0)
         return -1;
 
-    if (add_static_types(st) < 0 || cpk_refresh_lazy_types(st) < 0)
+    if (add_static_types(st) < 0 || cpk_refresh_lazy_types(st) < 0 ||
+        cpk_gc_register_at_fork(module) < 0)
         return -1;
 
     if (PyModule_AddObjectRef(module, "Pickler",

@@ -356,10 +356,11 @@ clear_globals_ref(cpk_pickler_ext *ext)
  * memo emptied, the globals sharing dropped, as a new one would be, so the
  * bytes are the same. Taking it leaves NULL behind, so a nested or
  * concurrent dumps() (a __reduce__ calling dumps, another thread while this
- * one runs Python code) makes its own. One that wrote a large pickle is
- * dropped rather than kept: its memo table stays as large as the biggest
- * memo it held. */
-#define CPK_SPARE_MAX_BYTES 65536
+ * one runs Python code) makes its own. One that wrote more than
+ * CPK_SPARE_MAX_BYTES is dropped rather than kept: clear_memo keeps the
+ * memo's table as large as it grew (one entry at most per byte written),
+ * and every later reset would sweep all of it. */
+#define CPK_SPARE_MAX_BYTES 8192
 
 PyObject *
 cpk_dumps_pickler_take(cpk_state *st, PyObject **sink)
@@ -381,30 +382,51 @@ cpk_dumps_pickler_take(cpk_state *st, PyObject **sink)
     return p;
 }
 
-void
+int
 cpk_dumps_pickler_give(cpk_state *st, PyObject *pickler, PyObject *sink,
                        Py_ssize_t written)
 {
     cpk_pickler_ext *ext = CPK_PICKLER_EXT(pickler);
-    if (st->spare_pickler != NULL || written > CPK_SPARE_MAX_BYTES ||
-        ext->dict != NULL || ext->table_overlay != NULL) {
+    int keep = written <= CPK_SPARE_MAX_BYTES && ext->dict == NULL &&
+               ext->table_overlay == NULL;
+    /* Reset first: emptying the memo frees what only it held, whose
+     * __del__ may run dumps() (or let another thread finish one) and
+     * store a spare meanwhile. The slot is read only after that. */
+    if (keep && base_clear_memo(pickler) < 0) {
+        keep = 0;
+        if (!cpk_error_clearable()) {
+            Py_DECREF(pickler);
+            Py_DECREF(sink);
+            return -1;
+        }
+        PyErr_Clear(); /* the pickle is made: only no spare */
+    }
+    if (keep) {
+        clear_globals_ref(ext);
+        ext->memo_used = 0;
+        ext->diagnose_off = 0;
+        cpk_sink_reset(sink);
+    }
+    if (!keep || st->spare_pickler != NULL) {
         Py_DECREF(pickler);
         Py_DECREF(sink);
-        return;
+        return 0;
     }
-    if (base_clear_memo(pickler) < 0) {
-        /* The pickle is made: a failed reset only means no spare. */
-        PyErr_Clear();
-        Py_DECREF(pickler);
-        Py_DECREF(sink);
-        return;
-    }
-    clear_globals_ref(ext);
-    ext->memo_used = 0;
-    ext->diagnose_off = 0;
-    cpk_sink_reset(sink);
     st->spare_pickler = pickler;
     st->spare_sink = sink;
+    return 0;
+}
+
+/* Is ccloudpickle.Pickler as module exec left it? CPython reads a
+ * Pickler's persistent_id and dispatch_table once, in __init__: after an
+ * assignment to the class, a kept spare would not see it, nor would the
+ * plain-data path, which skips our Pickler. Any assignment changes the
+ * type's version tag. */
+int
+cpk_pickler_type_pristine(cpk_state *st)
+{
+    return st->pickler_tag != 0 &&
+           st->pickler_type->tp_version_tag == st->pickler_tag;
 }
 
 static int
@@ -884,5 +906,9 @@ cpk_pickler_init_type(PyObject *module, cpk_state *st)
                              Py_True) < 0)
         return -1;
     PyType_Modified(st->pickler_type);
+    /* A lookup gives the type a version tag: the one it keeps until the
+     * class is changed (cpk_pickler_type_pristine). */
+    (void)_PyType_Lookup(st->pickler_type, st->str_dump);
+    st->pickler_tag = st->pickler_type->tp_version_tag;
     return 0;
 }

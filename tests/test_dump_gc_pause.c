@@ -140,3 +140,26 @@ Test(dump_gc_pause, cpythons_dump_on_our_pickler_never_pauses)
            "assert set(seen) == {before[0]}, set(seen)\n"
            "assert gc.get_threshold() == before\n");
 }
+
+Test(dump_gc_pause, fork_during_a_pause_restores_the_child)
+{
+    /* A fork from inside a paused dump (here a __reduce__; another
+     * thread's fork is the same): the child collects again at once. */
+    cpk_py(SEEN
+           "import os\n"
+           "class Fork:\n"
+           "    def __reduce__(self):\n"
+           "        pid = os.fork()\n"
+           "        if pid == 0:\n"
+           "            ok = gc.get_threshold() == before\n"
+           "            cp.dumps([Seen() for _ in range(600)])\n"
+           "            ok = ok and gc.get_threshold() == before\n"
+           "            os._exit(0 if ok else 3)\n"
+           "        _, status = os.waitpid(pid, 0)\n"
+           "        results.append(os.waitstatus_to_exitcode(status))\n"
+           "        return (Fork, ())\n"
+           "results = []\n"
+           "cp.dumps([Seen() for _ in range(600)] + [Fork()])\n"
+           "assert results == [0], results\n"
+           "assert gc.get_threshold() == before\n");
+}

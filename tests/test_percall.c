@@ -229,3 +229,49 @@ Test(percall, corrupt_code_is_never_kept)
            "    else:\n"
            "        raise AssertionError('corrupt code loaded')\n");
 }
+
+Test(percall, spare_stored_during_a_reset_is_not_lost)
+{
+    /* Emptying the spare's memo runs __del__ of what only it held, which
+     * may make (and keep) a spare of its own: exactly one Pickler stays,
+     * none leaks. */
+    cpk_py("import ccloudpickle as cp, gc\n"
+           "class Tmp:\n"
+           "    def __del__(self):\n"
+           "        cp.dumps(lambda: 1)\n"
+           "class Holder:\n"
+           "    def __reduce__(self):\n"
+           "        return (tuple, ((Tmp(),),))\n"
+           "def picklers():\n"
+           "    gc.collect()\n"
+           "    return sum(type(o) is cp.Pickler for o in gc.get_objects())\n"
+           "cp.dumps(lambda: 0)\n"
+           "for _ in range(200):\n"
+           "    cp.dumps(Holder())\n"
+           "assert picklers() == 1, picklers()\n"
+           /* A large pickle's Pickler is not kept (its memo table). */
+           "cp.dumps([lambda: 0] + [[] for _ in range(20000)])\n"
+           "assert picklers() == 0, picklers()\n"
+           "cp.dumps(lambda: 0)\n"
+           "assert picklers() == 1, picklers()\n");
+}
+
+Test(percall, class_changes_reach_every_dumps)
+{
+    /* CPython reads persistent_id and dispatch_table in __init__: set on
+     * the class after the first dumps(), they must still apply, to plain
+     * data too, as they do for a new Pickler. */
+    cpk_py(BY_PICKLER
+           "def f(): return 1\n"
+           "cp.dumps(f); cp.dumps(1)\n"
+           "cp.Pickler.persistent_id = lambda self, obj: "
+           "'PID' if obj == 7 else None\n"
+           "try:\n"
+           "    for obj in (7, [7, 8], f, (f, 7)):\n"
+           "        assert cp.dumps(obj) == by_pickler(obj), obj\n"
+           "    assert b'PID' in cp.dumps(7) and b'PID' in cp.dumps((f, 7))\n"
+           "finally:\n"
+           "    del cp.Pickler.persistent_id\n"
+           "assert b'PID' not in cp.dumps(7)\n"
+           "assert cp.dumps((f, 7)) == by_pickler((f, 7))\n");
+}
