@@ -328,3 +328,24 @@ Test(class_hardening, enum_member_attribute_key_clearing_the_dict)
         "F = cp.loads(cp.dumps(E))\n"
         "assert F.A.value == 1\n");
 }
+
+/* A heap type of a C module whose module is not imported (itemgetter is
+ * operator.itemgetter, made by _operator): pickled by name, so the load
+ * imports operator, never rebuilt by value (a copy without its C layout
+ * failed to load). 3.10+ marks such types immutable. */
+Test(class_hardening, c_heap_type_of_an_unimported_module_goes_by_name)
+{
+    cpk_py("import sys, _operator, ccloudpickle\n"
+           "saved = sys.modules.pop('operator', None)\n"
+           "try:\n"
+           "    data = ccloudpickle.dumps(_operator.itemgetter(1))\n"
+           "finally:\n"
+           "    if saved is not None:\n"
+           "        sys.modules['operator'] = saved\n"
+           "if sys.version_info >= (3, 10):\n"
+           "    assert b'_make_skeleton_class' not in data, data\n"
+           "    assert b'operator' in data and b'itemgetter' in data\n");
+    cpk_fresh("__import__('ccloudpickle').dumps("
+              "__import__('_operator').itemgetter(1))",
+              "assert obj([5, 6]) == 6, obj\n");
+}
