@@ -425,8 +425,15 @@ cpk_dumps_pickler_give(cpk_state *st, PyObject *pickler, PyObject *sink,
 int
 cpk_pickler_type_pristine(cpk_state *st)
 {
-    return st->pickler_tag != 0 &&
-           st->pickler_type->tp_version_tag == st->pickler_tag;
+    PyTypeObject *tp = st->pickler_type;
+#if PY_VERSION_HEX < 0x030C0000
+    /* 3.9-3.10 clear only this flag on a change, keeping the old tag
+     * until the next lookup gives a new one; 3.12 drops the tag itself
+     * (and 3.13 no longer sets the flag). */
+    if (!(tp->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG))
+        return 0;
+#endif
+    return st->pickler_tag != 0 && tp->tp_version_tag == st->pickler_tag;
 }
 
 static int
