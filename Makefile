@@ -98,13 +98,6 @@ $(BUILD)/%.py: python/%.py
 	@mkdir -p $(@D)
 	cp $< $@
 
-# What the built-for Python's site.py does (cli/site.c does it in C).
-$(BUILD)/cli/site_layout.h: scripts/site_layout.py $(PY_STAMP)
-	@mkdir -p $(@D)
-	$(PYTHON) scripts/site_layout.py > $@.tmp && mv $@.tmp $@
-$(BUILD)/cli/site.o: $(BUILD)/cli/site_layout.h
-$(BUILD)/cli/site.o: ALL_CFLAGS += -I$(BUILD)/cli
-
 # The programs open libcrypto on first use (cli/cryptolazy.c), not at start.
 $(BUILD)/cloudpickle-%: $(BUILD)/cli/cloudpickle-%.o $(CLI_SHARED_OBJ) $(LIB_OBJ)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PROG_LDFLAGS) -ldl

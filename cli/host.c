@@ -15,7 +15,6 @@
 #include "ccloudpickle.h"
 #include "message.h"
 #include "secondary.h" /* cpk_secondary_stdout */
-#include "site.h"      /* cpk_site_init */
 
 _Noreturn void
 cpk_die_by_signal(int sig)
@@ -132,10 +131,9 @@ own_virtualenv(char *out, size_t outlen)
 
 /* Point the interpreter at an active virtualenv, or else the one the
  * program is installed in, as its bin/python would be: getpath then finds
- * pyvenv.cfg, and cpk_site_init (site.c) adds its site-packages. A stale
- * VIRTUAL_ENV (the directory is gone) or one made with another Python
- * version cannot be honoured: refused, or ignored with a note when
- * cfg->venv_optional. */
+ * pyvenv.cfg and site adds its site-packages. A stale VIRTUAL_ENV (the
+ * directory is gone) or one made with another Python version cannot be
+ * honoured: refused, or ignored with a note when cfg->venv_optional. */
 static int
 use_virtualenv(const cpk_host_config *cfg, PyConfig *config)
 {
@@ -481,9 +479,7 @@ cpk_host_start(const cpk_host_config *cfg)
     PyConfig_InitIsolatedConfig(&config);
     config.parse_argv = 0;
     config.install_signal_handlers = 1;
-    /* site.py's work is done in C (site.h): importing it cost more than
-     * a third of `python3 -c pass` (os, .pth import lines). */
-    config.site_import = 0;
+    config.site_import = 1;
     rc = use_virtualenv(cfg, &config);
     if (rc == 0 && config.program_name == NULL)
         rc = use_own_python(&config);
@@ -506,15 +502,6 @@ cpk_host_start(const cpk_host_config *cfg)
     if (stdout_is_stderr() < 0) {
         PyErr_Clear();
         cpk_error("cannot set sys.stdout");
-        return CPK_EXIT_SYSTEM;
-    }
-    if (cpk_site_init() < 0) {
-        cpk_host_exit_if_interrupted(NULL);
-        char *line = cpk_host_exception_line();
-        PyErr_Clear();
-        cpk_error("cannot add the site directories: %s",
-                  line ? line : "error");
-        free(line);
         return CPK_EXIT_SYSTEM;
     }
     /* SIGPIPE stays ignored, as Python has it: user code's own pipes and
