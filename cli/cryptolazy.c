@@ -17,6 +17,8 @@
 #include <openssl/hmac.h>
 #include <openssl/opensslv.h>
 
+#include "message.h" /* cpk_error */
+
 /* The soname the headers belong to: libcrypto.so.3 (OpenSSL 3), or
  * libcrypto.so.1.1. */
 #define CPK_STR_(x) #x
@@ -45,8 +47,13 @@ static void
 open_lib(void)
 {
     void *h = dlopen(CPK_LIBCRYPTO, RTLD_NOW | RTLD_LOCAL);
-    if (h == NULL)
+    if (h == NULL) {
+        /* Said once, before the caller's own "libcrypto failed". */
+        const char *why = dlerror();
+        cpk_error("cannot load %s, which signing, verifying and --hash "
+                  "need: %s", CPK_LIBCRYPTO, why ? why : "unknown error");
         return;
+    }
     *(void **)&lib.hmac = dlsym(h, "HMAC");
     *(void **)&lib.digest = dlsym(h, "EVP_Digest");
     *(void **)&lib.sha256 = dlsym(h, "EVP_sha256");
@@ -54,6 +61,8 @@ open_lib(void)
     *(void **)&lib.cleanse = dlsym(h, "OPENSSL_cleanse");
     if (!lib.hmac || !lib.digest || !lib.sha256 || !lib.memcmp ||
         !lib.cleanse) {
+        cpk_error("cannot use %s: it lacks HMAC, EVP_Digest, EVP_sha256, "
+                  "CRYPTO_memcmp or OPENSSL_cleanse", CPK_LIBCRYPTO);
         memset(&lib, 0, sizeof(lib));
         dlclose(h);
     }

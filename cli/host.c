@@ -640,6 +640,10 @@ import_pickle(void)
         PyDict_SetItemString(modules, "functools", stand_in) < 0) {
         Py_XDECREF(stand_in);
         Py_XDECREF(partial);
+        /* No _functools: the ordinary import below, in the caller. */
+        if (!PyErr_ExceptionMatches(PyExc_Exception) ||
+            PyErr_ExceptionMatches(PyExc_MemoryError))
+            return -1;
         PyErr_Clear();
         return 0;
     }

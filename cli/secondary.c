@@ -7,8 +7,10 @@
 
 typedef struct {
     PyObject_HEAD
-    PyObject *f;    /* the wrapped stream, sys.stderr */
-    PyObject *dict; /* attributes set on the instance */
+    PyObject *f;       /* the wrapped stream, sys.stderr */
+    PyObject *dict;    /* attributes set on the instance */
+    PyObject *weakrefs; /* weakref.ref(sys.stdout), as for the class it
+                         * replaces */
 } secondary;
 
 static PyObject *
@@ -110,6 +112,8 @@ Secondary_dealloc(PyObject *self)
 {
     PyTypeObject *tp = Py_TYPE(self);
     PyObject_GC_UnTrack(self);
+    if (((secondary *)self)->weakrefs != NULL)
+        PyObject_ClearWeakRefs(self);
     (void)Secondary_clear(self);
     tp->tp_free(self);
     Py_DECREF(tp);
@@ -126,6 +130,8 @@ static PyMemberDef secondary_members[] = {
     {"_f", T_OBJECT_EX, offsetof(secondary, f), 0, NULL},
     {"__dictoffset__", T_PYSSIZET, offsetof(secondary, dict), READONLY,
      NULL},
+    {"__weaklistoffset__", T_PYSSIZET, offsetof(secondary, weakrefs),
+     READONLY, NULL},
     {NULL, 0, 0, 0, NULL},
 };
 
@@ -159,6 +165,7 @@ cpk_secondary_stdout(PyObject *f)
     Py_INCREF(f);
     self->f = f;
     self->dict = NULL;
+    self->weakrefs = NULL;
     PyObject_GC_Track(self);
     return (PyObject *)self;
 }

@@ -243,3 +243,37 @@ Test(cli_dump_hash, gen_key_refuses_it)
     cr_assert(stat(key, &sb) != 0);
     cpk_proc_free(&p);
 }
+
+/* libcrypto is opened on first use (cli/cryptolazy.c): without it the
+ * dump still works, and --hash says what is missing and why. */
+Test(cli_dump_hash, missing_libcrypto_is_named)
+{
+    char libdir[128], lib[192], out[192];
+    snprintf(libdir, sizeof(libdir), "%s/nolib", dir);
+    mkdir(libdir, 0755);
+    snprintf(lib, sizeof(lib), "%s/libcrypto.so.3", libdir);
+    cpk_write_file(lib, ""); /* not a shared object */
+    snprintf(out, sizeof(out), "%s/nolib.pkl", dir);
+    char env0[256];
+    snprintf(env0, sizeof(env0), "LD_LIBRARY_PATH=%s", libdir);
+    const char *env[] = {env0, NULL};
+    const char *argv[] = {CPK_DUMP, "--hash", "-o", out, "h:f", NULL};
+    cpk_proc p;
+    cpk_spawn(&p, argv, dir, NULL, 0, env);
+    cpk_assert_exit(&p, 0);
+    cr_assert(strstr(p.err, "cloudpickle-dump: cannot load libcrypto.so.3, "
+                            "which signing, verifying and --hash need: ") !=
+                  NULL,
+              "%s", p.err);
+    cr_assert(strstr(p.err, "--hash: SHA-256 failed (libcrypto)") != NULL,
+              "%s", p.err);
+    struct stat sb;
+    cr_assert(stat(out, &sb) == 0 && sb.st_size > 0, "no pickle written");
+    cpk_proc_free(&p);
+    /* Without --hash, libcrypto is never opened: nothing is said. */
+    const char *plain[] = {CPK_DUMP, "-o", out, "h:f", NULL};
+    cpk_spawn(&p, plain, dir, NULL, 0, env);
+    cpk_assert_exit(&p, 0);
+    cr_assert_str_eq(p.err, "");
+    cpk_proc_free(&p);
+}

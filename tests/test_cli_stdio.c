@@ -192,3 +192,27 @@ Test(cli_stdio, closed_standard_output_is_one_line)
                             "output: Bad file descriptor\n");
     cpk_proc_free(&p);
 }
+
+/* sys.stdout while a module is imported is the programs' own stand-in
+ * (cli/secondary.c): it takes weak references, as the Python class it
+ * replaced did. */
+Test(cli_stdio, weak_reference_to_stdout_at_import)
+{
+    char path[128];
+    snprintf(path, sizeof(path), "%s/weakout.py", dir);
+    cpk_write_file(path, "import sys, weakref\n"
+                         "ALIVE = weakref.ref(sys.stdout)() is sys.stdout\n"
+                         "def f():\n"
+                         "    return ALIVE\n");
+    cpk_proc p;
+    dump(&p, "weakout:f");
+    cpk_assert_exit(&p, 0);
+    cr_assert_str_eq(p.err, "");
+    cpk_proc q;
+    const char *argv[] = {CPK_LOAD, "--call", "-", NULL};
+    cpk_spawn(&q, argv, "/", p.out, p.out_len, NULL);
+    cpk_assert_exit(&q, 0);
+    cr_assert_str_eq(q.out, "True\n");
+    cpk_proc_free(&q);
+    cpk_proc_free(&p);
+}
