@@ -127,7 +127,14 @@ dumps_impl(cpk_state *st, PyObject *obj, PyObject *protocol,
             return NULL;
     }
     PyObject *sink = NULL, *pickler;
+    /* None, 5 and -1 all make a protocol 5 Pickler, the spare's (engines
+     * pass protocol=pickle.HIGHEST_PROTOCOL). */
     int spare = native && protocol == Py_None;
+    if (native && !spare && PyLong_CheckExact(protocol)) {
+        int overflow; /* no exception: a huge value is not 5 */
+        long p = PyLong_AsLongAndOverflow(protocol, &overflow);
+        spare = !overflow && (p == CPK_HIGHEST_PROTOCOL || p == -1);
+    }
     if (spare) {
         pickler = cpk_dumps_pickler_take(st, &sink);
         if (pickler != NULL && !diagnose)

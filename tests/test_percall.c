@@ -275,3 +275,27 @@ Test(percall, class_changes_reach_every_dumps)
            "assert b'PID' not in cp.dumps(7)\n"
            "assert cp.dumps((f, 7)) == by_pickler((f, 7))\n");
 }
+
+Test(percall, spare_serves_protocol_5_and_minus_1)
+{
+    /* Engines pass protocol=pickle.HIGHEST_PROTOCOL: the same Pickler as
+     * the default, so the same spare; other protocols make their own. */
+    cpk_py(BY_PICKLER
+           "import gc\n"
+           "def picklers():\n"
+           "    gc.collect()\n"
+           "    return [o for o in gc.get_objects() if type(o) is cp.Pickler]\n"
+           "def f(): return 1\n"
+           "first = cp.dumps(f)\n"
+           "spare = picklers()\n"
+           "assert len(spare) == 1\n"
+           "for proto in (5, -1, None):\n"
+           "    assert cp.dumps(f, protocol=proto) == first\n"
+           "    assert picklers() == spare, proto\n"
+           "del spare\n"
+           "assert cp.dumps(f, protocol=4) == by_pickler(f, protocol=4)\n"
+           "assert cp.dumps(f, protocol=2**80 - 2**80 + 5) == first\n");
+    cpk_py_raises("import ccloudpickle as cp\n"
+                  "cp.dumps(lambda: 1, protocol=2**80)\n",
+                  "OverflowError", NULL);
+}
