@@ -751,6 +751,7 @@ module_exec(PyObject *module)
         return -1;
 
     if ((st->base_pickler = import_attr("_pickle", "Pickler")) == NULL ||
+        (st->base_dumps = import_attr("_pickle", "dumps")) == NULL ||
         (st->base_unpickler = import_attr("_pickle", "Unpickler")) == NULL ||
         (st->PicklingError = import_attr("_pickle", "PicklingError")) == NULL ||
         (st->UnpicklingError = import_attr("_pickle", "UnpicklingError")) ==

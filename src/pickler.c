@@ -895,13 +895,6 @@ cpk_pickler_init_type(PyObject *module, cpk_state *st)
         (st->base_clear_memo = PyObject_GetAttrString(st->base_pickler,
                                                       "clear_memo")) == NULL)
         return -1;
-    PyObject *pickle = PyImport_ImportModule("_pickle");
-    if (pickle == NULL)
-        return -1;
-    st->base_dumps = PyObject_GetAttrString(pickle, "dumps");
-    Py_DECREF(pickle);
-    if (st->base_dumps == NULL)
-        return -1;
     if (add_table_descr(st, module, "dispatch_table",
                         TABLE_DISPATCH_TABLE) < 0 ||
         add_table_descr(st, module, "dispatch", TABLE_DISPATCH) < 0 ||
