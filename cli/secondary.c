@@ -11,23 +11,35 @@ typedef struct {
     PyObject *dict;    /* attributes set on the instance */
     PyObject *weakrefs; /* weakref.ref(sys.stdout), as for the class it
                          * replaces */
+    PyObject *str_write; /* "write", interned once: every print calls it */
 } secondary;
+
+/* The wrapped stream (borrowed), or NULL with AttributeError once the
+ * instance was cleared. */
+static PyObject *
+wrapped(PyObject *self)
+{
+    PyObject *f = ((secondary *)self)->f;
+    if (f == NULL)
+        PyErr_SetString(PyExc_AttributeError, "_f");
+    return f;
+}
 
 static PyObject *
 Secondary_write(PyObject *self, PyObject *s)
 {
-    PyObject *f = ((secondary *)self)->f;
-    if (f == NULL) {
-        PyErr_SetString(PyExc_AttributeError, "_f");
-        return NULL;
-    }
-    PyObject *name = PyUnicode_InternFromString("write");
-    if (name == NULL)
+    PyObject *f = wrapped(self);
+    if (f == NULL)
         return NULL;
     /* Not PyObject_CallMethod(f, "write", "O", s): a tuple s would
-     * become the argument list. */
-    PyObject *r = PyObject_CallMethodObjArgs(f, name, s, NULL);
-    Py_DECREF(name);
+     * become the argument list. f is held across the call: a write may
+     * replace sys.stdout and drop this object's last reference. */
+    Py_INCREF(f);
+    PyObject *args[2] = {f, s};
+    PyObject *r = PyObject_VectorcallMethod(
+        ((secondary *)self)->str_write, args,
+        2 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
+    Py_DECREF(f);
     if (r == NULL && PyErr_ExceptionMatches(PyExc_OSError)) {
         PyErr_Clear();
         Py_ssize_t n = PyObject_Length(s);
@@ -61,12 +73,12 @@ Secondary_writelines(PyObject *self, PyObject *lines)
 static PyObject *
 Secondary_flush(PyObject *self, PyObject *unused)
 {
-    PyObject *f = ((secondary *)self)->f;
-    if (f == NULL) {
-        PyErr_SetString(PyExc_AttributeError, "_f");
+    PyObject *f = wrapped(self);
+    if (f == NULL)
         return NULL;
-    }
+    Py_INCREF(f);
     PyObject *r = PyObject_CallMethod(f, "flush", NULL);
+    Py_DECREF(f);
     if (r == NULL) {
         if (!PyErr_ExceptionMatches(PyExc_OSError))
             return NULL;
@@ -115,6 +127,7 @@ Secondary_dealloc(PyObject *self)
     if (((secondary *)self)->weakrefs != NULL)
         PyObject_ClearWeakRefs(self);
     (void)Secondary_clear(self);
+    Py_XDECREF(((secondary *)self)->str_write);
     tp->tp_free(self);
     Py_DECREF(tp);
 }
@@ -166,6 +179,11 @@ cpk_secondary_stdout(PyObject *f)
     self->f = f;
     self->dict = NULL;
     self->weakrefs = NULL;
+    self->str_write = PyUnicode_InternFromString("write");
+    if (self->str_write == NULL) {
+        Py_DECREF(self); /* untracked: dealloc untracks harmlessly */
+        return NULL;
+    }
     PyObject_GC_Track(self);
     return (PyObject *)self;
 }
