@@ -344,6 +344,26 @@ cpk_python(cpk_proc *p, const char *code, const char *in, size_t in_len)
 }
 
 void
+cpk_beyond_run(const char *file, int line, const char *name)
+{
+    char path[1024];
+    snprintf(path, sizeof(path), "%s/tests/beyond/%s.py", CPK_SOURCE_DIR,
+             name);
+    const char *argv[] = {CPK_PYTHON, CPK_SOURCE_DIR "/tests/beyond/run.py",
+                          "ccloudpickle", path, NULL};
+    const char *env[] = {"CPK_BUILD_DIR=" CPK_BUILD_DIR, NULL};
+    cpk_proc p;
+    cpk_spawn(&p, argv, "/", NULL, 0, env);
+    int ok = p.exited && p.status == 0;
+    cr_expect(ok, "%s:%d: scenario %s: %s %d (1 check failed, 2 dump, 3 "
+              "load)\n%s%s", file, line, name, p.exited ? "exit" : "signal",
+              p.exited ? p.status : p.sig, p.out, p.err);
+    cpk_proc_free(&p);
+    if (!ok)
+        cr_assert_fail();
+}
+
+void
 cpk_python_path(cpk_proc *p, const char *pythonpath, const char *code,
                 const char *in, size_t in_len)
 {

@@ -125,6 +125,13 @@ void cpk_python_path(cpk_proc *p, const char *pythonpath, const char *code,
               (p)->exited ? "exit" : "signal",                                 \
               (p)->exited ? (p)->status : (p)->sig, (p)->err)
 
+/* Run tests/beyond/<name>.py with ccloudpickle through tests/beyond/run.py:
+ * pickled in one process, loaded and checked in a fresh one where the
+ * defining code is absent. Fails the test, with the child's stderr, unless
+ * the scenario's checks pass. */
+void cpk_beyond_run(const char *file, int line, const char *name);
+#define cpk_beyond(name) cpk_beyond_run(__FILE__, __LINE__, (name))
+
 /* Read a whole file (NUL-terminated, caller frees); NULL if missing. */
 char *cpk_read_file(const char *path, size_t *len);
 
