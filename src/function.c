@@ -40,11 +40,13 @@ cpk_pickler_globals_ref(cpk_pickler_ext *ext)
 
 /* The dict that will be the function's globals after loading: one per
  * distinct __globals__ in a Pickler's lifetime, so functions that shared
- * globals share them again. Seeded with what relative imports need.
- * New reference: the caller runs Python code (attribute lookups,
+ * globals share them again, and a module pickled by value gets the same
+ * dict as its namespace (reducers.c). Seeded with what relative imports
+ * need. New reference: the caller runs Python code (attribute lookups,
  * comparisons) that may clear or replace p.globals_ref. */
-static PyObject *
-base_globals(cpk_state *st, cpk_pickler_ext *ext, PyObject *globals)
+PyObject *
+cpk_function_base_globals(cpk_state *st, cpk_pickler_ext *ext,
+                          PyObject *globals)
 {
     /* The one-entry cache is only good while globals_ref is ours alone:
      * once handed out, whoever holds it may have changed it. */
@@ -302,25 +304,46 @@ set_if(PyObject *state, PyObject *key, PyObject *value, int cond)
 }
 
 /* Values of the closure cells, the empty-cell sentinel for empty ones,
- * as a tuple; and the same values appended to `values`. */
+ * as a tuple; and the same values appended to `values`. With `shared`
+ * (native format), a cell that something besides this closure holds
+ * (another closure: a nonlocal shared by several functions, or the frame
+ * still running) travels as the cell itself in *shared, a tuple as long as
+ * the closure (None elsewhere; *shared stays NULL when no cell is shared),
+ * and as the empty-cell sentinel among the values: the pickle's memo then
+ * gives every function of the dump the same cell. */
 static PyObject *
-closure_values(cpk_state *st, PyObject *closure, PyObject *values)
+closure_values(cpk_state *st, PyObject *closure, PyObject *values,
+               PyObject **shared)
 {
     Py_ssize_t n = PyTuple_GET_SIZE(closure);
     PyObject *t = PyTuple_New(n);
     if (t == NULL)
         return NULL;
     for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *v = PyCell_GET(PyTuple_GET_ITEM(closure, i));
-        if (v == NULL)
-            v = st->empty_cell_value;
-        else if (PyList_Append(values, v) < 0) {
-            Py_DECREF(t);
-            return NULL;
+        PyObject *cell = PyTuple_GET_ITEM(closure, i);
+        PyObject *v = PyCell_GET(cell);
+        if (v != NULL && PyList_Append(values, v) < 0)
+            goto error;
+        /* The closure tuple holds one reference: any other is a sharer. */
+        if (shared != NULL && Py_REFCNT(cell) > 1) {
+            if (*shared == NULL) {
+                if ((*shared = PyTuple_New(n)) == NULL)
+                    goto error;
+                for (Py_ssize_t j = 0; j < n; j++)
+                    PyTuple_SET_ITEM(*shared, j, Py_NewRef(Py_None));
+            }
+            Py_SETREF(((PyTupleObject *)*shared)->ob_item[i],
+                      Py_NewRef(cell));
+            v = NULL;
         }
-        PyTuple_SET_ITEM(t, i, Py_NewRef(v));
+        PyTuple_SET_ITEM(t, i, Py_NewRef(v != NULL ? v : st->empty_cell_value));
     }
     return t;
+error:
+    Py_DECREF(t);
+    if (shared != NULL)
+        Py_CLEAR(*shared);
+    return NULL;
 }
 
 /* Native format: state holds only what differs from what
@@ -328,7 +351,7 @@ closure_values(cpk_state *st, PyObject *closure, PyObject *values)
 static PyObject *
 native_state(cpk_state *st, PyFunctionObject *f, const fn_fields *x,
              PyObject *base, PyObject *fglobals, PyObject *closure_vals,
-             PyObject *submodules)
+             PyObject *shared_cells, PyObject *submodules)
 {
     PyCodeObject *co = (PyCodeObject *)x->code;
     PyObject *annotations = NULL, *default_module = NULL;
@@ -355,6 +378,9 @@ native_state(cpk_state *st, PyFunctionObject *f, const fn_fields *x,
                PyDict_GET_SIZE(fglobals) > 0) < 0 ||
         (closure_vals != NULL &&
          PyDict_SetItem(state, st->str___closure__, closure_vals) < 0) ||
+        (shared_cells != NULL &&
+         PyDict_SetItem(state, st->str___closure_cells__, shared_cells) <
+             0) ||
         (x->defaults != NULL &&
          PyDict_SetItem(state, st->str___defaults__, x->defaults) < 0) ||
         (x->kwdefaults != NULL &&
@@ -465,12 +491,12 @@ cpk_reduce_function(cpk_state *st, PyObject *pickler, PyObject *func)
     cpk_pickler_ext *ext = CPK_PICKLER_EXT(pickler);
     PyFunctionObject *f = (PyFunctionObject *)func;
     PyObject *info = NULL, *fglobals = NULL, *values = NULL, *base = NULL;
-    PyObject *closure_vals = NULL, *submodules = NULL, *state = NULL;
-    PyObject *args = NULL, *result = NULL;
+    PyObject *closure_vals = NULL, *shared_cells = NULL, *submodules = NULL;
+    PyObject *state = NULL, *args = NULL, *result = NULL;
     fn_fields x;
     fields_get(&x, f);
 
-    base = base_globals(st, ext, x.globals);
+    base = cpk_function_base_globals(st, ext, x.globals);
     if (base == NULL)
         goto done;
     /* The globals scan refuses corrupt code itself (codeinfo.c). */
@@ -486,7 +512,9 @@ cpk_reduce_function(cpk_state *st, PyObject *pickler, PyObject *func)
     if (values == NULL)
         goto done;
     if (x.closure != NULL) {
-        closure_vals = closure_values(st, x.closure, values);
+        closure_vals = closure_values(
+            st, x.closure, values,
+            ext->format == CPK_FORMAT_NATIVE ? &shared_cells : NULL);
         if (closure_vals == NULL)
             goto done;
     }
@@ -528,7 +556,8 @@ cpk_reduce_function(cpk_state *st, PyObject *pickler, PyObject *func)
         goto done;
     args = PyTuple_Pack(3, x.code, base, ncells);
     Py_DECREF(ncells);
-    state = native_state(st, f, &x, base, fglobals, closure_vals, submodules);
+    state = native_state(st, f, &x, base, fglobals, closure_vals,
+                         shared_cells, submodules);
     if (args == NULL || state == NULL)
         goto done;
     if (PyDict_GET_SIZE(state) == 0)
@@ -542,6 +571,7 @@ done:
     Py_XDECREF(fglobals);
     Py_XDECREF(values);
     Py_XDECREF(closure_vals);
+    Py_XDECREF(shared_cells);
     Py_XDECREF(submodules);
     Py_XDECREF(state);
     Py_XDECREF(args);

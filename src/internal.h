@@ -144,7 +144,7 @@ PyType_GetModuleByDef(PyTypeObject *type, PyModuleDef *def)
     X(tell) X(write) X(stdout) X(stderr) X(stdin) X(TypeVar) X(_FIELD)       \
     X(_FIELD_CLASSVAR) X(_FIELD_INITVAR) X(ChainMap) X(__getattr__)          \
     X(_value_) X(_cpk_member_attrs) X(__objclass__) X(__firstlineno__)      \
-    X(__ccloudpickle_wrapper__)
+    X(__ccloudpickle_wrapper__) X(__closure_cells__)
 
 /* What reducer_override does with an object of a given exact type. */
 typedef enum {
@@ -262,6 +262,8 @@ typedef struct cpk_state {
     PyObject *make_empty_cell;
     PyObject *empty_cell_value;
     PyObject *subimport;
+    PyObject *module_new;  /* _module_new, _module_fill */
+    PyObject *module_fill;
     PyObject *dynamic_subimport;
     PyObject *builtin_type;
     PyObject *make_skeleton_class;
@@ -351,6 +353,7 @@ typedef struct cpk_state {
     X(abc_get_dump) X(str_dot) X(str_locals) X(function_new)                 \
     X(function_fill) X(code_unmarshal) X(code_new) X(make_cell)              \
     X(make_empty_cell) X(empty_cell_value) X(subimport) X(dynamic_subimport) \
+    X(module_new) X(module_fill)                                             \
     X(builtin_type) X(make_skeleton_class) X(make_skeleton_enum)             \
     X(class_setstate) X(make_typevar) X(make_dict_keys) X(make_dict_values)  \
     X(make_dict_items) X(file_reconstructor) X(dataclass_sentinel)           \
@@ -640,7 +643,13 @@ int cpk_tracker_is_original(cpk_state *st, PyObject *cls);
 /* reducers.c: the small types. */
 PyObject *cpk_reduce_kind(cpk_state *st, PyObject *pickler, int kind,
                           PyObject *obj);
-PyObject *cpk_reduce_module(cpk_state *st, int format, PyObject *mod);
+PyObject *cpk_reduce_module(cpk_state *st, PyObject *pickler, int format,
+                            PyObject *mod);
+/* function.c: the dict a by-value function whose __globals__ is `globals`
+ * gets as its globals after loading, one per distinct globals in the
+ * Pickler's lifetime (new reference). */
+PyObject *cpk_function_base_globals(cpk_state *st, cpk_pickler_ext *ext,
+                                    PyObject *globals);
 extern PyMethodDef cpk_reducer_methods[];
 PyObject *cpk_reduce_cell(cpk_state *st, PyObject *cell, int format);
 

@@ -807,6 +807,8 @@ module_exec(PyObject *module)
         (st->make_empty_cell = own(module, "_make_empty_cell")) == NULL ||
         (st->subimport = own(module, "subimport")) == NULL ||
         (st->dynamic_subimport = own(module, "dynamic_subimport")) == NULL ||
+        (st->module_new = own(module, "_module_new")) == NULL ||
+        (st->module_fill = own(module, "_module_fill")) == NULL ||
         (st->builtin_type = own(module, "_builtin_type")) == NULL ||
         (st->make_skeleton_class = own(module, "_make_skeleton_class")) ==
             NULL ||

@@ -117,6 +117,47 @@ fill_closure(cpk_state *st, PyObject *func, PyObject *values)
     return r;
 }
 
+/* Give the function the cells of `cells` (a tuple as long as its closure:
+ * a cell, or None to keep the function's own): cells its dump shared with
+ * other functions (function.c). A new closure tuple, so nothing that
+ * already holds the old one sees it change. 0 or -1. */
+static int
+share_cells(cpk_state *st, PyObject *func, PyObject *cells)
+{
+    if (!cpk_check_value(st, "_function_fill", "state['__closure_cells__']",
+                         cells, CPK_ARG_TUPLE))
+        return -1;
+    PyObject *closure = PyFunction_GetClosure(func);
+    Py_ssize_t n = closure != NULL ? PyTuple_GET_SIZE(closure) : 0;
+    if (PyTuple_GET_SIZE(cells) != n) {
+        cpk_arg_error(st, 1, "_function_fill",
+                      "state['__closure_cells__'] must hold %zd item%s, one "
+                      "per cell of the function, not %zd",
+                      n, n == 1 ? "" : "s", PyTuple_GET_SIZE(cells));
+        return -1;
+    }
+    PyObject *fresh = PyTuple_New(n);
+    if (fresh == NULL)
+        return -1;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *c = PyTuple_GET_ITEM(cells, i);
+        if (c == Py_None)
+            c = PyTuple_GET_ITEM(closure, i);
+        else if (!PyCell_Check(c)) {
+            cpk_arg_error(st, 1, "_function_fill",
+                          "state['__closure_cells__'] items must be cells "
+                          "or None, not %s",
+                          Py_TYPE(c)->tp_name);
+            Py_DECREF(fresh);
+            return -1;
+        }
+        PyTuple_SET_ITEM(fresh, i, Py_NewRef(c));
+    }
+    int r = PyFunction_SetClosure(func, fresh);
+    Py_DECREF(fresh);
+    return r;
+}
+
 /* One item of _function_fill's state. 0 or -1. */
 static int
 fill_one(cpk_state *st, PyObject *func, PyObject *k, PyObject *v)
@@ -138,6 +179,8 @@ fill_one(cpk_state *st, PyObject *func, PyObject *k, PyObject *v)
     }
     if (PyUnicode_Compare(k, st->str___closure__) == 0)
         return fill_closure(st, func, v);
+    if (PyUnicode_Compare(k, st->str___closure_cells__) == 0)
+        return share_cells(st, func, v);
     if (PyUnicode_Compare(k, st->str___dict__) == 0) {
         if (!cpk_check_value(st, "_function_fill", "state['__dict__']", v,
                              CPK_ARG_DICT))
@@ -162,7 +205,8 @@ fill_one(cpk_state *st, PyObject *func, PyObject *k, PyObject *v)
 SIG(_function_fill, -1, {"func", CPK_ARG_FUNCTION}, {"state", CPK_ARG_DICT});
 
 /* _function_fill(func, state): state is a dict; __globals__ merges into
- * the function's globals, __closure__ fills the cells, __dict__ merges
+ * the function's globals, __closure__ fills the cells, __closure_cells__
+ * puts in the cells shared with other functions, __dict__ merges
  * into its __dict__, __submodules__ only made the loader import them;
  * every other key is set as an attribute. Returns None. */
 static PyObject *
@@ -259,6 +303,89 @@ dynamic_subimport(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     }
     return mod;
+}
+
+SIG(_module_new, -1, {"name", CPK_ARG_STR}, {"namespace", CPK_ARG_DICT});
+
+/* _module_new(name, namespace): a new module whose namespace IS that dict
+ * (the globals the pickle gave the module's functions, function.c), so
+ * what is set on the module is what its functions see. */
+static PyObject *
+module_new(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+{
+    cpk_state *st = cpk_get_state(m);
+    if (!cpk_check_args(st, &_module_new_sig, args, nargs))
+        return NULL;
+    PyObject *ns = args[1];
+    if (!PyDict_CheckExact(ns)) {
+        cpk_arg_error(st, 0, "_module_new",
+                      "argument 2 (namespace) must be dict, not %s",
+                      Py_TYPE(ns)->tp_name);
+        return NULL;
+    }
+    PyObject *mod = PyModule_NewObject(args[0]);
+    if (mod == NULL)
+        return NULL;
+    /* No API makes a module around a given dict: the module type's dict
+     * slot (tp_dictoffset, md_dict in every CPython) takes it, while the
+     * module is ours alone. Its own dict lends the attributes a module
+     * starts with (__name__, __doc__, __spec__, ...), where the namespace
+     * lacks them, and __builtins__. */
+    Py_ssize_t off = Py_TYPE(mod)->tp_dictoffset;
+    PyObject **slot = off > 0 ? (PyObject **)((char *)mod + off) : NULL;
+    if (slot == NULL || *slot != PyModule_GetDict(mod)) {
+        PyErr_SetString(PyExc_SystemError,
+                        "_module_new(): unexpected module layout");
+        goto error;
+    }
+    PyObject *own = *slot;
+    Py_ssize_t pos = 0;
+    PyObject *k, *v;
+    while (PyDict_Next(own, &pos, &k, &v)) {
+        /* Held: a key of `ns` may compare by running code. */
+        Py_INCREF(k);
+        Py_INCREF(v);
+        PyObject *r = PyDict_SetDefault(ns, k, v);
+        Py_DECREF(k);
+        Py_DECREF(v);
+        if (r == NULL)
+            goto error;
+    }
+    if (PyDict_SetItem(ns, st->str___builtins__,
+                       PyModule_GetDict(st->builtins_module)) < 0)
+        goto error;
+    *slot = Py_NewRef(ns);
+    Py_DECREF(own);
+    return mod;
+error:
+    Py_DECREF(mod);
+    return NULL;
+}
+
+SIG(_module_fill, -1, {"module", CPK_ARG_ANY}, {"vars", CPK_ARG_DICT});
+
+/* _module_fill(module, vars): the module's variables, set once the
+ * functions that use its namespace exist. Only a module _module_new
+ * made would be sensible, but any module is only updated. */
+static PyObject *
+module_fill(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+{
+    cpk_state *st = cpk_get_state(m);
+    if (!cpk_check_args(st, &_module_fill_sig, args, nargs))
+        return NULL;
+    if (!PyModule_Check(args[0])) {
+        cpk_arg_error(st, 0, "_module_fill",
+                      "argument 1 (module) must be a module, not %s",
+                      Py_TYPE(args[0])->tp_name);
+        return NULL;
+    }
+    /* Held: updating compares keys, which may run code. */
+    PyObject *dict = Py_NewRef(PyModule_GetDict(args[0]));
+    int r = PyDict_Update(dict, args[1]);
+    Py_DECREF(dict);
+    if (r < 0)
+        return NULL;
+    Py_RETURN_NONE;
 }
 
 SIG(_builtin_type, -1, {"name", CPK_ARG_STR});
@@ -853,6 +980,12 @@ PyMethodDef cpk_reconstruct_methods[] = {
          "subimport(name)\n--\n\nImport and return module name."),
     FAST("dynamic_subimport", dynamic_subimport,
          "dynamic_subimport(name, vars)\n--\n\nA module made on the fly."),
+    FAST("_module_new", module_new,
+         "_module_new(name, namespace)\n--\n\nA module made on the fly, "
+         "whose namespace is that dict."),
+    FAST("_module_fill", module_fill,
+         "_module_fill(module, vars)\n--\n\nSet a rebuilt module's "
+         "variables."),
     FAST("_builtin_type", builtin_type,
          "_builtin_type(name)\n--\n\ngetattr(types, name)."),
     FAST("_make_skeleton_class", make_skeleton_class,

@@ -29,9 +29,13 @@ cpk_reduce_cell(cpk_state *st, PyObject *cell, int format)
 
 /* An importable module by name; a dynamic one (not in sys.modules, or
  * registered by value) with a copy of its namespace, __builtins__ left out
- * (the loader supplies its own). */
+ * (the loader supplies its own). In our format (with a pickler) the
+ * rebuilt module's namespace is the very dict its functions get as their
+ * globals, whichever of them the dump meets first: plugin.RATE = 0.5
+ * after loading changes what plugin.tax() computes, as for any module.
+ * Stock cloudpickle's dynamic_subimport copies the namespace instead. */
 PyObject *
-cpk_reduce_module(cpk_state *st, int format, PyObject *mod)
+cpk_reduce_module(cpk_state *st, PyObject *pickler, int format, PyObject *mod)
 {
     PyObject *modname = PyModule_GetNameObject(mod);
     if (modname == NULL)
@@ -63,6 +67,17 @@ cpk_reduce_module(cpk_state *st, int format, PyObject *mod)
             goto done;
         }
         PyErr_Clear();
+    }
+    if (pickler != NULL && format == CPK_FORMAT_NATIVE) {
+        PyObject *base = cpk_function_base_globals(
+            st, CPK_PICKLER_EXT(pickler), PyModule_GetDict(mod));
+        PyObject *args = base ? PyTuple_Pack(2, name, base) : NULL;
+        if (args != NULL)
+            r = cpk_reduce6(st->module_new, args, vars, st->module_fill);
+        Py_XDECREF(args);
+        Py_XDECREF(base);
+        Py_DECREF(vars);
+        goto done;
     }
     PyObject *f = cpk_callable(st, format, st->dynamic_subimport,
                                "cloudpickle.cloudpickle", "dynamic_subimport");
@@ -427,7 +442,8 @@ reduce_singleton(cpk_state *st, PyObject *obj)
 }
 
 static PyObject *
-reduce_dispatch(cpk_state *st, int format, int kind, PyObject *obj)
+reduce_dispatch(cpk_state *st, PyObject *pickler, int format, int kind,
+                PyObject *obj)
 {
     switch (kind) {
     case CPK_KIND_CODE:
@@ -435,7 +451,7 @@ reduce_dispatch(cpk_state *st, int format, int kind, PyObject *obj)
     case CPK_KIND_CELL:
         return cpk_reduce_cell(st, obj, format);
     case CPK_KIND_MODULE:
-        return cpk_reduce_module(st, format, obj);
+        return cpk_reduce_module(st, pickler, format, obj);
     case CPK_KIND_PROPERTY:
         return reduce_property(st, obj);
     case CPK_KIND_CLASSMETHOD:
@@ -479,7 +495,8 @@ reduce_dispatch(cpk_state *st, int format, int kind, PyObject *obj)
 PyObject *
 cpk_reduce_kind(cpk_state *st, PyObject *pickler, int kind, PyObject *obj)
 {
-    return reduce_dispatch(st, CPK_PICKLER_EXT(pickler)->format, kind, obj);
+    return reduce_dispatch(st, pickler, CPK_PICKLER_EXT(pickler)->format,
+                           kind, obj);
 }
 
 /* _reduce(obj): our reducer for type(obj), for use in dispatch tables
@@ -496,7 +513,7 @@ module_reduce(PyObject *m, PyObject *obj)
                      Py_TYPE(obj)->tp_name);
         return NULL;
     }
-    return reduce_dispatch(st, CPK_FORMAT_NATIVE, kind, obj);
+    return reduce_dispatch(st, NULL, CPK_FORMAT_NATIVE, kind, obj);
 }
 
 PyMethodDef cpk_reducer_methods[] = {
