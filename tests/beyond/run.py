@@ -9,7 +9,8 @@ The first part runs as __main__ of the dumping process (so what it defines
 goes by value) and defines make(), whose result is pickled. The second
 part runs in the loading process with `obj` (the loaded object) in its
 namespace and asserts the behaviour. Exit status: 0 pass, 1 the check
-failed, 2 the dump failed, 3 the load failed, 4 usage.
+failed, 2 the dump failed, 3 the load failed, 4 usage or set-up (the
+pickler cannot be imported).
 
 PICKLER: ccloudpickle (from $CPK_BUILD_DIR), cloudpickle3 (cloudpickle
 3.x from $CPK_CLOUDPICKLE3, a source tree), cloudpickle2 (the installed
@@ -44,7 +45,7 @@ def pickler(name):
         import dill
         recurse = name == "dill-recurse"
         return (lambda o: dill.dumps(o, recurse=recurse)), dill.loads
-    raise SystemExit("run.py: unknown pickler %r" % name)
+    raise KeyError(name)
 
 
 def parts(path):
@@ -57,8 +58,15 @@ def parts(path):
     return dump, "\n" * dump.count("\n") + load
 
 
+def setup(name):
+    try:
+        return pickler(name)
+    except (ImportError, KeyError, AssertionError) as e:
+        raise SystemExit("run.py: cannot use %s: %r" % (name, e)) from None
+
+
 def dump_side(name, path, out):
-    dumps, _ = pickler(name)
+    dumps, _ = setup(name)
     src, _ = parts(path)
     main = sys.modules["__main__"]
     main.__file__ = path
@@ -74,7 +82,7 @@ def dump_side(name, path, out):
 
 
 def load_side(name, path, inp):
-    _, loads = pickler(name)
+    _, loads = setup(name)
     _, src = parts(path)
     with open(inp, "rb") as f:
         data = f.read()
@@ -95,7 +103,13 @@ def load_side(name, path, inp):
 def main(argv):
     if len(argv) == 5 and argv[1] in ("--dump", "--load"):
         side = dump_side if argv[1] == "--dump" else load_side
-        return side(argv[2], argv[3], argv[4])
+        try:
+            return side(argv[2], argv[3], argv[4])
+        except SystemExit as e:
+            if isinstance(e.code, str):
+                print(e.code, file=sys.stderr)
+                return 4
+            raise
     if len(argv) != 3 or argv[1] not in PICKLERS:
         print("usage: run.py {%s} SCENARIO.py" % ",".join(PICKLERS),
               file=sys.stderr)
