@@ -137,6 +137,7 @@ cpk_codeinfo_init(cpk_state *st)
     /* -1: all slots taken by other tools; we then compute every time. */
     st->code_extra_index = cpk_request_code_index(free_info);
     st->code_reduce_index = cpk_request_code_index(free_info);
+    st->code_portable_index = cpk_request_code_index(free_info);
     return 0;
 }
 

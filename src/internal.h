@@ -262,6 +262,8 @@ typedef struct cpk_state {
     PyObject *make_empty_cell;
     PyObject *empty_cell_value;
     PyObject *subimport;
+    PyObject *code_portable;   /* _code_portable */
+    PyObject *portable_helper; /* portable_source.py, made at first use */
     PyObject *module_new;  /* _module_new, _module_fill */
     PyObject *module_fill;
     PyObject *dynamic_subimport;
@@ -321,6 +323,7 @@ typedef struct cpk_state {
      * the native reduce tuple. */
     Py_ssize_t code_extra_index;
     Py_ssize_t code_reduce_index;
+    Py_ssize_t code_portable_index; /* portable.c's reduce, per code */
     PyObject *version_str;       /* "3.11" */
     PyObject *str_ASCII;         /* loads' default encoding */
     PyObject *str_strict;
@@ -353,7 +356,7 @@ typedef struct cpk_state {
     X(abc_get_dump) X(str_dot) X(str_locals) X(function_new)                 \
     X(function_fill) X(code_unmarshal) X(code_new) X(make_cell)              \
     X(make_empty_cell) X(empty_cell_value) X(subimport) X(dynamic_subimport) \
-    X(module_new) X(module_fill)                                             \
+    X(module_new) X(module_fill) X(code_portable) X(portable_helper)         \
     X(builtin_type) X(make_skeleton_class) X(make_skeleton_enum)             \
     X(class_setstate) X(make_typevar) X(make_dict_keys) X(make_dict_values)  \
     X(make_dict_items) X(file_reconstructor) X(dataclass_sentinel)           \
@@ -388,6 +391,7 @@ typedef struct {
     int format;              /* cpk_format */
     int in_init;             /* set while CPython's __init__ runs */
     int diagnose_off;        /* dumps(diagnose=False): no culprit search */
+    int portable;            /* portable=True: code carries its source */
     int in_dump;             /* our dump() is running (gcpause.c) ... */
     int gc_paused;           /* ... and has paused automatic collection */
     Py_ssize_t reduced;      /* reducer_override calls in this dump */
@@ -645,6 +649,9 @@ PyObject *cpk_reduce_kind(cpk_state *st, PyObject *pickler, int kind,
                           PyObject *obj);
 PyObject *cpk_reduce_module(cpk_state *st, PyObject *pickler, int format,
                             PyObject *mod);
+/* portable.c: a code object's reduce with its source (portable=True). */
+PyObject *cpk_reduce_code_portable(cpk_state *st, PyObject *code);
+extern PyMethodDef cpk_portable_methods[];
 /* function.c: the dict a by-value function whose __globals__ is `globals`
  * gets as its globals after loading, one per distinct globals in the
  * Pickler's lifetime (new reference). */

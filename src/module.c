@@ -14,11 +14,19 @@
 
 /* Parse the (obj, protocol, buffer_callback, *, compat) tail shared by dump
  * and dumps, and make a Pickler writing to `file`; diagnose=False turns
- * its culprit search off (diagnose.c). New reference. */
+ * its culprit search off (diagnose.c), portable=True ships sources
+ * (portable.c). New reference. */
 static PyObject *
 make_pickler(cpk_state *st, PyObject *file, PyObject *protocol,
-             PyObject *buffer_callback, PyObject *compat, int diagnose)
+             PyObject *buffer_callback, PyObject *compat, int diagnose,
+             int portable)
 {
+    if (portable && compat != NULL && compat != Py_None) {
+        PyErr_SetString(PyExc_ValueError,
+                        "portable=True cannot be combined with compat=: "
+                        "stock cloudpickle cannot load the source it adds");
+        return NULL;
+    }
     /* Positional file, protocol, buffer_callback; compat by keyword. */
     PyObject *args[4] = {file, protocol, buffer_callback, compat};
     int with_compat = compat != NULL && compat != Py_None;
@@ -26,6 +34,8 @@ make_pickler(cpk_state *st, PyObject *file, PyObject *protocol,
                                       with_compat ? st->kwnames_compat : NULL);
     if (p != NULL && !diagnose)
         CPK_PICKLER_EXT(p)->diagnose_off = 1;
+    if (p != NULL && portable)
+        CPK_PICKLER_EXT(p)->portable = 1;
     return p;
 }
 
@@ -97,7 +107,7 @@ is_plain(PyObject *obj, int depth, Py_ssize_t *budget)
 static PyObject *
 dumps_impl(cpk_state *st, PyObject *obj, PyObject *protocol,
            PyObject *buffer_callback, PyObject *compat, PyObject *sign_key,
-           int diagnose)
+           int diagnose, int portable)
 {
     int signing = sign_key != NULL && sign_key != Py_None;
     int native = buffer_callback == Py_None && compat == Py_None &&
@@ -129,8 +139,8 @@ dumps_impl(cpk_state *st, PyObject *obj, PyObject *protocol,
     PyObject *sink = NULL, *pickler;
     /* None, 5 and -1 all make a protocol 5 Pickler, the spare's (engines
      * pass protocol=pickle.HIGHEST_PROTOCOL). */
-    int spare = native && protocol == Py_None;
-    if (native && !spare && PyLong_CheckExact(protocol)) {
+    int spare = native && !portable && protocol == Py_None;
+    if (native && !portable && !spare && PyLong_CheckExact(protocol)) {
         int overflow; /* no exception: a huge value is not 5 */
         long p = PyLong_AsLongAndOverflow(protocol, &overflow);
         spare = !overflow && (p == CPK_HIGHEST_PROTOCOL || p == -1);
@@ -144,7 +154,7 @@ dumps_impl(cpk_state *st, PyObject *obj, PyObject *protocol,
         if ((sink = cpk_sink_new(st)) == NULL)
             return NULL;
         pickler = make_pickler(st, sink, protocol, buffer_callback, compat,
-                               diagnose);
+                               diagnose, portable);
     }
     if (pickler == NULL) {
         Py_XDECREF(sink);
@@ -176,22 +186,24 @@ module_dumps(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
 {
     static const char *const kwlist[] = {"obj", "protocol", "buffer_callback",
                                          "compat", "sign_key", "diagnose",
-                                         NULL};
+                                         "portable", NULL};
     cpk_state *st = cpk_get_state(module);
     PyObject *obj, *protocol = Py_None, *buffer_callback = Py_None;
     PyObject *compat = Py_None, *sign_key = Py_None, *diagnose = Py_True;
+    PyObject *portable = Py_False;
     if (nargs == 1 && kwnames == NULL)
         return dumps_impl(st, args[0], protocol, buffer_callback, compat,
-                          sign_key, 1);
+                          sign_key, 1, 0);
     if (!cpk_parse_args("dumps", args, nargs, kwnames, kwlist, 1, 3,
                         &obj, &protocol, &buffer_callback, &compat, &sign_key,
-                        &diagnose))
+                        &diagnose, &portable))
         return NULL;
     int diag = PyObject_IsTrue(diagnose);
-    if (diag < 0)
+    int port = diag < 0 ? -1 : PyObject_IsTrue(portable);
+    if (port < 0)
         return NULL;
     return dumps_impl(st, obj, protocol, buffer_callback, compat, sign_key,
-                      diag);
+                      diag, port);
 }
 
 static PyObject *
@@ -200,22 +212,25 @@ module_dump(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
 {
     static const char *const kwlist[] = {"obj", "file", "protocol",
                                          "buffer_callback", "compat",
-                                         "sign_key", "diagnose", NULL};
+                                         "sign_key", "diagnose", "portable",
+                                         NULL};
     cpk_state *st = cpk_get_state(module);
     PyObject *obj, *file, *protocol = Py_None, *buffer_callback = Py_None;
     PyObject *compat = Py_None, *sign_key = Py_None, *diagnose = Py_True;
+    PyObject *portable = Py_False;
     if (!cpk_parse_args("dump", args, nargs, kwnames, kwlist, 2, 4,
                         &obj, &file, &protocol, &buffer_callback, &compat,
-                        &sign_key, &diagnose))
+                        &sign_key, &diagnose, &portable))
         return NULL;
     int diag = PyObject_IsTrue(diagnose);
-    if (diag < 0)
+    int port = diag < 0 ? -1 : PyObject_IsTrue(portable);
+    if (port < 0)
         return NULL;
     if (sign_key != Py_None) {
         /* Signed: made in memory, then one write (nothing is written if
          * pickling fails). */
         PyObject *env = dumps_impl(st, obj, protocol, buffer_callback,
-                                   compat, sign_key, diag);
+                                   compat, sign_key, diag, port);
         if (env == NULL)
             return NULL;
         PyObject *wargs[2] = {file, env};
@@ -228,7 +243,7 @@ module_dump(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
         Py_RETURN_NONE;
     }
     PyObject *pickler = make_pickler(st, file, protocol, buffer_callback,
-                                     compat, diag);
+                                     compat, diag, port);
     if (pickler == NULL)
         return NULL;
     PyObject *r = pickler_dump(pickler, obj);
@@ -797,7 +812,8 @@ module_exec(PyObject *module)
         PyModule_AddFunctions(module, cpk_reducer_methods) < 0 ||
         PyModule_AddFunctions(module, cpk_diagnose_methods) < 0 ||
         PyModule_AddFunctions(module, cpk_glue_methods) < 0 ||
-        PyModule_AddFunctions(module, cpk_stock_methods) < 0)
+        PyModule_AddFunctions(module, cpk_stock_methods) < 0 ||
+        PyModule_AddFunctions(module, cpk_portable_methods) < 0)
         return -1;
     if ((st->function_new = own(module, "_function_new")) == NULL ||
         (st->function_fill = own(module, "_function_fill")) == NULL ||
@@ -809,6 +825,7 @@ module_exec(PyObject *module)
         (st->dynamic_subimport = own(module, "dynamic_subimport")) == NULL ||
         (st->module_new = own(module, "_module_new")) == NULL ||
         (st->module_fill = own(module, "_module_fill")) == NULL ||
+        (st->code_portable = own(module, "_code_portable")) == NULL ||
         (st->builtin_type = own(module, "_builtin_type")) == NULL ||
         (st->make_skeleton_class = own(module, "_make_skeleton_class")) ==
             NULL ||

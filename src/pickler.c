@@ -310,18 +310,20 @@ Pickler_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     return self;
 }
 
-/* Parse (file, protocol=None, buffer_callback=None, *, compat=None).
+/* Parse (file, protocol=None, buffer_callback=None, *, compat=None,
+ * portable=False).
  * Positional calls (how dumps() makes its Pickler) skip the generic
  * parser. Borrowed references. */
 static int
 parse_init_args(PyObject *args, PyObject *kwds, PyObject **file,
                 PyObject **protocol, PyObject **buffer_callback,
-                PyObject **compat)
+                PyObject **compat, PyObject **portable)
 {
     static char *kwlist[] = {"file", "protocol", "buffer_callback", "compat",
-                             NULL};
+                             "portable", NULL};
     Py_ssize_t n = PyTuple_GET_SIZE(args);
     *protocol = *buffer_callback = *compat = Py_None;
+    *portable = Py_False;
     if ((kwds == NULL || PyDict_GET_SIZE(kwds) == 0) && n >= 1 && n <= 3) {
         *file = PyTuple_GET_ITEM(args, 0);
         if (n > 1)
@@ -330,9 +332,9 @@ parse_init_args(PyObject *args, PyObject *kwds, PyObject **file,
             *buffer_callback = PyTuple_GET_ITEM(args, 2);
         return 0;
     }
-    return PyArg_ParseTupleAndKeywords(args, kwds, "O|OO$O:Pickler", kwlist,
+    return PyArg_ParseTupleAndKeywords(args, kwds, "O|OO$OO:Pickler", kwlist,
                                        file, protocol, buffer_callback,
-                                       compat)
+                                       compat, portable)
                ? 0
                : -1;
 }
@@ -439,15 +441,24 @@ cpk_pickler_type_pristine(cpk_state *st)
 static int
 Pickler_init(PyObject *self, PyObject *args, PyObject *kwds)
 {
-    PyObject *file, *protocol, *buffer_callback, *compat;
+    PyObject *file, *protocol, *buffer_callback, *compat, *portable_obj;
     cpk_pickler_ext *ext = CPK_PICKLER_EXT(self);
 
     if (parse_init_args(args, kwds, &file, &protocol, &buffer_callback,
-                        &compat) < 0)
+                        &compat, &portable_obj) < 0)
         return -1;
     int format = cpk_compat_format(compat);
     if (format < 0)
         return -1;
+    int portable = PyObject_IsTrue(portable_obj);
+    if (portable < 0)
+        return -1;
+    if (portable && format != CPK_FORMAT_NATIVE) {
+        PyErr_SetString(PyExc_ValueError,
+                        "portable=True cannot be combined with compat=: "
+                        "stock cloudpickle cannot load the source it adds");
+        return -1;
+    }
     int proto = 5;
     if (protocol != Py_None) {
         long p = PyLong_AsLong(protocol);
@@ -481,6 +492,7 @@ Pickler_init(PyObject *self, PyObject *args, PyObject *kwds)
     ext->memo_used = 0; /* CPython's __init__ made a new, empty memo */
     ext->proto = proto;
     ext->format = format;
+    ext->portable = portable;
     return 0;
 }
 
@@ -812,12 +824,16 @@ static PyGetSetDef Pickler_getset[] = {
 static PyMemberDef Pickler_members[3];
 
 PyDoc_STRVAR(Pickler_doc,
-"Pickler(file, protocol=None, buffer_callback=None, *, compat=None)\n--\n\n"
+"Pickler(file, protocol=None, buffer_callback=None, *, compat=None,\n"
+"        portable=False)\n--\n\n"
 "A pickle.Pickler that pickles functions, classes and modules by value\n"
 "where they cannot be imported by name on the loading side (cloudpickle's\n"
 "CloudPickler, in C). compat= writes stock cloudpickle's format for the\n"
 "release that will load it: 'cloudpickle3' (or 'cloudpickle') for 3.x,\n"
-"'cloudpickle2' for any 2.x, or a release such as '2.2' or '3.1.2'.\n\n"
+"'cloudpickle2' for any 2.x, or a release such as '2.2' or '3.1.2'.\n"
+"portable=True also ships the source of each function carried by value,\n"
+"when it is found and proven to be the running code, so that another\n"
+"CPython version can load and run it (not with compat=).\n\n"
 "When dump() fails, the exception (its type, traceback and cause\n"
 "unchanged) gets the path to the culprit: a note such as \"when pickling\n"
 "handler.__globals__['client'].conn['lock'] (_thread.lock)\" on 3.11+,\n"

@@ -1941,6 +1941,7 @@ static const char *const plain_builtins[] = {
 /* Reconstructors: ccloudpickle's (doc/FORMAT.md) and cloudpickle's. */
 static const char *const ccp_names[] = {
     "_function_new", "_function_fill", "_empty_cell_value", "_code_unmarshal",
+    "_code_portable",
     "_code_new", "_make_skeleton_class", "_make_skeleton_enum",
     "_class_setstate", "_make_typevar", "_make_cell", "_make_empty_cell",
     "subimport", "dynamic_subimport", "_module_new", "_module_fill",

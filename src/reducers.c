@@ -447,6 +447,9 @@ reduce_dispatch(cpk_state *st, PyObject *pickler, int format, int kind,
 {
     switch (kind) {
     case CPK_KIND_CODE:
+        if (pickler != NULL && CPK_PICKLER_EXT(pickler)->portable &&
+            format == CPK_FORMAT_NATIVE)
+            return cpk_reduce_code_portable(st, obj);
         return cpk_reduce_code(st, obj, format);
     case CPK_KIND_CELL:
         return cpk_reduce_cell(st, obj, format);

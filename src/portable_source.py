@@ -1,0 +1,228 @@
+"""Source text for portable pickles (companion of src/portable.c).
+
+``dumps(obj, portable=True)`` ships, beside each by-value function's
+bytecode, the source it was compiled from, so that another CPython version
+can compile it again. :func:`find` locates a code object's ``def`` or
+``lambda`` in its file (``linecache``, ``ast``) and proves it is the
+running code: it rebuilds the function's lexical nest (enclosing classes
+for name mangling and ``super()``'s ``__class__`` cell, an enclosing
+function binding its free variables), compiles that, and compares the code
+it gets with the live one, field by field, nested code included. Only a
+proven match is shipped; otherwise the reason is. :func:`compile_portable`
+is the loading side.
+
+A shipped source is ``(text, filename, name, line, flags)``: ``text`` is a
+module whose compilation holds the target code object, the one named
+``name`` whose first line is ``line`` (the first found, breadth first);
+``flags`` are the ``__future__`` flags it is compiled with.
+"""
+
+import ast
+import linecache
+import sys
+
+# __future__ features that change compilation (co_flags keeps them).
+_FUTURE_MASK = 0
+for _name in ("annotations", "generator_stop", "barry_as_FLUFL"):
+    _FUTURE_MASK |= getattr(__import__("__future__"), _name).compiler_flag
+
+_CODE_FIELDS = ("co_argcount", "co_posonlyargcount", "co_kwonlyargcount",
+                "co_flags", "co_code", "co_names", "co_varnames",
+                "co_freevars", "co_cellvars", "co_name")
+
+# filename -> (lines, tree, parents): a file is parsed once per version of
+# its text (linecache's lines list is replaced when the file changes).
+_parsed = {}
+
+
+def _parse(filename):
+    lines = linecache.getlines(filename)
+    if not lines:
+        return None, "no source: %s cannot be read" % filename
+    hit = _parsed.get(filename)
+    if hit is not None and hit[0] is lines:
+        return hit, None
+    try:
+        tree = ast.parse("".join(lines), filename)
+    except (SyntaxError, ValueError) as e:
+        return None, "its file %s does not parse (%s)" % (filename, e)
+    parents = {}
+    for node in ast.walk(tree):
+        for child in ast.iter_child_nodes(node):
+            parents[child] = node
+    hit = (lines, tree, parents)
+    if len(_parsed) > 64:
+        _parsed.clear()
+    _parsed[filename] = hit
+    return hit, None
+
+
+def _same_const(a, b):
+    if type(a) is not type(b):
+        return False
+    if hasattr(a, "co_code"):
+        return _same_code(a, b)
+    if isinstance(a, (tuple, frozenset)):
+        if len(a) != len(b):
+            return False
+        if isinstance(a, frozenset):
+            return a == b
+        return all(_same_const(x, y) for x, y in zip(a, b))
+    if isinstance(a, (float, complex)):
+        return repr(a) == repr(b)  # 0.0 and -0.0 differ, nan equals nan
+    return a == b
+
+
+def _same_code(a, b):
+    for f in _CODE_FIELDS:
+        if getattr(a, f) != getattr(b, f):
+            return False
+    if len(a.co_consts) != len(b.co_consts):
+        return False
+    return all(_same_const(x, y) for x, y in zip(a.co_consts, b.co_consts))
+
+
+def _first_line(node):
+    decos = getattr(node, "decorator_list", None)
+    return decos[0].lineno if decos else node.lineno
+
+
+def _prefix(lines, node):
+    line = lines[_first_line(node) - 1]
+    return line[:len(line) - len(line.lstrip())]
+
+
+def _wrapper(lines, parents, node, code):
+    """The module text holding `node` in its lexical nest, and the line
+    the target's code starts on in it."""
+    chain = []
+    p = parents.get(node)
+    while p is not None and not isinstance(p, ast.Module):
+        if isinstance(p, (ast.FunctionDef, ast.AsyncFunctionDef,
+                          ast.ClassDef, ast.Lambda, ast.ListComp,
+                          ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            chain.append(p)
+        p = parents.get(p)
+    chain.reverse()
+    free = [n for n in code.co_freevars
+            if n not in ("__class__", "__classdict__")]
+    is_lambda = isinstance(node, ast.Lambda)
+    out = []
+    if is_lambda:
+        # Inside parentheses indentation is free: a synthetic nest, one
+        # space per level, each scope a def or class header.
+        depth = 0
+        for anc in chain:
+            if isinstance(anc, ast.ClassDef):
+                out.append(" " * depth + "class %s:" % anc.name)
+            else:
+                name = getattr(anc, "name", "__cpk_scope__")
+                out.append(" " * depth + "def %s():" % name)
+            depth += 1
+        if free:
+            if not chain or isinstance(chain[-1], ast.ClassDef):
+                out.append(" " * depth + "def __cpk_scope__():")
+                depth += 1
+            out.append(" " * depth + " = ".join(free) + " = None")
+        text = ast.get_source_segment("".join(lines), node)
+        if text is None:
+            return None, 0
+        body = [" " * depth + "__cpk_lambda__ = (" + text + ")"]
+        target_offset = 0
+    else:
+        # A def's own lines keep their indentation: every header of its
+        # nest keeps its original indentation too.
+        heads = [(anc, _prefix(lines, anc)) for anc in chain]
+        inner_fn = max((i for i, (a, _) in enumerate(heads)
+                        if not isinstance(a, ast.ClassDef)), default=-1)
+        for i, (anc, pre) in enumerate(heads):
+            kw = "class" if isinstance(anc, ast.ClassDef) else "def"
+            out.append(pre + "%s %s%s:" % (kw, anc.name,
+                                           "" if kw == "class" else "()"))
+            if i == inner_fn and free:
+                nxt = heads[i + 1][1] if i + 1 < len(heads) else \
+                    _prefix(lines, node)
+                out.append(nxt + " = ".join(free) + " = None")
+        if free and inner_fn < 0:
+            return None, 0
+        start = _first_line(node)
+        body = lines[start - 1:node.end_lineno]
+        body = [b.rstrip("\n") for b in body]
+        target_offset = 0
+    # Blank lines put the target on its original line when the nest fits
+    # above it, so tracebacks and line numbers match the file.
+    target_line = code.co_firstlineno
+    pad = target_line - 1 - len(out)
+    if pad >= 0:
+        out = out[:0] + out
+        text = "\n" * pad + "\n".join(out + body) + "\n"
+        return text, target_line
+    text = "\n".join(out + body) + "\n"
+    return text, len(out) + 1 + target_offset
+
+
+def _find_code(top, name, line):
+    todo = [top]
+    while todo:
+        nxt = []
+        for c in todo:
+            for k in c.co_consts:
+                if hasattr(k, "co_code"):
+                    if k.co_name == name and k.co_firstlineno == line:
+                        return k
+                    nxt.append(k)
+        todo = nxt
+    return None
+
+
+def _compile(text, filename, flags):
+    return compile(text, filename, "exec", flags, dont_inherit=True)
+
+
+def find(code):
+    """(source, None) for code whose source is found and proven, else
+    (None, reason)."""
+    filename = code.co_filename
+    if filename.startswith("<") and filename.endswith(">"):
+        return None, "no source file (%s)" % filename
+    hit, why = _parse(filename)
+    if hit is None:
+        return None, why
+    lines, tree, parents = hit
+    line = code.co_firstlineno
+    name = code.co_name
+    if name == "<lambda>":
+        cands = [n for n in ast.walk(tree)
+                 if isinstance(n, ast.Lambda) and n.lineno == line]
+    else:
+        cands = [n for n in ast.walk(tree)
+                 if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+                 and n.name == name and _first_line(n) == line]
+    if not cands:
+        return None, ("its source is not at %s, line %d (the file changed "
+                      "since?)" % (filename, line))
+    flags = code.co_flags & _FUTURE_MASK
+    for node in cands:
+        text, at = _wrapper(lines, parents, node, code)
+        if text is None:
+            continue
+        try:
+            top = _compile(text, filename, flags)
+        except (SyntaxError, ValueError):
+            continue
+        got = _find_code(top, name, at)
+        if got is not None and _same_code(got, code):
+            return (text, filename, name, at, flags), None
+    return None, ("its source at %s, line %d does not compile to the "
+                  "running code (the file changed since?)" % (filename, line))
+
+
+def compile_portable(source, qualname=None):
+    """The code object of a shipped source, compiled by this Python."""
+    text, filename, name, line, flags = source
+    top = _compile(text, filename, flags)
+    got = _find_code(top, name, line)
+    if got is None:
+        raise ValueError("no code %r at line %d in the shipped source"
+                         % (name, line))
+    return got
