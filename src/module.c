@@ -477,7 +477,7 @@ module_load(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
 
 PyDoc_STRVAR(dumps_doc,
 "dumps(obj, protocol=None, buffer_callback=None, *, compat=None,\n"
-"      sign_key=None, diagnose=True)\n--\n\n"
+"      sign_key=None, diagnose=True, portable=False)\n--\n\n"
 "Return the pickle of obj as bytes. Functions and classes that cannot be\n"
 "imported by name on the other side are pickled by value.\n\n"
 "protocol defaults to DEFAULT_PROTOCOL (the highest). compat= writes a\n"
@@ -497,11 +497,15 @@ PyDoc_STRVAR(dumps_doc,
 "before (when its args are one str). To find it, parts of obj are\n"
 "pickled again after the failure, so their __reduce__ code runs again\n"
 "(a bounded number of times); diagnose=False skips that. A successful\n"
-"dump costs nothing more either way.");
+"dump costs nothing more either way.\n\n"
+"portable=True also ships the source of each function carried by value,\n"
+"when it is found and proven to compile to the running code, so that\n"
+"another CPython version can compile and run it (doc/FORMAT.md,\n"
+"_code_portable). Not with compat=: ValueError.");
 
 PyDoc_STRVAR(dump_doc,
 "dump(obj, file, protocol=None, buffer_callback=None, *, compat=None,\n"
-"     sign_key=None, diagnose=True)\n--\n\n"
+"     sign_key=None, diagnose=True, portable=False)\n--\n\n"
 "Write the pickle of obj to the binary file object file. See dumps().\n"
 "With sign_key, the signed envelope is made in memory and written with\n"
 "one file.write() call.");

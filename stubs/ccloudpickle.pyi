@@ -71,6 +71,7 @@ class Pickler(pickle.Pickler):
         buffer_callback: Optional[Callable[[pickle.PickleBuffer], Any]] = None,
         *,
         compat: Optional[str] = None,
+        portable: bool = False,
     ) -> None: ...
     def reducer_override(self, obj: Any) -> Any: ...
 
@@ -100,10 +101,13 @@ def dumps(
     compat: Optional[str] = None,
     sign_key: Optional[_Key] = None,
     diagnose: bool = True,
+    portable: bool = False,
 ) -> bytes:
     """Pickle obj. A failure names the culprit's path (see Pickler); the
     search re-pickles parts of obj (user __reduce__ code runs again):
-    diagnose=False skips it."""
+    diagnose=False skips it. portable=True also ships the proven source of
+    each function carried by value, so another CPython version can run it
+    (not with compat=)."""
 
 
 def dump(
@@ -115,8 +119,9 @@ def dump(
     compat: Optional[str] = None,
     sign_key: Optional[_Key] = None,
     diagnose: bool = True,
+    portable: bool = False,
 ) -> None:
-    """Pickle obj to file; failures as in dumps()."""
+    """Pickle obj to file; failures and portable= as in dumps()."""
 
 
 def loads(
