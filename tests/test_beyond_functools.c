@@ -36,16 +36,52 @@ TestSuite(functools_pickles, .init = cpk_py_start, .fini = cpk_py_stop);
     "    return n if n < 2 else fib(n - 1) + fib(n - 2)\n"
 
 /* In a fresh process, with protocols 2 and 5: one dispatcher for the
- * recursion (the memo), not a copy per reference. */
+ * recursion (the memo), not a copy per reference. An implementation that
+ * calls it is pickled after it is memoized; the undecorated function that
+ * calls it is pickled before (the pickle's POP/GET on recursion). */
 Test(functools_pickles, singledispatch_recursion_goes_through_one_dispatcher)
 {
-    cpk_py(DISPATCH);
-    cpk_fresh_protos("(d, P)",
-                     "d, P = obj\n"
+    cpk_py(DISPATCH
+           "@functools.singledispatch\n"
+           "def walk(x):\n"
+           "    return [walk(i) for i in x] if isinstance(x, tuple) else 0\n"
+           "walk.register(int, lambda x: 1)\n");
+    cpk_fresh_protos("(d, P, walk)",
+                     "d, P, walk = obj\n"
                      "assert d([1, [P(), 2.0]]) == ['int', ['P', 'obj']]\n"
                      "impl = d.registry[list]\n"
                      "assert impl.__globals__['d'] is d\n"
-                     "assert d.dispatch(bool) is d.registry[int]\n");
+                     "assert d.dispatch(bool) is d.registry[int]\n"
+                     "assert walk.__wrapped__.__globals__['walk'] is walk\n"
+                     "assert walk((1, ('a', 2))) == [1, [0, 1]]\n"
+                     "assert list(walk.registry) == [object, int]\n");
+}
+
+/* singledispatchmethod: its dispatcher is a singledispatch function.
+ * From 3.12.? it also holds a WeakKeyDictionary cache of bound methods
+ * (_method_cache), which pickles only where weak dictionaries do. */
+Test(functools_pickles, singledispatchmethod_on_a_class_by_value)
+{
+    cpk_py("import functools\n"
+           "class Fmt:\n"
+           "    @functools.singledispatchmethod\n"
+           "    def show(self, x):\n"
+           "        return 'obj'\n"
+           "    @show.register\n"
+           "    def _(self, x: int):\n"
+           "        return 'int%d' % x\n"
+           "cached = b'1' if '_method_cache' in vars(Fmt.__dict__['show']) "
+           "else b'0'\n");
+    size_t len;
+    char *cached = cpk_py_bytes("cached", &len);
+    int skip = cached[0] == '1';
+    free(cached);
+    if (skip)
+        cr_skip_test("singledispatchmethod._method_cache is a "
+                     "WeakKeyDictionary");
+    cpk_fresh_protos("Fmt", "f = obj()\n"
+                            "assert f.show(2) == 'int2'\n"
+                            "assert f.show('a') == 'obj'\n");
 }
 
 Test(functools_pickles, lru_cache_recursion_goes_through_one_cache)
