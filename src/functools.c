@@ -233,6 +233,47 @@ done:
     return result;
 }
 
+/* singledispatchmethod(func), then BUILD of its __dict__: the dispatcher
+ * (a singledispatch function, above) replaces the one __init__ made.
+ * From 3.12.? __init__ also makes _method_cache, a WeakKeyDictionary of
+ * bound methods: per process, not pickled. In the stock formats the
+ * dispatcher does not pickle anyway: left as it was. */
+PyObject *
+cpk_reduce_sdmethod(cpk_state *st, int format, PyObject *obj)
+{
+    if (format != CPK_FORMAT_NATIVE)
+        Py_RETURN_NOTIMPLEMENTED;
+    PyObject *dict = PyObject_GetAttr(obj, st->str___dict__), *func = NULL;
+    PyObject *callable = NULL, *args = NULL, *result = NULL;
+    if (dict == NULL)
+        return NULL;
+    if (!PyDict_Check(dict)) {
+        Py_DECREF(dict);
+        Py_RETURN_NOTIMPLEMENTED;
+    }
+    Py_SETREF(dict, PyDict_Copy(dict));
+    if (dict == NULL || cpk_dict_get_ref(dict, st->str_func, &func) < 0)
+        goto done;
+    if (func == NULL) {
+        result = Py_NewRef(Py_NotImplemented);
+        goto done;
+    }
+    if (PyDict_DelItem(dict, st->str__method_cache) < 0) {
+        if (!PyErr_ExceptionMatches(PyExc_KeyError))
+            goto done;
+        PyErr_Clear();
+    }
+    callable = functools_attr(st, st->str_singledispatchmethod);
+    if (callable != NULL && (args = PyTuple_Pack(1, func)) != NULL)
+        result = PyTuple_Pack(3, callable, args, dict);
+done:
+    Py_XDECREF(dict);
+    Py_XDECREF(func);
+    Py_XDECREF(callable);
+    Py_XDECREF(args);
+    return result;
+}
+
 /* Load side ---------------------------------------------------------------*/
 
 SIG(_singledispatch_new, -1, {"func", CPK_ARG_ANY});

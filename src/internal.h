@@ -149,7 +149,8 @@ PyType_GetModuleByDef(PyTypeObject *type, PyModuleDef *def)
     X(maxsize) X(typed) X(singledispatch) X(lru_cache) X(_lru_cache_wrapper) \
     X(_CacheInfo) X(__cause__) X(__context__) X(__suppress_context__)        \
     X(__notes__) X(__reduce__) X(__reduce_ex__) X(__setstate__)              \
-    X(traceback) X(format_tb)
+    X(traceback) X(format_tb) X(singledispatchmethod) X(func)                \
+    X(_method_cache)
 
 /* What reducer_override does with an object of a given exact type. */
 typedef enum {
@@ -178,6 +179,7 @@ typedef enum {
     CPK_KIND_SINGLETON,   /* module-level singleton: by name (singletons) */
     CPK_KIND_EXTREF,      /* cpk_ref: a name in another module (compat) */
     CPK_KIND_LRU_CACHE,   /* functools._lru_cache_wrapper (functools.c) */
+    CPK_KIND_SDMETHOD,    /* functools.singledispatchmethod (functools.c) */
     CPK_KIND_EXCEPTION,   /* any exception: not in the table (pickler.c) */
     CPK_KIND_COUNT
 } cpk_kind;
@@ -202,6 +204,7 @@ typedef enum {
     CPK_LAZY_DC_KW_ONLY,
     CPK_LAZY_ENUM,        /* enum.Enum, to tell enums from other classes */
     CPK_LAZY_LRU_CACHE,   /* functools._lru_cache_wrapper */
+    CPK_LAZY_SDMETHOD,    /* functools.singledispatchmethod */
     CPK_LAZY_COUNT
 } cpk_lazy;
 
@@ -641,6 +644,7 @@ PyObject *cpk_find_submodules(cpk_state *st, PyObject *all_names,
 PyObject *cpk_reduce_singledispatch(cpk_state *st, PyObject *pickler,
                                     PyObject *func);
 PyObject *cpk_reduce_lru_cache(cpk_state *st, int format, PyObject *obj);
+PyObject *cpk_reduce_sdmethod(cpk_state *st, int format, PyObject *obj);
 extern PyMethodDef cpk_functools_methods[];
 
 /* exceptions.c: exceptions with __cause__, __context__, notes. */
