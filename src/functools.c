@@ -151,11 +151,13 @@ functools_attr(cpk_state *st, PyObject *name)
 PyObject *
 cpk_reduce_lru_cache(cpk_state *st, int format, PyObject *obj)
 {
-    /* Importable wrappers go by reference, as the type's __reduce__
-     * has them go. */
+    /* Importable wrappers go by reference: what the type's __reduce__
+     * gives (its qualname), not NotImplemented, so that _reduce in a
+     * dispatch table CPython consults works too. */
     int r = cpk_should_pickle_by_reference(st, obj);
     if (r != 0)
-        return r < 0 ? NULL : Py_NewRef(Py_NotImplemented);
+        return r < 0 ? NULL
+                     : PyObject_CallMethodNoArgs(obj, st->str___reduce__);
     PyObject *dict = NULL, *func = NULL, *params = NULL, *maxsize = NULL;
     PyObject *typed = NULL, *args = NULL, *result = NULL, *callable = NULL;
     dict = PyObject_GetAttr(obj, st->str___dict__);

@@ -139,7 +139,14 @@ Test(functools_pickles, importable_lru_wrapper_by_reference)
            "data = cp.dumps(w)\n"
            "assert b'_lru_cache_new' not in data, data\n"
            "assert b'_compile_pattern' in data\n"
-           "assert cp.loads(data) is w\n");
+           "assert cp.loads(data) is w\n"
+           /* and through our table in a plain Pickler */
+           "import io, pickle\n"
+           "f = io.BytesIO()\n"
+           "p = pickle.Pickler(f)\n"
+           "p.dispatch_table = cp.Pickler.dispatch_table\n"
+           "p.dump(w)\n"
+           "assert pickle.loads(f.getvalue()) is w\n");
 }
 
 /* Functions that only look like a dispatcher go the usual way. */
