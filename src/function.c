@@ -487,6 +487,11 @@ cpk_reduce_function(cpk_state *st, PyObject *pickler, PyObject *func)
         return NULL;
     if (by_ref)
         Py_RETURN_NOTIMPLEMENTED;
+    /* functools.singledispatch's wrapper: its registry is rebuilt. */
+    PyObject *sd = cpk_reduce_singledispatch(st, pickler, func);
+    if (sd != Py_NotImplemented)
+        return sd;
+    Py_DECREF(sd);
 
     cpk_pickler_ext *ext = CPK_PICKLER_EXT(pickler);
     PyFunctionObject *f = (PyFunctionObject *)func;

@@ -144,7 +144,13 @@ PyType_GetModuleByDef(PyTypeObject *type, PyModuleDef *def)
     X(tell) X(write) X(stdout) X(stderr) X(stdin) X(TypeVar) X(_FIELD)       \
     X(_FIELD_CLASSVAR) X(_FIELD_INITVAR) X(ChainMap) X(__getattr__)          \
     X(_value_) X(_cpk_member_attrs) X(__objclass__) X(__firstlineno__)      \
-    X(__ccloudpickle_wrapper__) X(__closure_cells__)
+    X(__ccloudpickle_wrapper__)                                               \
+    X(functools) X(registry) X(__wrapped__) X(cache_parameters)              \
+    X(maxsize) X(typed) X(singledispatch) X(lru_cache) X(_lru_cache_wrapper) \
+    X(_CacheInfo) X(__cause__) X(__context__) X(__suppress_context__)        \
+    X(__notes__) X(__reduce__) X(__reduce_ex__) X(__setstate__)              \
+    X(traceback) X(format_tb) X(singledispatchmethod) X(func)                \
+    X(_method_cache) X(__closure_cells__)
 
 /* What reducer_override does with an object of a given exact type. */
 typedef enum {
@@ -172,6 +178,9 @@ typedef enum {
     CPK_KIND_FIELD_SENTINEL,
     CPK_KIND_SINGLETON,   /* module-level singleton: by name (singletons) */
     CPK_KIND_EXTREF,      /* cpk_ref: a name in another module (compat) */
+    CPK_KIND_LRU_CACHE,   /* functools._lru_cache_wrapper (functools.c) */
+    CPK_KIND_SDMETHOD,    /* functools.singledispatchmethod (functools.c) */
+    CPK_KIND_EXCEPTION,   /* any exception: not in the table (pickler.c) */
     CPK_KIND_COUNT
 } cpk_kind;
 
@@ -194,6 +203,8 @@ typedef enum {
     CPK_LAZY_DC_MISSING,  /* dataclasses.MISSING keeps its identity */
     CPK_LAZY_DC_KW_ONLY,
     CPK_LAZY_ENUM,        /* enum.Enum, to tell enums from other classes */
+    CPK_LAZY_LRU_CACHE,   /* functools._lru_cache_wrapper */
+    CPK_LAZY_SDMETHOD,    /* functools.singledispatchmethod */
     CPK_LAZY_COUNT
 } cpk_lazy;
 
@@ -277,6 +288,9 @@ typedef struct cpk_state {
     PyObject *make_dict_items;
     PyObject *file_reconstructor;
     PyObject *dataclass_sentinel;
+    PyObject *singledispatch_new; /* functools.c */
+    PyObject *singledispatch_fill;
+    PyObject *lru_cache_new;
     PyObject *reduce_builtin;    /* _reduce: our reducers for dispatch tables */
     /* cloudpickle's function reconstructors (compat.c), for loading and for
      * writing the cloudpickle format. */
@@ -360,6 +374,7 @@ typedef struct cpk_state {
     X(builtin_type) X(make_skeleton_class) X(make_skeleton_enum)             \
     X(class_setstate) X(make_typevar) X(make_dict_keys) X(make_dict_values)  \
     X(make_dict_items) X(file_reconstructor) X(dataclass_sentinel)           \
+    X(singledispatch_new) X(singledispatch_fill) X(lru_cache_new)           \
     X(reduce_builtin) X(cp_make_function) X(cp_function_setstate)            \
     X(compat_import) X(shim) X(by_value) X(tracker_by_id)                    \
     X(tracker_by_class) X(types_names) X(default_table) X(extrefs)           \
@@ -629,6 +644,18 @@ PyObject *cpk_reduce_function(cpk_state *st, PyObject *pickler,
                               PyObject *func);
 PyObject *cpk_find_submodules(cpk_state *st, PyObject *all_names,
                               PyObject *values);
+
+/* functools.c: singledispatch functions and lru_cache wrappers by value.
+ * The singledispatch reducer returns NotImplemented (new reference) for
+ * any other function. */
+PyObject *cpk_reduce_singledispatch(cpk_state *st, PyObject *pickler,
+                                    PyObject *func);
+PyObject *cpk_reduce_lru_cache(cpk_state *st, int format, PyObject *obj);
+PyObject *cpk_reduce_sdmethod(cpk_state *st, int format, PyObject *obj);
+extern PyMethodDef cpk_functools_methods[];
+
+/* exceptions.c: exceptions with __cause__, __context__, notes. */
+PyObject *cpk_reduce_exception(cpk_state *st, int format, PyObject *exc);
 
 /* class.c */
 PyObject *cpk_reduce_class(cpk_state *st, PyObject *pickler, PyObject *cls);

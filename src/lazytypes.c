@@ -22,6 +22,10 @@ static const struct {
     [CPK_LAZY_DC_KW_ONLY] = {"dataclasses", "_KW_ONLY_TYPE",
                              CPK_KIND_SINGLETON},
     [CPK_LAZY_ENUM] = {"enum", "Enum", CPK_KIND_NONE},
+    [CPK_LAZY_LRU_CACHE] = {"functools", "_lru_cache_wrapper",
+                            CPK_KIND_LRU_CACHE},
+    [CPK_LAZY_SDMETHOD] = {"functools", "singledispatchmethod",
+                           CPK_KIND_SDMETHOD},
 };
 
 /* Names of the module-level singletons whose class is CPK_KIND_SINGLETON. */

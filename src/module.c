@@ -817,7 +817,8 @@ module_exec(PyObject *module)
         PyModule_AddFunctions(module, cpk_diagnose_methods) < 0 ||
         PyModule_AddFunctions(module, cpk_glue_methods) < 0 ||
         PyModule_AddFunctions(module, cpk_stock_methods) < 0 ||
-        PyModule_AddFunctions(module, cpk_portable_methods) < 0)
+        PyModule_AddFunctions(module, cpk_portable_methods) < 0 ||
+        PyModule_AddFunctions(module, cpk_functools_methods) < 0)
         return -1;
     if ((st->function_new = own(module, "_function_new")) == NULL ||
         (st->function_fill = own(module, "_function_fill")) == NULL ||
@@ -844,6 +845,11 @@ module_exec(PyObject *module)
             NULL ||
         (st->dataclass_sentinel =
              own(module, "_get_dataclass_field_type_sentinel")) == NULL ||
+        (st->singledispatch_new = own(module, "_singledispatch_new")) ==
+            NULL ||
+        (st->singledispatch_fill = own(module, "_singledispatch_fill")) ==
+            NULL ||
+        (st->lru_cache_new = own(module, "_lru_cache_new")) == NULL ||
         (st->reduce_builtin = own(module, "_reduce")) == NULL ||
         (st->cp_make_function = own(module, "_make_function")) == NULL ||
         (st->cp_function_setstate = own(module, "_function_setstate")) ==

@@ -88,8 +88,9 @@ Pickler_reducer_override(PyObject *self, PyObject *obj)
         kind = FUNCTION;
     else if (PyType_FastSubclass(type, Py_TPFLAGS_TYPE_SUBCLASS))
         kind = CLASS;
-    else
-        kind = cpk_table_lookup(st, type);
+    else if ((kind = cpk_table_lookup(st, type)) == CPK_KIND_NONE &&
+             PyType_FastSubclass(type, Py_TPFLAGS_BASE_EXC_SUBCLASS))
+        kind = CPK_KIND_EXCEPTION; /* a flag test (exceptions.c) */
 
     /* A ccloudpickle.wrap() wrapper (python/_ccloudpickle_engines.py)
      * pickles as a ccloudpickle pickle inside: in a stock format it would

@@ -1948,7 +1948,8 @@ static const char *const ccp_names[] = {
     "_builtin_type", "_make_dict_keys",
     "_make_dict_values", "_make_dict_items", "_file_reconstructor",
     "_get_dataclass_field_type_sentinel", "_make_function",
-    "_function_setstate", "_import",
+    "_function_setstate", "_import", "_singledispatch_new",
+    "_singledispatch_fill", "_lru_cache_new",
 };
 
 static const char *const cp_names[] = {

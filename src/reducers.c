@@ -490,6 +490,12 @@ reduce_dispatch(cpk_state *st, PyObject *pickler, int format, int kind,
         return reduce_singleton(st, obj);
     case CPK_KIND_EXTREF:
         return cpk_reduce_extref(st, obj);
+    case CPK_KIND_LRU_CACHE:
+        return cpk_reduce_lru_cache(st, format, obj);
+    case CPK_KIND_SDMETHOD:
+        return cpk_reduce_sdmethod(st, format, obj);
+    case CPK_KIND_EXCEPTION:
+        return cpk_reduce_exception(st, format, obj);
     default:
         Py_RETURN_NOTIMPLEMENTED;
     }

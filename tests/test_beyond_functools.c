@@ -1,0 +1,284 @@
+/* Issue 12: functools.singledispatch functions and lru_cache wrappers
+ * defined by value dispatch and cache after loading (scenarios in
+ * tests/beyond); their reconstructors refuse what our pickles never hold;
+ * the stock formats and importable wrappers keep today's behaviour. */
+#include "support.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+Test(beyond_functools, singledispatch_dispatches_after_loading)
+{
+    cpk_beyond("singledispatch");
+}
+
+Test(beyond_functools, lru_cache_is_rebuilt_empty_and_recursion_uses_it)
+{
+    cpk_beyond("lru_cache");
+}
+
+TestSuite(functools_pickles, .init = cpk_py_start, .fini = cpk_py_stop);
+
+#define DISPATCH                                                              \
+    "import ccloudpickle as cp, functools, pickle, sys\n"                    \
+    "class P:\n"                                                             \
+    "    pass\n"                                                             \
+    "@functools.singledispatch\n"                                            \
+    "def d(x):\n"                                                            \
+    "    return 'obj'\n"                                                     \
+    "@d.register(list)\n"                                                    \
+    "def _(x):\n"                                                            \
+    "    return [d(i) for i in x]\n"                                         \
+    "d.register(int, lambda x: 'int')\n"                                     \
+    "d.register(P, lambda x: 'P')\n"                                         \
+    "@functools.lru_cache(maxsize=7, typed=True)\n"                          \
+    "def fib(n):\n"                                                          \
+    "    return n if n < 2 else fib(n - 1) + fib(n - 2)\n"
+
+/* In a fresh process, with protocols 2 and 5: one dispatcher for the
+ * recursion (the memo), not a copy per reference. An implementation that
+ * calls it is pickled after it is memoized; the undecorated function that
+ * calls it is pickled before (the pickle's POP/GET on recursion). */
+Test(functools_pickles, singledispatch_recursion_goes_through_one_dispatcher)
+{
+    cpk_py(DISPATCH
+           "@functools.singledispatch\n"
+           "def walk(x):\n"
+           "    return [walk(i) for i in x] if isinstance(x, tuple) else 0\n"
+           "walk.register(int, lambda x: 1)\n");
+    cpk_fresh_protos("(d, P, walk)",
+                     "d, P, walk = obj\n"
+                     "assert d([1, [P(), 2.0]]) == ['int', ['P', 'obj']]\n"
+                     "impl = d.registry[list]\n"
+                     "assert impl.__globals__['d'] is d\n"
+                     "assert d.dispatch(bool) is d.registry[int]\n"
+                     "assert walk.__wrapped__.__globals__['walk'] is walk\n"
+                     "assert walk((1, ('a', 2))) == [1, [0, 1]]\n"
+                     "assert list(walk.registry) == [object, int]\n");
+}
+
+/* singledispatchmethod: functools.singledispatchmethod(func) with its
+ * dispatcher (above) set back; the bound-method cache of 3.13 (a
+ * WeakKeyDictionary) is made anew, not pickled. */
+Test(beyond_functools, singledispatchmethod_on_a_class_by_value)
+{
+    cpk_beyond("singledispatchmethod");
+}
+
+Test(functools_pickles, lru_cache_recursion_goes_through_one_cache)
+{
+    cpk_py(DISPATCH);
+    cpk_fresh_protos("fib",
+                     "fib = obj\n"
+                     "assert fib.__wrapped__.__globals__['fib'] is fib\n"
+                     "assert fib(60) == 1548008755920\n"
+                     "assert fib.cache_info().hits == 58\n"
+                     "assert fib.cache_parameters() == "
+                     "{'maxsize': 7, 'typed': True}\n");
+}
+
+/* The same object gives the same bytes; our reconstructors only, so
+ * allow=[] loads them. */
+Test(functools_pickles, deterministic_and_allowed_by_an_empty_policy)
+{
+    cpk_py(DISPATCH "d(1), d([1]), fib(10)\n"
+                    "for o in (d, fib):\n"
+                    "    a = cp.dumps(o)\n"
+                    "    assert a == cp.dumps(o)\n"
+                    "    o2 = cp.loads(a, allow=[])\n"
+                    "    assert o2 is not o\n"
+                    "assert cp.loads(cp.dumps(d), allow=[])([2]) == ['int']\n"
+                    "f2 = cp.loads(cp.dumps(fib), allow=[])\n"
+                    "assert f2.cache_info().currsize == 0\n"
+                    "assert fib.cache_info().currsize > 0\n"
+                    /* the original dispatcher is left as it was */
+                    "assert list(d.registry) == [object, list, int, P]\n");
+}
+
+/* Stock loaders have no reconstructor to replay registrations: a
+ * singledispatch function fails in the stock formats as before. An
+ * lru_cache wrapper uses functools' own constructor there, and stock
+ * cloudpickle loads it. */
+Test(functools_pickles, stock_formats)
+{
+    cpk_require("cloudpickle");
+    cpk_py(DISPATCH
+           "for c in ('cloudpickle3', 'cloudpickle', 'cloudpickle2'):\n"
+           "    try:\n"
+           "        cp.dumps(d, compat=c)\n"
+           "    except TypeError as e:\n"
+           "        assert 'weakref' in str(e), e\n"
+           "    else:\n"
+           "        raise AssertionError('pickled ' + c)\n"
+           "    data = cp.dumps(fib, compat=c)\n"
+           "    assert b'ccloudpickle' not in data and b'_lru_cache_wrapper' "
+           "in data\n");
+    cpk_py("data = cp.dumps(fib, compat='cloudpickle2')\n");
+    size_t len;
+    char *data = cpk_py_bytes("data", &len);
+    cpk_proc p;
+    cpk_python(&p,
+               "import sys, cloudpickle\n"
+               "fib = cloudpickle.loads(sys.stdin.buffer.read())\n"
+               "assert 'ccloudpickle' not in sys.modules\n"
+               "assert fib(50) == 12586269025\n"
+               "assert fib.cache_info().hits == 48\n"
+               "assert fib.cache_parameters() == "
+               "{'maxsize': 7, 'typed': True}\n",
+               data, len);
+    cpk_assert_exit(&p, 0);
+    cpk_proc_free(&p);
+    free(data);
+}
+
+/* An importable wrapper goes by reference, as before. */
+Test(functools_pickles, importable_lru_wrapper_by_reference)
+{
+    cpk_py("import ccloudpickle as cp, fnmatch\n"
+           "w = fnmatch._compile_pattern\n"
+           "data = cp.dumps(w)\n"
+           "assert b'_lru_cache_new' not in data, data\n"
+           "assert b'_compile_pattern' in data\n"
+           "assert cp.loads(data) is w\n"
+           /* and through our table in a plain Pickler */
+           "import io, pickle\n"
+           "f = io.BytesIO()\n"
+           "p = pickle.Pickler(f)\n"
+           "p.dispatch_table = cp.Pickler.dispatch_table\n"
+           "p.dump(w)\n"
+           "assert pickle.loads(f.getvalue()) is w\n");
+}
+
+/* Functions that only look like a dispatcher go the usual way. */
+Test(functools_pickles, lookalikes_are_plain_functions)
+{
+    cpk_py("import ccloudpickle as cp, functools\n"
+           "def wrapper(x):\n"
+           "    return x\n"
+           "wrapper.registry = {object: wrapper}\n"
+           "wrapper.register = wrapper.__wrapped__ = wrapper\n"
+           "data = cp.dumps(wrapper)\n"
+           "assert b'_singledispatch' not in data\n"
+           "w = cp.loads(data)\n"
+           "assert w(3) == 3 and w.registry[object] is w\n"
+           /* a function calling a dispatcher: the dispatcher alone */
+           "@functools.singledispatch\n"
+           "def d(x):\n"
+           "    return 1\n"
+           "def outer(x):\n"
+           "    return d(x) + 1\n"
+           "data = cp.dumps(outer)\n"
+           "assert data.count(b'_singledispatch_new') == 1\n"
+           "assert cp.loads(data)(0) == 2\n");
+}
+
+#define PRELUDE                                                               \
+    "import ccloudpickle as cp, functools\n"                                 \
+    "@functools.singledispatch\n"                                            \
+    "def d(x):\n"                                                            \
+    "    return 0\n"                                                         \
+    "def plain(x):\n"                                                        \
+    "    return x\n"                                                         \
+    "class R:\n"                                                             \
+    "    def __init__(self, f, args):\n"                                     \
+    "        self.f, self.args = f, args\n"                                  \
+    "    def __reduce__(self):\n"                                            \
+    "        return (self.f, self.args)\n"
+
+#define TE "ReconstructorTypeError"
+#define VE "ReconstructorValueError"
+
+struct bad_call {
+    char name[32];
+    char args[96];
+    char exc[32];
+    char frag[128];
+};
+
+static struct bad_call bad_calls[] = {
+    {"_singledispatch_new", "()", TE, "takes exactly 1 argument (0 given)"},
+    {"_singledispatch_new", "(1,)", TE,
+     "_singledispatch_new() argument 1 (func) must be callable, not int"},
+    {"_singledispatch_fill", "(d,)", TE, "takes exactly 2 arguments"},
+    {"_singledispatch_fill", "(len, ((), {}))", TE,
+     "argument 1 (wrapper) must be function, not builtin_function"},
+    {"_singledispatch_fill", "(plain, ((), {}))", TE,
+     "argument 1 (wrapper) must be a function made by "
+     "functools.singledispatch"},
+    {"_singledispatch_fill", "(d, [(), {}])", TE,
+     "argument 2 (state) must be tuple, not list"},
+    {"_singledispatch_fill", "(d, ((),))", VE,
+     "must be (registrations, attributes), a tuple of 2, not of 1"},
+    {"_singledispatch_fill", "(d, ([], {}))", TE,
+     "state[0] must be tuple, not list"},
+    {"_singledispatch_fill", "(d, ((1,), {}))", TE,
+     "state[0] item 0 must be tuple, not int"},
+    {"_singledispatch_fill", "(d, (((int,),), {}))", TE,
+     "state[0] item 0 must be (class, callable)"},
+    {"_singledispatch_fill", "(d, (((1, plain),), {}))", TE,
+     "state[0] item 0 must be (class, callable)"},
+    {"_singledispatch_fill", "(d, (((int, 1),), {}))", TE,
+     "state[0] item 0 must be (class, callable)"},
+    {"_singledispatch_fill", "(d, ((), []))", TE,
+     "state[1] must be dict, not list"},
+    {"_singledispatch_fill", "(d, ((), {1: 2}))", TE,
+     "state[1] keys must be str, not int"},
+    {"_singledispatch_fill", "(d, ((), {'registry': {}}))", VE,
+     "state[1] must not set 'registry'"},
+    {"_singledispatch_fill", "(d, ((), {'__wrapped__': plain}))", VE,
+     "must not set '__wrapped__'"},
+    {"_lru_cache_new", "(plain, None)", TE,
+     "takes exactly 3 arguments (2 given)"},
+    {"_lru_cache_new", "(1, None, False)", TE,
+     "argument 1 (func) must be callable, not int"},
+    {"_lru_cache_new", "(plain, 'x', False)", TE,
+     "argument 2 (maxsize) must be int or None, not str"},
+    {"_lru_cache_new", "(plain, 1, 1)", TE,
+     "argument 3 (typed) must be bool, not int"},
+    {"_lru_cache_new", "(plain, 10**40, False)", "OverflowError", ""},
+};
+
+#define NBAD (sizeof(bad_calls) / sizeof(bad_calls[0]))
+
+static void
+run_bad(const struct bad_call *c, int pickled)
+{
+    char code[2048];
+    if (pickled)
+        snprintf(code, sizeof(code),
+                 PRELUDE "cp.loads(cp.dumps(R(cp.%s, %s)))\n", c->name,
+                 c->args);
+    else
+        snprintf(code, sizeof(code), PRELUDE "cp.%s(*%s)\n", c->name,
+                 c->args);
+    cpk_py_raises(code, c->exc, c->frag[0] ? c->frag : NULL);
+}
+
+Test(functools_pickles, hostile_reconstructor_arguments_raise)
+{
+    for (size_t i = 0; i < NBAD; i++) {
+        run_bad(&bad_calls[i], 0);
+        run_bad(&bad_calls[i], 1);
+    }
+}
+
+/* What the reconstructors do with good arguments, and that a refused
+ * fill leaves the dispatcher working. */
+Test(functools_pickles, reconstructors_with_good_arguments)
+{
+    cpk_py(PRELUDE
+           "w = cp._singledispatch_new(plain)\n"
+           "assert w('a') == 'a' and w.__wrapped__ is plain\n"
+           "assert cp._singledispatch_fill(w, (((int, lambda x: -x),), "
+           "{'tag': 1})) is None\n"
+           "assert w(2) == -2 and w.tag == 1\n"
+           "assert list(w.registry) == [object, int]\n"
+           "try:\n"
+           "    cp._singledispatch_fill(w, (((str, 1),), {}))\n"
+           "except TypeError:\n"
+           "    pass\n"
+           "assert w('a') == 'a' and list(w.registry) == [object, int]\n"
+           "f = cp._lru_cache_new(plain, -5, True)\n"
+           "assert f.cache_parameters() == {'maxsize': 0, 'typed': True}\n"
+           "assert f(3) == 3 and f.__wrapped__ is plain\n");
+}
