@@ -2196,6 +2196,9 @@ typedef struct {
     const char *name, *qualname, *filename, *version;
     size_t namel, qualnamel, filenamel, versionl;
     long firstlineno, magic;
+    int portable;         /* pkscan_function.portable */
+    const char *why;      /* its portable_why, in scan memory */
+    size_t whyl;
     pkscan_param *params; /* strings point into scan memory */
     size_t n_params;
     pkscan_str *freevars;
@@ -2776,9 +2779,25 @@ static const code_info *code_get(analysis *an, uint32_t id)
     memset(&ci, 0, sizeof ci);
     ci.firstlineno = -1;
     ci.magic = -1;
+    ci.portable = -1;
     int rc = 0;
-    if ((res_recon(c, "_code_unmarshal") || res_recon(c, "_code_new")) &&
-        tuple_n(sc, args, 3)) {
+    /* _code_portable(python_version, magic, data, source): the first
+     * three as _code_unmarshal's; source a tuple (text, filename, name,
+     * line, flags) another Python compiles, or a str saying why the
+     * function has none (src/portable.c). Anything else there is
+     * refused by the reconstructor: portable unknown. */
+    int portable = res_recon(c, "_code_portable");
+    if (portable && tuple_n(sc, args, 4)) {
+        uint32_t src = item(sc, args, 3);
+        if (node_is_str(sc, src, &ci.why, &ci.whyl))
+            ci.portable = 0;
+        else if (kind_of(sc, src) == K_TUPLE && tuple_n(sc, src, 5))
+            ci.portable = 1;
+    }
+    if ((portable ? tuple_n(sc, args, 4)
+                  : (res_recon(c, "_code_unmarshal") ||
+                     res_recon(c, "_code_new")) &&
+                        tuple_n(sc, args, 3))) {
         uint32_t ver = item(sc, args, 0), mg = item(sc, args, 1);
         uint32_t data = item(sc, args, 2);
         node_is_str(sc, ver, &ci.version, &ci.versionl);
@@ -2918,6 +2937,7 @@ static pkscan_function *new_fn(analysis *an, uint32_t id, int layout)
     f->offset = an->sc->nodes[id].off;
     f->firstlineno = -1;
     f->magic = -1;
+    f->portable = -1;
     f->n_defaults = 0;
     f->n_kwdefaults = 0;
     aux_set(an, id, AUX_FN, an->nfns); /* fewer than PKSCAN_MAX_ITEMS */
@@ -2936,6 +2956,8 @@ static void fn_code(analysis *an, pkscan_function *f, uint32_t code)
     f->python_version = rstr(an, ci->version, ci->versionl);
     f->magic = ci->magic;
     f->code_known = ci->known;
+    f->portable = ci->portable;
+    f->portable_why = rstr(an, ci->why, ci->whyl);
     if (ci->n_params && charge(an, ci->n_params) == 0) {
         f->params = arena_alloc(&an->rep->mem,
                                 ci->n_params * sizeof(pkscan_param),
@@ -3315,7 +3337,7 @@ static int makes_code(const analysis *an, const node *nd)
         return 0;
     const resolved *c = res_get(an, nd->a);
     return res_is(c, "types", "CodeType") || res_recon(c, "_code_unmarshal") ||
-           res_recon(c, "_code_new");
+           res_recon(c, "_code_portable") || res_recon(c, "_code_new");
 }
 
 /* A code node's name (co_qualname, else co_name), unknown if unread. */
