@@ -405,6 +405,8 @@ do_loads(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
         goto done;
     result = cpk_load_with(st, u, cpk_reader_remaining(reader));
     Py_DECREF(u);
+    if (result == NULL)
+        cpk_version_error_explain(st, data);
     if (result != NULL && exact) {
         Py_ssize_t left = cpk_reader_remaining(reader);
         if (left > 0) {
@@ -464,14 +466,26 @@ module_load(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
         return cpk_load_policed(st, file, allow, deny, fix_imports,
                                 encoding, errors, buffers);
     PyObject *result = NULL;
+    /* Where the pickle starts: a load that fails on code of another
+     * Python reads it again from there to name every function it cannot
+     * run (versionerror.c). A file that cannot tell() just goes without. */
+    PyObject *start = PyObject_CallMethod(file, "tell", NULL);
+    if (start == NULL) {
+        if (!cpk_error_clearable())
+            return NULL;
+        PyErr_Clear();
+    }
     PyObject *u = make_unpickler(st, file, fix_imports, encoding, errors,
                                  buffers);
     if (u != NULL) {
         result = cpk_load_with(st, u, -1);
         Py_DECREF(u);
-        if (result == NULL)
+        if (result == NULL) {
             cpk_signing_hint_unsigned_load(st);
+            cpk_version_error_explain_file(st, file, start);
+        }
     }
+    Py_XDECREF(start);
     return result;
 }
 
