@@ -2820,6 +2820,16 @@ static const code_info *code_get(analysis *an, uint32_t id)
     } else {
         return NULL;
     }
+    /* Bytecode this scan cannot read (a magic it does not know: a newer
+     * Python's): a shipped source still says the function's name, file
+     * and first line, which the loader compiles it with. */
+    if (rc == 0 && !ci.known && ci.portable == 1) {
+        uint32_t src = item(sc, args, 3), line = item(sc, src, 3);
+        node_is_str(sc, item(sc, src, 1), &ci.filename, &ci.filenamel);
+        node_is_str(sc, item(sc, src, 2), &ci.name, &ci.namel);
+        if (kind_of(sc, line) == K_INT && !(sc->nodes[line].flags & NF_BIGINT))
+            ci.firstlineno = (long)sc->nodes[line].u.ival;
+    }
     if (rc < 0 || sgrow(an->sc->acct, (void **)&an->codes, &an->capcodes, an->ncodes + 1,
                        sizeof(code_info))) {
         an->oom = 1;

@@ -135,7 +135,7 @@ message(const pkscan_report *r, size_t n, long ours)
     if (!any_portable)
         msg = PyUnicode_FromFormat(
             CPK_VERSION_ERROR_PREFIX "compiled by Python %U, which Python "
-            "%U cannot run (function%s %U): load it with Python %U, or "
+            "%U cannot run (function%s: %U): load it with Python %U, or "
             "pickle it with portable=True",
             theirs, mine, n == 1 ? "" : "s", list, theirs);
     else if (n == 1)
