@@ -663,11 +663,10 @@ PyObject *cpk_reduce_module(cpk_state *st, PyObject *pickler, int format,
 void cpk_version_error_explain(cpk_state *st, PyObject *data);
 /* 1 if the pending exception is such an error. */
 int cpk_version_error_pending(cpk_state *st);
-/* The same for load(file): `start` (borrowed; NULL: do nothing) is what
- * file.tell() gave before the load. The pickle is read again from there
- * (seek, read) and the file put back where the failed load left it. */
-void cpk_version_error_explain_file(cpk_state *st, PyObject *file,
-                                    PyObject *start);
+/* The same for load(file), on the error path only: the pickle is found
+ * by reading the file again from its start (seek, read), and the file
+ * put back where the failed load left it. */
+void cpk_version_error_explain_file(cpk_state *st, PyObject *file);
 /* portable.c: a code object's reduce with its source (portable=True). */
 PyObject *cpk_reduce_code_portable(cpk_state *st, PyObject *code);
 extern PyMethodDef cpk_portable_methods[];

@@ -466,15 +466,6 @@ module_load(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
         return cpk_load_policed(st, file, allow, deny, fix_imports,
                                 encoding, errors, buffers);
     PyObject *result = NULL;
-    /* Where the pickle starts: a load that fails on code of another
-     * Python reads it again from there to name every function it cannot
-     * run (versionerror.c). A file that cannot tell() just goes without. */
-    PyObject *start = PyObject_CallMethod(file, "tell", NULL);
-    if (start == NULL) {
-        if (!cpk_error_clearable())
-            return NULL;
-        PyErr_Clear();
-    }
     PyObject *u = make_unpickler(st, file, fix_imports, encoding, errors,
                                  buffers);
     if (u != NULL) {
@@ -482,10 +473,9 @@ module_load(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
         Py_DECREF(u);
         if (result == NULL) {
             cpk_signing_hint_unsigned_load(st);
-            cpk_version_error_explain_file(st, file, start);
+            cpk_version_error_explain_file(st, file);
         }
     }
-    Py_XDECREF(start);
     return result;
 }
 
@@ -556,7 +546,11 @@ PyDoc_STRVAR(loads_doc,
 "function it carries by value; a class carried by value runs its own\n"
 "__setstate__, __new__ or __hash__ as its instances are rebuilt). The\n"
 "check finds such pickles and any policy refuses them (PolicyError): load\n"
-"them without a policy, after verifying their signature.");
+"them without a policy, after verifying their signature.\n\n"
+"Code compiled by another CPython version runs only if the pickle ships\n"
+"its source (dumps(portable=True)); otherwise UnpicklingError names both\n"
+"versions and every function of the pickle that cannot run here (load()\n"
+"finds them in a file that holds pickles from its start).");
 
 PyDoc_STRVAR(load_doc,
 "load(file, *, fix_imports=True, encoding='ASCII', errors='strict',\n"

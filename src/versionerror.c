@@ -189,33 +189,34 @@ cpk_version_error_pending(cpk_state *st)
     return is;
 }
 
-void
-cpk_version_error_explain(cpk_state *st, PyObject *data)
+/* The scan of buf[0, len): a report of status OK or TRAILING, or NULL. */
+static pkscan_report *
+scan(const void *buf, size_t len)
 {
-    if (!PyErr_ExceptionMatches(st->UnpicklingError))
-        return;
+    pkscan_report *r = pkscan_scan_limited(buf, len,
+                                           PKSCAN_PY_FLAGS(PY_VERSION_HEX),
+                                           CPK_EXPLAIN_SCAN_LIMIT);
+    if (r != NULL && r->status != PKSCAN_OK &&
+        r->status != PKSCAN_ERR_TRAILING) {
+        pkscan_free(r);
+        r = NULL;
+    }
+    return r;
+}
+
+/* Replace the pending version error (checked by the caller) with the
+ * one naming every function of the report `r` (owned by the caller)
+ * that cannot run here, if it has any. */
+static void
+explain_report(cpk_state *st, const pkscan_report *r)
+{
     PyObject *type, *exc, *tb;
     PyErr_Fetch(&type, &exc, &tb);
     PyErr_NormalizeException(&type, &exc, &tb);
     PyObject *msg = NULL;
-    pkscan_report *r = NULL;
-    Py_buffer view;
-    if (!is_version_error(st, exc))
-        goto keep;
-    if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) < 0)
-        goto keep;
-    /* Under the GIL: nobody changes a bytearray meanwhile. The report
-     * keeps no pointer into the data. */
-    r = pkscan_scan_limited(view.buf, (size_t)view.len,
-                            PKSCAN_PY_FLAGS(PY_VERSION_HEX),
-                            CPK_EXPLAIN_SCAN_LIMIT);
-    PyBuffer_Release(&view);
-    if (r == NULL ||
-        (r->status != PKSCAN_OK && r->status != PKSCAN_ERR_TRAILING))
-        goto keep;
     long ours = PyLong_AsLong(st->magic_int) & 0xFFFF;
     size_t n = 0;
-    for (size_t i = 0; i < r->n_functions; i++)
+    for (size_t i = 0; exc != NULL && i < r->n_functions; i++)
         n += cannot_run(&r->functions[i], ours);
     if (n == 0)
         goto keep;
@@ -232,7 +233,6 @@ cpk_version_error_explain(cpk_state *st, PyObject *data)
     Py_DECREF(type);
     Py_XDECREF(tb);
     Py_DECREF(msg);
-    pkscan_free(r);
     PyErr_SetObject((PyObject *)Py_TYPE(now), now);
     Py_DECREF(now);
     return;
@@ -242,32 +242,59 @@ keep:
     if (PyErr_Occurred())
         PyErr_Clear();
     Py_XDECREF(msg);
-    pkscan_free(r);
     PyErr_Restore(type, exc, tb);
 }
 
 void
-cpk_version_error_explain_file(cpk_state *st, PyObject *file,
-                               PyObject *start)
+cpk_version_error_explain(cpk_state *st, PyObject *data)
 {
-    if (start == NULL || !cpk_version_error_pending(st))
+    if (!cpk_version_error_pending(st))
+        return;
+    PyObject *type, *exc, *tb;
+    Py_buffer view;
+    PyErr_Fetch(&type, &exc, &tb);
+    int ok = PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) == 0;
+    PyErr_Clear();
+    PyErr_Restore(type, exc, tb);
+    if (!ok)
+        return;
+    /* Under the GIL: nobody changes a bytearray meanwhile. The report
+     * keeps no pointer into the data. */
+    pkscan_report *r = scan(view.buf, (size_t)view.len);
+    PyBuffer_Release(&view);
+    if (r != NULL)
+        explain_report(st, r);
+    pkscan_free(r);
+}
+
+/* load(file) does not ask where the pickle starts (a tell() per load
+ * costs a system call on a real file): the failed load left the file at
+ * `at`, inside or at the end of the pickle. The file is read from its
+ * start, and the pickle is the one of the pickles written back to back
+ * from there whose bytes end at or after `at`. A file that does not
+ * start with pickles, or cannot seek, keeps the load's own error. */
+void
+cpk_version_error_explain_file(cpk_state *st, PyObject *file)
+{
+    if (!cpk_version_error_pending(st))
         return;
     PyObject *type, *exc, *tb;
     PyErr_Fetch(&type, &exc, &tb);
-    /* Read the pickle again from where the load started, then put the
-     * file back where the failed load left it. */
-    PyObject *data = NULL;
+    PyObject *data = NULL, *r = NULL;
     PyObject *at = PyObject_CallMethod(file, "tell", NULL);
-    PyObject *r = at ? PyObject_CallMethod(file, "seek", "O", start) : NULL;
+    Py_ssize_t pos = at && PyLong_Check(at) ? PyLong_AsSsize_t(at) : -1;
+    if (pos > 0)
+        r = PyObject_CallMethod(file, "seek", "i", 0);
     if (r != NULL)
         data = PyObject_CallMethod(file, "read", NULL);
     Py_XDECREF(r);
-    r = at ? PyObject_CallMethod(file, "seek", "O", at) : NULL;
+    /* and back where the failed load left it */
+    r = r != NULL ? PyObject_CallMethod(file, "seek", "O", at) : NULL;
     Py_XDECREF(r);
     Py_XDECREF(at);
     if (PyErr_Occurred()) {
-        /* the load's own error stays; one we cannot clear replaces it */
         if (!cpk_error_clearable()) {
+            /* KeyboardInterrupt meanwhile: it replaces the load's error */
             Py_XDECREF(type);
             Py_XDECREF(exc);
             Py_XDECREF(tb);
@@ -277,7 +304,21 @@ cpk_version_error_explain_file(cpk_state *st, PyObject *file,
         PyErr_Clear();
     }
     PyErr_Restore(type, exc, tb);
-    if (data != NULL && PyObject_CheckBuffer(data))
-        cpk_version_error_explain(st, data);
-    Py_XDECREF(data);
+    if (data == NULL || !PyBytes_Check(data)) {
+        Py_XDECREF(data);
+        return;
+    }
+    const char *buf = PyBytes_AS_STRING(data);
+    size_t len = (size_t)PyBytes_GET_SIZE(data), off = 0;
+    while (off < len && off < (size_t)pos) {
+        pkscan_report *rep = scan(buf + off, len - off);
+        if (rep == NULL)
+            break;
+        size_t end = off + rep->stop_offset + 1;
+        if (end >= (size_t)pos)
+            explain_report(st, rep);
+        pkscan_free(rep);
+        off = end;
+    }
+    Py_DECREF(data);
 }

@@ -4,8 +4,8 @@
  * and JSON keys (src/pkscan.c reads _code_portable as _code_unmarshal),
  * and the error of a pickle whose code this Python cannot run: one
  * message naming both versions and every such function
- * (src/versionerror.c), from ccloudpickle.loads, load (also from the
- * middle of a file), loads under a policy, and cloudpickle-load (exit 3).
+ * (src/versionerror.c), from ccloudpickle.loads, load (also of the second
+ * pickle of a file), loads under a policy, and cloudpickle-load (exit 3).
  * A pickle "of another Python" is this one's with a forged bytecode
  * magic (9999, Python "3.99"): a function that ships its source compiles
  * here, one that does not fails. */
@@ -306,36 +306,44 @@ Test(cli_portable, other_python_error_names_every_function)
              "import io, pickle, ccloudpickle as cp\n"
              CHECK_TWO
              "data = open('%s/both99.pkl', 'rb').read()\n"
-             "for how in ('loads', 'load', 'load at 4', 'allow', 'Unpickler'):\n"
+             "first = cp.dumps([1, 2])\n"
+             "for how in ('loads', 'load', 'second', 'junk', 'allow',\n"
+             "            'Unpickler'):\n"
              "    try:\n"
              "        if how == 'loads':\n"
              "            cp.loads(data)\n"
              "        elif how == 'load':\n"
              "            cp.load(io.BytesIO(data))\n"
-             "        elif how == 'load at 4':\n"
-             "            f = io.BytesIO(b'JUNK' + data + b'more')\n"
-             "            f.seek(4)\n"
+             "        elif how in ('second', 'junk'):\n"
+             "            f = io.BytesIO((first if how == 'second' else\n"
+             "                            b'JUNK') + data + b'more')\n"
+             "            if how == 'second':\n"
+             "                assert cp.load(f) == [1, 2]\n"
+             "            else:\n"
+             "                f.seek(4)\n"
+             "            at = f.tell()\n"
              "            cp.load(f)\n"
              "        elif how == 'allow':\n"
              "            cp.loads(bytearray(data), allow=[])\n"
              "        else:\n"
              "            cp.Unpickler(io.BytesIO(data)).load()\n"
              "    except pickle.UnpicklingError as e:\n"
-             "        if how == 'Unpickler':\n"
-             "            # Unpickler.load has no pickle to read again: the\n"
-             "            # first function only\n"
-             "            assert 'carries no source' in str(e), e\n"
-             "            continue\n"
-             "        check(e)\n"
-             "        if how == 'load at 4':\n"
+             "        if how in ('Unpickler', 'junk'):\n"
+             "            # Unpickler.load has no pickle to read again, and a\n"
+             "            # file that does not start with pickles is not\n"
+             "            # searched: the first function only\n"
+             "            assert 'and function' in str(e), e\n"
+             "        else:\n"
+             "            check(e)\n"
+             "        if how in ('second', 'junk'):\n"
              "            # the file is left where the failed load left it\n"
-             "            g = io.BytesIO(b'JUNK' + data + b'more')\n"
-             "            g.seek(4)\n"
+             "            g = io.BytesIO(f.getvalue())\n"
+             "            g.seek(at)\n"
              "            try:\n"
              "                cp.Unpickler(g).load()\n"
              "            except pickle.UnpicklingError:\n"
              "                pass\n"
-             "            assert f.tell() == g.tell() > 4, (f.tell(), g.tell())\n"
+             "            assert f.tell() == g.tell() > at, (f.tell(), g.tell())\n"
              "    else:\n"
              "        raise AssertionError(how + ': loaded')\n",
              PY_MAJOR_VERSION, PY_MINOR_VERSION, dir);
