@@ -30,7 +30,10 @@ static char dir[64];
     "\n"                                                                      \
     "\n"                                                                      \
     "def both(x):\n"                                                          \
-    "    return add(x, 1) + twice(x) + tripled(x)\n"
+    "    return add(x, 1) + twice(x) + tripled(x)\n"                            \
+    "\n"                                                                      \
+    "\n"                                                                      \
+    "many = [eval('lambda: %d' % i) for i in range(25)]\n"
 
 #define WHY_LAMBDA "<lambda> (<string>, line 1): no source file (<string>)"
 #define WHY_TRIPLED "tripled (<string>, line 1): no source file (<string>)"
@@ -473,4 +476,32 @@ Test(cli_portable, code_outside_a_function_is_code_by_value)
         cpk_assert_exit(&p, 3);
         cpk_proc_free(&p);
     }
+}
+
+/* At most 20 functions are named: "and N more". */
+Test(cli_portable, other_python_many_functions)
+{
+    forge("many", 1, "many99");
+    char code[2048];
+    snprintf(code, sizeof(code),
+             "import pickle, ccloudpickle as cp\n"
+             "data = open('%s/many99.pkl', 'rb').read()\n"
+             "try:\n"
+             "    cp.loads(data)\n"
+             "except pickle.UnpicklingError as e:\n"
+             "    m = str(e)\n"
+             "else:\n"
+             "    raise AssertionError('loaded')\n"
+             "head = ('this pickle holds code compiled by Python 3.99, which '\n"
+             "        'Python %d.%d cannot run, and 25 functions carry no '\n"
+             "        'source to compile again: ')\n"
+             "tail = '; and 5 more: load it with Python 3.99'\n"
+             "assert m.startswith(head) and m.endswith(tail), m\n"
+             "items = m[len(head):-len(tail)].split('; ')\n"
+             "assert items == ['" WHY_LAMBDA "'] * 20, m\n",
+             dir, PY_MAJOR_VERSION, PY_MINOR_VERSION);
+    cpk_proc p;
+    cpk_python(&p, code, NULL, 0);
+    cpk_assert_exit(&p, 0);
+    cpk_proc_free(&p);
 }
