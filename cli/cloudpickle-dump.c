@@ -37,6 +37,7 @@ enum {
     OPT_GEN_KEY,
     OPT_REPORT,
     OPT_HASH,
+    OPT_PORTABLE,
 };
 
 static const struct option longopts[] = {
@@ -47,6 +48,7 @@ static const struct option longopts[] = {
     {"by-ref", no_argument, NULL, OPT_BY_REF},
     {"by-value", required_argument, NULL, OPT_BY_VALUE},
     {"compat", required_argument, NULL, OPT_COMPAT},
+    {"portable", no_argument, NULL, OPT_PORTABLE},
     {"sign", required_argument, NULL, OPT_SIGN},
     {"gen-key", required_argument, NULL, OPT_GEN_KEY},
     {"expr", required_argument, NULL, 'e'},
@@ -63,6 +65,7 @@ typedef struct {
     int force;
     int by_ref;
     const char *compat;  /* NULL or one of CPK_COMPAT_VALUES */
+    int portable;        /* --portable: dumps(portable=True) */
     const char **paths;
     int npaths;
     const char **by_value;
@@ -113,6 +116,12 @@ usage(void)
            "cloudpickle2\n"
            "                       for any 2.x, or a release such as 2.2 or "
            "3.1.2\n"
+           "      --portable       also ship each function's source, proven "
+           "to compile\n"
+           "                       to its code, so that another CPython "
+           "version can run\n"
+           "                       it (with --report: which functions are "
+           "portable)\n"
            "      --sign=KEYFILE   write a signed envelope (HMAC-SHA256 with "
            "the key in\n"
            "                       KEYFILE) instead of the bare pickle\n"
@@ -220,6 +229,9 @@ parse_options(int argc, char **argv, options *o)
                                        optarg);
             o->compat = optarg;
             break;
+        case OPT_PORTABLE:
+            o->portable = 1;
+            break;
         case OPT_SIGN:
             o->sign = optarg;
             break;
@@ -238,6 +250,12 @@ parse_options(int argc, char **argv, options *o)
             return cpk_option_error(c, argv, longopts);
         }
     }
+    /* A compat pickle names stock cloudpickle's reconstructors, which
+     * have no _code_portable (dumps() raises ValueError for the same). */
+    if (o->portable && o->compat != NULL)
+        return cpk_usage_error("--portable cannot be combined with --compat "
+                               "(stock cloudpickle cannot load the sources "
+                               "it ships)");
     if (o->gen_key != NULL) {
         if (optind < argc)
             return cpk_usage_error("--gen-key takes no MODULE:ATTR ('%s')",
@@ -249,6 +267,7 @@ parse_options(int argc, char **argv, options *o)
                             : o->expr != NULL   ? "--expr"
                             : o->report         ? "--report"
                             : o->hash           ? "--hash"
+                            : o->portable       ? "--portable"
                                                 : NULL;
         if (other != NULL)
             return cpk_usage_error("--gen-key cannot be combined with %s",
@@ -508,6 +527,8 @@ call_kw(PyObject *cpk, const char *method, PyObject *args,
         }
         Py_DECREF(c);
     }
+    if (o->portable && PyDict_SetItemString(kw, "portable", Py_True) < 0)
+        goto done;
     /* pickling_failed() runs the culprit search itself, once, to name
      * the path in its own words: dumps() need not run it first. */
     if (PyDict_SetItemString(kw, "diagnose", Py_False) < 0)

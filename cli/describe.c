@@ -228,9 +228,16 @@ function_section(FILE *out, const pkscan_function *f)
     if (f->magic >= 0)
         fprintf(out, " (bytecode magic %ld)", f->magic);
     if (cpk_describe_other_python(f))
-        fprintf(out, "; this program runs %s: --load and --call would "
-                     "refuse it",
-                cpk_describe_python());
+        fprintf(out, "; this program runs %s: --load and --call would %s",
+                cpk_describe_python(),
+                f->portable == 1 ? "compile its source" : "refuse it");
+    /* Only a portable pickle's code says (pkscan_function.portable). */
+    if (f->portable == 1)
+        fputs("\n  portable   yes", out);
+    else if (f->portable == 0) {
+        fputs("\n  portable   no: ", out);
+        put(out, f->portable_why);
+    }
     fputs("\n  globals    ", out);
     put_list(out, f->globals, f->n_globals);
     fputs("\n  closure    ", out);

@@ -123,6 +123,13 @@ jfunction(FILE *out, const pkscan_function *fn)
     fputs(cpk_describe_other_python(fn) ? "true" : "false", out);
     jkey(out, &f, "magic");
     jlong(out, fn->magic);
+    jkey(out, &f, "portable");
+    fputs(fn->portable == 1   ? "true"
+          : fn->portable == 0 ? "false"
+                              : "null",
+          out);
+    jkey(out, &f, "portable_why");
+    jstr(out, fn->portable_why);
     jkey(out, &f, "code_known");
     fputs(fn->code_known ? "true" : "false", out);
     jkey(out, &f, "signature");

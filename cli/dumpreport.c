@@ -197,6 +197,40 @@ fill_row(const pkscan_report *r, const cpk_spans *sp, size_t i,
     return 0;
 }
 
+/* A portable pickle's functions (pkscan_function.portable): which carry
+ * their source, and why the others do not. Nothing for other pickles. */
+static void
+portable_section(FILE *out, const pkscan_report *r)
+{
+    size_t n = 0, yes = 0;
+    for (size_t i = 0; i < r->n_functions; i++) {
+        n += r->functions[i].portable >= 0;
+        yes += r->functions[i].portable == 1;
+    }
+    if (n == 0)
+        return;
+    if (n == 1)
+        fprintf(out, "portable   %zu of 1 function carries its source\n",
+                yes);
+    else
+        fprintf(out, "portable   %zu of %zu functions carry their source\n",
+                yes, n);
+    for (size_t i = 0; i < r->n_functions; i++) {
+        const pkscan_function *f = &r->functions[i];
+        if (f->portable < 0)
+            continue;
+        char *name = joined(f->module, f->qualname.s ? f->qualname : f->name);
+        fprintf(out, "  %-3s  %s", f->portable ? "yes" : "no",
+                name ? name : "?");
+        free(name);
+        if (!f->portable) {
+            fputs(": ", out);
+            cpk_put_safe(out, f->portable_why.s, f->portable_why.len);
+        }
+        fputc('\n', out);
+    }
+}
+
 static int
 by_own(const void *x, const void *y)
 {
@@ -321,6 +355,7 @@ cpk_dump_report(FILE *out, const unsigned char *written, size_t len,
                  "data outside the parts)\n",
             plen - sp.by_value, plen - sp.by_value == 1 ? "" : "s");
     by_reference(out, r);
+    portable_section(out, r);
     if (r->truncated)
         fputs("truncated  the scan is capped: some names are left out\n",
               out);

@@ -437,12 +437,12 @@ check_version(cpk_state *st, PyObject *version, PyObject *magic)
     /* The magic's low 16 bits are the bytecode version number. */
     if (PyUnicode_Check(version) && PyUnicode_Compare(version, mine) != 0)
         PyErr_Format(st->UnpicklingError,
-                     "this pickle holds code compiled by Python %U, which "
+                     CPK_VERSION_ERROR_PREFIX "compiled by Python %U, which "
                      "Python %U cannot run: load it with Python %U",
                      version, mine, version);
     else
         PyErr_Format(st->UnpicklingError,
-                     "this pickle holds code of bytecode version %ld (Python "
+                     CPK_VERSION_ERROR_PREFIX "of bytecode version %ld (Python "
                      "%S), this is Python %U with bytecode version %ld",
                      theirs & 0xFFFF, version, mine, ours & 0xFFFF);
     Py_DECREF(mine);

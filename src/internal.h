@@ -676,6 +676,24 @@ PyObject *cpk_reduce_kind(cpk_state *st, PyObject *pickler, int kind,
                           PyObject *obj);
 PyObject *cpk_reduce_module(cpk_state *st, PyObject *pickler, int format,
                             PyObject *mod);
+/* Every error of a code object this CPython cannot run (code.c's
+ * check_version, portable.c's _code_portable) starts with these words:
+ * versionerror.c looks for them. */
+#define CPK_VERSION_ERROR_PREFIX "this pickle holds code "
+/* versionerror.c: when the pending exception is such an error (exactly
+ * UnpicklingError) and the pickle `data` (bytes-like, the whole input of
+ * the failed load) holds functions this Python cannot run, replace it
+ * with an UnpicklingError naming both versions and every such function
+ * (at most 20, "and N more"), caused by the original. Otherwise, or if
+ * that fails, the pending exception is left as it is. Scans `data`
+ * (static, never runs anything): call it on the error path only. */
+void cpk_version_error_explain(cpk_state *st, PyObject *data);
+/* 1 if the pending exception is such an error. */
+int cpk_version_error_pending(cpk_state *st);
+/* The same for load(file), on the error path only: the pickle is found
+ * by reading the file again from its start (seek, read), and the file
+ * put back where the failed load left it. */
+void cpk_version_error_explain_file(cpk_state *st, PyObject *file);
 /* portable.c: a code object's reduce with its source (portable=True). */
 PyObject *cpk_reduce_code_portable(cpk_state *st, PyObject *code);
 extern PyMethodDef cpk_portable_methods[];

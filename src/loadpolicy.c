@@ -478,8 +478,10 @@ load_checked(cpk_state *st, PyObject *bytes, cpk_policy_names *names,
         else
             Py_CLEAR(result);
     }
-    if (et != NULL)
+    if (et != NULL) {
         PyErr_Restore(et, ev, etb);
+        cpk_version_error_explain(st, bytes);
+    }
     Py_ssize_t left = cpk_reader_remaining(reader);
     if (result != NULL && exact && left > 0) {
         PyErr_Format(st->UnpicklingError,

@@ -405,6 +405,8 @@ do_loads(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
         goto done;
     result = cpk_load_with(st, u, cpk_reader_remaining(reader));
     Py_DECREF(u);
+    if (result == NULL)
+        cpk_version_error_explain(st, data);
     if (result != NULL && exact) {
         Py_ssize_t left = cpk_reader_remaining(reader);
         if (left > 0) {
@@ -469,8 +471,10 @@ module_load(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
     if (u != NULL) {
         result = cpk_load_with(st, u, -1);
         Py_DECREF(u);
-        if (result == NULL)
+        if (result == NULL) {
             cpk_signing_hint_unsigned_load(st);
+            cpk_version_error_explain_file(st, file);
+        }
     }
     return result;
 }
@@ -546,7 +550,11 @@ PyDoc_STRVAR(loads_doc,
 "function it carries by value; a class carried by value runs its own\n"
 "__setstate__, __new__ or __hash__ as its instances are rebuilt). The\n"
 "check finds such pickles and any policy refuses them (PolicyError): load\n"
-"them without a policy, after verifying their signature.");
+"them without a policy, after verifying their signature.\n\n"
+"Code compiled by another CPython version runs only if the pickle ships\n"
+"its source (dumps(portable=True)); otherwise UnpicklingError names both\n"
+"versions and every function of the pickle that cannot run here (load()\n"
+"finds them in a file that holds pickles from its start).");
 
 PyDoc_STRVAR(load_doc,
 "load(file, *, fix_imports=True, encoding='ASCII', errors='strict',\n"

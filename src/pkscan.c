@@ -2197,6 +2197,9 @@ typedef struct {
     const char *name, *qualname, *filename, *version;
     size_t namel, qualnamel, filenamel, versionl;
     long firstlineno, magic;
+    int portable;         /* pkscan_function.portable */
+    const char *why;      /* its portable_why, in scan memory */
+    size_t whyl;
     pkscan_param *params; /* strings point into scan memory */
     size_t n_params;
     pkscan_str *freevars;
@@ -2777,9 +2780,25 @@ static const code_info *code_get(analysis *an, uint32_t id)
     memset(&ci, 0, sizeof ci);
     ci.firstlineno = -1;
     ci.magic = -1;
+    ci.portable = -1;
     int rc = 0;
-    if ((res_recon(c, "_code_unmarshal") || res_recon(c, "_code_new")) &&
-        tuple_n(sc, args, 3)) {
+    /* _code_portable(python_version, magic, data, source): the first
+     * three as _code_unmarshal's; source a tuple (text, filename, name,
+     * line, flags) another Python compiles, or a str saying why the
+     * function has none (src/portable.c). Anything else there is
+     * refused by the reconstructor: portable unknown. */
+    int portable = res_recon(c, "_code_portable");
+    if (portable && tuple_n(sc, args, 4)) {
+        uint32_t src = item(sc, args, 3);
+        if (node_is_str(sc, src, &ci.why, &ci.whyl))
+            ci.portable = 0;
+        else if (kind_of(sc, src) == K_TUPLE && tuple_n(sc, src, 5))
+            ci.portable = 1;
+    }
+    if ((portable ? tuple_n(sc, args, 4)
+                  : (res_recon(c, "_code_unmarshal") ||
+                     res_recon(c, "_code_new")) &&
+                        tuple_n(sc, args, 3))) {
         uint32_t ver = item(sc, args, 0), mg = item(sc, args, 1);
         uint32_t data = item(sc, args, 2);
         node_is_str(sc, ver, &ci.version, &ci.versionl);
@@ -2801,6 +2820,16 @@ static const code_info *code_get(analysis *an, uint32_t id)
         rc = code_from_fields(an, args, &ci);
     } else {
         return NULL;
+    }
+    /* Bytecode this scan cannot read (a magic it does not know: a newer
+     * Python's): a shipped source still says the function's name, file
+     * and first line, which the loader compiles it with. */
+    if (rc == 0 && !ci.known && ci.portable == 1) {
+        uint32_t src = item(sc, args, 3), line = item(sc, src, 3);
+        node_is_str(sc, item(sc, src, 1), &ci.filename, &ci.filenamel);
+        node_is_str(sc, item(sc, src, 2), &ci.name, &ci.namel);
+        if (kind_of(sc, line) == K_INT && !(sc->nodes[line].flags & NF_BIGINT))
+            ci.firstlineno = (long)sc->nodes[line].u.ival;
     }
     if (rc < 0 || sgrow(an->sc->acct, (void **)&an->codes, &an->capcodes, an->ncodes + 1,
                        sizeof(code_info))) {
@@ -2919,6 +2948,7 @@ static pkscan_function *new_fn(analysis *an, uint32_t id, int layout)
     f->offset = an->sc->nodes[id].off;
     f->firstlineno = -1;
     f->magic = -1;
+    f->portable = -1;
     f->n_defaults = 0;
     f->n_kwdefaults = 0;
     aux_set(an, id, AUX_FN, an->nfns); /* fewer than PKSCAN_MAX_ITEMS */
@@ -2937,6 +2967,8 @@ static void fn_code(analysis *an, pkscan_function *f, uint32_t code)
     f->python_version = rstr(an, ci->version, ci->versionl);
     f->magic = ci->magic;
     f->code_known = ci->known;
+    f->portable = ci->portable;
+    f->portable_why = rstr(an, ci->why, ci->whyl);
     if (ci->n_params && charge(an, ci->n_params) == 0) {
         f->params = arena_alloc(&an->rep->mem,
                                 ci->n_params * sizeof(pkscan_param),
@@ -3316,7 +3348,7 @@ static int makes_code(const analysis *an, const node *nd)
         return 0;
     const resolved *c = res_get(an, nd->a);
     return res_is(c, "types", "CodeType") || res_recon(c, "_code_unmarshal") ||
-           res_recon(c, "_code_new");
+           res_recon(c, "_code_portable") || res_recon(c, "_code_new");
 }
 
 /* A code node's name (co_qualname, else co_name), unknown if unread. */

@@ -332,12 +332,22 @@ typedef struct {
     pkscan_str filename;     /* co_filename */
     long firstlineno;        /* co_firstlineno */
     /* The CPython version the code object was made for: "3.11" (from
-     * _code_unmarshal/_code_new's python_version, or the marshal magic),
+     * _code_unmarshal/_code_portable/_code_new's python_version, or the
+     * marshal magic),
      * "3.8-3.10", "3.11+" or "3.7 or older" (from the number of CodeType
      * fields: 16, 18, 15), or unknown (s == NULL). */
     pkscan_str python_version;
     long magic;              /* bytecode magic (low 16 bits), -1 unknown */
     int code_known;          /* 1 if the code object's fields were read */
+    /* Whether another CPython version can run it (a portable pickle,
+     * dumps(portable=True): the code is _code_portable's): 1 the code
+     * carries a source tuple to compile again; 0 it carries a str
+     * instead, the reason (portable_why: "qualname (file, line N):
+     * why"); -1 the code is not _code_portable's (not a portable pickle:
+     * only the Python of `magic` runs it) or its source argument is
+     * malformed (the load refuses it). */
+    int portable;
+    pkscan_str portable_why;
     pkscan_param *params;
     size_t n_params;
     pkscan_str *globals;     /* keys of the state's __globals__ */
@@ -421,7 +431,8 @@ typedef struct {
  *     calls Base.__init_subclass__. A callable that holds code (a partial
  *     whose BUILD state holds a function by value) is a "calls" entry.
  *     Code by value here includes a code object the pickle builds
- *     (types.CodeType, _code_unmarshal, _code_new) outside the arguments
+ *     (types.CodeType, _code_unmarshal, _code_portable, _code_new)
+ *     outside the arguments
  *     of a function it is seen to make: map(types.FunctionType, [code],
  *     [{}]);
  *   "calls what holds a code object carried by value (it may make a

@@ -177,7 +177,7 @@ code_portable(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     if (PyUnicode_Check(source)) {
         PyErr_Format(st->UnpicklingError,
-                     "this pickle holds code compiled by Python %S, which "
+                     CPK_VERSION_ERROR_PREFIX "compiled by Python %S, which "
                      "Python %U cannot run, and function %U carries no "
                      "source to compile again: load it with Python %S",
                      args[0], mine, source, args[0]);

@@ -1,0 +1,324 @@
+/* versionerror.c - the error of a pickle that holds code this CPython
+ * cannot run: the load stops at the first such code object (code.c's
+ * check_version, portable.c's _code_portable), and this file then names
+ * every function of the pickle that cannot run here, found by the static
+ * scan (pkscan.h), so that one failed load says all that must change.
+ * Only the error path pays for the scan. */
+#include "internal.h"
+
+#include <string.h>
+
+#include "pkscan.h" /* pkscan_scan_limited: the pickle's functions */
+
+/* The message names at most this many functions ("and N more"), each in
+ * at most this many bytes of the pickle's own text; the scan holds at
+ * most CPK_EXPLAIN_SCAN_LIMIT bytes of memory. */
+#define CPK_EXPLAIN_MAX 20
+#define CPK_EXPLAIN_ITEM_MAX 400
+#define CPK_EXPLAIN_SCAN_LIMIT ((size_t)1 << 30)
+
+/* Append s[0, len) (a string of the pickle: UTF-8, maybe not valid) to
+ * the list, cut to CPK_EXPLAIN_ITEM_MAX bytes. 0, or -1 with an error. */
+static int
+put(PyObject *parts, const char *s, size_t len)
+{
+    const char *cut = "";
+    if (len > CPK_EXPLAIN_ITEM_MAX) {
+        len = CPK_EXPLAIN_ITEM_MAX;
+        cut = "...";
+    }
+    PyObject *t = PyUnicode_DecodeUTF8(s ? s : "?", s ? (Py_ssize_t)len : 1,
+                                       "replace");
+    if (t == NULL)
+        return -1;
+    if (*cut != '\0') {
+        PyObject *u = PyUnicode_FromFormat("%U%s", t, cut);
+        Py_SETREF(t, u);
+        if (t == NULL)
+            return -1;
+    }
+    int rc = PyList_Append(parts, t);
+    Py_DECREF(t);
+    return rc;
+}
+
+/* "qualname (file, line N)" of a function the scan found, as far as it
+ * could read its code ("function at byte N" if not at all). */
+static int
+put_where(PyObject *parts, const pkscan_function *f)
+{
+    pkscan_str n = f->qualname.s ? f->qualname : f->name;
+    PyObject *more;
+    if (n.s == NULL)
+        more = PyUnicode_FromFormat("function at byte %zu", f->offset);
+    else if (put(parts, n.s, n.len) < 0)
+        return -1;
+    else if (f->filename.s == NULL)
+        return 0;
+    else if (put(parts, " (", 2) < 0 ||
+             put(parts, f->filename.s, f->filename.len) < 0)
+        return -1;
+    else
+        more = PyUnicode_FromFormat(", line %ld)", f->firstlineno);
+    if (more == NULL)
+        return -1;
+    int rc = PyList_Append(parts, more);
+    Py_DECREF(more);
+    return rc;
+}
+
+/* 1 if this Python cannot run f's code: bytecode of another magic and
+ * no source to compile (pkscan_function.portable). */
+static int
+cannot_run(const pkscan_function *f, long ours)
+{
+    return f->magic >= 0 && f->magic != ours && f->portable != 1;
+}
+
+/* The message for the report `r`, which has `n` functions that cannot
+ * run here (new reference), or NULL with an error. */
+static PyObject *
+message(const pkscan_report *r, size_t n, long ours)
+{
+    PyObject *mine = cpk_python_version();
+    PyObject *parts = PyList_New(0);
+    PyObject *theirs = NULL, *list = NULL, *empty = NULL, *msg = NULL;
+    if (mine == NULL || parts == NULL)
+        goto done;
+    const pkscan_function *first = NULL;
+    int any_portable = 0; /* some carry the reason they have no source */
+    for (size_t i = 0; i < r->n_functions; i++)
+        if (cannot_run(&r->functions[i], ours)) {
+            if (first == NULL)
+                first = &r->functions[i];
+            any_portable |= r->functions[i].portable == 0;
+        }
+    theirs = first->python_version.s != NULL
+                 ? PyUnicode_DecodeUTF8(first->python_version.s,
+                                        (Py_ssize_t)first->python_version.len,
+                                        "replace")
+                 : PyUnicode_FromFormat("of bytecode version %ld",
+                                        first->magic);
+    if (theirs == NULL)
+        goto done;
+    size_t listed = 0;
+    for (size_t i = 0; i < r->n_functions && listed < CPK_EXPLAIN_MAX; i++) {
+        const pkscan_function *f = &r->functions[i];
+        if (!cannot_run(f, ours))
+            continue;
+        if (listed++ > 0 && put(parts, "; ", 2) < 0)
+            goto done;
+        if (f->portable == 0) {
+            if (put(parts, f->portable_why.s, f->portable_why.len) < 0)
+                goto done;
+        }
+        else if (put_where(parts, f) < 0 ||
+                 (any_portable &&
+                  put(parts, ": pickled without portable=True", 31) < 0))
+            goto done;
+    }
+    if (n > listed) {
+        PyObject *more = PyUnicode_FromFormat("; and %zu more", n - listed);
+        if (more == NULL || PyList_Append(parts, more) < 0) {
+            Py_XDECREF(more);
+            goto done;
+        }
+        Py_DECREF(more);
+    }
+    empty = PyUnicode_New(0, 0);
+    list = empty ? PyUnicode_Join(empty, parts) : NULL;
+    if (list == NULL)
+        goto done;
+    /* The words of the single error this replaces (portable.c, code.c):
+     * CPK_VERSION_ERROR_PREFIX first, "compiled by Python" for
+     * cloudpickle-load's exit status. */
+    if (!any_portable)
+        msg = PyUnicode_FromFormat(
+            CPK_VERSION_ERROR_PREFIX "compiled by Python %U, which Python "
+            "%U cannot run (function%s: %U): load it with Python %U, or "
+            "pickle it with portable=True",
+            theirs, mine, n == 1 ? "" : "s", list, theirs);
+    else if (n == 1)
+        msg = PyUnicode_FromFormat(
+            CPK_VERSION_ERROR_PREFIX "compiled by Python %U, which Python "
+            "%U cannot run, and function %U carries no source to compile "
+            "again: load it with Python %U",
+            theirs, mine, list, theirs);
+    else
+        msg = PyUnicode_FromFormat(
+            CPK_VERSION_ERROR_PREFIX "compiled by Python %U, which Python "
+            "%U cannot run, and %zu functions carry no source to compile "
+            "again: %U: load it with Python %U",
+            theirs, mine, n, list, theirs);
+done:
+    Py_XDECREF(mine);
+    Py_XDECREF(parts);
+    Py_XDECREF(theirs);
+    Py_XDECREF(list);
+    Py_XDECREF(empty);
+    return msg;
+}
+
+/* 1 if the normalized exception `exc` is one of the version errors. */
+static int
+is_version_error(cpk_state *st, PyObject *exc)
+{
+    /* Exactly them: not PolicyError nor SignatureError (subclasses), nor
+     * another UnpicklingError of the same load. */
+    if (exc == NULL || (PyObject *)Py_TYPE(exc) != st->UnpicklingError)
+        return 0;
+    PyObject *text = PyObject_Str(exc);
+    const char *t = text ? PyUnicode_AsUTF8(text) : NULL;
+    int is = t != NULL && strncmp(t, CPK_VERSION_ERROR_PREFIX,
+                                  strlen(CPK_VERSION_ERROR_PREFIX)) == 0;
+    Py_XDECREF(text);
+    return is;
+}
+
+int
+cpk_version_error_pending(cpk_state *st)
+{
+    if (!PyErr_ExceptionMatches(st->UnpicklingError))
+        return 0;
+    PyObject *type, *exc, *tb;
+    PyErr_Fetch(&type, &exc, &tb);
+    PyErr_NormalizeException(&type, &exc, &tb);
+    int is = is_version_error(st, exc);
+    PyErr_Clear();
+    PyErr_Restore(type, exc, tb);
+    return is;
+}
+
+/* The scan of buf[0, len): a report of status OK or TRAILING, or NULL. */
+static pkscan_report *
+scan(const void *buf, size_t len)
+{
+    pkscan_report *r = pkscan_scan_limited(buf, len,
+                                           PKSCAN_PY_FLAGS(PY_VERSION_HEX),
+                                           CPK_EXPLAIN_SCAN_LIMIT);
+    if (r != NULL && r->status != PKSCAN_OK &&
+        r->status != PKSCAN_ERR_TRAILING) {
+        pkscan_free(r);
+        r = NULL;
+    }
+    return r;
+}
+
+/* Replace the pending version error (checked by the caller) with the
+ * one naming every function of the report `r` (owned by the caller)
+ * that cannot run here, if it has any. */
+static void
+explain_report(cpk_state *st, const pkscan_report *r)
+{
+    PyObject *type, *exc, *tb;
+    PyErr_Fetch(&type, &exc, &tb);
+    PyErr_NormalizeException(&type, &exc, &tb);
+    PyObject *msg = NULL;
+    long ours = PyLong_AsLong(st->magic_int) & 0xFFFF;
+    size_t n = 0;
+    for (size_t i = 0; exc != NULL && i < r->n_functions; i++)
+        n += cannot_run(&r->functions[i], ours);
+    if (n == 0)
+        goto keep;
+    msg = message(r, n, ours);
+    if (msg == NULL)
+        goto keep;
+    /* The new error, caused by the one the load raised. */
+    PyObject *now = PyObject_CallOneArg(st->UnpicklingError, msg);
+    if (now == NULL)
+        goto keep;
+    if (tb != NULL)
+        PyException_SetTraceback(exc, tb);
+    PyException_SetCause(now, exc); /* steals exc */
+    Py_DECREF(type);
+    Py_XDECREF(tb);
+    Py_DECREF(msg);
+    PyErr_SetObject((PyObject *)Py_TYPE(now), now);
+    Py_DECREF(now);
+    return;
+keep:
+    /* Any failure here leaves the load's own error, which is true too
+     * (a MemoryError of ours would hide it). */
+    if (PyErr_Occurred())
+        PyErr_Clear();
+    Py_XDECREF(msg);
+    PyErr_Restore(type, exc, tb);
+}
+
+void
+cpk_version_error_explain(cpk_state *st, PyObject *data)
+{
+    if (!cpk_version_error_pending(st))
+        return;
+    PyObject *type, *exc, *tb;
+    Py_buffer view;
+    PyErr_Fetch(&type, &exc, &tb);
+    int ok = PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) == 0;
+    PyErr_Clear();
+    PyErr_Restore(type, exc, tb);
+    if (!ok)
+        return;
+    /* Under the GIL: nobody changes a bytearray meanwhile. The report
+     * keeps no pointer into the data. */
+    pkscan_report *r = scan(view.buf, (size_t)view.len);
+    PyBuffer_Release(&view);
+    if (r != NULL)
+        explain_report(st, r);
+    pkscan_free(r);
+}
+
+/* load(file) does not ask where the pickle starts (a tell() per load
+ * costs a system call on a real file): the failed load left the file at
+ * `at`, inside or at the end of the pickle. The file is read from its
+ * start, and the pickle is the one of the pickles written back to back
+ * from there whose bytes end at or after `at`. A file that does not
+ * start with pickles, or cannot seek, keeps the load's own error. */
+void
+cpk_version_error_explain_file(cpk_state *st, PyObject *file)
+{
+    if (!cpk_version_error_pending(st))
+        return;
+    PyObject *type, *exc, *tb;
+    PyErr_Fetch(&type, &exc, &tb);
+    PyObject *data = NULL, *r = NULL;
+    PyObject *at = PyObject_CallMethod(file, "tell", NULL);
+    Py_ssize_t pos = at && PyLong_Check(at) ? PyLong_AsSsize_t(at) : -1;
+    if (pos > 0)
+        r = PyObject_CallMethod(file, "seek", "i", 0);
+    if (r != NULL)
+        data = PyObject_CallMethod(file, "read", NULL);
+    Py_XDECREF(r);
+    /* and back where the failed load left it */
+    r = r != NULL ? PyObject_CallMethod(file, "seek", "O", at) : NULL;
+    Py_XDECREF(r);
+    Py_XDECREF(at);
+    if (PyErr_Occurred()) {
+        if (!cpk_error_clearable()) {
+            /* KeyboardInterrupt meanwhile: it replaces the load's error */
+            Py_XDECREF(type);
+            Py_XDECREF(exc);
+            Py_XDECREF(tb);
+            Py_XDECREF(data);
+            return;
+        }
+        PyErr_Clear();
+    }
+    PyErr_Restore(type, exc, tb);
+    if (data == NULL || !PyBytes_Check(data)) {
+        Py_XDECREF(data);
+        return;
+    }
+    const char *buf = PyBytes_AS_STRING(data);
+    size_t len = (size_t)PyBytes_GET_SIZE(data), off = 0;
+    while (off < len && off < (size_t)pos) {
+        pkscan_report *rep = scan(buf + off, len - off);
+        if (rep == NULL)
+            break;
+        size_t end = off + rep->stop_offset + 1;
+        if (end >= (size_t)pos)
+            explain_report(st, rep);
+        pkscan_free(rep);
+        off = end;
+    }
+    Py_DECREF(data);
+}
