@@ -271,7 +271,7 @@ reduce(walker *w, size_t at, const slot *c, const slot *t, slot *r,
         kind = CPK_PART_CLASS;
     else if (is_recon(f, "_make_skeleton_enum"))
         kind = CPK_PART_ENUM;
-    else if (is_recon(f, "dynamic_subimport"))
+    else if (is_recon(f, "dynamic_subimport") || is_recon(f, "_module_new"))
         kind = CPK_PART_MODULE;
     if (kind >= 0) {
         long p = add_part(w, (cpk_part_kind)kind, at);
@@ -289,7 +289,7 @@ reduce(walker *w, size_t at, const slot *c, const slot *t, slot *r,
         return 0;
     }
     if ((is_recon(f, "_function_fill") || is_recon(f, "_function_setstate") ||
-         is_recon(f, "_class_setstate")) &&
+         is_recon(f, "_class_setstate") || is_recon(f, "_module_fill")) &&
         a0 != NULL && a0->kind == A_PART) {
         *pending = add_range(w, a0->part, c->start, at + 1, 0);
         *then_pop = 1;
