@@ -144,7 +144,7 @@ Test(beyond_deep, keyboard_interrupt_deep_inside_propagates, .timeout = 60)
 Test(beyond_deep, deeper_than_the_retry_holds_fails_cleanly, .timeout = 120)
 {
     cpk_py_raises(CHAIN
-                  "ccloudpickle.dumps(chain(1500000))\n",
+                  "ccloudpickle.dumps(chain(300000))\n",
                   "PicklingError", "excessively deep recursion");
 }
 
