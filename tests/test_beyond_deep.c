@@ -198,3 +198,32 @@ Test(beyond_deep, slots_instances_and_a_stdlib_load, .timeout = 60)
            "    x = x[0]\n"
            "assert x == []\n");
 }
+
+Test(beyond_deep, nested_retries_and_threads, .timeout = 120)
+{
+    /* A __reduce__ inside a retried dump that itself dumps a deep
+     * structure retries on a stack of its own; threads with small stacks
+     * (switching under the GIL) each retry on theirs. */
+    cpk_py(CHAIN
+           "import threading\n"
+           "class Inner:\n"
+           "    def __reduce__(self):\n"
+           "        return (ccloudpickle.loads, (ccloudpickle.dumps(chain(20000)),))\n"
+           "out = ccloudpickle.loads(ccloudpickle.dumps(chain(20000, Inner())))\n"
+           "n = 0\n"
+           "while out is not None:\n"
+           "    n += 1\n"
+           "    out = out.next\n"
+           "assert n == 40000, n\n"
+           "want = ccloudpickle.dumps(chain(30000))\n"
+           "got = []\n"
+           "def work():\n"
+           "    got.append(ccloudpickle.dumps(chain(30000)))\n"
+           "threading.stack_size(256 * 1024)\n"
+           "ts = [threading.Thread(target=work) for _ in range(3)]\n"
+           "for t in ts:\n"
+           "    t.start()\n"
+           "for t in ts:\n"
+           "    t.join()\n"
+           "assert got == [want] * 3\n");
+}
