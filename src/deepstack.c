@@ -8,10 +8,10 @@
  * thread, its thread state, the GIL, contextvars, held locks - and only
  * moves the C frames to CPK_DEEP_STACK bytes of address space reserved
  * with MAP_NORESERVE: the kernel commits just the pages the dump touches
- * (about 1 KB per level), and they are unmapped when the call returns.
+ * (some 400 bytes a level), and they are unmapped when the call returns.
  * The budget added, CPK_DEEP_HEADROOM levels, is what that stack holds
- * at CPK_DEEP_STACK / CPK_DEEP_HEADROOM bytes a level, with room to spare
- * for sanitizer builds; a guard page below the stack turns a bug in that
+ * at CPK_DEEP_STACK / CPK_DEEP_HEADROOM bytes a level, ten times what a
+ * level takes; a guard region below the stack turns a bug in that
  * estimate into a crash at a known place rather than silent corruption.
  */
 #include "internal.h"
@@ -42,11 +42,12 @@ void __sanitizer_start_switch_fiber(void **fake_stack_save, const void *bottom,
 void __sanitizer_finish_switch_fiber(void *fake_stack_save,
                                      const void **bottom_old,
                                      size_t *size_old);
-/* Instrumented frames are several times larger. */
-#define CPK_DEEP_HEADROOM 250000
-#else
-#define CPK_DEEP_HEADROOM 500000
 #endif
+
+/* Levels added to the budget. Instrumented (ASan) frames are larger, but
+ * the frames of a level are CPython's save() and its helpers: 4 KB a
+ * level leaves them room even in an instrumented libpython. */
+#define CPK_DEEP_HEADROOM 500000
 
 /* 2 GiB of address space, committed only as touched: 4 KB a level
  * (measured: a linked list of instances takes some 400 bytes a level). */
