@@ -410,6 +410,9 @@ typedef struct {
     int in_dump;             /* our dump() is running (gcpause.c) ... */
     int gc_paused;           /* ... and has paused automatic collection */
     Py_ssize_t reduced;      /* reducer_override calls in this dump */
+    PyObject *sink;          /* what CPython's Pickler writes to: always
+                              * one of our sinks (memio.c), so a failed
+                              * dump knows whether anything was written */
 } cpk_pickler_ext;
 
 struct cpk_policy_names;
@@ -562,6 +565,23 @@ int cpk_memio_init_types(PyObject *module, cpk_state *st);
 PyObject *cpk_sink_new(cpk_state *st);                 /* new reference */
 PyObject *cpk_sink_getvalue(PyObject *sink);           /* new reference */
 void cpk_sink_reset(PyObject *sink);                   /* empty again */
+/* A sink in front of a user's file (whose write it calls on), so a
+ * Pickler knows whether anything reached the file, and can hold a whole
+ * dump back until it succeeded (pickler.c's deep retry). */
+PyObject *cpk_sink_wrap(cpk_state *st, PyObject *file); /* new reference */
+int cpk_sink_is(cpk_state *st, PyObject *op);
+int cpk_sink_passes(PyObject *sink);
+Py_ssize_t cpk_sink_written(PyObject *sink);
+void cpk_sink_hold(PyObject *sink);
+int cpk_sink_release(PyObject *sink, int commit);
+
+/* deepstack.c: fn(arg) on a large C stack of this thread, with the
+ * recursion budget raised by cpk_deep_headroom() levels for the call.
+ * Returns fn's result and sets *ran; *ran == 0 (no exception set) when
+ * this platform or the address space allows no such stack. */
+typedef PyObject *(*cpk_deep_fn)(void *arg);
+PyObject *cpk_deep_call(cpk_deep_fn fn, void *arg, int *ran);
+int cpk_deep_headroom(void);
 PyObject *cpk_reader_new(cpk_state *st, PyObject *data); /* new reference */
 Py_ssize_t cpk_reader_remaining(PyObject *reader);
 

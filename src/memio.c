@@ -22,6 +22,12 @@ typedef struct {
     PyObject *first; /* the only chunk so far (kept as is), or NULL */
     PyObject *acc;   /* growing bytes once a second chunk came, or NULL */
     Py_ssize_t size; /* bytes written */
+    /* A user's file behind us (the Pickler(file) case): its write, which
+     * each write goes on to, unless `hold` keeps them here until
+     * cpk_sink_release. `passed` counts the writes that went on. */
+    PyObject *target;
+    int hold;
+    Py_ssize_t passed;
 } cpk_sink;
 
 /* Make room for `need` more bytes in the accumulator: doubling, so large
@@ -52,6 +58,13 @@ Sink_write(PyObject *op, PyObject *data)
 {
     cpk_sink *self = (cpk_sink *)op;
     Py_buffer b;
+    if (self->target != NULL && !self->hold) {
+        PyObject *r = PyObject_CallOneArg(self->target, data);
+        if (r == NULL)
+            return NULL;
+        self->passed++;
+        return r;
+    }
     if (self->first == NULL && self->acc == NULL &&
         PyBytes_CheckExact(data)) {
         /* Most pickles arrive in one write: keep that bytes object. */
@@ -111,10 +124,84 @@ cpk_sink_reset(PyObject *op)
     self->size = 0;
 }
 
+/* A passthrough sink (cpk_sink_wrap) for `file`: NULL with the TypeError
+ * CPython's Pickler raises when it has no write. New reference. */
+PyObject *
+cpk_sink_wrap(cpk_state *st, PyObject *file)
+{
+    PyObject *write = PyObject_GetAttr(file, st->str_write);
+    if (write == NULL) {
+        if (PyErr_ExceptionMatches(PyExc_AttributeError)) {
+            PyErr_Clear();
+            PyErr_SetString(PyExc_TypeError,
+                            "file must have a 'write' attribute");
+        }
+        return NULL;
+    }
+    PyObject *sink = cpk_sink_new(st);
+    if (sink == NULL) {
+        Py_DECREF(write);
+        return NULL;
+    }
+    ((cpk_sink *)sink)->target = write;
+    return sink;
+}
+
+int
+cpk_sink_is(cpk_state *st, PyObject *op)
+{
+    return Py_IS_TYPE(op, st->sink_type);
+}
+
+/* Writes that reached the user's file, or bytes kept in memory. */
+Py_ssize_t
+cpk_sink_written(PyObject *op)
+{
+    cpk_sink *self = (cpk_sink *)op;
+    return self->target != NULL ? self->passed : self->size;
+}
+
+int
+cpk_sink_passes(PyObject *op)
+{
+    return ((cpk_sink *)op)->target != NULL;
+}
+
+void
+cpk_sink_hold(PyObject *op)
+{
+    cpk_sink_reset(op);
+    ((cpk_sink *)op)->hold = 1;
+}
+
+/* End of a hold: what was kept goes on to the file in one write when
+ * `commit`, else is dropped. -1 with an exception if that write fails. */
+int
+cpk_sink_release(PyObject *op, int commit)
+{
+    cpk_sink *self = (cpk_sink *)op;
+    int r = 0;
+    self->hold = 0;
+    if (commit && self->size > 0) {
+        PyObject *data = cpk_sink_getvalue(op);
+        PyObject *w = data ? PyObject_CallOneArg(self->target, data) : NULL;
+        Py_XDECREF(data);
+        if (w == NULL)
+            r = -1;
+        else {
+            self->passed++;
+            Py_DECREF(w);
+        }
+    }
+    cpk_sink_reset(op);
+    return r;
+}
+
 static int
 Sink_traverse(PyObject *op, visitproc visit, void *arg)
 {
     cpk_sink *self = (cpk_sink *)op;
+    Py_VISIT(self->target);
     Py_VISIT(self->first);
     Py_VISIT(self->acc);
     Py_VISIT(Py_TYPE(op));
@@ -127,6 +214,7 @@ Sink_dealloc(PyObject *op)
     cpk_sink *self = (cpk_sink *)op;
     PyTypeObject *tp = Py_TYPE(op);
     PyObject_GC_UnTrack(op);
+    Py_CLEAR(self->target);
     Py_CLEAR(self->first);
     Py_CLEAR(self->acc);
     tp->tp_free(op);
@@ -158,8 +246,9 @@ cpk_sink_new(cpk_state *st)
     cpk_sink *self = PyObject_GC_New(cpk_sink, st->sink_type);
     if (self == NULL)
         return NULL;
-    self->first = self->acc = NULL;
-    self->size = 0;
+    self->first = self->acc = self->target = NULL;
+    self->size = self->passed = 0;
+    self->hold = 0;
     PyObject_GC_Track(self);
     return (PyObject *)self;
 }

@@ -204,6 +204,129 @@ dump_failed(PyObject *self, PyObject *obj, int was_empty)
     return NULL;
 }
 
+/* One run of CPython's dump(), with the collector paused past
+ * CPK_DUMP_PAUSE_AFTER reductions (gcpause.c) and resumed after. */
+static PyObject *
+dump_once(PyObject *self, PyObject *obj)
+{
+    cpk_pickler_ext *ext = CPK_PICKLER_EXT(self);
+    ext->in_dump = 1;
+    ext->reduced = 0;
+    PyObject *args[2] = {self, obj};
+    PyObject *r = PyObject_Vectorcall(ext->st->base_dump, args, 2, NULL);
+    ext->in_dump = 0;
+    if (ext->gc_paused) {
+        ext->gc_paused = 0;
+        if (cpk_gc_resume(ext->st) < 0)
+            Py_CLEAR(r);
+    }
+    return r;
+}
+
+/* Deep structures ------------------------------------------------------------
+ * CPython's pickler recurses once per level (a linked list of instances
+ * costs two levels a node) and gives up at the recursion limit: 1000 by
+ * default, whatever the stack could hold. A dump that failed that way, and
+ * only that way, runs again on a large C stack of this same thread with
+ * the budget raised (deepstack.c), so the common case pays nothing and a
+ * deep one costs one wasted partial attempt. The retry writes the same
+ * bytes a dump with a higher limit would: a plain pickle. It happens only
+ * when the failed attempt can be undone exactly: the memo was empty
+ * before it, and nothing reached the user's file (for a file, the retry
+ * then holds its output back and writes it once it succeeded, so a
+ * failure leaves the file as it was). */
+
+typedef struct {
+    PyObject *self, *obj;
+    int was_empty;
+} deep_args;
+
+static PyObject *
+deep_dump(void *arg)
+{
+    deep_args *a = arg;
+    PyObject *r = dump_once(a->self, a->obj);
+    /* The culprit search pickles parts of the graph again: here too. */
+    return r != NULL ? r : dump_failed(a->self, a->obj, a->was_empty);
+}
+
+/* Is the error the recursion limit reached by the pickler's descent: in
+ * its save() ("maximum recursion depth exceeded while pickling an
+ * object") or in a C call it makes there, such as writing a frame to the
+ * file ("... while calling a Python object")? A __reduce__ whose Python
+ * code recurses without end says neither and is not retried. */
+static int
+pickler_too_deep(void)
+{
+    if (!PyErr_ExceptionMatches(PyExc_RecursionError))
+        return 0;
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    PyErr_NormalizeException(&type, &value, &tb);
+    PyObject *msg = value ? PyObject_Str(value) : NULL;
+    int r = 0;
+    if (msg != NULL && PyUnicode_Check(msg)) {
+        const char *u = PyUnicode_AsUTF8(msg);
+        r = u != NULL && (strstr(u, " while pickling an object") != NULL ||
+                          strstr(u, " while calling a Python object") != NULL);
+    }
+    Py_XDECREF(msg);
+    PyErr_Clear(); /* from str() alone: the first error is restored */
+    PyErr_Restore(type, value, tb);
+    return r;
+}
+
+/* The retry, or NULL with *tried = 0 (the first error still set) when it
+ * cannot be made. */
+#if defined(__GNUC__)
+__attribute__((noinline, cold))
+#endif
+static PyObject *
+dump_deep(PyObject *self, PyObject *obj, Py_ssize_t written, int *tried)
+{
+    cpk_pickler_ext *ext = CPK_PICKLER_EXT(self);
+    PyObject *sink = ext->sink;
+    *tried = 0;
+    if (sink == NULL || cpk_deep_headroom() == 0 || !pickler_too_deep())
+        return NULL;
+    int passes = cpk_sink_passes(sink);
+    /* In memory (dumps): the sink must have been empty; to a file:
+     * nothing may have reached it. */
+    if (passes ? cpk_sink_written(sink) != written : written != 0)
+        return NULL;
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    if (base_clear_memo(self) < 0) {
+        /* Only a MemoryError: report the first failure. */
+        PyErr_Clear();
+        PyErr_Restore(type, value, tb);
+        return NULL;
+    }
+    Py_INCREF(sink); /* a __reduce__ may re-init the Pickler */
+    if (passes)
+        cpk_sink_hold(sink);
+    else
+        cpk_sink_reset(sink);
+    deep_args a = {self, obj, 1};
+    int ran;
+    PyObject *r = cpk_deep_call(deep_dump, &a, &ran);
+    if (!ran) {
+        if (passes)
+            (void)cpk_sink_release(sink, 0);
+        Py_DECREF(sink);
+        PyErr_Restore(type, value, tb);
+        return NULL;
+    }
+    *tried = 1;
+    Py_XDECREF(type);
+    Py_XDECREF(value);
+    Py_XDECREF(tb);
+    if (passes && cpk_sink_release(sink, r != NULL) < 0)
+        Py_CLEAR(r);
+    Py_DECREF(sink);
+    return r;
+}
+
 static PyObject *
 Pickler_dump(PyObject *self, PyObject *obj)
 {
@@ -223,18 +346,16 @@ Pickler_dump(PyObject *self, PyObject *obj)
     }
     int was_empty = !ext->memo_used;
     ext->memo_used = 1;
-    ext->in_dump = 1;
-    ext->reduced = 0;
-    PyObject *args[2] = {self, obj};
-    PyObject *r = PyObject_Vectorcall(st->base_dump, args, 2, NULL);
-    ext->in_dump = 0;
-    if (ext->gc_paused) {
-        ext->gc_paused = 0;
-        if (cpk_gc_resume(st) < 0)
-            Py_CLEAR(r);
-    }
+    Py_ssize_t written = ext->sink != NULL ? cpk_sink_written(ext->sink) : 0;
+    PyObject *r = dump_once(self, obj);
     if (r != NULL)
         return r;
+    if (was_empty) {
+        int tried;
+        r = dump_deep(self, obj, written, &tried);
+        if (tried)
+            return r;
+    }
     return dump_failed(self, obj, was_empty);
 }
 
@@ -475,11 +596,22 @@ Pickler_init(PyObject *self, PyObject *args, PyObject *kwds)
                                               : PyLong_FromLong(proto);
     if (proto_obj == NULL)
         return -1;
-    PyObject *bargs = PyTuple_Pack(4, file, proto_obj, Py_True,
+    /* CPython's Pickler writes to one of our sinks, a user's file behind
+     * it: a failed dump then knows whether anything reached the file. */
+    PyObject *sink = cpk_sink_is(ext->st, file) ? Py_NewRef(file)
+                                                : cpk_sink_wrap(ext->st, file);
+    if (sink == NULL) {
+        Py_DECREF(proto_obj);
+        return -1;
+    }
+    PyObject *bargs = PyTuple_Pack(4, sink, proto_obj, Py_True,
                                    buffer_callback);
     Py_DECREF(proto_obj);
-    if (bargs == NULL)
+    if (bargs == NULL) {
+        Py_DECREF(sink);
         return -1;
+    }
+    Py_XSETREF(ext->sink, sink);
     ext->in_init = 1;
     int r = base_slots.tp_init(self, bargs, NULL);
     ext->in_init = 0;
@@ -551,6 +683,7 @@ ext_clear(PyObject *self)
     clear_globals_ref(ext);
     Py_CLEAR(ext->table_view);
     Py_CLEAR(ext->table_overlay);
+    Py_CLEAR(ext->sink);
     /* ext->module stays: the state must outlive every instance. */
     return 0;
 }
@@ -567,6 +700,7 @@ Pickler_traverse(PyObject *self, visitproc visit, void *arg)
     Py_VISIT(ext->last_base);
     Py_VISIT(ext->table_view);
     Py_VISIT(ext->table_overlay);
+    Py_VISIT(ext->sink);
     /* A static base (CPython < 3.12) does not visit our heap type. */
     if (!base_slots.is_heap)
         Py_VISIT(Py_TYPE(self));

@@ -134,11 +134,13 @@ Test(api, pickler_init_not_called)
                   "PicklingError", "Pickler.__init__() was not called");
 }
 
-Test(api, deep_recursion_is_a_pickling_error)
+Test(api, deep_recursion_is_a_pickling_error, .timeout = 120)
 {
+    /* Deeper than even the retry on a large stack holds (pickler.c):
+     * 600,000 levels. */
     cpk_py("import ccloudpickle as cp, pickle\n"
            "x = []\n"
-           "for _ in range(100000):\n"
+           "for _ in range(600000):\n"
            "    x = [x]\n"
            "try:\n"
            "    cp.dumps(x)\n"
