@@ -144,7 +144,7 @@ PyType_GetModuleByDef(PyTypeObject *type, PyModuleDef *def)
     X(tell) X(write) X(stdout) X(stderr) X(stdin) X(TypeVar) X(_FIELD)       \
     X(_FIELD_CLASSVAR) X(_FIELD_INITVAR) X(ChainMap) X(__getattr__)          \
     X(_value_) X(_cpk_member_attrs) X(__objclass__) X(__firstlineno__)      \
-    X(__ccloudpickle_wrapper__)
+    X(__ccloudpickle_wrapper__) X(__supertype__)
 
 /* What reducer_override does with an object of a given exact type. */
 typedef enum {
@@ -169,6 +169,9 @@ typedef enum {
     CPK_KIND_ROOT_LOGGER,
     CPK_KIND_WEAKSET,
     CPK_KIND_TYPEVAR,
+    CPK_KIND_PARAMSPEC,   /* typeforms.c */
+    CPK_KIND_TYPEVARTUPLE,
+    CPK_KIND_NEWTYPE,
     CPK_KIND_FIELD_SENTINEL,
     CPK_KIND_SINGLETON,   /* module-level singleton: by name (singletons) */
     CPK_KIND_EXTREF,      /* cpk_ref: a name in another module (compat) */
@@ -190,6 +193,9 @@ typedef enum {
     CPK_LAZY_ROOT_LOGGER,
     CPK_LAZY_WEAKSET,
     CPK_LAZY_TYPEVAR,
+    CPK_LAZY_PARAMSPEC,   /* 3.10 */
+    CPK_LAZY_TYPEVARTUPLE, /* 3.11 */
+    CPK_LAZY_NEWTYPE,     /* a class from 3.10 */
     CPK_LAZY_FIELD_BASE,
     CPK_LAZY_DC_MISSING,  /* dataclasses.MISSING keeps its identity */
     CPK_LAZY_DC_KW_ONLY,
@@ -268,6 +274,8 @@ typedef struct cpk_state {
     PyObject *make_skeleton_enum;
     PyObject *class_setstate;
     PyObject *make_typevar;
+    PyObject *make_typeparam;
+    PyObject *make_newtype;
     PyObject *make_dict_keys;
     PyObject *make_dict_values;
     PyObject *make_dict_items;
@@ -352,7 +360,8 @@ typedef struct cpk_state {
     X(function_fill) X(code_unmarshal) X(code_new) X(make_cell)              \
     X(make_empty_cell) X(empty_cell_value) X(subimport) X(dynamic_subimport) \
     X(builtin_type) X(make_skeleton_class) X(make_skeleton_enum)             \
-    X(class_setstate) X(make_typevar) X(make_dict_keys) X(make_dict_values)  \
+    X(class_setstate) X(make_typevar) X(make_typeparam) X(make_newtype)     \
+    X(make_dict_keys) X(make_dict_values)  \
     X(make_dict_items) X(file_reconstructor) X(dataclass_sentinel)           \
     X(reduce_builtin) X(cp_make_function) X(cp_function_setstate)            \
     X(compat_import) X(shim) X(by_value) X(tracker_by_id)                    \
@@ -625,7 +634,14 @@ PyObject *cpk_find_submodules(cpk_state *st, PyObject *all_names,
 
 /* class.c */
 PyObject *cpk_reduce_class(cpk_state *st, PyObject *pickler, PyObject *cls);
+
+/* typeforms.c: TypeVar, ParamSpec, TypeVarTuple, NewType by value; the
+ * load side (typeforms_load.c) adds cpk_typeform_methods. */
 PyObject *cpk_reduce_typevar(cpk_state *st, int format, PyObject *tv);
+PyObject *cpk_reduce_typeparam(cpk_state *st, int format, PyObject *obj,
+                               int paramspec);
+PyObject *cpk_reduce_newtype(cpk_state *st, int format, PyObject *nt);
+extern PyMethodDef cpk_typeform_methods[];
 
 /* tracker.c: class identity across pickles. */
 int cpk_tracker_init(PyObject *module, cpk_state *st);

@@ -1946,7 +1946,7 @@ static const char *const ccp_names[] = {
     "subimport", "dynamic_subimport", "_builtin_type", "_make_dict_keys",
     "_make_dict_values", "_make_dict_items", "_file_reconstructor",
     "_get_dataclass_field_type_sentinel", "_make_function",
-    "_function_setstate", "_import",
+    "_function_setstate", "_import", "_make_typeparam", "_make_newtype",
 };
 
 static const char *const cp_names[] = {
