@@ -521,6 +521,7 @@ reduce_plain_class(cpk_state *st, int format, PyTypeObject *cls)
 {
     PyObject *slots, *orig_bases, *bases = NULL, *tid = NULL, *name = NULL;
     PyObject *other = NULL, *args = NULL, *state = NULL, *r = NULL;
+    PyObject *extra = NULL;
     PyObject *kw = type_kwargs(st, cls, &slots, &orig_bases);
     if (kw == NULL)
         return NULL;
@@ -542,8 +543,14 @@ reduce_plain_class(cpk_state *st, int format, PyTypeObject *cls)
     }
     else if (other != NULL && PyDict_Update(kw, other) < 0)
         goto done;
+    /* Class keywords: stock loaders would drop them, so only our format
+     * looks for them. */
+    extra = format == CPK_FORMAT_NATIVE ? cpk_class_extra(st, cls)
+                                        : Py_NewRef(Py_None);
+    if (extra == NULL)
+        goto done;
     args = PyTuple_Pack(6, (PyObject *)Py_TYPE(cls), name, bases, kw, tid,
-                        Py_None);
+                        extra);
     if (args != NULL)
         r = class_reduce_value(st, format, st->make_skeleton_class,
                                "_make_skeleton_class", args, state);
@@ -555,6 +562,7 @@ done:
     Py_XDECREF(tid);
     Py_XDECREF(name);
     Py_XDECREF(other);
+    Py_XDECREF(extra);
     Py_XDECREF(args);
     Py_XDECREF(state);
     return r;

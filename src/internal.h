@@ -303,6 +303,12 @@ typedef struct cpk_state {
     PyObject *stock_by_class;    /* its tracker dict we pushed to */
     PyObject *stock_pending;     /* [weakref(class)] for its tracker */
 
+    /* classkw.c: {id(class): weakref(class)} of skeletons waiting for
+     * their namespace; [(weakref(class), class keywords)] waiting to be
+     * replayed. NULL until needed. */
+    PyObject *skeletons_pending;
+    PyObject *init_subclass_deferred;
+
     /* Lazily built helpers. */
     PyObject *types_names;       /* {type: name} of the `types` module */
     PyObject *default_table;     /* Pickler.dispatch_table: ChainMap */
@@ -371,7 +377,7 @@ typedef struct cpk_state {
     X(version_str) X(magic_int) X(str_ASCII) X(str_strict)                  \
     X(kwnames_compat) X(kwnames_unpickler) X(lazy_retired)                  \
     X(stock_name) X(stock_module) X(stock_seen) X(stock_by_class)          \
-    X(stock_pending)
+    X(stock_pending) X(skeletons_pending) X(init_subclass_deferred)
 
 /* What our Pickler adds after CPython's PicklerObject. Its offset is known
  * only at run time (the base's size differs between CPython versions). */
@@ -643,8 +649,30 @@ PyObject *cpk_reduce_typeparam(cpk_state *st, int format, PyObject *obj,
 PyObject *cpk_reduce_newtype(cpk_state *st, int format, PyObject *nt);
 extern PyMethodDef cpk_typeform_methods[];
 
+/* classkw.c: class keywords, recorded and replayed. */
+/* `extra` for _make_skeleton_class: {"class_kwargs": {...}} when `cls`
+ * was made with keywords that can be found, else None. New reference. */
+PyObject *cpk_class_extra(cpk_state *st, PyTypeObject *cls);
+/* Check _make_skeleton_class's `extra`; *class_kwargs (borrowed from it)
+ * the keywords, NULL when none. 1, or 0 with the error set. */
+int cpk_class_kwargs_arg(cpk_state *st, PyObject *extra,
+                         PyObject **class_kwargs);
+/* Is a class of the metaclass's or these bases' MROs a skeleton waiting
+ * for its namespace? 1, 0 or -1. */
+int cpk_class_bases_pending(cpk_state *st, PyObject *meta, PyObject *bases);
+/* A skeleton was made (waiting for its namespace); `deferred`: keywords
+ * whose __init_subclass__ call waits for its MRO to be complete, or NULL.
+ * 0 or -1. */
+int cpk_class_skeleton_made(cpk_state *st, PyObject *cls, PyObject *deferred);
+/* _class_setstate gave `cls` its namespace: run the deferred
+ * __init_subclass__ calls now possible. 0 or -1. */
+int cpk_class_namespace_set(cpk_state *st, PyObject *cls);
+
 /* tracker.c: class identity across pickles. */
 int cpk_tracker_init(PyObject *module, cpk_state *st);
+/* The class tracked under `id` (new reference), or NULL (an error set
+ * only on failure). */
+PyObject *cpk_tracker_lookup(cpk_state *st, PyObject *id);
 PyObject *cpk_tracker_get_or_create_id(cpk_state *st, PyObject *cls);
 /* The class already tracked under `id`, else `cls`, now tracked as
  * reconstructed. New reference. */
