@@ -11,9 +11,31 @@
 
 TestSuite(beyond_typing, .init = cpk_py_start, .fini = cpk_py_stop);
 
+/* ParamSpec is 3.10's, TypeVarTuple and Unpack 3.11's. */
+#if PY_VERSION_HEX < 0x030B0000
+#define REQUIRE_311() cr_skip_test("TypeVarTuple needs Python 3.11")
+#else
+#define REQUIRE_311() ((void)0)
+#endif
+
 Test(beyond_typing, forms_keep_identity_across_loads_and_work)
 {
+    REQUIRE_311();
     cpk_beyond("typing_forms");
+}
+
+/* On every Python a NewType of a script works after loading; on 3.9,
+ * where NewType makes a function, it goes by value as any function does
+ * (without the one-object-per-id identity). */
+Test(beyond_typing, newtype_on_every_python)
+{
+    cpk_py("import ccloudpickle as cp, sys, typing\n"
+           "UserId = typing.NewType('UserId', int)\n"
+           "d = cp.dumps(UserId)\n"
+           "assert (b'_make_newtype' in d) == (sys.version_info >= (3, 10))\n");
+    cpk_fresh_protos("typing.NewType('UserId', int)",
+                     "assert obj(3) == 3 and obj.__supertype__ is int\n"
+                     "assert obj.__name__ == 'UserId'\n");
 }
 
 /* What the in-process tests share: forms of a script (here __main__). */
@@ -33,6 +55,7 @@ Test(beyond_typing, forms_keep_identity_across_loads_and_work)
 
 Test(beyond_typing, fresh_process_gets_names_and_options)
 {
+    REQUIRE_311();
     cpk_py(FORMS);
     cpk_fresh_protos("[UserId, BaseId, P, Ts, Base]",
                      "import typing\n"
@@ -48,6 +71,7 @@ Test(beyond_typing, fresh_process_gets_names_and_options)
  * the same object gives the same bytes. */
 Test(beyond_typing, original_process_and_determinism)
 {
+    REQUIRE_311();
     cpk_py(FORMS
            "for o in (UserId, BaseId, P, Ts):\n"
            "    d = cp.dumps(o)\n"
@@ -62,6 +86,7 @@ Test(beyond_typing, original_process_and_determinism)
  * go by name. */
 Test(beyond_typing, importable_forms_by_reference)
 {
+    REQUIRE_311();
     char dir[64], path[128];
     cpk_tmpdir(dir, sizeof(dir));
     snprintf(path, sizeof(path), "%s/tforms_mod.py", dir);
@@ -90,6 +115,7 @@ Test(beyond_typing, importable_forms_by_reference)
  * name, as before (loading needs the defining module). */
 Test(beyond_typing, compat_formats_by_name)
 {
+    REQUIRE_311();
     cpk_py(FORMS
            "for fmt in ('cloudpickle3', 'cloudpickle2'):\n"
            "    for o in (UserId, P, Ts):\n"
@@ -106,6 +132,7 @@ Test(beyond_typing, compat_formats_by_name)
  * them. */
 Test(beyond_typing, typevar_options_of_newer_pythons)
 {
+    REQUIRE_311();
     cpk_py(FORMS
            "T = typing.TypeVar('T', int, str)\n"
            "assert b'_make_typevar' in cp.dumps(T)\n"
@@ -179,6 +206,7 @@ static const struct {
 
 Test(beyond_typing, hostile_arguments_raise)
 {
+    REQUIRE_311();
     char code[1024];
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         snprintf(code, sizeof(code), FORMS "%s\n", bad[i].call);
@@ -198,6 +226,7 @@ Test(beyond_typing, hostile_arguments_raise)
  * the reconstructors as ccloudpickle's own. */
 Test(beyond_typing, describe_mode)
 {
+    REQUIRE_311();
     char dir[64], path[128];
     cpk_tmpdir(dir, sizeof(dir));
     snprintf(path, sizeof(path), "%s/forms.pkl", dir);
