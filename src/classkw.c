@@ -46,22 +46,14 @@ mro_defines(PyObject *mro, Py_ssize_t start, PyObject *skip1,
 static int
 may_have_keywords(cpk_state *st, PyTypeObject *cls)
 {
-    PyObject *init_subclass = PyUnicode_InternFromString("__init_subclass__");
-    PyObject *init = PyUnicode_InternFromString("__init__");
-    if (init_subclass == NULL || init == NULL) {
-        Py_XDECREF(init_subclass);
-        Py_XDECREF(init);
-        return -1;
-    }
     int r = mro_defines(cls->tp_mro, 1, (PyObject *)&PyBaseObject_Type, NULL,
-                        &init_subclass, 1);
+                        &st->str___init_subclass__, 1);
     if (r == 0 && Py_TYPE(cls) != &PyType_Type) {
-        PyObject *names[] = {st->str___new__, init, st->str___prepare__};
+        PyObject *names[] = {st->str___new__, st->str___init__,
+                             st->str___prepare__};
         r = mro_defines(Py_TYPE(cls)->tp_mro, 0, (PyObject *)&PyType_Type,
                         st->abcmeta, names, 3);
     }
-    Py_DECREF(init_subclass);
-    Py_DECREF(init);
     return r;
 }
 
@@ -166,12 +158,14 @@ mro_pending(cpk_state *st, PyObject *cls, Py_ssize_t start)
     PyObject *mro = ((PyTypeObject *)cls)->tp_mro;
     if (mro == NULL || !PyTuple_Check(mro))
         return 0;
-    for (Py_ssize_t i = start; i < PyTuple_GET_SIZE(mro); i++) {
-        int r = is_pending(st, PyTuple_GET_ITEM(mro, i));
-        if (r != 0)
-            return r;
-    }
-    return 0;
+    /* Held: the allocations below may collect, and a finalizer may
+     * assign __bases__. */
+    Py_INCREF(mro);
+    int r = 0;
+    for (Py_ssize_t i = start; r == 0 && i < PyTuple_GET_SIZE(mro); i++)
+        r = is_pending(st, PyTuple_GET_ITEM(mro, i));
+    Py_DECREF(mro);
+    return r;
 }
 
 int
@@ -215,21 +209,18 @@ cpk_class_skeleton_made(cpk_state *st, PyObject *cls, PyObject *deferred)
  * otherwise the keywords were the metaclass's, dropped (its __new__ ran
  * before they could be given). 0 or -1. */
 static int
-replay(PyObject *cls, PyObject *kwargs)
+replay(cpk_state *st, PyObject *cls, PyObject *kwargs)
 {
-    PyObject *name = PyUnicode_InternFromString("__init_subclass__");
-    if (name == NULL)
-        return -1;
     int defines = mro_defines(((PyTypeObject *)cls)->tp_mro, 1,
-                              (PyObject *)&PyBaseObject_Type, NULL, &name, 1);
-    Py_DECREF(name);
+                              (PyObject *)&PyBaseObject_Type, NULL,
+                              &st->str___init_subclass__, 1);
     if (defines <= 0)
         return defines;
     PyObject *sup = PyObject_CallFunctionObjArgs((PyObject *)&PySuper_Type,
                                                  cls, cls, NULL);
     if (sup == NULL)
         return -1;
-    PyObject *f = PyObject_GetAttrString(sup, "__init_subclass__");
+    PyObject *f = PyObject_GetAttr(sup, st->str___init_subclass__);
     Py_DECREF(sup);
     if (f == NULL)
         return -1;
@@ -275,7 +266,7 @@ cpk_class_namespace_set(cpk_state *st, PyObject *cls)
         }
         int r = PyList_SetSlice(list, i, i + 1, NULL);
         if (r == 0 && sub != NULL)
-            r = replay(sub, PyTuple_GET_ITEM(item, 1));
+            r = replay(st, sub, PyTuple_GET_ITEM(item, 1));
         Py_XDECREF(sub);
         Py_DECREF(item);
         if (r < 0)

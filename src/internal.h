@@ -144,7 +144,8 @@ PyType_GetModuleByDef(PyTypeObject *type, PyModuleDef *def)
     X(tell) X(write) X(stdout) X(stderr) X(stdin) X(TypeVar) X(_FIELD)       \
     X(_FIELD_CLASSVAR) X(_FIELD_INITVAR) X(ChainMap) X(__getattr__)          \
     X(_value_) X(_cpk_member_attrs) X(__objclass__) X(__firstlineno__)      \
-    X(__ccloudpickle_wrapper__) X(__supertype__)
+    X(__ccloudpickle_wrapper__) X(__supertype__) X(__init_subclass__)        \
+    X(__init__)
 
 /* What reducer_override does with an object of a given exact type. */
 typedef enum {
