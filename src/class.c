@@ -1,10 +1,10 @@
-/* class.c - classes by value: a class (or enum, or TypeVar) that cannot be
- * imported by name is rebuilt from its metaclass, name, bases and
- * namespace, under a tracker id (tracker.c) that gives it one identity per
- * process. Also the builtin types that plain pickle cannot name
- * (types.FunctionType, type(None), ...). The load side is
- * _make_skeleton_class, _make_skeleton_enum, _class_setstate and
- * _make_typevar in reconstruct.c.
+/* class.c - classes by value: a class (or enum) that cannot be imported by
+ * name is rebuilt from its metaclass, name, bases and namespace, under a
+ * tracker id (tracker.c) that gives it one identity per process. Also the
+ * builtin types that plain pickle cannot name (types.FunctionType,
+ * type(None), ...). The load side is _make_skeleton_class,
+ * _make_skeleton_enum and _class_setstate in reconstruct.c; TypeVar and
+ * the other typing forms are typeforms.c's.
  */
 #include "internal.h"
 
@@ -521,6 +521,7 @@ reduce_plain_class(cpk_state *st, int format, PyTypeObject *cls)
 {
     PyObject *slots, *orig_bases, *bases = NULL, *tid = NULL, *name = NULL;
     PyObject *other = NULL, *args = NULL, *state = NULL, *r = NULL;
+    PyObject *extra = NULL;
     PyObject *kw = type_kwargs(st, cls, &slots, &orig_bases);
     if (kw == NULL)
         return NULL;
@@ -542,8 +543,14 @@ reduce_plain_class(cpk_state *st, int format, PyTypeObject *cls)
     }
     else if (other != NULL && PyDict_Update(kw, other) < 0)
         goto done;
+    /* Class keywords: stock loaders would drop them, so only our format
+     * looks for them. */
+    extra = format == CPK_FORMAT_NATIVE ? cpk_class_extra(st, cls)
+                                        : Py_NewRef(Py_None);
+    if (extra == NULL)
+        goto done;
     args = PyTuple_Pack(6, (PyObject *)Py_TYPE(cls), name, bases, kw, tid,
-                        Py_None);
+                        extra);
     if (args != NULL)
         r = class_reduce_value(st, format, st->make_skeleton_class,
                                "_make_skeleton_class", args, state);
@@ -555,6 +562,7 @@ done:
     Py_XDECREF(tid);
     Py_XDECREF(name);
     Py_XDECREF(other);
+    Py_XDECREF(extra);
     Py_XDECREF(args);
     Py_XDECREF(state);
     return r;
@@ -793,50 +801,4 @@ cpk_reduce_class(cpk_state *st, PyObject *pickler, PyObject *obj)
     if (enum_type != NULL && PyType_IsSubtype(cls, (PyTypeObject *)enum_type))
         return reduce_enum(st, format, cls);
     return reduce_plain_class(st, format, cls);
-}
-
-/* TypeVar: by reference when importable (and not registered by value),
- * else rebuilt under a tracker id like a class. */
-PyObject *
-cpk_reduce_typevar(cpk_state *st, int format, PyObject *tv)
-{
-    PyObject *name = PyObject_GetAttr(tv, st->str___name__);
-    if (name == NULL)
-        return NULL;
-    PyObject *module, *qualname, *r = NULL;
-    int found = cpk_lookup_module_and_qualname(st, tv, name, &module,
-                                               &qualname);
-    if (found < 0)
-        goto done;
-    if (found) {
-        PyObject *mname = PyModule_Check(module)
-                              ? PyModule_GetNameObject(module)
-                              : PyObject_GetAttr(module, st->str___name__);
-        int reg = mname ? cpk_is_registered_by_value(st, mname) : -1;
-        Py_XDECREF(mname);
-        if (reg == 0)
-            r = Py_BuildValue("(O(OO))", st->getattr, module, qualname);
-        Py_DECREF(module);
-        Py_DECREF(qualname);
-        if (reg != 1)
-            goto done;
-    }
-    PyObject *bound = PyObject_GetAttr(tv, st->str___bound__);
-    PyObject *cons = PyObject_GetAttr(tv, st->str___constraints__);
-    PyObject *co = PyObject_GetAttr(tv, st->str___covariant__);
-    PyObject *contra = PyObject_GetAttr(tv, st->str___contravariant__);
-    PyObject *tid = cpk_tracker_get_or_create_id(st, tv);
-    PyObject *make = cpk_callable(st, format, st->make_typevar,
-                                  "cloudpickle.cloudpickle", "_make_typevar");
-    if (bound && cons && co && contra && tid && make)
-        r = Py_BuildValue("(O(OOOOOO))", make, name, bound, cons, co, contra,
-                          tid);
-    Py_XDECREF(bound);
-    Py_XDECREF(cons);
-    Py_XDECREF(co);
-    Py_XDECREF(contra);
-    Py_XDECREF(tid);
-done:
-    Py_DECREF(name);
-    return r;
 }

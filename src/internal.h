@@ -150,7 +150,8 @@ PyType_GetModuleByDef(PyTypeObject *type, PyModuleDef *def)
     X(_CacheInfo) X(__cause__) X(__context__) X(__suppress_context__)        \
     X(__notes__) X(__reduce__) X(__reduce_ex__) X(__setstate__)              \
     X(traceback) X(format_tb) X(singledispatchmethod) X(func)                \
-    X(_method_cache) X(__closure_cells__)
+    X(_method_cache) X(__closure_cells__) X(__supertype__)                   \
+    X(__init_subclass__) X(__init__)
 
 /* What reducer_override does with an object of a given exact type. */
 typedef enum {
@@ -175,6 +176,9 @@ typedef enum {
     CPK_KIND_ROOT_LOGGER,
     CPK_KIND_WEAKSET,
     CPK_KIND_TYPEVAR,
+    CPK_KIND_PARAMSPEC,   /* typeforms.c */
+    CPK_KIND_TYPEVARTUPLE,
+    CPK_KIND_NEWTYPE,
     CPK_KIND_FIELD_SENTINEL,
     CPK_KIND_SINGLETON,   /* module-level singleton: by name (singletons) */
     CPK_KIND_EXTREF,      /* cpk_ref: a name in another module (compat) */
@@ -199,6 +203,9 @@ typedef enum {
     CPK_LAZY_ROOT_LOGGER,
     CPK_LAZY_WEAKSET,
     CPK_LAZY_TYPEVAR,
+    CPK_LAZY_PARAMSPEC,   /* 3.10 */
+    CPK_LAZY_TYPEVARTUPLE, /* 3.11 */
+    CPK_LAZY_NEWTYPE,     /* a class from 3.10 */
     CPK_LAZY_FIELD_BASE,
     CPK_LAZY_DC_MISSING,  /* dataclasses.MISSING keeps its identity */
     CPK_LAZY_DC_KW_ONLY,
@@ -283,6 +290,8 @@ typedef struct cpk_state {
     PyObject *make_skeleton_enum;
     PyObject *class_setstate;
     PyObject *make_typevar;
+    PyObject *make_typeparam;
+    PyObject *make_newtype;
     PyObject *make_dict_keys;
     PyObject *make_dict_values;
     PyObject *make_dict_items;
@@ -312,6 +321,12 @@ typedef struct cpk_state {
     PyObject *stock_seen;        /* sys.modules' entry at the last look */
     PyObject *stock_by_class;    /* its tracker dict we pushed to */
     PyObject *stock_pending;     /* [weakref(class)] for its tracker */
+
+    /* classkw.c: {id(class): weakref(class)} of skeletons waiting for
+     * their namespace; [(weakref(class), class keywords)] waiting to be
+     * replayed. NULL until needed. */
+    PyObject *skeletons_pending;
+    PyObject *init_subclass_deferred;
 
     /* Lazily built helpers. */
     PyObject *types_names;       /* {type: name} of the `types` module */
@@ -372,7 +387,8 @@ typedef struct cpk_state {
     X(make_empty_cell) X(empty_cell_value) X(subimport) X(dynamic_subimport) \
     X(module_new) X(module_fill) X(code_portable) X(portable_helper)         \
     X(builtin_type) X(make_skeleton_class) X(make_skeleton_enum)             \
-    X(class_setstate) X(make_typevar) X(make_dict_keys) X(make_dict_values)  \
+    X(class_setstate) X(make_typevar) X(make_typeparam) X(make_newtype)     \
+    X(make_dict_keys) X(make_dict_values)  \
     X(make_dict_items) X(file_reconstructor) X(dataclass_sentinel)           \
     X(singledispatch_new) X(singledispatch_fill) X(lru_cache_new)           \
     X(reduce_builtin) X(cp_make_function) X(cp_function_setstate)            \
@@ -383,7 +399,7 @@ typedef struct cpk_state {
     X(version_str) X(magic_int) X(str_ASCII) X(str_strict)                  \
     X(kwnames_compat) X(kwnames_unpickler) X(lazy_retired)                  \
     X(stock_name) X(stock_module) X(stock_seen) X(stock_by_class)          \
-    X(stock_pending)
+    X(stock_pending) X(skeletons_pending) X(init_subclass_deferred)
 
 /* What our Pickler adds after CPython's PicklerObject. Its offset is known
  * only at run time (the base's size differs between CPython versions). */
@@ -679,10 +695,39 @@ PyObject *cpk_reduce_exception(cpk_state *st, int format, PyObject *exc);
 
 /* class.c */
 PyObject *cpk_reduce_class(cpk_state *st, PyObject *pickler, PyObject *cls);
+
+/* typeforms.c: TypeVar, ParamSpec, TypeVarTuple, NewType by value; the
+ * load side (typeforms_load.c) adds cpk_typeform_methods. */
 PyObject *cpk_reduce_typevar(cpk_state *st, int format, PyObject *tv);
+PyObject *cpk_reduce_typeparam(cpk_state *st, int format, PyObject *obj,
+                               int paramspec);
+PyObject *cpk_reduce_newtype(cpk_state *st, int format, PyObject *nt);
+extern PyMethodDef cpk_typeform_methods[];
+
+/* classkw.c: class keywords, recorded and replayed. */
+/* `extra` for _make_skeleton_class: {"class_kwargs": {...}} when `cls`
+ * was made with keywords that can be found, else None. New reference. */
+PyObject *cpk_class_extra(cpk_state *st, PyTypeObject *cls);
+/* Check _make_skeleton_class's `extra`; *class_kwargs (borrowed from it)
+ * the keywords, NULL when none. 1, or 0 with the error set. */
+int cpk_class_kwargs_arg(cpk_state *st, PyObject *extra,
+                         PyObject **class_kwargs);
+/* Is a class of the metaclass's or these bases' MROs a skeleton waiting
+ * for its namespace? 1, 0 or -1. */
+int cpk_class_bases_pending(cpk_state *st, PyObject *meta, PyObject *bases);
+/* A skeleton was made (waiting for its namespace); `deferred`: keywords
+ * whose __init_subclass__ call waits for its MRO to be complete, or NULL.
+ * 0 or -1. */
+int cpk_class_skeleton_made(cpk_state *st, PyObject *cls, PyObject *deferred);
+/* _class_setstate gave `cls` its namespace: run the deferred
+ * __init_subclass__ calls now possible. 0 or -1. */
+int cpk_class_namespace_set(cpk_state *st, PyObject *cls);
 
 /* tracker.c: class identity across pickles. */
 int cpk_tracker_init(PyObject *module, cpk_state *st);
+/* The class tracked under `id` (new reference), or NULL (an error set
+ * only on failure). */
+PyObject *cpk_tracker_lookup(cpk_state *st, PyObject *id);
 PyObject *cpk_tracker_get_or_create_id(cpk_state *st, PyObject *cls);
 /* The class already tracked under `id`, else `cls`, now tracked as
  * reconstructed. New reference. */

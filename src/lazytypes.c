@@ -15,6 +15,11 @@ static const struct {
     [CPK_LAZY_ROOT_LOGGER] = {"logging", "RootLogger", CPK_KIND_ROOT_LOGGER},
     [CPK_LAZY_WEAKSET] = {"_weakrefset", "WeakSet", CPK_KIND_WEAKSET},
     [CPK_LAZY_TYPEVAR] = {"typing", "TypeVar", CPK_KIND_TYPEVAR},
+    [CPK_LAZY_PARAMSPEC] = {"typing", "ParamSpec", CPK_KIND_PARAMSPEC},
+    [CPK_LAZY_TYPEVARTUPLE] = {"typing", "TypeVarTuple", CPK_KIND_TYPEVARTUPLE},
+    /* On 3.9 a function, not a class: not adopted (functions go by value
+     * as any function). */
+    [CPK_LAZY_NEWTYPE] = {"typing", "NewType", CPK_KIND_NEWTYPE},
     [CPK_LAZY_FIELD_BASE] = {"dataclasses", "_FIELD_BASE",
                              CPK_KIND_FIELD_SENTINEL},
     [CPK_LAZY_DC_MISSING] = {"dataclasses", "_MISSING_TYPE",

@@ -826,7 +826,8 @@ module_exec(PyObject *module)
         PyModule_AddFunctions(module, cpk_glue_methods) < 0 ||
         PyModule_AddFunctions(module, cpk_stock_methods) < 0 ||
         PyModule_AddFunctions(module, cpk_portable_methods) < 0 ||
-        PyModule_AddFunctions(module, cpk_functools_methods) < 0)
+        PyModule_AddFunctions(module, cpk_functools_methods) < 0 ||
+        PyModule_AddFunctions(module, cpk_typeform_methods) < 0)
         return -1;
     if ((st->function_new = own(module, "_function_new")) == NULL ||
         (st->function_fill = own(module, "_function_fill")) == NULL ||
@@ -846,6 +847,8 @@ module_exec(PyObject *module)
             NULL ||
         (st->class_setstate = own(module, "_class_setstate")) == NULL ||
         (st->make_typevar = own(module, "_make_typevar")) == NULL ||
+        (st->make_typeparam = own(module, "_make_typeparam")) == NULL ||
+        (st->make_newtype = own(module, "_make_newtype")) == NULL ||
         (st->make_dict_keys = own(module, "_make_dict_keys")) == NULL ||
         (st->make_dict_values = own(module, "_make_dict_values")) == NULL ||
         (st->make_dict_items = own(module, "_make_dict_items")) == NULL ||

@@ -1950,6 +1950,7 @@ static const char *const ccp_names[] = {
     "_get_dataclass_field_type_sentinel", "_make_function",
     "_function_setstate", "_import", "_singledispatch_new",
     "_singledispatch_fill", "_lru_cache_new",
+    "_make_typeparam", "_make_newtype",
 };
 
 static const char *const cp_names[] = {

@@ -428,8 +428,11 @@ SIG(_make_skeleton_class, -1, {"metaclass", CPK_ARG_METACLASS},
     {"tracker_id", CPK_ARG_STR | CPK_ARG_OR_NONE}, {"extra", CPK_ARG_ANY});
 
 /* _make_skeleton_class(metaclass, name, bases, type_kwargs, tracker_id,
- * extra): what types.new_class does with type_kwargs as the namespace,
- * then the class already known under tracker_id, if any. New reference. */
+ * extra): the class already known under tracker_id, if any (made again,
+ * its __init_subclass__ would run for a class thrown away), else what
+ * types.new_class does with type_kwargs as the namespace. extra: None or
+ * {"class_kwargs": {str: value}}, the class statement's keywords, passed
+ * to the metaclass (classkw.c). New reference. */
 static PyObject *
 make_skeleton_class(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -438,9 +441,16 @@ make_skeleton_class(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
     if (!cpk_check_args(st, &_make_skeleton_class_sig, args, nargs))
         return NULL;
     PyObject *meta = args[0], *name = args[1], *bases = args[2];
-    PyObject *kwargs = args[3], *tid = args[4];
+    PyObject *kwargs = args[3], *tid = args[4], *class_kwargs;
     PyObject *types = NULL, *resolved = NULL, *prep = NULL, *kwds = NULL;
     PyObject *cls = NULL, *result = NULL, *k = NULL, *v = NULL;
+    if (!cpk_class_kwargs_arg(st, args[5], &class_kwargs))
+        return NULL;
+    if (tid != Py_None) {
+        result = cpk_tracker_lookup(st, tid);
+        if (result != NULL || PyErr_Occurred())
+            return result;
+    }
     types = PyImport_ImportModule("types");
     if (types == NULL)
         goto done;
@@ -458,6 +468,14 @@ make_skeleton_class(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
     kwds = Py_BuildValue("{sO}", "metaclass", meta);
     if (kwds == NULL)
         goto done;
+    /* A base still waiting for its namespace lacks its __init_subclass__:
+     * the keywords wait for it (classkw.c). */
+    int defer = 0;
+    if (class_kwargs != NULL) {
+        defer = cpk_class_bases_pending(st, meta, resolved);
+        if (defer < 0 || (!defer && PyDict_Update(kwds, class_kwargs) < 0))
+            goto done;
+    }
     prep = PyObject_CallMethod(types, "prepare_class", "OOO", name, resolved,
                                kwds);
     if (prep == NULL)
@@ -497,6 +515,10 @@ make_skeleton_class(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
         goto done;
     int found;
     result = cpk_tracker_lookup_or_track(st, tid, cls, &found);
+    if (result != NULL && !found &&
+        cpk_class_skeleton_made(st, result,
+                                defer ? class_kwargs : NULL) < 0)
+        Py_CLEAR(result);
 done:
     Py_XDECREF(types);
     Py_XDECREF(resolved);
@@ -720,7 +742,7 @@ class_setstate(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
     if (original < 0)
         return NULL;
     if (original)
-        return Py_NewRef(cls);
+        return cpk_class_namespace_set(st, cls) < 0 ? NULL : Py_NewRef(cls);
     /* Stock cloudpickle ships an enum's aliases and composite flags in the
      * class state; the metaclass made them already and refuses to have
      * them reassigned. */
@@ -770,6 +792,8 @@ next:
     if (member_attrs != NULL && set_member_attrs(st, cls, member_attrs) < 0)
         goto done;
     if (registry != NULL && register_subclasses(st, cls, registry) < 0)
+        goto done;
+    if (cpk_class_namespace_set(st, cls) < 0)
         goto done;
     result = Py_NewRef(cls);
 done:

@@ -484,6 +484,12 @@ reduce_dispatch(cpk_state *st, PyObject *pickler, int format, int kind,
         return reduce_weakset(obj);
     case CPK_KIND_TYPEVAR:
         return cpk_reduce_typevar(st, format, obj);
+    case CPK_KIND_PARAMSPEC:
+    case CPK_KIND_TYPEVARTUPLE:
+        return cpk_reduce_typeparam(st, format, obj,
+                                    kind == CPK_KIND_PARAMSPEC);
+    case CPK_KIND_NEWTYPE:
+        return cpk_reduce_newtype(st, format, obj);
     case CPK_KIND_FIELD_SENTINEL:
         return reduce_field_sentinel(st, format, obj);
     case CPK_KIND_SINGLETON:

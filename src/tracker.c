@@ -285,6 +285,14 @@ tracked_class(cpk_state *st, PyObject *tid)
 }
 
 PyObject *
+cpk_tracker_lookup(cpk_state *st, PyObject *tid)
+{
+    if (!PyUnicode_Check(tid))
+        return NULL;
+    return tracked_class(st, tid);
+}
+
+PyObject *
 cpk_tracker_lookup_or_track(cpk_state *st, PyObject *tid, PyObject *cls,
                             int *found)
 {

@@ -1,0 +1,267 @@
+/* test_beyond_class_kwargs.c - issue 12: class keywords (class
+ * CsvReader(Reader, fmt="csv")) are recorded from the class statement and
+ * passed again when the class is rebuilt, so __init_subclass__ and the
+ * metaclass get them: the scenario tests/beyond/class_kwargs.py in a fresh
+ * process; a library base (by name) whose registry gets the rebuilt
+ * subclass; which values can be recorded and which cannot (then the
+ * pickle is as before); ordinary classes and the stock formats untouched;
+ * _make_skeleton_class's `extra` refused when hostile. */
+#include "support.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+TestSuite(beyond_class_kwargs, .init = cpk_py_start, .fini = cpk_py_stop);
+
+Test(beyond_class_kwargs, registry_and_metaclass_keywords_after_loading)
+{
+    cpk_beyond("class_kwargs");
+}
+
+/* define(src): run src in __main__ as if from a file of its own (its text
+ * in linecache, as a script's is), so its class statements can be read
+ * back. */
+#define PRELUDE                                                              \
+    "import ccloudpickle as cp, linecache, sys\n"                            \
+    "def define(src, name='script'):\n"                                      \
+    "    fn = '/nonexistent/' + name + '.py'\n"                              \
+    "    linecache.cache[fn] = (len(src), None, src.splitlines(True), fn)\n" \
+    "    exec(compile(src, fn, 'exec'), sys.modules['__main__'].__dict__)\n" \
+    "class R:\n"                                                             \
+    "    def __init__(self, f, args):\n"                                     \
+    "        self.f, self.args = f, args\n"                                  \
+    "    def __reduce__(self):\n"                                            \
+    "        return (self.f, self.args)\n"
+
+/* The base is a library's (by name): its registry in the fresh process
+ * starts empty and gets the rebuilt class, by one __init_subclass__ call
+ * made with the keyword. */
+Test(beyond_class_kwargs, library_base_registers_the_rebuilt_subclass)
+{
+    cpk_py(PRELUDE
+           "define('''\n"
+           "from cpk_classkw_base import Reader\n"
+           "class CsvReader(Reader, fmt='csv'):\n"
+           "    def parse(self, text):\n"
+           "        return text.split(',')\n"
+           "''')\n"
+           "assert b'class_kwargs' in cp.dumps(CsvReader)\n");
+    cpk_fresh("cp.dumps(CsvReader)",
+              "from cpk_classkw_base import Reader\n"
+              "assert Reader.registry == {'csv': obj}, Reader.registry\n"
+              "assert Reader.calls == [('csv', 'CsvReader', False)], "
+              "Reader.calls\n"
+              "assert obj().parse('a,b') == ['a', 'b']\n");
+}
+
+/* Keyword values: literals, names and attributes of the defining module,
+ * builtins. */
+Test(beyond_class_kwargs, values_from_literals_and_module_names)
+{
+    cpk_py(PRELUDE
+           "define('''\n"
+           "import enum\n"
+           "class Color(enum.Enum):\n"
+           "    RED = 1\n"
+           "LIMIT = 10\n"
+           "class Base:\n"
+           "    seen = []\n"
+           "    def __init_subclass__(cls, **kw):\n"
+           "        Base.seen.append(kw)\n"
+           "class A(Base, n=-3, t=(1, 'x'), lim=LIMIT, color=Color.RED,\n"
+           "        kind=int, d={'k': [1.5, None]}):\n"
+           "    def m(self):\n"
+           "        pass\n"
+           "''')\n"
+           "want = dict(n=-3, t=(1, 'x'), lim=10, color=Color.RED, kind=int,\n"
+           "            d={'k': [1.5, None]})\n"
+           "assert Base.seen == [want]\n"
+           "d = cp.dumps(A)\n"
+           "assert cp.dumps(A) == d\n"
+           "Base.seen.clear()\n");
+    cpk_fresh("cp.dumps(A)",
+              "Base = obj.__mro__[1]\n"
+              "[kw] = [k for k in Base.seen if 'color' in k] or [None]\n"
+              "assert kw is not None, Base.seen\n"
+              "assert kw['color'] is type(kw['color']).RED\n"
+              "assert kw['lim'] == 10 and kw['kind'] is int\n"
+              "assert kw['d'] == {'k': [1.5, None]} and kw['t'] == (1, 'x')\n");
+}
+
+/* What cannot be known leaves the pickle as before (no keywords): no
+ * source, **kwargs, a local of the enclosing function, a call. */
+Test(beyond_class_kwargs, unknown_keywords_keep_todays_pickle)
+{
+    cpk_py(PRELUDE
+           "class Base:\n"
+           "    def __init_subclass__(cls, **kw):\n"
+           "        pass\n"
+           "exec('class NoSource(Base, fmt=1):\\n    def m(self): pass\\n')\n"
+           "define('''\n"
+           "opts = {'fmt': 1}\n"
+           "class Spread(Base, **opts):\n"
+           "    def m(self): pass\n"
+           "def factory(fmt):\n"
+           "    class Local(Base, fmt=fmt):\n"
+           "        def m(self): pass\n"
+           "    return Local\n"
+           "Local = factory(2)\n"
+           "class Called(Base, fmt=len('ab')):\n"
+           "    def m(self): pass\n"
+           "class Fine(Base, fmt=1):\n"
+           "    def m(self): pass\n"
+           "''')\n"
+           "for c in (NoSource, Spread, Local, Called):\n"
+           "    assert b'class_kwargs' not in cp.dumps(c), c\n"
+           "assert b'class_kwargs' in cp.dumps(Fine)\n");
+}
+
+/* Two class statements of one name: the pickled class's own keywords
+ * (3.13: __firstlineno__; before: its methods' lines). */
+Test(beyond_class_kwargs, redefined_class_gets_its_own_keywords)
+{
+    cpk_py(PRELUDE
+           "define('''\n"
+           "class Base:\n"
+           "    def __init_subclass__(cls, fmt, **kw):\n"
+           "        cls.fmt_seen = fmt\n"
+           "class C(Base, fmt='first'):\n"
+           "    def m(self): pass\n"
+           "First = C\n"
+           "class C(Base, fmt='second'):\n"
+           "    def m(self): pass\n"
+           "''')\n");
+    cpk_fresh("cp.dumps([First, C])",
+              "a, b = obj\n"
+              "assert a is not b\n"
+              "assert (a.fmt_seen, b.fmt_seen) == ('first', 'second')\n");
+}
+
+/* Ordinary classes: no look at their source (the helper is not even
+ * imported), pickles as before. Stock formats: never keywords. */
+Test(beyond_class_kwargs, ordinary_classes_and_stock_formats_untouched)
+{
+    cpk_py(PRELUDE
+           "define('''\n"
+           "class Plain:\n"
+           "    def m(self): pass\n"
+           "class Child(Plain):\n"
+           "    pass\n"
+           "class Base:\n"
+           "    def __init_subclass__(cls, fmt, **kw):\n"
+           "        pass\n"
+           "class Csv(Base, fmt='csv'):\n"
+           "    def m(self): pass\n"
+           "''')\n"
+           "d = cp.dumps([Plain, Child])\n"
+           "assert '_ccloudpickle_classkw' not in sys.modules\n"
+           "assert b'class_kwargs' not in d\n"
+           "assert b'class_kwargs' in cp.dumps(Csv)\n"
+           "assert '_ccloudpickle_classkw' in sys.modules\n"
+           "for fmt in ('cloudpickle3', 'cloudpickle2'):\n"
+           "    assert b'class_kwargs' not in cp.dumps(Csv, compat=fmt)\n");
+}
+
+/* Under a policy: a base carried by value runs its __init_subclass__
+ * during the load, refused as before; a library base's runs library code
+ * an allow rule names, and the keywords reach it. */
+Test(beyond_class_kwargs, load_policy)
+{
+    cpk_py(PRELUDE
+           "define('''\n"
+           "from cpk_classkw_base import Reader\n"
+           "class Base:\n"
+           "    def __init_subclass__(cls, fmt, **kw):\n"
+           "        cls.got = fmt\n"
+           "class Csv(Base, fmt='csv'):\n"
+           "    def m(self): pass\n"
+           "class Tsv(Reader, fmt='tsv'):\n"
+           "    def m(self): pass\n"
+           "''')\n");
+    size_t len;
+    char *data = cpk_py_bytes("cp.dumps(Csv)", &len);
+    cpk_proc p;
+    cpk_python(&p,
+               "import sys, ccloudpickle as cp\n"
+               "try:\n"
+               "    cp.loads(sys.stdin.buffer.read(), allow=[])\n"
+               "except cp.PolicyError as e:\n"
+               "    assert 'defines __init_subclass__ Base' in str(e), e\n"
+               "else:\n"
+               "    raise AssertionError('loaded')\n",
+               data, len);
+    cpk_assert_exit(&p, 0);
+    cpk_proc_free(&p);
+    free(data);
+    data = cpk_py_bytes("cp.dumps(Tsv)", &len);
+    cpk_python(&p,
+               "import sys, ccloudpickle as cp\n"
+               "sys.path.insert(0, '" CPK_FIXTURES "')\n"
+               "c = cp.loads(sys.stdin.buffer.read(),\n"
+               "             allow=['cpk_classkw_base.Reader'])\n"
+               "from cpk_classkw_base import Reader\n"
+               "assert Reader.registry == {'tsv': c}, Reader.registry\n",
+               data, len);
+    cpk_assert_exit(&p, 0);
+    cpk_proc_free(&p);
+    free(data);
+}
+
+/* _make_skeleton_class's `extra` comes from the pickle: each bad value
+ * raises, called directly and from a crafted pickle. */
+static const struct {
+    const char *extra, *exc, *frag;
+} bad[] = {
+    {"1", "ReconstructorTypeError",
+     "argument 6 (extra) must be dict, not int"},
+    {"{'other': 1}", "ReconstructorValueError",
+     "argument 6 (extra) has key 'other'; only 'class_kwargs' is known"},
+    {"{2: {}}", "ReconstructorValueError", "argument 6 (extra) has key 2"},
+    {"{'class_kwargs': [('fmt', 1)]}", "ReconstructorTypeError",
+     "extra['class_kwargs'] must be dict, not list"},
+    {"{'class_kwargs': {1: 2}}", "ReconstructorTypeError",
+     "extra['class_kwargs'] keys must be str, not int"},
+    {"{'class_kwargs': {'metaclass': type}}", "ReconstructorValueError",
+     "extra['class_kwargs'] must not hold 'metaclass'"},
+    /* Well-formed, but not what the class takes: the class's own error. */
+    {"{'class_kwargs': {'fmt': 1}}", "TypeError",
+     "X.__init_subclass__() takes no keyword arguments"},
+};
+
+Test(beyond_class_kwargs, hostile_extra_raises)
+{
+    char code[2048];
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        for (int pickled = 0; pickled < 2; pickled++) {
+            snprintf(code, sizeof(code),
+                     PRELUDE "args = (type, 'X', (), {'__module__': 'm'}, "
+                             "None, %s)\n"
+                             "%s\n",
+                     bad[i].extra,
+                     pickled ? "cp.loads(cp.dumps(R(cp._make_skeleton_class, "
+                               "args)))"
+                             : "cp._make_skeleton_class(*args)");
+            cpk_py_raises(code, bad[i].exc, bad[i].frag);
+        }
+    }
+}
+
+/* A class already known under its tracker id is returned without a
+ * throwaway class being made (whose __init_subclass__ would register
+ * it). */
+Test(beyond_class_kwargs, known_tracker_id_makes_no_class)
+{
+    cpk_py(PRELUDE
+           "made = []\n"
+           "class Base:\n"
+           "    def __init_subclass__(cls, **kw):\n"
+           "        made.append(cls)\n"
+           "class Meta(type):\n"
+           "    pass\n"
+           "first = cp._make_skeleton_class(type, 'S', (Base,), "
+           "{'__module__': 'm'}, 'tid-known', {'class_kwargs': {'a': 1}})\n"
+           "again = cp._make_skeleton_class(type, 'S', (Base,), "
+           "{'__module__': 'm'}, 'tid-known', {'class_kwargs': {'a': 1}})\n"
+           "assert again is first and made == [first], made\n");
+}
