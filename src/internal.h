@@ -172,6 +172,18 @@ typedef enum {
     CPK_KIND_FIELD_SENTINEL,
     CPK_KIND_SINGLETON,   /* module-level singleton: by name (singletons) */
     CPK_KIND_EXTREF,      /* cpk_ref: a name in another module (compat) */
+    /* primitives.c: per-process objects rebuilt new */
+    CPK_KIND_LOCK,        /* _thread.lock */
+    CPK_KIND_RLOCK,       /* _thread.RLock */
+    CPK_KIND_PYRLOCK,     /* threading._RLock (pure Python) */
+    CPK_KIND_EVENT,
+    CPK_KIND_CONDITION,
+    CPK_KIND_SEMAPHORE,
+    CPK_KIND_BOUNDED_SEMAPHORE,
+    CPK_KIND_CONTEXTVAR,
+    CPK_KIND_STRUCT,
+    CPK_KIND_WEAKVALUEDICT,
+    CPK_KIND_WEAKKEYDICT,
     CPK_KIND_COUNT
 } cpk_kind;
 
@@ -194,6 +206,16 @@ typedef enum {
     CPK_LAZY_DC_MISSING,  /* dataclasses.MISSING keeps its identity */
     CPK_LAZY_DC_KW_ONLY,
     CPK_LAZY_ENUM,        /* enum.Enum, to tell enums from other classes */
+    CPK_LAZY_LOCK,        /* primitives.c's classes */
+    CPK_LAZY_RLOCK,
+    CPK_LAZY_PYRLOCK,
+    CPK_LAZY_EVENT,
+    CPK_LAZY_CONDITION,
+    CPK_LAZY_SEMAPHORE,
+    CPK_LAZY_BOUNDED_SEMAPHORE,
+    CPK_LAZY_STRUCT,
+    CPK_LAZY_WEAKVALUEDICT,
+    CPK_LAZY_WEAKKEYDICT,
     CPK_LAZY_COUNT
 } cpk_lazy;
 
@@ -274,6 +296,14 @@ typedef struct cpk_state {
     PyObject *file_reconstructor;
     PyObject *dataclass_sentinel;
     PyObject *reduce_builtin;    /* _reduce: our reducers for dispatch tables */
+    /* primitives.c's reconstructors. */
+    PyObject *make_lock;
+    PyObject *make_event;
+    PyObject *make_condition;
+    PyObject *make_semaphore;
+    PyObject *make_contextvar;
+    PyObject *make_struct;
+    PyObject *make_weakdict;
     /* cloudpickle's function reconstructors (compat.c), for loading and for
      * writing the cloudpickle format. */
     PyObject *cp_make_function;
@@ -353,6 +383,8 @@ typedef struct cpk_state {
     X(make_empty_cell) X(empty_cell_value) X(subimport) X(dynamic_subimport) \
     X(builtin_type) X(make_skeleton_class) X(make_skeleton_enum)             \
     X(class_setstate) X(make_typevar) X(make_dict_keys) X(make_dict_values)  \
+    X(make_lock) X(make_event) X(make_condition) X(make_semaphore)           \
+    X(make_contextvar) X(make_struct) X(make_weakdict)                       \
     X(make_dict_items) X(file_reconstructor) X(dataclass_sentinel)           \
     X(reduce_builtin) X(cp_make_function) X(cp_function_setstate)            \
     X(compat_import) X(shim) X(by_value) X(tracker_by_id)                    \
@@ -643,6 +675,13 @@ PyObject *cpk_reduce_kind(cpk_state *st, PyObject *pickler, int kind,
 PyObject *cpk_reduce_module(cpk_state *st, int format, PyObject *mod);
 extern PyMethodDef cpk_reducer_methods[];
 PyObject *cpk_reduce_cell(cpk_state *st, PyObject *cell, int format);
+
+/* primitives.c: locks, events, conditions, semaphores, ContextVar,
+ * struct.Struct and weak dicts, rebuilt new on load. */
+PyObject *cpk_reduce_primitive(cpk_state *st, int format, int kind,
+                               PyObject *obj);
+/* Add its reconstructors to the module and fetch them into st. */
+int cpk_primitives_init(PyObject *module, cpk_state *st);
 
 /* reconstruct.c: functions referenced by pickles. */
 extern PyMethodDef cpk_reconstruct_methods[];

@@ -1946,7 +1946,9 @@ static const char *const ccp_names[] = {
     "subimport", "dynamic_subimport", "_builtin_type", "_make_dict_keys",
     "_make_dict_values", "_make_dict_items", "_file_reconstructor",
     "_get_dataclass_field_type_sentinel", "_make_function",
-    "_function_setstate", "_import",
+    "_function_setstate", "_import", "_make_lock", "_make_event",
+    "_make_condition", "_make_semaphore", "_make_contextvar", "_make_struct",
+    "_make_weakdict",
 };
 
 static const char *const cp_names[] = {

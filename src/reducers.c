@@ -2,7 +2,8 @@
  * exact type from reducer_override (pickler.c): code (code.c), cells,
  * modules, properties, classmethod/staticmethod, bound methods,
  * mappingproxy, memoryview, getset descriptors, dict views, text files,
- * loggers, WeakSet, TypeVar (class.c), dataclass sentinels. Each returns a
+ * loggers, WeakSet, TypeVar (class.c), dataclass sentinels, and locks
+ * and the like (primitives.c). Each returns a
  * reduce tuple, new reference. Also `_reduce`, the same reducers as one
  * callable for dispatch tables.
  */
@@ -471,6 +472,18 @@ reduce_dispatch(cpk_state *st, int format, int kind, PyObject *obj)
         return reduce_singleton(st, obj);
     case CPK_KIND_EXTREF:
         return cpk_reduce_extref(st, obj);
+    case CPK_KIND_LOCK:
+    case CPK_KIND_RLOCK:
+    case CPK_KIND_PYRLOCK:
+    case CPK_KIND_EVENT:
+    case CPK_KIND_CONDITION:
+    case CPK_KIND_SEMAPHORE:
+    case CPK_KIND_BOUNDED_SEMAPHORE:
+    case CPK_KIND_CONTEXTVAR:
+    case CPK_KIND_STRUCT:
+    case CPK_KIND_WEAKVALUEDICT:
+    case CPK_KIND_WEAKKEYDICT:
+        return cpk_reduce_primitive(st, format, kind, obj);
     default:
         Py_RETURN_NOTIMPLEMENTED;
     }
