@@ -10,7 +10,6 @@
 #include "internal.h"
 
 #include <stddef.h>
-#include <string.h>
 
 /* A callable of the standard library (new reference). */
 static PyObject *
@@ -279,14 +278,13 @@ make_lock(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
     cpk_state *st = cpk_get_state(m);
     if (!cpk_check_args(st, &_make_lock_sig, args, nargs))
         return NULL;
-    const char *kind = PyUnicode_AsUTF8(args[0]);
-    if (kind == NULL)
-        return NULL;
-    if (strcmp(kind, "lock") == 0)
+    /* Compared as text: no encoding, so no error for a lone surrogate. */
+    PyObject *kind = args[0];
+    if (PyUnicode_CompareWithASCIIString(kind, "lock") == 0)
         return call_stdlib("_thread", "allocate_lock", NULL);
-    if (strcmp(kind, "rlock") == 0)
+    if (PyUnicode_CompareWithASCIIString(kind, "rlock") == 0)
         return call_stdlib("_thread", "RLock", NULL);
-    if (strcmp(kind, "_rlock") == 0)
+    if (PyUnicode_CompareWithASCIIString(kind, "_rlock") == 0)
         return call_stdlib("threading", "_RLock", NULL);
     cpk_arg_error(st, 1, "_make_lock",
                   "argument 1 (kind) must be 'lock', 'rlock' or '_rlock', "

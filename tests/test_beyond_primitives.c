@@ -190,6 +190,7 @@ static struct bad_call bad_calls[] = {
     {"_make_lock", "()", TE, "_make_lock() takes exactly 1 argument"},
     {"_make_lock", "(1,)", TE, "_make_lock() argument 1 (kind) must be str, not int"},
     {"_make_lock", "('mutex',)", VE, "_make_lock() argument 1 (kind) must be 'lock', 'rlock' or '_rlock', not 'mutex'"},
+    {"_make_lock", "('\\udc80',)", VE, "argument 1 (kind) must be 'lock', 'rlock' or '_rlock', not '\\udc80'"},
     {"_make_event", "(1,)", TE, "_make_event() takes"},
     {"_make_condition", "()", TE, "_make_condition() takes exactly 1 argument"},
     {"_make_condition", "(1,)", TE, "_make_condition() argument 1 (lock) must be _thread.lock, _thread.RLock or threading._RLock, not int"},
