@@ -2,10 +2,10 @@
  * exact type from reducer_override (pickler.c): code (code.c), cells,
  * modules, properties, classmethod/staticmethod, bound methods,
  * mappingproxy, memoryview, getset descriptors, dict views, text files,
- * loggers, WeakSet, TypeVar (class.c), dataclass sentinels, and locks
- * and the like (primitives.c). Each returns a
- * reduce tuple, new reference. Also `_reduce`, the same reducers as one
- * callable for dispatch tables.
+ * loggers, WeakSet, TypeVar (class.c), dataclass sentinels, and locks and
+ * the other per-process objects (primitives.c). Each returns a reduce
+ * tuple, new reference. Also `_reduce`, the same reducers as one callable
+ * for dispatch tables.
  */
 #include "internal.h"
 

@@ -1,5 +1,5 @@
 # contextvars.ContextVar globals: same name and default (none stays none),
-# one variable per variable across a dump; the value set in the dumping
+# one object per variable across a dump; the value set in the dumping
 # context stays there.
 import contextvars
 
