@@ -185,11 +185,25 @@ typedef enum {
     CPK_KIND_LRU_CACHE,   /* functools._lru_cache_wrapper (functools.c) */
     CPK_KIND_SDMETHOD,    /* functools.singledispatchmethod (functools.c) */
     CPK_KIND_EXCEPTION,   /* any exception: not in the table (pickler.c) */
+    /* primitives.c: per-process objects rebuilt new */
+    CPK_KIND_LOCK,        /* _thread.lock */
+    CPK_KIND_RLOCK,       /* _thread.RLock */
+    CPK_KIND_PYRLOCK,     /* threading._RLock (pure Python) */
+    CPK_KIND_EVENT,
+    CPK_KIND_CONDITION,
+    CPK_KIND_SEMAPHORE,
+    CPK_KIND_BOUNDED_SEMAPHORE,
+    CPK_KIND_CONTEXTVAR,
+    CPK_KIND_STRUCT,
+    CPK_KIND_WEAKVALUEDICT,
+    CPK_KIND_WEAKKEYDICT,
     CPK_KIND_COUNT
 } cpk_kind;
 
-/* Exact-type dispatch: open addressing keyed by the type pointer. */
-#define CPK_TYPE_TABLE_SIZE 64
+/* Exact-type dispatch: open addressing keyed by the type pointer. Some 50
+ * types fill it (static, abc, and the lazy ones of lazytypes.c, which
+ * stops adding at three quarters full): a power of two with room. */
+#define CPK_TYPE_TABLE_SIZE 128
 typedef struct {
     PyTypeObject *type;
     int kind;
@@ -212,6 +226,16 @@ typedef enum {
     CPK_LAZY_ENUM,        /* enum.Enum, to tell enums from other classes */
     CPK_LAZY_LRU_CACHE,   /* functools._lru_cache_wrapper */
     CPK_LAZY_SDMETHOD,    /* functools.singledispatchmethod */
+    CPK_LAZY_LOCK,        /* primitives.c's classes */
+    CPK_LAZY_RLOCK,
+    CPK_LAZY_PYRLOCK,
+    CPK_LAZY_EVENT,
+    CPK_LAZY_CONDITION,
+    CPK_LAZY_SEMAPHORE,
+    CPK_LAZY_BOUNDED_SEMAPHORE,
+    CPK_LAZY_STRUCT,
+    CPK_LAZY_WEAKVALUEDICT,
+    CPK_LAZY_WEAKKEYDICT,
     CPK_LAZY_COUNT
 } cpk_lazy;
 
@@ -301,6 +325,14 @@ typedef struct cpk_state {
     PyObject *singledispatch_fill;
     PyObject *lru_cache_new;
     PyObject *reduce_builtin;    /* _reduce: our reducers for dispatch tables */
+    /* primitives.c's reconstructors. */
+    PyObject *make_lock;
+    PyObject *make_event;
+    PyObject *make_condition;
+    PyObject *make_semaphore;
+    PyObject *make_contextvar;
+    PyObject *make_struct;
+    PyObject *make_weakdict;
     /* cloudpickle's function reconstructors (compat.c), for loading and for
      * writing the cloudpickle format. */
     PyObject *cp_make_function;
@@ -389,6 +421,8 @@ typedef struct cpk_state {
     X(builtin_type) X(make_skeleton_class) X(make_skeleton_enum)             \
     X(class_setstate) X(make_typevar) X(make_typeparam) X(make_newtype)     \
     X(make_dict_keys) X(make_dict_values)  \
+    X(make_lock) X(make_event) X(make_condition) X(make_semaphore)           \
+    X(make_contextvar) X(make_struct) X(make_weakdict)                       \
     X(make_dict_items) X(file_reconstructor) X(dataclass_sentinel)           \
     X(singledispatch_new) X(singledispatch_fill) X(lru_cache_new)           \
     X(reduce_builtin) X(cp_make_function) X(cp_function_setstate)            \
@@ -769,6 +803,13 @@ PyObject *cpk_function_base_globals(cpk_state *st, cpk_pickler_ext *ext,
                                     PyObject *globals);
 extern PyMethodDef cpk_reducer_methods[];
 PyObject *cpk_reduce_cell(cpk_state *st, PyObject *cell, int format);
+
+/* primitives.c: locks, events, conditions, semaphores, ContextVar,
+ * struct.Struct and weak dicts, rebuilt new on load. */
+PyObject *cpk_reduce_primitive(cpk_state *st, int format, int kind,
+                               PyObject *obj);
+/* Add its reconstructors to the module and fetch them into st. */
+int cpk_primitives_init(PyObject *module, cpk_state *st);
 
 /* reconstruct.c: functions referenced by pickles. */
 extern PyMethodDef cpk_reconstruct_methods[];

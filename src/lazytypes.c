@@ -31,6 +31,19 @@ static const struct {
                             CPK_KIND_LRU_CACHE},
     [CPK_LAZY_SDMETHOD] = {"functools", "singledispatchmethod",
                            CPK_KIND_SDMETHOD},
+    [CPK_LAZY_LOCK] = {"_thread", "LockType", CPK_KIND_LOCK},
+    [CPK_LAZY_RLOCK] = {"_thread", "RLock", CPK_KIND_RLOCK},
+    [CPK_LAZY_PYRLOCK] = {"threading", "_RLock", CPK_KIND_PYRLOCK},
+    [CPK_LAZY_EVENT] = {"threading", "Event", CPK_KIND_EVENT},
+    [CPK_LAZY_CONDITION] = {"threading", "Condition", CPK_KIND_CONDITION},
+    [CPK_LAZY_SEMAPHORE] = {"threading", "Semaphore", CPK_KIND_SEMAPHORE},
+    [CPK_LAZY_BOUNDED_SEMAPHORE] = {"threading", "BoundedSemaphore",
+                                    CPK_KIND_BOUNDED_SEMAPHORE},
+    [CPK_LAZY_STRUCT] = {"_struct", "Struct", CPK_KIND_STRUCT},
+    [CPK_LAZY_WEAKVALUEDICT] = {"weakref", "WeakValueDictionary",
+                                CPK_KIND_WEAKVALUEDICT},
+    [CPK_LAZY_WEAKKEYDICT] = {"weakref", "WeakKeyDictionary",
+                              CPK_KIND_WEAKKEYDICT},
 };
 
 /* Names of the module-level singletons whose class is CPK_KIND_SINGLETON. */

@@ -729,6 +729,7 @@ add_static_types(cpk_state *st)
         {&PyODictKeys_Type, CPK_KIND_ODICT_KEYS},
         {&PyODictValues_Type, CPK_KIND_ODICT_VALUES},
         {&PyODictItems_Type, CPK_KIND_ODICT_ITEMS},
+        {&PyContextVar_Type, CPK_KIND_CONTEXTVAR},
     };
     for (size_t i = 0; i < sizeof(statics) / sizeof(statics[0]); i++)
         cpk_table_add(st, statics[i].type, statics[i].kind);
@@ -816,7 +817,8 @@ module_exec(PyObject *module)
         cpk_tracker_init(module, st) < 0 ||
         cpk_codeinfo_init(st) < 0 || cpk_compat_init(module, st) < 0 ||
         cpk_reconstruct_init_types(module, st) < 0 ||
-        cpk_loadpolicy_init(module, st) < 0)
+        cpk_loadpolicy_init(module, st) < 0 ||
+        cpk_primitives_init(module, st) < 0)
         return -1;
 
     if (PyModule_AddFunctions(module, cpk_reconstruct_methods) < 0 ||

@@ -1951,6 +1951,9 @@ static const char *const ccp_names[] = {
     "_function_setstate", "_import", "_singledispatch_new",
     "_singledispatch_fill", "_lru_cache_new",
     "_make_typeparam", "_make_newtype",
+    "_function_setstate", "_import", "_make_lock", "_make_event",
+    "_make_condition", "_make_semaphore", "_make_contextvar", "_make_struct",
+    "_make_weakdict",
 };
 
 static const char *const cp_names[] = {

@@ -2,9 +2,10 @@
  * exact type from reducer_override (pickler.c): code (code.c), cells,
  * modules, properties, classmethod/staticmethod, bound methods,
  * mappingproxy, memoryview, getset descriptors, dict views, text files,
- * loggers, WeakSet, TypeVar (class.c), dataclass sentinels. Each returns a
- * reduce tuple, new reference. Also `_reduce`, the same reducers as one
- * callable for dispatch tables.
+ * loggers, WeakSet, TypeVar (class.c), dataclass sentinels, and locks and
+ * the other per-process objects (primitives.c). Each returns a reduce
+ * tuple, new reference. Also `_reduce`, the same reducers as one callable
+ * for dispatch tables.
  */
 #include "internal.h"
 
@@ -502,6 +503,18 @@ reduce_dispatch(cpk_state *st, PyObject *pickler, int format, int kind,
         return cpk_reduce_sdmethod(st, format, obj);
     case CPK_KIND_EXCEPTION:
         return cpk_reduce_exception(st, format, obj);
+    case CPK_KIND_LOCK:
+    case CPK_KIND_RLOCK:
+    case CPK_KIND_PYRLOCK:
+    case CPK_KIND_EVENT:
+    case CPK_KIND_CONDITION:
+    case CPK_KIND_SEMAPHORE:
+    case CPK_KIND_BOUNDED_SEMAPHORE:
+    case CPK_KIND_CONTEXTVAR:
+    case CPK_KIND_STRUCT:
+    case CPK_KIND_WEAKVALUEDICT:
+    case CPK_KIND_WEAKKEYDICT:
+        return cpk_reduce_primitive(st, format, kind, obj);
     default:
         Py_RETURN_NOTIMPLEMENTED;
     }

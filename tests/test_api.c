@@ -173,8 +173,8 @@ Test(api, reduce_exceptions_propagate_unchanged)
 Test(api, unpicklable_objects_are_refused_by_name)
 {
     cpk_py_raises("import ccloudpickle as cp, threading\n"
-                  "cp.dumps(threading.Lock())\n",
-                  "TypeError", "cannot pickle '_thread.lock' object");
+                  "cp.dumps(threading.local())\n",
+                  "TypeError", "cannot pickle '_thread._local' object");
     cpk_py_raises("import ccloudpickle as cp\n"
                   "cp.dumps((i for i in range(3)))\n",
                   "TypeError", "cannot pickle 'generator' object");
@@ -190,7 +190,7 @@ Test(api, unpicklable_objects_are_refused_by_name)
 Test(api, find_unpicklable_names_the_path)
 {
     cpk_py("import ccloudpickle as cp, threading\n"
-           "lock = threading.Lock()\n"
+           "lock = threading.local()\n"
            "def f():\n"
            "    return lock\n"
            "path, culprit = cp._find_unpicklable(f)\n"

@@ -538,7 +538,7 @@ Test(cli_call_io, result_file_untouched_on_failure)
 Test(cli_call_io, unencodable_results_exit_4)
 {
     pickle_file("set.pkl", "", "lambda: {1}");
-    pickle_file("lock.pkl", "import threading", "lambda: threading.Lock()");
+    pickle_file("lock.pkl", "import threading", "lambda: threading.local()");
     pickle_file("badrepr.pkl",
                 "class Bad:\n"
                 "    def __repr__(self):\n"
@@ -554,8 +554,8 @@ Test(cli_call_io, unencodable_results_exit_4)
                             "as JSON: Out of range float values are not "
                             "JSON compliant"},
         {"lock.pkl", "pickle", "lock.pkl: cannot encode a result of type "
-                               "'lock' as a pickle: TypeError: cannot "
-                               "pickle '_thread.lock' object"},
+                               "'_local' as a pickle: TypeError: cannot "
+                               "pickle '_thread._local' object"},
         {"badrepr.pkl", "repr", "badrepr.pkl: cannot encode a result of type "
                                 "'Bad' with repr(): RuntimeError: no repr"},
     };

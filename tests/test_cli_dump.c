@@ -20,7 +20,7 @@ setup(void)
     snprintf(path, sizeof(path), "%s/mod.py", dir);
     cpk_write_file(path,
                    "import threading, helper\n"
-                   "LOCK = threading.Lock()\n"
+                   "LOCK = threading.local()\n"
                    "BIG = b'x' * (4 << 20)\n"
                    "def add(a, b=1):\n"
                    "    return a + b\n"
@@ -189,8 +189,8 @@ Test(cli_dump, unpicklable_object_names_the_path)
     cpk_assert_exit(&p, 4);
     cr_assert_str_eq(p.err,
                      "cloudpickle-dump: mod:locked: cannot pickle "
-                     "mod:locked.__globals__['LOCK'] (_thread.lock): "
-                     "TypeError: cannot pickle '_thread.lock' object\n");
+                     "mod:locked.__globals__['LOCK'] (_thread._local): "
+                     "TypeError: cannot pickle '_thread._local' object\n");
     char *data = cpk_read_file(out, NULL);
     cr_assert_str_eq(data, "old");
     free(data);
@@ -203,8 +203,8 @@ Test(cli_dump, unpicklable_object_names_the_path)
     cr_assert_eq(p.out_len, 0);
     cr_assert_str_eq(p.err,
                      "cloudpickle-dump: mod:LOCK: cannot pickle mod:LOCK "
-                     "(_thread.lock): TypeError: cannot pickle "
-                     "'_thread.lock' object\n");
+                     "(_thread._local): TypeError: cannot pickle "
+                     "'_thread._local' object\n");
     cpk_proc_free(&p);
 }
 

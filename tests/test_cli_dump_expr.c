@@ -348,9 +348,9 @@ Test(cli_dump_expr, refusals)
         {{"-e", "", NULL}, 2,
          "cloudpickle-dump: -e: no statement: EXPR must end with the value "
          "to pickle\n"},
-        {{"-e", "import threading; L = threading.Lock(); lambda: L", NULL}, 4,
+        {{"-e", "import threading; L = threading.local(); lambda: L", NULL}, 4,
          "cloudpickle-dump: -e: cannot pickle EXPR.__globals__['L'] "
-         "(_thread.lock): TypeError: cannot pickle '_thread.lock' object\n"},
+         "(_thread._local): TypeError: cannot pickle '_thread._local' object\n"},
     };
 #undef TRY
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

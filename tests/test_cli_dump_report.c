@@ -39,7 +39,7 @@ setup(void)
                    "\n"
                    "scaled = make()\n"
                    "import threading\n"
-                   "LOCK = threading.Lock()\n"
+                   "LOCK = threading.local()\n"
                    "def locked():\n"
                    "    return LOCK\n"
                    "def lone(x):\n"
@@ -318,8 +318,8 @@ Test(cli_dump_report, nothing_when_the_dump_fails)
     cpk_assert_exit(&p, 4);
     cr_assert_str_eq(p.err,
                      "cloudpickle-dump: rep:locked: cannot pickle "
-                     "rep:locked.__globals__['LOCK'] (_thread.lock): "
-                     "TypeError: cannot pickle '_thread.lock' object\n");
+                     "rep:locked.__globals__['LOCK'] (_thread._local): "
+                     "TypeError: cannot pickle '_thread._local' object\n");
     struct stat sb;
     cr_assert(stat(out, &sb) != 0);
     cpk_proc_free(&p);

@@ -103,7 +103,7 @@ Test(coverage_io, loads_of_multidimensional_and_strided_buffers)
 Test(coverage_io, find_unpicklable_in_sets_and_cells)
 {
     cpk_py("import ccloudpickle as cp, threading, types\n"
-           "lock = threading.Lock()\n"
+           "lock = threading.local()\n"
            "path, culprit = cp._find_unpicklable({1, 2, lock})\n"
            "assert path.startswith('.<item>[') and culprit is lock, path\n"
            "path, culprit = cp._find_unpicklable(frozenset([lock]))\n"
@@ -117,7 +117,7 @@ Test(coverage_io, find_unpicklable_in_sets_and_cells)
 Test(coverage_io, find_unpicklable_in_classes_modules_methods)
 {
     cpk_py("import ccloudpickle as cp, threading, types\n"
-           "lock = threading.Lock()\n"
+           "lock = threading.local()\n"
            "class Local:\n"
            "    guard = lock\n"
            "path, culprit = cp._find_unpicklable(Local)\n"
@@ -139,7 +139,7 @@ Test(coverage_io, find_unpicklable_in_classes_modules_methods)
 Test(coverage_io, find_unpicklable_in_function_fields)
 {
     cpk_py("import ccloudpickle as cp, threading\n"
-           "lock = threading.Lock()\n"
+           "lock = threading.local()\n"
            "def outer():\n"
            "    held = lock\n"
            "    def inner():\n"
@@ -167,7 +167,7 @@ Test(coverage_io, find_unpicklable_in_reduction_states)
 {
     /* A state dict names attributes; a (dict, slots dict) state too. */
     cpk_py("import ccloudpickle as cp, threading\n"
-           "lock = threading.Lock()\n"
+           "lock = threading.local()\n"
            "class Plain:\n"
            "    pass\n"
            "p = Plain(); p.x = 1; p.guard = lock\n"
@@ -189,7 +189,7 @@ Test(coverage_io, find_unpicklable_key_reprs)
 {
     /* Long key reprs are cut to 60 characters; a failing one is '?'. */
     cpk_py("import ccloudpickle as cp, threading\n"
-           "lock = threading.Lock()\n"
+           "lock = threading.local()\n"
            "key = 'k' * 100\n"
            "path, culprit = cp._find_unpicklable({key: lock})\n"
            "assert path == '[' + repr(key)[:57] + '...]', path\n"
@@ -203,7 +203,7 @@ Test(coverage_io, find_unpicklable_key_reprs)
                   "class Stop:\n"
                   "    def __repr__(self):\n"
                   "        raise SystemExit('repr exit')\n"
-                  "cp._find_unpicklable({Stop(): threading.Lock()})\n",
+                  "cp._find_unpicklable({Stop(): threading.local()})\n",
                   "SystemExit", "repr exit");
 }
 
@@ -212,7 +212,7 @@ Test(coverage_io, find_unpicklable_cycles_and_shared_objects)
     /* An object met twice is tried once: a cycle ends, and a culprit
      * shared by two containers is named on the first path. */
     cpk_py("import ccloudpickle as cp, threading\n"
-           "lock = threading.Lock()\n"
+           "lock = threading.local()\n"
            "a = [1]; a.append(a); a.append(lock)\n"
            "path, culprit = cp._find_unpicklable(a)\n"
            "assert path == '[2]' and culprit is lock, path\n"
@@ -227,7 +227,7 @@ Test(coverage_io, find_unpicklable_depth_and_tries_limits)
      * past 2000 tries it stops looking and names the last container. A
      * long list is bisected (a few tries); a function's globals are not. */
     cpk_py("import ccloudpickle as cp, threading\n"
-           "lock = threading.Lock()\n"
+           "lock = threading.local()\n"
            "deep = lock\n"
            "for _ in range(60):\n"
            "    deep = [deep]\n"
@@ -251,7 +251,7 @@ Test(coverage_io, find_unpicklable_depth_and_tries_limits)
 Test(coverage_io, find_unpicklable_arguments)
 {
     cpk_py("import ccloudpickle as cp, threading\n"
-           "lock = threading.Lock()\n"
+           "lock = threading.local()\n"
            "assert cp._find_unpicklable([lock], 2) == ('[0]', lock)\n"
            "assert cp._find_unpicklable(42, 0) is None\n");
     cpk_py_raises("import ccloudpickle as cp\n"

@@ -1,7 +1,7 @@
 /* test_culprit.c - a failed ccloudpickle.dumps(), dump() or Pickler.dump()
  * names the path to what cannot be pickled (src/diagnose.c), on the very
  * exception raised: a note on 3.11+ ("when pickling f.__globals__['LOCK']
- * (_thread.lock)"), its message before ("...; when pickling ..."). The
+ * (_thread._local)"), its message before ("...; when pickling ..."). The
  * exception keeps its type, identity, traceback and cause; a search that
  * fails leaves it as it was; interrupts during the search propagate;
  * successful dumps run nothing more. The search itself (_find_unpicklable)
@@ -37,7 +37,7 @@ TestSuite(culprit, .init = cpk_py_start, .fini = cpk_py_stop);
     "        return None\n"                                                  \
     "    assert e.args == (msg,), e.args\n"                                  \
     "    return msg[i + 2:]\n"                                               \
-    "LOCK = threading.Lock()\n"                                              \
+    "LOCK = threading.local()\n"                                              \
     "def locked():\n"                                                        \
     "    return LOCK\n"
 
@@ -47,21 +47,21 @@ Test(culprit, lock_in_function_globals)
            "e = failure(lambda: cp.dumps(locked))\n"
            "assert type(e) is TypeError, repr(e)\n"
            "assert culprit(e) == \"when pickling locked.__globals__['LOCK'] "
-           "(_thread.lock)\", culprit(e)\n"
-           "assert str(e).startswith(\"cannot pickle '_thread.lock' object\")\n");
+           "(_thread._local)\", culprit(e)\n"
+           "assert str(e).startswith(\"cannot pickle '_thread._local' object\")\n");
 }
 
 Test(culprit, lock_in_closure_cell)
 {
     cpk_py(PRELUDE
            "def outer():\n"
-           "    lock = threading.Lock()\n"
+           "    lock = threading.local()\n"
            "    def inner():\n"
            "        return lock\n"
            "    return inner\n"
            "e = failure(lambda: cp.dumps(outer()))\n"
            "assert culprit(e) == 'when pickling outer.<locals>.inner"
-           ".__closure__[0].cell_contents (_thread.lock)', culprit(e)\n");
+           ".__closure__[0].cell_contents (_thread._local)', culprit(e)\n");
 }
 
 Test(culprit, lock_in_nested_dict_list_and_attribute)
@@ -71,22 +71,22 @@ Test(culprit, lock_in_nested_dict_list_and_attribute)
     cpk_py(PRELUDE
            "class Conn:\n"
            "    def __init__(self):\n"
-           "        self.conn = {'lock': threading.Lock()}\n"
+           "        self.conn = {'lock': threading.local()}\n"
            "client = Conn()\n"
            "def handler():\n"
            "    return client\n"
            "e = failure(lambda: cp.dumps(handler))\n"
            "assert culprit(e) == \"when pickling handler.__globals__['client']"
-           ".conn['lock'] (_thread.lock)\", culprit(e)\n"
+           ".conn['lock'] (_thread._local)\", culprit(e)\n"
            "class Obj:\n"
            "    def __init__(self):\n"
-           "        self.items = [1, {'x': threading.RLock()}]\n"
+           "        self.items = [1, {'x': (i for i in ())}]\n"
            "e = failure(lambda: cp.dumps({'a': [0, Obj()]}))\n"
            "assert culprit(e) == \"when pickling <dict object>['a'][1].items[1]"
-           "['x'] (_thread.RLock)\", culprit(e)\n"
+           "['x'] (generator)\", culprit(e)\n"
            "e = failure(lambda: cp.dumps(Obj()))\n"
            "assert culprit(e) == \"when pickling <Obj object>.items[1]['x'] "
-           "(_thread.RLock)\", culprit(e)\n"
+           "(generator)\", culprit(e)\n"
            /* The root itself is the culprit: nothing to add. */
            "e = failure(lambda: cp.dumps(LOCK))\n"
            "assert culprit(e) is None, culprit(e)\n");
@@ -96,15 +96,15 @@ Test(culprit, lock_in_class_attribute_of_a_class_by_value)
 {
     cpk_py(PRELUDE
            "class Holder:\n"
-           "    lock = threading.Lock()\n"
+           "    lock = threading.local()\n"
            "    def meth(self):\n"
            "        return 1\n"
            "e = failure(lambda: cp.dumps(Holder))\n"
-           "assert culprit(e) == 'when pickling Holder.lock (_thread.lock)', "
+           "assert culprit(e) == 'when pickling Holder.lock (_thread._local)', "
            "culprit(e)\n"
            "e = failure(lambda: cp.dumps([Holder]))\n"
            "assert culprit(e) == 'when pickling <list object>[0].lock "
-           "(_thread.lock)', culprit(e)\n");
+           "(_thread._local)', culprit(e)\n");
 }
 
 Test(culprit, dump_to_a_file_object)
@@ -113,14 +113,14 @@ Test(culprit, dump_to_a_file_object)
            "f = io.BytesIO()\n"
            "e = failure(lambda: cp.dump({'f': locked}, f))\n"
            "assert culprit(e) == \"when pickling <dict object>['f']"
-           ".__globals__['LOCK'] (_thread.lock)\", culprit(e)\n"
+           ".__globals__['LOCK'] (_thread._local)\", culprit(e)\n"
            /* With a protocol and with a signing key (made in memory). */
            "e = failure(lambda: cp.dump([locked], f, 2))\n"
            "assert culprit(e) == \"when pickling <list object>[0]"
-           ".__globals__['LOCK'] (_thread.lock)\", culprit(e)\n"
+           ".__globals__['LOCK'] (_thread._local)\", culprit(e)\n"
            "e = failure(lambda: cp.dump([locked], f, sign_key=b'k' * 32))\n"
            "assert culprit(e) == \"when pickling <list object>[0]"
-           ".__globals__['LOCK'] (_thread.lock)\", culprit(e)\n"
+           ".__globals__['LOCK'] (_thread._local)\", culprit(e)\n"
            "assert f.getvalue() == b''\n");
 }
 
@@ -129,14 +129,14 @@ Test(culprit, pickler_and_subclasses)
     cpk_py(PRELUDE
            "e = failure(lambda: cp.Pickler(io.BytesIO()).dump(locked))\n"
            "assert culprit(e) == \"when pickling locked.__globals__['LOCK'] "
-           "(_thread.lock)\", culprit(e)\n"
+           "(_thread._local)\", culprit(e)\n"
            "class Sub(cp.Pickler):\n"
            "    pass\n"
            "e = failure(lambda: Sub(io.BytesIO()).dump(locked))\n"
            "assert culprit(e) == \"when pickling locked.__globals__['LOCK'] "
-           "(_thread.lock)\", culprit(e)\n"
+           "(_thread._local)\", culprit(e)\n"
            /* loky's way: a dispatch_table with its own reducers, which the
-            * search uses too (the lock is fine there, the RLock is not). */
+            * search uses too (the thread-local is fine there, the generator is not). */
            "import copyreg\n"
            "class Custom(cp.Pickler):\n"
            "    def __init__(self, f):\n"
@@ -145,15 +145,15 @@ Test(culprit, pickler_and_subclasses)
            "        self.dispatch_table[type(LOCK)] = "
            "lambda l: (threading.Lock, ())\n"
            "e = failure(lambda: Custom(io.BytesIO()).dump("
-           "[LOCK, {'r': threading.RLock()}]))\n"
+           "[LOCK, {'r': (i for i in ())}]))\n"
            "assert culprit(e) == \"when pickling <list object>[1]['r'] "
-           "(_thread.RLock)\", culprit(e)\n"
+           "(generator)\", culprit(e)\n"
            /* An entry added to an instance's view of the default table. */
            "p = cp.Pickler(io.BytesIO())\n"
            "p.dispatch_table[type(LOCK)] = lambda l: (threading.Lock, ())\n"
-           "e = failure(lambda: p.dump([LOCK, threading.RLock()]))\n"
+           "e = failure(lambda: p.dump([LOCK, (i for i in ())]))\n"
            "assert culprit(e) == 'when pickling <list object>[1] "
-           "(_thread.RLock)', culprit(e)\n"
+           "(generator)', culprit(e)\n"
            /* Its own reducer_override or persistent_id: a plain Pickler
             * cannot retrace its steps, so no path. */
            "class Override(cp.Pickler):\n"
@@ -172,7 +172,7 @@ Test(culprit, pickler_and_subclasses)
            "        return super().dump(obj)\n"
            "e = failure(lambda: OwnDump(io.BytesIO()).dump(locked))\n"
            "assert culprit(e) == \"when pickling locked.__globals__['LOCK'] "
-           "(_thread.lock)\", culprit(e)\n");
+           "(_thread._local)\", culprit(e)\n");
 }
 
 Test(culprit, turned_off)
@@ -281,7 +281,7 @@ Test(culprit, failing_search_leaves_the_original)
            "        raise ValueError('diagnose')\n"
            "e = failure(lambda: Broken(io.BytesIO()).dump(locked))\n"
            "assert type(e) is TypeError, repr(e)\n"
-           "assert str(e) == \"cannot pickle '_thread.lock' object\", str(e)\n"
+           "assert str(e) == \"cannot pickle '_thread._local' object\", str(e)\n"
            "assert culprit(e) is None and e.__context__ is None\n");
 }
 
@@ -348,7 +348,7 @@ Test(culprit, compat_formats_search_in_their_format)
            "(_FIELD_BASE)\", culprit(e)\n"
            "e = failure(lambda: cp.dumps(locked, compat='cloudpickle3'))\n"
            "assert culprit(e) == \"when pickling locked.__globals__['LOCK'] "
-           "(_thread.lock)\", culprit(e)\n"
+           "(_thread._local)\", culprit(e)\n"
            "e = failure(lambda: cp.Pickler(io.BytesIO(), compat='2.2')"
            ".dump([1, odd]))\n"
            "assert culprit(e) == 'when pickling <list object>[1] "
@@ -371,12 +371,12 @@ Test(culprit, deep_and_huge_structures, .timeout = 120)
            "big = list(range(1000000)) + [LOCK]\n"
            "e = failure(lambda: cp.dumps(big))\n"
            "assert culprit(e) == 'when pickling <list object>[1000000] "
-           "(_thread.lock)', culprit(e)\n"
+           "(_thread._local)', culprit(e)\n"
            "big = {i: str(i) for i in range(100000)}\n"
            "big['lock'] = LOCK\n"
            "e = failure(lambda: cp.dumps(big))\n"
            "assert culprit(e) == \"when pickling <dict object>['lock'] "
-           "(_thread.lock)\", culprit(e)\n"
+           "(_thread._local)\", culprit(e)\n"
            /* Deep but within the limit: the path stops at 40 levels. */
            "mid = LOCK\n"
            "for _ in range(60):\n"
@@ -402,7 +402,7 @@ Test(culprit, nested_dumps_are_not_diagnosed_during_a_search)
            "e = failure(lambda: cp.dumps([Inner()]))\n"
            "assert culprit(e) == 'when pickling <list object>[0] (Inner)'\n"
            "assert seen[0] == \"when pickling locked.__globals__['LOCK'] "
-           "(_thread.lock)\", seen\n"
+           "(_thread._local)\", seen\n"
            "assert len(seen) > 1 and set(seen[1:]) == {None}, seen\n");
 }
 
@@ -419,7 +419,7 @@ Test(culprit, threads_each_get_their_own)
            "for t in ts: t.join()\n"
            "for i in range(4):\n"
            "    assert out[i] == \"when pickling <dict object>['t%d'][0]"
-           ".__globals__['LOCK'] (_thread.lock)\" % i, out\n");
+           ".__globals__['LOCK'] (_thread._local)\" % i, out\n");
 }
 
 /* What an uncaught failure prints, in a fresh interpreter: the note under
@@ -429,7 +429,7 @@ Test(culprit, uncaught_traceback_shows_the_path)
     cpk_proc p;
     cpk_python(&p,
                "import ccloudpickle, threading\n"
-               "LOCK = threading.Lock()\n"
+               "LOCK = threading.local()\n"
                "def locked():\n"
                "    return LOCK\n"
                "ccloudpickle.dumps(locked)\n",
@@ -437,10 +437,10 @@ Test(culprit, uncaught_traceback_shows_the_path)
     cpk_assert_exit(&p, 1);
     const char *want =
         PY_VERSION_HEX >= 0x030B0000
-            ? "TypeError: cannot pickle '_thread.lock' object\n"
-              "when pickling locked.__globals__['LOCK'] (_thread.lock)\n"
-            : "TypeError: cannot pickle '_thread.lock' object; "
-              "when pickling locked.__globals__['LOCK'] (_thread.lock)\n";
+            ? "TypeError: cannot pickle '_thread._local' object\n"
+              "when pickling locked.__globals__['LOCK'] (_thread._local)\n"
+            : "TypeError: cannot pickle '_thread._local' object; "
+              "when pickling locked.__globals__['LOCK'] (_thread._local)\n";
     size_t n = strlen(want);
     cr_assert(p.err_len >= n && strcmp(p.err + p.err_len - n, want) == 0,
               "stderr:\n%s", p.err);

@@ -21,12 +21,12 @@ Test(diagnose, culprit_among_reduce_temporaries)
            "        self.bad = bad\n"
            "    def __reduce_ex__(self, proto):\n"
            "        if self.bad:\n"
-           "            return (Holder, (threading.Lock(),))\n"
+           "            return (Holder, (threading.local(),))\n"
            "        return (Holder, (Fine(),))\n"
            "items = [Holder(False) for _ in range(50)] + [Holder(True)]\n"
            "path, culprit = cp._find_unpicklable(items)\n"
            "assert path == '[50].__reduce_ex__()[1][0]', path\n"
-           "assert type(culprit).__name__ == 'lock', culprit\n");
+           "assert type(culprit).__name__ == '_local', culprit\n");
 }
 
 Test(diagnose, dict_changed_by_a_key_repr)
@@ -38,10 +38,10 @@ Test(diagnose, dict_changed_by_a_key_repr)
            "        global decoys\n"
            "        decoys = [object() for _ in range(100)]\n"
            "        return 'Key()'\n"
-           "d = {Key(): threading.Lock()}\n"
+           "d = {Key(): threading.local()}\n"
            "path, culprit = cp._find_unpicklable(d)\n"
            "assert path == '[Key()]', path\n"
-           "assert type(culprit).__name__ == 'lock', culprit\n");
+           "assert type(culprit).__name__ == '_local', culprit\n");
 }
 
 Test(diagnose, reduce_ex_errors)
@@ -63,6 +63,6 @@ Test(diagnose, reduce_ex_errors)
                   "class Key:\n"
                   "    def __repr__(self):\n"
                   "        raise KeyboardInterrupt('repr')\n"
-                  "cp._find_unpicklable({Key(): threading.Lock()})\n",
+                  "cp._find_unpicklable({Key(): threading.local()})\n",
                   "KeyboardInterrupt", "repr");
 }

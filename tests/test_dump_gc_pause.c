@@ -48,7 +48,7 @@ Test(dump_gc_pause, failed_dump_restores)
            "import threading\n"
            "for make in (cp.dumps, lambda o: cp.Pickler(io.BytesIO()).dump(o)):\n"
            "    try:\n"
-           "        make([Seen() for _ in range(600)] + [threading.Lock()])\n"
+           "        make([Seen() for _ in range(600)] + [threading.local()])\n"
            "    except TypeError:\n"
            "        pass\n"
            "    else:\n"

@@ -220,7 +220,7 @@ Test(misuse, clear_memo_between_dumps)
 Test(misuse, dump_after_a_failed_dump)
 {
     cpk_py("import ccloudpickle as cp, io, threading\n"
-           "lock = threading.Lock()\n"
+           "lock = threading.local()\n"
            "y = 4\n"
            "f = lambda: y\n"
            "buf = io.BytesIO()\n"

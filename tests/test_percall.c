@@ -100,7 +100,7 @@ Test(percall, spare_pickler_after_a_failed_dump)
            "y = 3\n"
            "def f(): return y\n"
            "first = cp.dumps(f)\n"
-           "lock = threading.Lock()\n"
+           "lock = threading.local()\n"
            "for _ in range(3):\n"
            "    try:\n"
            "        cp.dumps([f, lock])\n"

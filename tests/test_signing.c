@@ -333,7 +333,7 @@ Test(signing, dump_writes_once_or_not_at_all)
            "assert cp.loads(f.writes[0], verify_key=KEY)() == 1\n"
            "f = Counting()\n"
            "try:\n"
-           "    cp.dump(threading.Lock(), f, sign_key=KEY)\n"
+           "    cp.dump(threading.local(), f, sign_key=KEY)\n"
            "    raise AssertionError('pickled a lock')\n"
            "except TypeError:\n"
            "    pass\n"

@@ -109,7 +109,7 @@ def main(method):
     assert pickle.loads(pickle.dumps(Box))(4).get() == 4
     check.ok("wrap-decorator")
 
-    lock = threading.Lock()
+    lock = threading.local()
 
     def uses_lock():
         with lock:
