@@ -82,6 +82,10 @@ def _same_code(a, b):
     return all(_same_const(x, y) for x, y in zip(a.co_consts, b.co_consts))
 
 
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda,
+           ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
 def _first_line(node):
     decos = getattr(node, "decorator_list", None)
     return decos[0].lineno if decos else node.lineno
@@ -96,17 +100,16 @@ def _wrapper(lines, parents, node, code):
     """The module text holding `node` in its lexical nest, and the line
     the target's code starts on in it."""
     chain = []
+    is_lambda = isinstance(node, ast.Lambda)
     p = parents.get(node)
     while p is not None and not isinstance(p, ast.Module):
-        if isinstance(p, (ast.FunctionDef, ast.AsyncFunctionDef,
-                          ast.ClassDef, ast.Lambda, ast.ListComp,
-                          ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+        if isinstance(p, _SCOPES) or (not is_lambda and
+                                      isinstance(p, ast.stmt)):
             chain.append(p)
         p = parents.get(p)
     chain.reverse()
     free = [n for n in code.co_freevars
             if n not in ("__class__", "__classdict__")]
-    is_lambda = isinstance(node, ast.Lambda)
     out = []
     if is_lambda:
         # Inside parentheses indentation is free: a synthetic nest, one
@@ -132,13 +135,20 @@ def _wrapper(lines, parents, node, code):
     else:
         # A def's own lines keep their indentation: every header of its
         # nest keeps its original indentation too.
+        # A compound statement holding it (if, for, with, try, match)
+        # becomes "if 1:", which keeps its indentation and no more.
         heads = [(anc, _prefix(lines, anc)) for anc in chain]
         inner_fn = max((i for i, (a, _) in enumerate(heads)
-                        if not isinstance(a, ast.ClassDef)), default=-1)
+                        if isinstance(a, (ast.FunctionDef,
+                                          ast.AsyncFunctionDef))),
+                       default=-1)
         for i, (anc, pre) in enumerate(heads):
-            kw = "class" if isinstance(anc, ast.ClassDef) else "def"
-            out.append(pre + "%s %s%s:" % (kw, anc.name,
-                                           "" if kw == "class" else "()"))
+            if isinstance(anc, ast.ClassDef):
+                out.append(pre + "class %s:" % anc.name)
+            elif isinstance(anc, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                out.append(pre + "def %s():" % anc.name)
+            else:
+                out.append(pre + "if 1:")
             if i == inner_fn and free:
                 nxt = heads[i + 1][1] if i + 1 < len(heads) else \
                     _prefix(lines, node)
