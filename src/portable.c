@@ -185,7 +185,7 @@ code_portable(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     }
     PyObject *code = call_helper(st, "compile_portable", source);
-    if (code == NULL) {
+    if (code == NULL && PyErr_ExceptionMatches(PyExc_Exception)) {
         /* A SyntaxError here is newer syntax (match under 3.9): said,
          * and kept as the cause. */
         PyObject *type, *exc, *tb;
@@ -215,6 +215,8 @@ code_portable(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     }
     Py_DECREF(mine);
+    if (code == NULL) /* MemoryError, KeyboardInterrupt: as they are */
+        return NULL;
     if (!PyCode_Check(code)) {
         Py_DECREF(code);
         PyErr_SetString(PyExc_SystemError,

@@ -44,7 +44,7 @@ def _parse(filename):
         return hit, None
     try:
         tree = ast.parse("".join(lines), filename)
-    except (SyntaxError, ValueError) as e:
+    except (SyntaxError, ValueError, RecursionError) as e:
         return None, "its file %s does not parse (%s)" % (filename, e)
     parents = {}
     for node in ast.walk(tree):
@@ -218,7 +218,7 @@ def find(code):
             continue
         try:
             top = _compile(text, filename, flags)
-        except (SyntaxError, ValueError):
+        except (SyntaxError, ValueError, RecursionError):
             continue
         got = _find_code(top, name, at)
         if got is not None and _same_code(got, code):
@@ -230,6 +230,10 @@ def find(code):
 def compile_portable(source, qualname=None):
     """The code object of a shipped source, compiled by this Python."""
     text, filename, name, line, flags = source
+    # Only __future__ features: other flags would make compile() return
+    # an AST, accept top-level await, and so on.
+    if flags & ~_FUTURE_MASK:
+        raise ValueError("flags %#x are not __future__ features" % flags)
     top = _compile(text, filename, flags)
     got = _find_code(top, name, line)
     if got is None:
