@@ -11,10 +11,14 @@ it gets with the live one, field by field, nested code included. Only a
 proven match is shipped; otherwise the reason is. :func:`compile_portable`
 is the loading side.
 
-A shipped source is ``(text, filename, name, line, flags)``: ``text`` is a
-module whose compilation holds the target code object, the one named
-``name`` whose first line is ``line`` (the first found, breadth first);
-``flags`` are the ``__future__`` flags it is compiled with.
+A shipped source is ``(text, filename, name, line, flags, shift)``:
+``text`` is a module whose compilation, every line number increased by
+``shift`` (its syntax tree moved by ``ast.increment_lineno``: the nest
+above the target is a few lines, not the file's blank lines), holds the
+target code object, the one named ``name`` whose first line is ``line``
+(the first found, breadth first); ``flags`` are the ``__future__`` flags
+it is compiled with. Line numbers are the file's when the nest fits above
+the target's line (``shift`` >= 0), so tracebacks match the file.
 """
 
 import ast
@@ -47,10 +51,15 @@ def _parse(filename):
     except (SyntaxError, ValueError, RecursionError) as e:
         return None, "its file %s does not parse (%s)" % (filename, e)
     parents = {}
+    index = {}  # (name, first line) -> def or lambda nodes
     for node in ast.walk(tree):
         for child in ast.iter_child_nodes(node):
             parents[child] = node
-    hit = (lines, tree, parents)
+        if isinstance(node, ast.Lambda):
+            index.setdefault(("<lambda>", node.lineno), []).append(node)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            index.setdefault((node.name, _first_line(node)), []).append(node)
+    hit = (lines, parents, index)
     if len(_parsed) > 64:
         _parsed.clear()
     _parsed[filename] = hit
@@ -97,8 +106,8 @@ def _prefix(lines, node):
 
 
 def _wrapper(lines, parents, node, code):
-    """The module text holding `node` in its lexical nest, and the line
-    the target's code starts on in it."""
+    """(text, line, shift): the module text holding `node` in its lexical
+    nest, the line the target's code starts on once shifted, the shift."""
     chain = []
     is_lambda = isinstance(node, ast.Lambda)
     p = parents.get(node)
@@ -129,7 +138,7 @@ def _wrapper(lines, parents, node, code):
             out.append(" " * depth + " = ".join(free) + " = None")
         text = ast.get_source_segment("".join(lines), node)
         if text is None:
-            return None, 0
+            return None, 0, 0
         body = [" " * depth + "__cpk_lambda__ = (" + text + ")"]
         target_offset = 0
     else:
@@ -154,21 +163,18 @@ def _wrapper(lines, parents, node, code):
                     _prefix(lines, node)
                 out.append(nxt + " = ".join(free) + " = None")
         if free and inner_fn < 0:
-            return None, 0
+            return None, 0, 0
         start = _first_line(node)
         body = lines[start - 1:node.end_lineno]
         body = [b.rstrip("\n") for b in body]
         target_offset = 0
-    # Blank lines put the target on its original line when the nest fits
+    # Shifted, the target is on its original line when the nest fits
     # above it, so tracebacks and line numbers match the file.
-    target_line = code.co_firstlineno
-    pad = target_line - 1 - len(out)
-    if pad >= 0:
-        out = out[:0] + out
-        text = "\n" * pad + "\n".join(out + body) + "\n"
-        return text, target_line
     text = "\n".join(out + body) + "\n"
-    return text, len(out) + 1 + target_offset
+    shift = code.co_firstlineno - 1 - len(out)
+    if shift >= 0:
+        return text, code.co_firstlineno, shift
+    return text, len(out) + 1 + target_offset, 0
 
 
 def _find_code(top, name, line):
@@ -185,7 +191,15 @@ def _find_code(top, name, line):
     return None
 
 
-def _compile(text, filename, flags):
+_MAX_LINE = 2 ** 30
+
+
+def _compile(text, filename, flags, shift):
+    if shift:
+        tree = compile(text, filename, "exec", flags | ast.PyCF_ONLY_AST,
+                       dont_inherit=True)
+        ast.increment_lineno(tree, shift)
+        return compile(tree, filename, "exec", flags, dont_inherit=True)
     return compile(text, filename, "exec", flags, dont_inherit=True)
 
 
@@ -198,43 +212,39 @@ def find(code):
     hit, why = _parse(filename)
     if hit is None:
         return None, why
-    lines, tree, parents = hit
+    lines, parents, index = hit
     line = code.co_firstlineno
     name = code.co_name
-    if name == "<lambda>":
-        cands = [n for n in ast.walk(tree)
-                 if isinstance(n, ast.Lambda) and n.lineno == line]
-    else:
-        cands = [n for n in ast.walk(tree)
-                 if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
-                 and n.name == name and _first_line(n) == line]
+    cands = index.get((name, line))
     if not cands:
         return None, ("its source is not at %s, line %d (the file changed "
                       "since?)" % (filename, line))
     flags = code.co_flags & _FUTURE_MASK
     for node in cands:
-        text, at = _wrapper(lines, parents, node, code)
+        text, at, shift = _wrapper(lines, parents, node, code)
         if text is None:
             continue
         try:
-            top = _compile(text, filename, flags)
+            top = _compile(text, filename, flags, shift)
         except (SyntaxError, ValueError, RecursionError):
             continue
         got = _find_code(top, name, at)
         if got is not None and _same_code(got, code):
-            return (text, filename, name, at, flags), None
+            return (text, filename, name, at, flags, shift), None
     return None, ("its source at %s, line %d does not compile to the "
                   "running code (the file changed since?)" % (filename, line))
 
 
 def compile_portable(source, qualname=None):
     """The code object of a shipped source, compiled by this Python."""
-    text, filename, name, line, flags = source
+    text, filename, name, line, flags, shift = source
     # Only __future__ features: other flags would make compile() return
     # an AST, accept top-level await, and so on.
     if flags & ~_FUTURE_MASK:
         raise ValueError("flags %#x are not __future__ features" % flags)
-    top = _compile(text, filename, flags)
+    if not 0 <= shift <= _MAX_LINE:
+        raise ValueError("line shift %d out of range" % shift)
+    top = _compile(text, filename, flags, shift)
     got = _find_code(top, name, line)
     if got is None:
         raise ValueError("no code %r at line %d in the shipped source"
