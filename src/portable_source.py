@@ -12,13 +12,12 @@ proven match is shipped; otherwise the reason is. :func:`compile_portable`
 is the loading side.
 
 A shipped source is ``(text, filename, name, line, flags, shift)``:
-``text`` is a module whose compilation, every line number increased by
-``shift`` (its syntax tree moved by ``ast.increment_lineno``: the nest
-above the target is a few lines, not the file's blank lines), holds the
-target code object, the one named ``name`` whose first line is ``line``
-(the first found, breadth first); ``flags`` are the ``__future__`` flags
-it is compiled with. Line numbers are the file's when the nest fits above
-the target's line (``shift`` >= 0), so tracebacks match the file.
+``text`` is a module whose compilation holds the target code object, the
+one named ``name`` whose first line is ``line`` (the first found, breadth
+first); ``flags`` are the ``__future__`` flags it is compiled with; the
+target's line numbers, its nested code's too, are then moved down by
+``shift`` lines (the nest above the target is a few lines, not the file's
+blank lines), so that they are the file's and tracebacks match it.
 """
 
 import ast
@@ -194,13 +193,18 @@ def _find_code(top, name, line):
 _MAX_LINE = 2 ** 30
 
 
-def _compile(text, filename, flags, shift):
-    if shift:
-        tree = compile(text, filename, "exec", flags | ast.PyCF_ONLY_AST,
-                       dont_inherit=True)
-        ast.increment_lineno(tree, shift)
-        return compile(tree, filename, "exec", flags, dont_inherit=True)
+def _compile(text, filename, flags):
     return compile(text, filename, "exec", flags, dont_inherit=True)
+
+
+def _shift(code, n):
+    """code, nested code included, n lines further down: line tables are
+    relative to co_firstlineno (3.9's co_lnotab as 3.10-3.13's
+    co_linetable)."""
+    consts = tuple(_shift(k, n) if hasattr(k, "co_code") else k
+                   for k in code.co_consts)
+    return code.replace(co_firstlineno=code.co_firstlineno + n,
+                        co_consts=consts)
 
 
 def find(code):
@@ -225,10 +229,10 @@ def find(code):
         if text is None:
             continue
         try:
-            top = _compile(text, filename, flags, shift)
+            top = _compile(text, filename, flags)
         except (SyntaxError, ValueError, RecursionError):
             continue
-        got = _find_code(top, name, at)
+        got = _find_code(top, name, at - shift)
         if got is not None and _same_code(got, code):
             return (text, filename, name, at, flags, shift), None
     return None, ("its source at %s, line %d does not compile to the "
@@ -244,9 +248,9 @@ def compile_portable(source, qualname=None):
         raise ValueError("flags %#x are not __future__ features" % flags)
     if not 0 <= shift <= _MAX_LINE:
         raise ValueError("line shift %d out of range" % shift)
-    top = _compile(text, filename, flags, shift)
-    got = _find_code(top, name, line)
+    top = _compile(text, filename, flags)
+    got = _find_code(top, name, line - shift)
     if got is None:
         raise ValueError("no code %r at line %d in the shipped source"
                          % (name, line))
-    return got
+    return _shift(got, shift) if shift else got

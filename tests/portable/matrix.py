@@ -349,7 +349,29 @@ def _magic():
 
 # Loading side --------------------------------------------------------------
 
+def _line(text, name="fixture_mod.py"):
+    """The line of `text` in a fixture (the loaded code's lines must be
+    the file's, whichever Python compiled it)."""
+    with open(os.path.join(HERE, name)) as f:
+        for i, line in enumerate(f, 1):
+            if text in line:
+                return i
+    raise AssertionError(text)
+
+
+def _raise_line(f, *a):
+    import traceback
+    try:
+        f(*a)
+    except Exception as e:
+        return traceback.extract_tb(e.__traceback__)[-1].lineno
+    raise AssertionError("no exception")
+
+
 def check_top(f):
+    assert f.__code__.co_firstlineno == _line("def top("), \
+        f.__code__.co_firstlineno
+    assert _raise_line(f, None) == _line("return x * y + z + SCALE")
     assert f(2) == 8 and f(2, 3, z=0) == 9, f(2)
     assert f.__name__ == "top" and f.__doc__.startswith("A top-level")
     assert f.__defaults__ == (2,) and f.__kwdefaults__ == {"z": 1}
@@ -362,6 +384,8 @@ def check_lambdas(fs):
 
 
 def check_closure(f):
+    assert f.__code__.co_firstlineno == _line("    def add(x):")
+    assert _raise_line(f, None) == _line("return x + n")
     assert f(1) == 6 and f.__closure__[0].cell_contents == 5
     assert f.__qualname__ == "make_adder.<locals>.add", f.__qualname__
 
@@ -420,6 +444,7 @@ def check_fstring(f):
 
 
 def check_comprehensions(f):
+    assert _raise_line(f, None) == _line("squares = [i * k for i in")
     squares, called, table, g = f(4)
     assert squares == [0, 2, 4, 6] and called == [0, 2, 4, 6]
     assert table == {0: set(), 1: {0}, 2: {0, 1}, 3: {0, 1, 2}}
