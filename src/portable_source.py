@@ -85,6 +85,10 @@ def _same_code(a, b):
     for f in _CODE_FIELDS:
         if getattr(a, f) != getattr(b, f):
             return False
+    # 3.11+: where each handler covers (None before).
+    if getattr(a, "co_exceptiontable", None) != \
+            getattr(b, "co_exceptiontable", None):
+        return False
     if len(a.co_consts) != len(b.co_consts):
         return False
     return all(_same_const(x, y) for x, y in zip(a.co_consts, b.co_consts))
