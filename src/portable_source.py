@@ -98,6 +98,23 @@ _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda,
            ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 
+def _segment(lines, node):
+    """The source text of `node` (ast's offsets count UTF-8 bytes)."""
+    first, last = node.lineno - 1, node.end_lineno - 1
+    if last >= len(lines):
+        return None
+    try:
+        if first == last:
+            return lines[first].encode()[
+                node.col_offset:node.end_col_offset].decode()
+        return "".join(
+            [lines[first].encode()[node.col_offset:].decode()] +
+            lines[first + 1:last] +
+            [lines[last].encode()[:node.end_col_offset].decode()])
+    except UnicodeDecodeError:
+        return None
+
+
 def _first_line(node):
     decos = getattr(node, "decorator_list", None)
     return decos[0].lineno if decos else node.lineno
@@ -126,23 +143,35 @@ def _wrapper(lines, parents, node, code):
     if is_lambda:
         # Inside parentheses indentation is free: a synthetic nest, one
         # space per level, each scope a def or class header.
+        # Free variables are bound in the innermost function of the nest
+        # (a class body between it and the lambda keeps its qualname).
         depth = 0
-        for anc in chain:
+        inner_fn = max((i for i, a in enumerate(chain)
+                        if not isinstance(a, ast.ClassDef)), default=-1)
+        for i, anc in enumerate(chain):
             if isinstance(anc, ast.ClassDef):
                 out.append(" " * depth + "class %s:" % anc.name)
             else:
                 name = getattr(anc, "name", "__cpk_scope__")
                 out.append(" " * depth + "def %s():" % name)
             depth += 1
-        if free:
-            if not chain or isinstance(chain[-1], ast.ClassDef):
-                out.append(" " * depth + "def __cpk_scope__():")
-                depth += 1
+            if i == inner_fn and free:
+                out.append(" " * depth + " = ".join(free) + " = None")
+        if free and inner_fn < 0:
+            out.append(" " * depth + "def __cpk_scope__():")
+            depth += 1
             out.append(" " * depth + " = ".join(free) + " = None")
-        text = ast.get_source_segment("".join(lines), node)
+        text = _segment(lines, node)
         if text is None:
             return None, 0, 0
-        body = [" " * depth + "__cpk_lambda__ = (" + text + ")"]
+        # The lambda on its own column (in UTF-8 bytes, as the line
+        # tables count) when the nest leaves room: its positions are the
+        # file's.
+        col = node.col_offset
+        if col > depth:
+            body = [" " * depth + "(" + " " * (col - depth - 1) + text + ")"]
+        else:
+            body = [" " * depth + "(" + text + ")"]
         target_offset = 0
     else:
         # A def's own lines keep their indentation: every header of its
