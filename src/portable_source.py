@@ -14,10 +14,11 @@ is the loading side.
 A shipped source is ``(text, filename, name, line, flags, shift)``:
 ``text`` is a module whose compilation holds the target code object, the
 one named ``name`` whose first line is ``line`` (the first found, breadth
-first); ``flags`` are the ``__future__`` flags it is compiled with; the
-target's line numbers, its nested code's too, are then moved down by
-``shift`` lines (the nest above the target is a few lines, not the file's
-blank lines), so that they are the file's and tracebacks match it.
+first), once ``shift`` blank lines are put before it; ``flags`` are the
+``__future__`` flags it is compiled with. The blank lines (not shipped:
+the nest above the target is a few lines) make every line number the
+file's: tracebacks, co_firstlineno, 3.13's ``__firstlineno__`` constant
+of a class body.
 """
 
 import ast
@@ -223,21 +224,14 @@ def _find_code(top, name, line):
     return None
 
 
-_MAX_LINE = 2 ** 30
+# The most blank lines a shipped source may ask for (a file of ten
+# million lines; more would be a hostile pickle's memory bomb).
+_MAX_SHIFT = 10 ** 7
 
 
-def _compile(text, filename, flags):
-    return compile(text, filename, "exec", flags, dont_inherit=True)
-
-
-def _shift(code, n):
-    """code, nested code included, n lines further down: line tables are
-    relative to co_firstlineno (3.9's co_lnotab as 3.10-3.13's
-    co_linetable)."""
-    consts = tuple(_shift(k, n) if hasattr(k, "co_code") else k
-                   for k in code.co_consts)
-    return code.replace(co_firstlineno=code.co_firstlineno + n,
-                        co_consts=consts)
+def _compile(text, filename, flags, shift):
+    return compile("\n" * shift + text, filename, "exec", flags,
+                   dont_inherit=True)
 
 
 def find(code):
@@ -262,10 +256,10 @@ def find(code):
         if text is None:
             continue
         try:
-            top = _compile(text, filename, flags)
+            top = _compile(text, filename, flags, shift)
         except (SyntaxError, ValueError, RecursionError):
             continue
-        got = _find_code(top, name, at - shift)
+        got = _find_code(top, name, at)
         if got is not None and _same_code(got, code):
             return (text, filename, name, at, flags, shift), None
     return None, ("its source at %s, line %d does not compile to the "
@@ -279,11 +273,11 @@ def compile_portable(source, qualname=None):
     # an AST, accept top-level await, and so on.
     if flags & ~_FUTURE_MASK:
         raise ValueError("flags %#x are not __future__ features" % flags)
-    if not 0 <= shift <= _MAX_LINE:
+    if not 0 <= shift <= _MAX_SHIFT:
         raise ValueError("line shift %d out of range" % shift)
-    top = _compile(text, filename, flags)
-    got = _find_code(top, name, line - shift)
+    top = _compile(text, filename, flags, shift)
+    got = _find_code(top, name, line)
     if got is None:
         raise ValueError("no code %r at line %d in the shipped source"
                          % (name, line))
-    return _shift(got, shift) if shift else got
+    return got

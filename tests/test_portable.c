@@ -252,7 +252,7 @@ Test(portable, hostile_arguments)
            "            T(good[0], line=-1), T(good[0], line=2 ** 70),\n"
            "            T(good[0], flags=0x400), T(good[0], flags=-1),\n"
            "            T(good[0], flags=2 ** 70), T(good[0], flags=0x2000),\n"
-           "            T(good[0], shift=-1), T(good[0], shift=2 ** 40),\n"
+           "            T(good[0], shift=-1), T(good[0], shift=10 ** 7 + 1),\n"
            "            T(good[0], line=2 ** 31 + 1, shift=2 ** 31),\n"
            "            T('(' * 100000 + ')' * 100000),\n"
            "            T('x = ' + '-' * 1000000 + '1\\n'),\n"

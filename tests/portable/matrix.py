@@ -52,6 +52,7 @@ CASES = {
     "nested_class": (9, True),
     "signatures": (9, True),
     "comprehension_lambdas": (9, True),
+    "function_with_class": (9, True),
     "lambda_in_lambda": (9, True),
     "class_lambdas": (9, True),
     "global_statement": (9, True),
@@ -153,6 +154,11 @@ def build_nested_class():
 def build_signatures():
     import fixture_mod as m
     return (m.kwonly, m.annotated)
+
+
+def build_function_with_class():
+    import fixture_mod as m
+    return m.outer_class  # 3.13: the class body's __firstlineno__ constant
 
 
 def build_comprehension_lambdas():
@@ -473,6 +479,13 @@ def check_signatures(fs):
     assert annotated(1) == [1, 1]
     assert annotated.__annotations__ == {"x": int, "y": "str",
                                          "return": "list[int]"}
+
+
+def check_function_with_class(f):
+    cls = f()
+    assert cls().hello() == "base3"
+    if sys.version_info >= (3, 13):
+        assert cls.__firstlineno__ == _line("    class Inner(Base):")
 
 
 def check_comprehension_lambdas(fs):
