@@ -21,3 +21,9 @@ class Point:
     def __init__(self, x, y):
         self.x = x
         self.y = y
+
+
+match 1:
+    case 1:
+        def in_case(x):
+            return x + 4

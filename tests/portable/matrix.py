@@ -57,6 +57,7 @@ CASES = {
     "class_lambdas": (9, True),
     "global_statement": (9, True),
     "future_annotations": (9, True),
+    "more_shapes": (9, True),
     "match": (10, True),
     "data": (9, False),
     "by_reference": (9, False),
@@ -186,9 +187,19 @@ def build_future_annotations():
     return m.lazy
 
 
+def build_more_shapes():
+    import fixture_more as m
+    return {"in_try": m.in_try, "in_with": m.in_with, "in_for": m.in_for,
+            "multi_deco": m.multi_deco, "header_cont": m.header_cont,
+            "tabs": m.tabs, "doc_col0": m.doc_col0, "inner": m.Meth().m(),
+            "class_lambda": m.class_lambda(), "pair": m.pairs,
+            "multi": m.multi, "agen": m.agen_comp(), "yf": m.yf,
+            "walrus": m.walrus, "raise_from": m.raise_from, "uni": m.uni}
+
+
 def build_match():
     import fixture_match as m
-    return (m.matcher, m.Point)
+    return (m.matcher, m.Point, m.in_case)
 
 
 def _data():
@@ -299,6 +310,8 @@ def dump_mode(build, out):
     import ccloudpickle as cp
     import fixture_mod
     import fixture_future
+    import fixture_more
+    cp.register_pickle_by_value(fixture_more)
     cp.register_pickle_by_value(fixture_mod)
     cp.register_pickle_by_value(fixture_future)
     minor = sys.version_info[1]
@@ -511,8 +524,28 @@ def check_future_annotations(f):
                                  "return": "list[int]"}, f.__annotations__
 
 
+def check_more_shapes(d):
+    import asyncio
+    assert d["in_try"](1) == 2 and d["in_with"](1) == 3
+    assert d["in_for"](1) == 4 and d["multi_deco"](1) == 6
+    assert d["multi_deco"].tag == (1, 3) and d["header_cont"](1) == 2
+    assert d["tabs"](2) == 4 and d["doc_col0"](1) == "\ncolumn 0\n1"
+    assert d["inner"]() == "Meth" and d["class_lambda"]() == 7
+    assert d["pair"] == [(1, 2)] and d["multi"](1) == 11
+    assert asyncio.run(d["agen"](3)) == [0, 1, 2]
+    assert list(d["yf"]()) == [0, 1] and d["walrus"]([1, 2]) == [4]
+    try:
+        d["raise_from"]()
+    except ValueError as e:
+        assert isinstance(e.__cause__, ZeroDivisionError)
+    assert d["uni"]() == "\u00fc1"
+    assert _raise_line(d["raise_from"]) == _line(
+        'raise ValueError("x") from e', "fixture_more.py")
+
+
 def check_match(fs):
-    matcher, point = fs
+    matcher, point, in_case = fs
+    assert in_case(1) == 5
     assert matcher([1, 2]) == 3 and matcher({"k": 9}) == 9
     assert matcher(point(0, 4)) == ("on y", 4)
     assert matcher("ab") == "AB" and matcher(point(1, 1)) is None
