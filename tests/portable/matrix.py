@@ -666,11 +666,12 @@ def _find_build(py, version, build_root):
                 continue
             if owner == real and _has_ext(full):
                 return full
+    # The default build: the Makefile's python.stamp ends with the
+    # interpreter's sys.base_prefix (/usr for /usr/bin/python3).
     if py == "/usr/bin/python3" and _has_ext(build_root):
-        stamp = os.path.join(build_root, "python.stamp")
         try:
-            with open(stamp) as f:
-                if sys.base_prefix in f.read() or True:
+            with open(os.path.join(build_root, "python.stamp")) as f:
+                if f.read().split()[-1:] == ["/usr"]:
                     return build_root
         except OSError:
             pass
