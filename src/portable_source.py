@@ -238,7 +238,10 @@ def find(code):
     """(source, None) for code whose source is found and proven, else
     (None, reason)."""
     filename = code.co_filename
-    if filename.startswith("<") and filename.endswith(">"):
+    # A pseudo-file has source only where its maker put it in linecache
+    # (IPython's cells, 3.13's REPL): proven as any other.
+    if filename.startswith("<") and filename.endswith(">") and \
+            not linecache.getlines(filename):
         return None, "no source file (%s)" % filename
     hit, why = _parse(filename)
     if hit is None:
