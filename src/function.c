@@ -347,11 +347,13 @@ error:
 }
 
 /* Native format: state holds only what differs from what
- * _function_new(code, globals, ncells) already gives (doc/FORMAT.md). */
+ * _function_new(code, globals, ncells) already gives (doc/FORMAT.md).
+ * `portable`: the code may be compiled again by a Python before 3.11,
+ * whose functions take their qualname from co_name (no co_qualname). */
 static PyObject *
 native_state(cpk_state *st, PyFunctionObject *f, const fn_fields *x,
              PyObject *base, PyObject *fglobals, PyObject *closure_vals,
-             PyObject *shared_cells, PyObject *submodules)
+             PyObject *shared_cells, PyObject *submodules, int portable)
 {
     PyCodeObject *co = (PyCodeObject *)x->code;
     PyObject *annotations = NULL, *default_module = NULL;
@@ -365,7 +367,7 @@ native_state(cpk_state *st, PyFunctionObject *f, const fn_fields *x,
             goto error;
     }
 #if PY_VERSION_HEX >= 0x030B0000
-    PyObject *default_qualname = co->co_qualname;
+    PyObject *default_qualname = portable ? co->co_name : co->co_qualname;
 #else
     PyObject *default_qualname = co->co_name;
 #endif
@@ -562,7 +564,7 @@ cpk_reduce_function(cpk_state *st, PyObject *pickler, PyObject *func)
     args = PyTuple_Pack(3, x.code, base, ncells);
     Py_DECREF(ncells);
     state = native_state(st, f, &x, base, fglobals, closure_vals,
-                         shared_cells, submodules);
+                         shared_cells, submodules, ext->portable);
     if (args == NULL || state == NULL)
         goto done;
     if (PyDict_GET_SIZE(state) == 0)

@@ -137,20 +137,21 @@ static const cpk_signature code_portable_sig = {
     {{"python_version", CPK_ARG_STR}, {"magic", CPK_ARG_INT},
      {"data", CPK_ARG_BYTES}, {"source", CPK_ARG_ANY}}};
 
-/* A shipped source: (text, filename, name, line, flags), each checked. */
+/* A shipped source: (text, filename, name, line, flags, shift), each
+ * checked. */
 static int
 check_source(cpk_state *st, PyObject *s)
 {
     static const int kinds[] = {CPK_ARG_STR, CPK_ARG_STR, CPK_ARG_STR,
-                                CPK_ARG_INT, CPK_ARG_INT};
-    if (!PyTuple_CheckExact(s) || PyTuple_GET_SIZE(s) != 5) {
+                                CPK_ARG_INT, CPK_ARG_INT, CPK_ARG_INT};
+    if (!PyTuple_CheckExact(s) || PyTuple_GET_SIZE(s) != 6) {
         cpk_arg_error(st, 0, "_code_portable",
-                      "argument 4 (source) must be a str or a tuple of 5 "
-                      "(text, filename, name, line, flags), not %s",
+                      "argument 4 (source) must be a str or a tuple of 6 "
+                      "(text, filename, name, line, flags, shift), not %s",
                       Py_TYPE(s)->tp_name);
         return 0;
     }
-    for (int i = 0; i < 5; i++)
+    for (int i = 0; i < 6; i++)
         if (!cpk_check_value(st, "_code_portable", "source item",
                              PyTuple_GET_ITEM(s, i), kinds[i]))
             return 0;
@@ -185,7 +186,7 @@ code_portable(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     }
     PyObject *code = call_helper(st, "compile_portable", source);
-    if (code == NULL) {
+    if (code == NULL && PyErr_ExceptionMatches(PyExc_Exception)) {
         /* A SyntaxError here is newer syntax (match under 3.9): said,
          * and kept as the cause. */
         PyObject *type, *exc, *tb;
@@ -215,6 +216,8 @@ code_portable(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     }
     Py_DECREF(mine);
+    if (code == NULL) /* MemoryError, KeyboardInterrupt: as they are */
+        return NULL;
     if (!PyCode_Check(code)) {
         Py_DECREF(code);
         PyErr_SetString(PyExc_SystemError,

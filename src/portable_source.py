@@ -11,10 +11,14 @@ it gets with the live one, field by field, nested code included. Only a
 proven match is shipped; otherwise the reason is. :func:`compile_portable`
 is the loading side.
 
-A shipped source is ``(text, filename, name, line, flags)``: ``text`` is a
-module whose compilation holds the target code object, the one named
-``name`` whose first line is ``line`` (the first found, breadth first);
-``flags`` are the ``__future__`` flags it is compiled with.
+A shipped source is ``(text, filename, name, line, flags, shift)``:
+``text`` is a module whose compilation holds the target code object, the
+one named ``name`` whose first line is ``line`` (the first found, breadth
+first), once ``shift`` blank lines are put before it; ``flags`` are the
+``__future__`` flags it is compiled with. The blank lines (not shipped:
+the nest above the target is a few lines) make every line number the
+file's: tracebacks, co_firstlineno, 3.13's ``__firstlineno__`` constant
+of a class body.
 """
 
 import ast
@@ -44,13 +48,18 @@ def _parse(filename):
         return hit, None
     try:
         tree = ast.parse("".join(lines), filename)
-    except (SyntaxError, ValueError) as e:
+    except (SyntaxError, ValueError, RecursionError) as e:
         return None, "its file %s does not parse (%s)" % (filename, e)
     parents = {}
+    index = {}  # (name, first line) -> def or lambda nodes
     for node in ast.walk(tree):
         for child in ast.iter_child_nodes(node):
             parents[child] = node
-    hit = (lines, tree, parents)
+        if isinstance(node, ast.Lambda):
+            index.setdefault(("<lambda>", node.lineno), []).append(node)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            index.setdefault((node.name, _first_line(node)), []).append(node)
+    hit = (lines, parents, index)
     if len(_parsed) > 64:
         _parsed.clear()
     _parsed[filename] = hit
@@ -77,9 +86,34 @@ def _same_code(a, b):
     for f in _CODE_FIELDS:
         if getattr(a, f) != getattr(b, f):
             return False
+    # 3.11+: where each handler covers (None before).
+    if getattr(a, "co_exceptiontable", None) != \
+            getattr(b, "co_exceptiontable", None):
+        return False
     if len(a.co_consts) != len(b.co_consts):
         return False
     return all(_same_const(x, y) for x, y in zip(a.co_consts, b.co_consts))
+
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda,
+           ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+def _segment(lines, node):
+    """The source text of `node` (ast's offsets count UTF-8 bytes)."""
+    first, last = node.lineno - 1, node.end_lineno - 1
+    if last >= len(lines):
+        return None
+    try:
+        if first == last:
+            return lines[first].encode()[
+                node.col_offset:node.end_col_offset].decode()
+        return "".join(
+            [lines[first].encode()[node.col_offset:].decode()] +
+            lines[first + 1:last] +
+            [lines[last].encode()[:node.end_col_offset].decode()])
+    except UnicodeDecodeError:
+        return None
 
 
 def _first_line(node):
@@ -93,72 +127,87 @@ def _prefix(lines, node):
 
 
 def _wrapper(lines, parents, node, code):
-    """The module text holding `node` in its lexical nest, and the line
-    the target's code starts on in it."""
+    """(text, line, shift): the module text holding `node` in its lexical
+    nest, the line the target's code starts on once shifted, the shift."""
     chain = []
+    is_lambda = isinstance(node, ast.Lambda)
     p = parents.get(node)
     while p is not None and not isinstance(p, ast.Module):
-        if isinstance(p, (ast.FunctionDef, ast.AsyncFunctionDef,
-                          ast.ClassDef, ast.Lambda, ast.ListComp,
-                          ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+        if isinstance(p, _SCOPES) or (not is_lambda and
+                                      isinstance(p, ast.stmt)):
             chain.append(p)
         p = parents.get(p)
     chain.reverse()
     free = [n for n in code.co_freevars
             if n not in ("__class__", "__classdict__")]
-    is_lambda = isinstance(node, ast.Lambda)
     out = []
     if is_lambda:
         # Inside parentheses indentation is free: a synthetic nest, one
         # space per level, each scope a def or class header.
+        # Free variables are bound in the innermost function of the nest
+        # (a class body between it and the lambda keeps its qualname).
         depth = 0
-        for anc in chain:
+        inner_fn = max((i for i, a in enumerate(chain)
+                        if not isinstance(a, ast.ClassDef)), default=-1)
+        for i, anc in enumerate(chain):
             if isinstance(anc, ast.ClassDef):
                 out.append(" " * depth + "class %s:" % anc.name)
             else:
                 name = getattr(anc, "name", "__cpk_scope__")
                 out.append(" " * depth + "def %s():" % name)
             depth += 1
-        if free:
-            if not chain or isinstance(chain[-1], ast.ClassDef):
-                out.append(" " * depth + "def __cpk_scope__():")
-                depth += 1
+            if i == inner_fn and free:
+                out.append(" " * depth + " = ".join(free) + " = None")
+        if free and inner_fn < 0:
+            out.append(" " * depth + "def __cpk_scope__():")
+            depth += 1
             out.append(" " * depth + " = ".join(free) + " = None")
-        text = ast.get_source_segment("".join(lines), node)
+        text = _segment(lines, node)
         if text is None:
-            return None, 0
-        body = [" " * depth + "__cpk_lambda__ = (" + text + ")"]
+            return None, 0, 0
+        # The lambda on its own column (in UTF-8 bytes, as the line
+        # tables count) when the nest leaves room: its positions are the
+        # file's.
+        col = node.col_offset
+        if col > depth:
+            body = [" " * depth + "(" + " " * (col - depth - 1) + text + ")"]
+        else:
+            body = [" " * depth + "(" + text + ")"]
         target_offset = 0
     else:
         # A def's own lines keep their indentation: every header of its
         # nest keeps its original indentation too.
+        # A compound statement holding it (if, for, with, try, match)
+        # becomes "if 1:", which keeps its indentation and no more.
         heads = [(anc, _prefix(lines, anc)) for anc in chain]
         inner_fn = max((i for i, (a, _) in enumerate(heads)
-                        if not isinstance(a, ast.ClassDef)), default=-1)
+                        if isinstance(a, (ast.FunctionDef,
+                                          ast.AsyncFunctionDef))),
+                       default=-1)
         for i, (anc, pre) in enumerate(heads):
-            kw = "class" if isinstance(anc, ast.ClassDef) else "def"
-            out.append(pre + "%s %s%s:" % (kw, anc.name,
-                                           "" if kw == "class" else "()"))
+            if isinstance(anc, ast.ClassDef):
+                out.append(pre + "class %s:" % anc.name)
+            elif isinstance(anc, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                out.append(pre + "def %s():" % anc.name)
+            else:
+                out.append(pre + "if 1:")
             if i == inner_fn and free:
                 nxt = heads[i + 1][1] if i + 1 < len(heads) else \
                     _prefix(lines, node)
                 out.append(nxt + " = ".join(free) + " = None")
         if free and inner_fn < 0:
-            return None, 0
+            return None, 0, 0
         start = _first_line(node)
         body = lines[start - 1:node.end_lineno]
         body = [b.rstrip("\n") for b in body]
         target_offset = 0
-    # Blank lines put the target on its original line when the nest fits
+    # Shifted, the target is on its original line when the nest fits
     # above it, so tracebacks and line numbers match the file.
-    target_line = code.co_firstlineno
-    pad = target_line - 1 - len(out)
-    if pad >= 0:
-        out = out[:0] + out
-        text = "\n" * pad + "\n".join(out + body) + "\n"
-        return text, target_line
     text = "\n".join(out + body) + "\n"
-    return text, len(out) + 1 + target_offset
+    shift = code.co_firstlineno - 1 - len(out)
+    if shift >= 0:
+        return text, code.co_firstlineno, shift
+    return text, len(out) + 1 + target_offset, 0
 
 
 def _find_code(top, name, line):
@@ -175,52 +224,61 @@ def _find_code(top, name, line):
     return None
 
 
-def _compile(text, filename, flags):
-    return compile(text, filename, "exec", flags, dont_inherit=True)
+# The most blank lines a shipped source may ask for (a file of ten
+# million lines; more would be a hostile pickle's memory bomb).
+_MAX_SHIFT = 10 ** 7
+
+
+def _compile(text, filename, flags, shift):
+    return compile("\n" * shift + text, filename, "exec", flags,
+                   dont_inherit=True)
 
 
 def find(code):
     """(source, None) for code whose source is found and proven, else
     (None, reason)."""
     filename = code.co_filename
-    if filename.startswith("<") and filename.endswith(">"):
+    # A pseudo-file has source only where its maker put it in linecache
+    # (IPython's cells, 3.13's REPL): proven as any other.
+    if filename.startswith("<") and filename.endswith(">") and \
+            not linecache.getlines(filename):
         return None, "no source file (%s)" % filename
     hit, why = _parse(filename)
     if hit is None:
         return None, why
-    lines, tree, parents = hit
+    lines, parents, index = hit
     line = code.co_firstlineno
     name = code.co_name
-    if name == "<lambda>":
-        cands = [n for n in ast.walk(tree)
-                 if isinstance(n, ast.Lambda) and n.lineno == line]
-    else:
-        cands = [n for n in ast.walk(tree)
-                 if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
-                 and n.name == name and _first_line(n) == line]
+    cands = index.get((name, line))
     if not cands:
         return None, ("its source is not at %s, line %d (the file changed "
                       "since?)" % (filename, line))
     flags = code.co_flags & _FUTURE_MASK
     for node in cands:
-        text, at = _wrapper(lines, parents, node, code)
+        text, at, shift = _wrapper(lines, parents, node, code)
         if text is None:
             continue
         try:
-            top = _compile(text, filename, flags)
-        except (SyntaxError, ValueError):
+            top = _compile(text, filename, flags, shift)
+        except (SyntaxError, ValueError, RecursionError):
             continue
         got = _find_code(top, name, at)
         if got is not None and _same_code(got, code):
-            return (text, filename, name, at, flags), None
+            return (text, filename, name, at, flags, shift), None
     return None, ("its source at %s, line %d does not compile to the "
                   "running code (the file changed since?)" % (filename, line))
 
 
 def compile_portable(source, qualname=None):
     """The code object of a shipped source, compiled by this Python."""
-    text, filename, name, line, flags = source
-    top = _compile(text, filename, flags)
+    text, filename, name, line, flags, shift = source
+    # Only __future__ features: other flags would make compile() return
+    # an AST, accept top-level await, and so on.
+    if flags & ~_FUTURE_MASK:
+        raise ValueError("flags %#x are not __future__ features" % flags)
+    if not 0 <= shift <= _MAX_SHIFT:
+        raise ValueError("line shift %d out of range" % shift)
+    top = _compile(text, filename, flags, shift)
     got = _find_code(top, name, line)
     if got is None:
         raise ValueError("no code %r at line %d in the shipped source"
