@@ -2788,7 +2788,7 @@ static const code_info *code_get(analysis *an, uint32_t id)
     int rc = 0;
     /* _code_portable(python_version, magic, data, source): the first
      * three as _code_unmarshal's; source a tuple (text, filename, name,
-     * line, flags) another Python compiles, or a str saying why the
+     * line, flags, shift) another Python compiles, or a str saying why the
      * function has none (src/portable.c). Anything else there is
      * refused by the reconstructor: portable unknown. */
     int portable = res_recon(c, "_code_portable");
@@ -2796,7 +2796,7 @@ static const code_info *code_get(analysis *an, uint32_t id)
         uint32_t src = item(sc, args, 3);
         if (node_is_str(sc, src, &ci.why, &ci.whyl))
             ci.portable = 0;
-        else if (kind_of(sc, src) == K_TUPLE && tuple_n(sc, src, 5))
+        else if (kind_of(sc, src) == K_TUPLE && tuple_n(sc, src, 6))
             ci.portable = 1;
     }
     if ((portable ? tuple_n(sc, args, 4)

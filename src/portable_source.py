@@ -34,8 +34,9 @@ _CODE_FIELDS = ("co_argcount", "co_posonlyargcount", "co_kwonlyargcount",
                 "co_flags", "co_code", "co_names", "co_varnames",
                 "co_freevars", "co_cellvars", "co_name")
 
-# filename -> (lines, tree, parents): a file is parsed once per version of
-# its text (linecache's lines list is replaced when the file changes).
+# filename -> (lines, parents, index, imports): a file is parsed once per
+# version of its text (linecache's lines list is replaced when the file
+# changes).
 _parsed = {}
 
 
@@ -59,11 +60,51 @@ def _parse(filename):
             index.setdefault(("<lambda>", node.lineno), []).append(node)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             index.setdefault((node.name, _first_line(node)), []).append(node)
-    hit = (lines, parents, index)
+    hit = (lines, parents, index, _module_imports(tree, parents))
     if len(_parsed) > 64:
         _parsed.clear()
     _parsed[filename] = hit
     return hit, None
+
+
+def _module_imports(tree, parents):
+    """{bound name: import statement} for the file's module-level imports
+    (also under if/try, not in a def or class). 3.11+ compile a method
+    call on a name a module-level import binds differently (LOAD_ATTR
+    rather than LOAD_METHOD): the rebuilt text must bind it the same way.
+    Star and __future__ imports bind nothing that matters here."""
+    found = {}
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.Import, ast.ImportFrom)):
+            continue
+        p = parents.get(node)
+        while p is not None and not isinstance(p, (ast.Module, _SCOPES)):
+            p = parents.get(p)
+        if not isinstance(p, ast.Module):
+            continue
+        if isinstance(node, ast.ImportFrom) and node.module == "__future__":
+            continue
+        for alias in node.names:
+            if alias.name == "*":
+                continue
+            asname = " as " + alias.asname if alias.asname else ""
+            if isinstance(node, ast.Import):
+                bound = alias.asname or alias.name.split(".")[0]
+                stmt = "import " + alias.name + asname
+            else:
+                bound = alias.asname or alias.name
+                stmt = "from %s%s import %s%s" % (
+                    "." * node.level, node.module or "", alias.name, asname)
+            found.setdefault(bound, stmt)
+    return found
+
+
+def _all_names(code, out):
+    out.update(code.co_names)
+    for k in code.co_consts:
+        if hasattr(k, "co_code"):
+            _all_names(k, out)
+    return out
 
 
 def _same_const(a, b):
@@ -246,7 +287,7 @@ def find(code):
     hit, why = _parse(filename)
     if hit is None:
         return None, why
-    lines, parents, index = hit
+    lines, parents, index, imports = hit
     line = code.co_firstlineno
     name = code.co_name
     cands = index.get((name, line))
@@ -258,6 +299,11 @@ def find(code):
         text, at, shift = _wrapper(lines, parents, node, code)
         if text is None:
             continue
+        # After the target (no line moves): the module-level imports of
+        # the names the code uses.
+        used = sorted(n for n in _all_names(code, set()) if n in imports)
+        if used:
+            text += "".join(imports[n] + "\n" for n in used)
         try:
             top = _compile(text, filename, flags, shift)
         except (SyntaxError, ValueError, RecursionError):

@@ -10,7 +10,8 @@ goes by value) and defines make(), whose result is pickled. The second
 part runs in the loading process with `obj` (the loaded object) in its
 namespace and asserts the behaviour. Exit status: 0 pass, 1 the check
 failed, 2 the dump failed, 3 the load failed, 4 usage or set-up (the
-pickler cannot be imported).
+pickler cannot be imported), 5 a side ran longer than TIMEOUT seconds
+(some picklers hang on some scenarios).
 
 PICKLER: ccloudpickle (from $CPK_BUILD_DIR), cloudpickle3 (cloudpickle
 3.x from $CPK_CLOUDPICKLE3, a source tree), cloudpickle2 (the installed
@@ -25,6 +26,7 @@ import traceback
 PICKLERS = ("ccloudpickle", "cloudpickle3", "cloudpickle2", "dill",
             "dill-recurse")
 MARK = "# --- load ---"
+TIMEOUT = 300
 
 
 def pickler(name):
@@ -121,8 +123,14 @@ def main(argv):
         # Neither side runs in the scenario's directory: the loader must
         # not find anything the dumper defined.
         for side in ("--dump", "--load"):
-            r = subprocess.run([sys.executable, here, side, name, path, pkl],
-                               cwd=tmp)
+            try:
+                r = subprocess.run([sys.executable, here, side, name, path,
+                                    pkl], cwd=tmp, timeout=TIMEOUT)
+            except subprocess.TimeoutExpired:
+                print("run.py: %s %s: no result after %d s" % (side, name,
+                                                              TIMEOUT),
+                      file=sys.stderr)
+                return 5
             if r.returncode != 0:
                 return r.returncode
     return 0

@@ -2,6 +2,8 @@
 under one CPython and calls under another. Syntax of 3.9 only: every
 version imports it (fixture_match.py holds the 3.10+ match statements)."""
 import functools
+import math
+from os import path as os_path
 
 SCALE = 3
 
@@ -165,3 +167,10 @@ def bump_global():
     global COUNTER
     COUNTER += 1
     return COUNTER
+
+
+def module_calls(a, b):
+    # 3.11+ compile a call of an attribute of a module-level import
+    # differently: the rebuilt source must bind these names the same way.
+    return math.hypot(a, b) + len(os_path.join("x", "y")) + \
+        functools.reduce(int.__add__, [a, b])

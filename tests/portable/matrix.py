@@ -47,6 +47,7 @@ CASES = {
     "class_in_function": (9, True),
     "nested_closures": (9, True),
     "fstring": (9, True),
+    "module_calls": (9, True),
     "comprehensions": (9, True),
     "def_under_if": (9, True),
     "nested_class": (9, True),
@@ -135,6 +136,11 @@ def build_nested_closures():
 def build_fstring():
     import fixture_mod as m
     return m.fmt
+
+
+def build_module_calls():
+    import fixture_mod as m
+    return m.module_calls
 
 
 def build_comprehensions():
@@ -460,6 +466,10 @@ def check_nested_closures(fs):
 def check_fstring(f):
     assert f(3) == "       3|006|nested 3", repr(f(3))
     assert f("ab", 4) != "" if False else True
+
+
+def check_module_calls(f):
+    assert f(3, 4) == 5.0 + 3 + 7, f(3, 4)
 
 
 def check_comprehensions(f):
