@@ -11,7 +11,7 @@ part runs in the loading process with `obj` (the loaded object) in its
 namespace and asserts the behaviour. Exit status: 0 pass, 1 the check
 failed, 2 the dump failed, 3 the load failed, 4 usage or set-up (the
 pickler cannot be imported), 5 a side ran longer than TIMEOUT seconds
-(some picklers hang on some scenarios).
+($CPK_BEYOND_TIMEOUT, default 300: some picklers hang on some scenarios).
 
 PICKLER: ccloudpickle (from $CPK_BUILD_DIR), cloudpickle3 (cloudpickle
 3.x from $CPK_CLOUDPICKLE3, a source tree), cloudpickle2 (the installed
@@ -26,7 +26,7 @@ import traceback
 PICKLERS = ("ccloudpickle", "cloudpickle3", "cloudpickle2", "dill",
             "dill-recurse")
 MARK = "# --- load ---"
-TIMEOUT = 300
+TIMEOUT = int(os.environ.get("CPK_BEYOND_TIMEOUT", "300"))
 
 
 def pickler(name):
