@@ -457,6 +457,8 @@ typedef struct {
     int in_init;             /* set while CPython's __init__ runs */
     int diagnose_off;        /* dumps(diagnose=False): no culprit search */
     int portable;            /* portable=True: code carries its source */
+    int buffer_callback;     /* has one: a dump cannot be run twice (the
+                              * callback would see each buffer again) */
     int in_dump;             /* our dump() is running (gcpause.c) ... */
     int gc_paused;           /* ... and has paused automatic collection */
     Py_ssize_t reduced;      /* reducer_override calls in this dump */

@@ -287,7 +287,11 @@ dump_deep(PyObject *self, PyObject *obj, Py_ssize_t written, int *tried)
     cpk_pickler_ext *ext = CPK_PICKLER_EXT(self);
     PyObject *sink = ext->sink;
     *tried = 0;
-    if (sink == NULL || cpk_deep_headroom() == 0 || !pickler_too_deep())
+    /* A buffer_callback already saw the first attempt's buffers: a retry
+     * would hand them over again, and the loader's buffers= would no
+     * longer match the pickle's. */
+    if (sink == NULL || ext->buffer_callback || cpk_deep_headroom() == 0 ||
+        !pickler_too_deep())
         return NULL;
     int passes = cpk_sink_passes(sink);
     /* In memory (dumps): the sink must have been empty; to a file:
@@ -626,6 +630,7 @@ Pickler_init(PyObject *self, PyObject *args, PyObject *kwds)
     ext->proto = proto;
     ext->format = format;
     ext->portable = portable;
+    ext->buffer_callback = buffer_callback != Py_None;
     return 0;
 }
 

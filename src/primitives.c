@@ -87,8 +87,10 @@ reduce_condition(cpk_state *st, int format, PyObject *obj)
         Py_DECREF(lock);
         return NULL;
     }
+    PyObject *args = PyTuple_Pack(1, lock);
+    Py_DECREF(lock);
     return reduce_to(format, st->make_condition, "threading", "Condition",
-                     PyTuple_Pack(1, lock));
+                     args);
 }
 
 /* A Semaphore with the count it has now (it records no initial value); a

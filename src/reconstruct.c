@@ -446,10 +446,18 @@ make_skeleton_class(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
     PyObject *cls = NULL, *result = NULL, *k = NULL, *v = NULL;
     if (!cpk_class_kwargs_arg(st, args[5], &class_kwargs))
         return NULL;
+    /* Our own copy: resolving the bases and preparing the class run code
+     * (__mro_entries__, __prepare__) that may change or free `extra`.
+     * Copying a dict of str keys runs none. */
+    if (class_kwargs != NULL && (class_kwargs = PyDict_Copy(class_kwargs)) ==
+                                    NULL)
+        return NULL;
     if (tid != Py_None) {
         result = cpk_tracker_lookup(st, tid);
-        if (result != NULL || PyErr_Occurred())
+        if (result != NULL || PyErr_Occurred()) {
+            Py_XDECREF(class_kwargs);
             return result;
+        }
     }
     types = PyImport_ImportModule("types");
     if (types == NULL)
@@ -520,6 +528,7 @@ make_skeleton_class(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
                                 defer ? class_kwargs : NULL) < 0)
         Py_CLEAR(result);
 done:
+    Py_XDECREF(class_kwargs);
     Py_XDECREF(types);
     Py_XDECREF(resolved);
     Py_XDECREF(kwds);
