@@ -53,7 +53,7 @@ endif
 # SAN: flags for both compiling and linking (make sanitize, make coverage).
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -fPIC -fvisibility=hidden $(WARN) \
              -DCPK_HOME='"$(PY_HOME)"' \
-             $(PY_CFLAGS) -Isrc -I$(BUILD)/gen $(SAN) $(CFLAGS)
+             $(PY_CFLAGS) -Isrc $(SAN) $(CFLAGS)
 ALL_LDFLAGS = $(SAN) $(LDFLAGS)
 
 LIB_SRC := $(sort $(wildcard src/*.c))
@@ -91,11 +91,13 @@ $(BUILD)/%.o: %.c $(HEADERS) $(PY_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
-# portable.c embeds src/portable_source.py (scripts/embed-py).
-$(BUILD)/gen/portable_source.h: src/portable_source.py scripts/embed-py
-	@mkdir -p $(@D)
+# portable.c embeds src/portable_source.py as src/portable_source.h
+# (scripts/embed-py), kept in the tree so that pip builds need no step of
+# their own; remade here when the .py changes (test_portable checks they
+# agree).
+src/portable_source.h: src/portable_source.py scripts/embed-py
 	scripts/embed-py portable_source_py $< > $@.tmp && mv $@.tmp $@
-$(BUILD)/src/portable.o: $(BUILD)/gen/portable_source.h
+$(BUILD)/src/portable.o: src/portable_source.h
 
 $(EXT): $(LIB_OBJ)
 	$(CC) -shared $(ALL_LDFLAGS) -o $@ $(LIB_OBJ) $(CRYPTO_LIBS)

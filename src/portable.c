@@ -3,8 +3,9 @@
  * that source is found and proven to compile to it, so that another
  * CPython version can compile it again. Finding, proving and compiling
  * are Python (src/portable_source.py, embedded in the library as a
- * string and made a private module at first use: the programs and the
- * module need no file beside them).
+ * string, src/portable_source.h, made by scripts/embed-py, and made a
+ * private module at first use: the programs and the module need no file
+ * beside them).
  *
  * Format: _code_portable(python_version, magic, data, source), where
  * (python_version, magic, data) are _code_unmarshal's arguments and
@@ -16,7 +17,7 @@
  */
 #include "internal.h"
 
-#include "portable_source.h" /* portable_source_py, generated */
+#include "portable_source.h" /* portable_source_py, from portable_source.py */
 
 /* The private module made from portable_source.py (new reference). */
 static PyObject *
