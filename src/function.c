@@ -367,9 +367,11 @@ native_state(cpk_state *st, PyFunctionObject *f, const fn_fields *x,
             goto error;
     }
 #if PY_VERSION_HEX >= 0x030B0000
-    PyObject *default_qualname = portable ? co->co_name : co->co_qualname;
+    /* Portable: always carried, as the Python that compiles the code
+     * again may derive another default (before 3.11: co_name). */
+    PyObject *default_qualname = portable ? NULL : co->co_qualname;
 #else
-    PyObject *default_qualname = co->co_name;
+    PyObject *default_qualname = portable ? NULL : co->co_name;
 #endif
     if (cpk_dict_get_ref(base, st->str___name__, &default_module) < 0)
         goto error;

@@ -3322,6 +3322,19 @@ static void objects_pass(analysis *an)
             an->fns[i].qualname = an->fns[i].name;
 }
 
+/* Is `magic` (its low 16 bits) bytecode of the CPython this is built for?
+ * Code of another is compiled from its shipped source on load. The scan
+ * may run before the interpreter does (cloudpickle-load reads ahead), so
+ * the answer comes from marshal_scan.c's table and the scan's flags. */
+static int own_bytecode(const analysis *an, long magic)
+{
+    unsigned minor = PKSCAN_PY_MINOR(an->sc->flags);
+    char mine[16];
+    snprintf(mine, sizeof mine, "3.%u", minor);
+    const char *v = magic >= 0 ? cpk_mscan_version(magic) : NULL;
+    return minor != 0 && v != NULL && strcmp(v, mine) == 0;
+}
+
 /* --- code by value the load runs ---------------------------------------- */
 
 #define C_FN "calls a function carried by value"
@@ -3335,6 +3348,8 @@ static void objects_pass(analysis *an)
 #define C_ENUM "creates an enum whose base carried by value has methods " \
                "(they run for each member)"
 #define C_PASS "passes code carried by value to a callable that may call it"
+#define C_COMPILE "compiles source text shipped for another Python version " \
+                  "(portable=True)"
 #define C_HASH "hashes an object of a class carried by value that defines " \
                "__hash__ or __eq__ (a dict key or set item)"
 #define C_CODE "calls what holds a code object carried by value (it may " \
@@ -3502,6 +3517,15 @@ static void calls_pass(analysis *an)
         const node *nd = &sc->nodes[i];
         uint32_t id = (uint32_t)i;
         if (aux_get(an, id, AUX_FN) || makes_code(an, nd)) {
+            /* The compiler runs on text the pickle chose, at load time:
+             * untrusted input to code written for trusted input (3.9's
+             * crashes on deep expressions), so any policy refuses it. */
+            const code_info *ci;
+            if (nd->kind == K_REDUCE &&
+                res_recon(res_get(an, nd->a), "_code_portable") &&
+                (ci = code_get(an, id)) != NULL && ci->portable == 1 &&
+                !own_bytecode(an, ci->magic))
+                add_call(an, id, C_COMPILE, id);
             code[id] = id + 1;
             continue;
         }

@@ -536,7 +536,13 @@ typedef struct {
  * tables are otherwise the same on every supported version. A caller
  * built against Python.h passes PKSCAN_PY_FLAGS(PY_VERSION_HEX). */
 #define PKSCAN_PY313 0x2
-#define PKSCAN_PY_FLAGS(hex) ((hex) >= 0x030D0000 ? PKSCAN_PY313 : 0)
+/* Bits 8-15: the minor version of the CPython that would load (3.X): a
+ * portable function's code of another version is compiled from its
+ * shipped source, which the analysis lists among what the load runs
+ * (0: unknown, every such code counts). */
+#define PKSCAN_PY_MINOR(flags) (((flags) >> 8) & 0xff)
+#define PKSCAN_PY_FLAGS(hex)                                                 \
+    (((hex) >= 0x030D0000 ? PKSCAN_PY313 : 0) | ((((hex) >> 16) & 0xff) << 8))
 
 /* Scan `len` bytes at `data` (NULL allowed when len is 0). Never reads
  * outside [data, data+len), never executes anything. Returns a report

@@ -330,3 +330,45 @@ Test(portable, embedded_helper_matches_its_source)
     free(h);
     cpk_proc_free(&p);
 }
+
+/* Source shipped for another Python is compiled on load: any policy
+ * refuses that (the compiler is not hardened against hostile text: 3.9's
+ * crashes on deep expressions), while the same pickle's own-version
+ * bytecode loads under allow=[]. */
+Test(portable, policies_refuse_compiling_shipped_source)
+{
+    cpk_py("import io, pickle, sys, ccloudpickle as cp\n"
+           "sys.path.insert(0, '" CPK_SOURCE_DIR "/tests/portable')\n"
+           "import fixture_mod\n"
+           "cp.register_pickle_by_value(fixture_mod)\n"
+           "try:\n"
+           "    data = cp.dumps(fixture_mod.top, portable=True)\n"
+           "finally:\n"
+           "    cp.unregister_pickle_by_value(fixture_mod)\n"
+           "assert cp.loads(data, allow=[])(1) == fixture_mod.top(1)\n"
+           "seen = []\n"
+           "class U(cp.Unpickler):\n"
+           "    def find_class(self, m, n):\n"
+           "        f = super().find_class(m, n)\n"
+           "        if n != '_code_portable':\n"
+           "            return f\n"
+           "        return lambda *a: seen.append(a) or f(*a)\n"
+           "U(io.BytesIO(data)).load()\n"
+           "ver, magic, code, src = seen[0]\n"
+           "assert isinstance(src, tuple)\n"
+           "marker = object()\n"
+           "class P(pickle.Pickler):\n"
+           "    def reducer_override(self, o):\n"
+           "        if o is marker:\n"
+           "            return (cp._code_portable, ('3.99', 9999, code, src))\n"
+           "        return NotImplemented\n"
+           "b = io.BytesIO()\n"
+           "P(b, 5).dump(marker)\n"
+           "assert type(cp.loads(b.getvalue())).__name__ == 'code'\n"
+           "try:\n"
+           "    cp.loads(b.getvalue(), allow=[])\n"
+           "except cp.PolicyError as e:\n"
+           "    assert 'compiles source text shipped' in str(e), e\n"
+           "else:\n"
+           "    raise AssertionError('policy let a compile through')\n");
+}
