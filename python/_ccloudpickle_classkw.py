@@ -5,7 +5,9 @@ and to ``Reader.__init_subclass__``, and CPython keeps it nowhere on the
 class. ccloudpickle, pickling such a class by value, asks
 :func:`class_keywords` for them so that loading can pass them again: the
 defining file's text (linecache), its ``ClassDef`` of that qualified name
-(ast), each keyword's value a literal or a name of the defining module.
+(ast), each keyword's value a literal or a name of the defining module
+as it is bound now (a class statement in a loop, which rebinds its names
+on every pass, takes literals only).
 ``None`` when they cannot be known: no source (exec'd code, a REPL), a
 keyword naming a local of the enclosing function, ``**kwargs``, several
 class statements of that name that the class cannot be told apart from.
@@ -26,22 +28,29 @@ _cache = {}
 _UNKNOWN = object()
 
 
+_LOOPS = (ast.For, ast.AsyncFor, ast.While)
+
+
 def _index(tree):
     found = {}
 
-    def walk(node, prefix, funcs):
+    def walk(node, prefix, funcs, looped):
         for child in ast.iter_child_nodes(node):
             if isinstance(child, ast.ClassDef):
                 q = prefix + child.name
+                # A class statement a loop runs: its keywords' names were
+                # bound to other values on other passes.
+                child._cpk_looped = looped
                 found.setdefault(q, []).append((child, funcs))
-                walk(child, q + ".", funcs)
+                walk(child, q + ".", funcs, looped)
             elif isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 walk(child, prefix + child.name + ".<locals>.",
-                     funcs + (child,))
+                     funcs + (child,), looped)
             elif isinstance(child, ast.stmt):
-                walk(child, prefix, funcs)
+                walk(child, prefix, funcs,
+                     looped or isinstance(child, _LOOPS))
 
-    walk(tree, "", ())
+    walk(tree, "", (), False)
     return found
 
 
@@ -112,11 +121,13 @@ def _bound_names(func):
     return names
 
 
-def _value(node, ns, local):
+def _value(node, ns, local, names_ok=True):
     try:
         return ast.literal_eval(node)
     except Exception:
         pass
+    if not names_ok:
+        return _UNKNOWN
     if isinstance(node, ast.Name):
         if node.id in local:
             return _UNKNOWN
@@ -161,7 +172,12 @@ def _keywords(cls):
             return None
         if kw.arg == "metaclass":
             continue
-        v = _value(kw.value, ns, local)
+        # A name is read as the module holds it now: what the class
+        # statement saw unless rebound since, which a loop around the
+        # statement does on every pass (for fmt in ...: class R(B,
+        # fmt=fmt)): there, literals only.
+        v = _value(kw.value, ns, local,
+                   not getattr(node, "_cpk_looped", False))
         if v is _UNKNOWN:
             return None
         out[kw.arg] = v

@@ -265,3 +265,28 @@ Test(beyond_class_kwargs, known_tracker_id_makes_no_class)
            "{'__module__': 'm'}, 'tid-known', {'class_kwargs': {'a': 1}})\n"
            "assert again is first and made == [first], made\n");
 }
+
+/* A class statement in a loop: its keyword names were rebound on every
+ * pass, so only literals are read back; a name is never taken at the
+ * value the loop left it (csv's class would come back as json's). */
+Test(beyond_class_kwargs, names_in_a_loop_are_not_read_back)
+{
+    cpk_py(PRELUDE
+           "define('''\n"
+           "class Reader:\n"
+           "    registry = {}\n"
+           "    def __init_subclass__(cls, fmt='?', **kw):\n"
+           "        super().__init_subclass__(**kw)\n"
+           "        Reader.registry[fmt] = cls\n"
+           "for fmt in ('csv', 'json'):\n"
+           "    class ByName(Reader, fmt=fmt):\n"
+           "        pass\n"
+           "for _ in (1,):\n"
+           "    class ByLiteral(Reader, fmt='tsv'):\n"
+           "        pass\n"
+           "''', 'loop')\n"
+           "import _ccloudpickle_classkw as k\n"
+           "csv = Reader.registry['csv']\n"
+           "assert k.class_keywords(csv) is None\n"
+           "assert k.class_keywords(Reader.registry['tsv']) == {'fmt': 'tsv'}\n");
+}
