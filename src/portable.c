@@ -152,10 +152,23 @@ check_source(cpk_state *st, PyObject *s)
                       Py_TYPE(s)->tp_name);
         return 0;
     }
-    for (int i = 0; i < 6; i++)
-        if (!cpk_check_value(st, "_code_portable", "source item",
-                             PyTuple_GET_ITEM(s, i), kinds[i]))
+    for (int i = 0; i < 6; i++) {
+        PyObject *v = PyTuple_GET_ITEM(s, i);
+        if (!cpk_check_value(st, "_code_portable", "source item", v,
+                             kinds[i]))
             return 0;
+        /* Exact types: the compiler and the helper module take them as
+         * they are, and a subclass may redefine what they do with them. */
+        if (kinds[i] == CPK_ARG_STR ? !PyUnicode_CheckExact(v)
+                                    : !PyLong_CheckExact(v)) {
+            cpk_arg_error(st, 0, "_code_portable",
+                          "argument 4 (source) item %d must be exactly %s, "
+                          "not %s",
+                          i + 1, kinds[i] == CPK_ARG_STR ? "str" : "int",
+                          Py_TYPE(v)->tp_name);
+            return 0;
+        }
+    }
     return 1;
 }
 
@@ -167,7 +180,7 @@ code_portable(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
     if (!cpk_check_args(st, &code_portable_sig, args, nargs))
         return NULL;
     PyObject *source = args[3];
-    if (!PyUnicode_Check(source) && !check_source(st, source))
+    if (!PyUnicode_CheckExact(source) && !check_source(st, source))
         return NULL;
     int same = PyObject_RichCompareBool(args[1], st->magic_int, Py_EQ);
     if (same < 0)

@@ -271,8 +271,11 @@ _MAX_SHIFT = 10 ** 7
 
 
 def _compile(text, filename, flags, shift):
+    # optimize=0 on both sides: under -O the running code lacks its
+    # asserts, and an edit inside one would be "proven" yet run elsewhere;
+    # at level 0 such code simply does not match (not portable).
     return compile("\n" * shift + text, filename, "exec", flags,
-                   dont_inherit=True)
+                   dont_inherit=True, optimize=0)
 
 
 def find(code):
