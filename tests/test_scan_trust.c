@@ -361,8 +361,11 @@ Test(scan_trust_c, python313_has_no_tix_mapping)
     cr_assert(find_import(r, "Tix", "Balloon") != NULL);
     cr_assert(find_import(r, "tkinter.tix", "Balloon") == NULL);
     pkscan_free(r);
-    cr_assert_eq(PKSCAN_PY_FLAGS(0x030C07F0), 0);
-    cr_assert_eq(PKSCAN_PY_FLAGS(0x030D00F0), PKSCAN_PY313);
+    cr_assert_eq(PKSCAN_PY_FLAGS(0x030C07F0) & PKSCAN_PY313, 0);
+    cr_assert_eq(PKSCAN_PY_FLAGS(0x030D00F0) & PKSCAN_PY313, PKSCAN_PY313);
+    /* and the minor version, for portable code (pkscan.h) */
+    cr_assert_eq(PKSCAN_PY_MINOR(PKSCAN_PY_FLAGS(0x030C07F0)), 12);
+    cr_assert_eq(PKSCAN_PY_MINOR(PKSCAN_PY_FLAGS(0x030900F0)), 9);
     /* other mappings are the same */
     static const char q[] = "\x80\x02" "cTkinter\nLabel\n.";
     r = scan_flags(q, sizeof q - 1, PKSCAN_PY313);
