@@ -206,8 +206,8 @@ scan(const void *buf, size_t len)
 
 /* Replace the pending version error (checked by the caller) with the
  * one naming every function of the report `r` (owned by the caller)
- * that cannot run here, if it has any. */
-static void
+ * that cannot run here, if it has any: 1 if replaced, else 0. */
+static int
 explain_report(cpk_state *st, const pkscan_report *r)
 {
     PyObject *type, *exc, *tb;
@@ -235,7 +235,7 @@ explain_report(cpk_state *st, const pkscan_report *r)
     Py_DECREF(msg);
     PyErr_SetObject((PyObject *)Py_TYPE(now), now);
     Py_DECREF(now);
-    return;
+    return 1;
 keep:
     /* Any failure here leaves the load's own error, which is true too
      * (a MemoryError of ours would hide it). */
@@ -243,6 +243,7 @@ keep:
         PyErr_Clear();
     Py_XDECREF(msg);
     PyErr_Restore(type, exc, tb);
+    return 0;
 }
 
 void
@@ -263,7 +264,7 @@ cpk_version_error_explain(cpk_state *st, PyObject *data)
     pkscan_report *r = scan(view.buf, (size_t)view.len);
     PyBuffer_Release(&view);
     if (r != NULL)
-        explain_report(st, r);
+        (void)explain_report(st, r);
     pkscan_free(r);
 }
 
@@ -283,14 +284,21 @@ cpk_version_error_explain_file(cpk_state *st, PyObject *file)
     PyObject *data = NULL, *r = NULL;
     PyObject *at = PyObject_CallMethod(file, "tell", NULL);
     Py_ssize_t pos = at && PyLong_Check(at) ? PyLong_AsSsize_t(at) : -1;
-    if (pos > 0)
-        r = PyObject_CallMethod(file, "seek", "i", 0);
-    if (r != NULL)
+    if (pos >= 0 && (r = PyObject_CallMethod(file, "seek", "i", 0)) != NULL) {
+        Py_DECREF(r);
         data = PyObject_CallMethod(file, "read", NULL);
-    Py_XDECREF(r);
-    /* and back where the failed load left it */
-    r = r != NULL ? PyObject_CallMethod(file, "seek", "O", at) : NULL;
-    Py_XDECREF(r);
+        /* Back where the failed load left it, whatever read() did; its
+         * error (a KeyboardInterrupt) is kept aside meanwhile: no call
+         * is made with an exception set. */
+        PyObject *rt, *rv, *rtb;
+        PyErr_Fetch(&rt, &rv, &rtb);
+        r = PyObject_CallMethod(file, "seek", "O", at);
+        Py_XDECREF(r);
+        if (rt != NULL) {
+            PyErr_Clear(); /* the seek's own error matters less */
+            PyErr_Restore(rt, rv, rtb);
+        }
+    }
     Py_XDECREF(at);
     if (PyErr_Occurred()) {
         if (!cpk_error_clearable()) {
@@ -310,14 +318,20 @@ cpk_version_error_explain_file(cpk_state *st, PyObject *file)
     }
     const char *buf = PyBytes_AS_STRING(data);
     size_t len = (size_t)PyBytes_GET_SIZE(data), off = 0;
-    while (off < len && off < (size_t)pos) {
+    /* The failing pickle is one whose bytes reach the position: a
+     * BytesIO stops inside it or at its end, a buffered file (which
+     * _pickle reads ahead of, with peek) at its first byte, the end of
+     * the one before. The first of those with code that cannot run here
+     * is it. */
+    while (off < len && off <= (size_t)pos) {
         pkscan_report *rep = scan(buf + off, len - off);
         if (rep == NULL)
             break;
         size_t end = off + rep->stop_offset + 1;
-        if (end >= (size_t)pos)
-            explain_report(st, rep);
+        int done = end >= (size_t)pos && explain_report(st, rep);
         pkscan_free(rep);
+        if (done || end <= off)
+            break;
         off = end;
     }
     Py_DECREF(data);

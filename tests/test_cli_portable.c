@@ -309,17 +309,26 @@ forge(const char *obj, int portable, const char *name)
 Test(cli_portable, other_python_error_names_every_function)
 {
     forge("both", 1, "both99");
-    char code[4096];
+    char code[8192];
     snprintf(code, sizeof(code),
              "import io, pickle, ccloudpickle as cp\n"
              CHECK_TWO
              "data = open('%s/both99.pkl', 'rb').read()\n"
              "first = cp.dumps([1, 2])\n"
              "for how in ('loads', 'load', 'second', 'junk', 'allow',\n"
-             "            'Unpickler'):\n"
+             "            'Unpickler', 'file', 'file2'):\n"
              "    try:\n"
              "        if how == 'loads':\n"
              "            cp.loads(data)\n"
+             "        elif how in ('file', 'file2'):\n"
+             "            # a real file: _pickle reads ahead (peek)\n"
+             "            with open('%s/rf.pkl', 'wb') as w:\n"
+             "                w.write((first if how == 'file2' else b'')\n"
+             "                        + data + first)\n"
+             "            with open('%s/rf.pkl', 'rb') as rf:\n"
+             "                if how == 'file2':\n"
+             "                    assert cp.load(rf) == [1, 2]\n"
+             "                cp.load(rf)\n"
              "        elif how == 'load':\n"
              "            cp.load(io.BytesIO(data))\n"
              "        elif how in ('second', 'junk'):\n"
@@ -358,7 +367,7 @@ Test(cli_portable, other_python_error_names_every_function)
              "            assert f.tell() == g.tell() > at, (f.tell(), g.tell())\n"
              "    else:\n"
              "        raise AssertionError(how + ': loaded')\n",
-             PY_MAJOR_VERSION, PY_MINOR_VERSION, dir);
+             PY_MAJOR_VERSION, PY_MINOR_VERSION, dir, dir, dir);
     cpk_proc p;
     cpk_python(&p, code, NULL, 0);
     cpk_assert_exit(&p, 0);
