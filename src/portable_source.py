@@ -167,16 +167,38 @@ def _prefix(lines, node):
     return line[:len(line) - len(line.lstrip())]
 
 
+def _inside(scope, path):
+    """Is path[0] (reached through path[1:], innermost first) evaluated in
+    `scope`'s own namespace? Decorators, defaults, annotations, a class's
+    bases and keywords, and a comprehension's first iterable are evaluated
+    in the enclosing one."""
+    child = path[-1]  # the direct child of `scope` on the way
+    if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef,
+                          ast.ClassDef)):
+        return any(child is b for b in scope.body)
+    if isinstance(scope, ast.Lambda):
+        return child is scope.body
+    # A comprehension: all but generators[0].iter.
+    first = scope.generators[0]
+    if child is first and len(path) >= 2 and path[-2] is first.iter:
+        return False
+    return True
+
+
 def _wrapper(lines, parents, node, code):
     """(text, line, shift): the module text holding `node` in its lexical
     nest, the line the target's code starts on once shifted, the shift."""
     chain = []
     is_lambda = isinstance(node, ast.Lambda)
+    path = [node]
     p = parents.get(node)
     while p is not None and not isinstance(p, ast.Module):
-        if isinstance(p, _SCOPES) or (not is_lambda and
-                                      isinstance(p, ast.stmt)):
+        if isinstance(p, _SCOPES):
+            if _inside(p, path):
+                chain.append(p)
+        elif not is_lambda and isinstance(p, ast.stmt):
             chain.append(p)
+        path.append(p)
         p = parents.get(p)
     chain.reverse()
     free = [n for n in code.co_freevars
@@ -225,13 +247,17 @@ def _wrapper(lines, parents, node, code):
                         if isinstance(a, (ast.FunctionDef,
                                           ast.AsyncFunctionDef))),
                        default=-1)
+        last = None
         for i, (anc, pre) in enumerate(heads):
             if isinstance(anc, ast.ClassDef):
                 out.append(pre + "class %s:" % anc.name)
             elif isinstance(anc, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 out.append(pre + "def %s():" % anc.name)
-            else:
+            elif pre != last:
                 out.append(pre + "if 1:")
+            # else: an elif (an If in the orelse of one at the same
+            # indentation): the header above holds it already.
+            last = pre
             if i == inner_fn and free:
                 nxt = heads[i + 1][1] if i + 1 < len(heads) else \
                     _prefix(lines, node)

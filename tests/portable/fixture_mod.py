@@ -174,3 +174,31 @@ def module_calls(a, b):
     # differently: the rebuilt source must bind these names the same way.
     return math.hypot(a, b) + len(os_path.join("x", "y")) + \
         functools.reduce(int.__add__, [a, b])
+
+
+def _tag(*args, **kw):
+    def d(f):
+        f.tagged = args
+        return f
+    return d
+
+
+def with_default_lambda(x, key=lambda v: v * 2):
+    # The default's lambda belongs to the module scope, not this one.
+    return key(x)
+
+
+@_tag(lambda z: z + 1,
+      "multi-line")
+def under_multiline_decorator(x):
+    return x + 1
+
+
+def def_under_elif(flag):
+    if flag == 1:
+        return None
+    elif flag == 2:
+        def inner():
+            return "elif"
+        return inner
+    return None

@@ -48,6 +48,7 @@ CASES = {
     "nested_closures": (9, True),
     "fstring": (9, True),
     "module_calls": (9, True),
+    "scope_edges": (9, True),
     "comprehensions": (9, True),
     "def_under_if": (9, True),
     "nested_class": (9, True),
@@ -141,6 +142,13 @@ def build_fstring():
 def build_module_calls():
     import fixture_mod as m
     return m.module_calls
+
+
+def build_scope_edges():
+    import fixture_mod as m
+    return (m.with_default_lambda.__defaults__[0], m.with_default_lambda,
+            m.under_multiline_decorator.tagged[0],
+            m.under_multiline_decorator, m.def_under_elif(2))
 
 
 def build_comprehensions():
@@ -470,6 +478,14 @@ def check_fstring(f):
 
 def check_module_calls(f):
     assert f(3, 4) == 5.0 + 3 + 7, f(3, 4)
+
+
+def check_scope_edges(t):
+    dl, wdl, deco_lambda, umd, inner = t
+    assert dl(4) == 8 and wdl(3) == 6 and wdl(3, key=str) == "3"
+    assert deco_lambda(1) == 2 and umd(1) == 2
+    assert umd.tagged[1] == "multi-line"
+    assert inner() == "elif"
 
 
 def check_comprehensions(f):
