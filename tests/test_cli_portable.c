@@ -25,18 +25,22 @@ static char dir[64];
     "    return x + y\n"                                                      \
     "\n"                                                                      \
     "\n"                                                                      \
-    "twice = eval(\"lambda x: x * 2\")\n"                                     \
-    "exec(\"def tripled(x):\\n    return 3 * x\\n\", globals())\n"           \
+    "twice = eval(compile(\"lambda x: x * 2\", \"<exec>\", \"eval\"))\n"       \
+    "exec(compile(\"def tripled(x):\\n    return 3 * x\\n\", \"<exec>\",\n"    \
+    "             \"exec\"), globals())\n"                                    \
     "\n"                                                                      \
     "\n"                                                                      \
     "def both(x):\n"                                                          \
     "    return add(x, 1) + twice(x) + tripled(x)\n"                            \
     "\n"                                                                      \
     "\n"                                                                      \
-    "many = [eval('lambda: %d' % i) for i in range(25)]\n"
+    "many = [eval(compile('lambda: %d' % i, '<exec>', 'eval'))\n"            \
+    "        for i in range(25)]\n"
 
-#define WHY_LAMBDA "<lambda> (<string>, line 1): no source file (<string>)"
-#define WHY_TRIPLED "tripled (<string>, line 1): no source file (<string>)"
+/* "<exec>", a name no linecache entry has (3.13 keeps python -c's
+ * program as "<string>"). */
+#define WHY_LAMBDA "<lambda> (<exec>, line 1): no source file (<exec>)"
+#define WHY_TRIPLED "tripled (<exec>, line 1): no source file (<exec>)"
 
 static void
 setup(void)
