@@ -218,7 +218,7 @@ Test(cli_portable, refused_with_compat_and_gen_key)
         {"--portable", "--compat", "cloudpickle2", "-e", "1"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        const char *argv[8] = {CPK_DUMP, "-o", "x.pkl"};
+        const char *argv[9] = {CPK_DUMP, "-o", "x.pkl"}; /* NULL-ended */
         for (int k = 0; k < 5 && cases[i][k] != NULL; k++)
             argv[3 + k] = cases[i][k];
         cpk_proc p;
