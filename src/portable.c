@@ -200,7 +200,8 @@ code_portable(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     }
     PyObject *code = call_helper(st, "compile_portable", source);
-    if (code == NULL && PyErr_ExceptionMatches(PyExc_Exception)) {
+    if (code == NULL && PyErr_ExceptionMatches(PyExc_Exception) &&
+        !PyErr_ExceptionMatches(PyExc_MemoryError)) {
         /* A SyntaxError here is newer syntax (match under 3.9): said,
          * and kept as the cause. */
         PyObject *type, *exc, *tb;
