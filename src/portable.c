@@ -200,8 +200,7 @@ code_portable(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     }
     PyObject *code = call_helper(st, "compile_portable", source);
-    if (code == NULL && PyErr_ExceptionMatches(PyExc_Exception) &&
-        !PyErr_ExceptionMatches(PyExc_MemoryError)) {
+    if (code == NULL && PyErr_ExceptionMatches(PyExc_Exception)) {
         /* A SyntaxError here is newer syntax (match under 3.9): said,
          * and kept as the cause. */
         PyObject *type, *exc, *tb;
