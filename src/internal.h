@@ -795,6 +795,8 @@ int cpk_version_error_pending(cpk_state *st);
  * by reading the file again from its start (seek, read), and the file
  * put back where the failed load left it. */
 void cpk_version_error_explain_file(cpk_state *st, PyObject *file);
+/* module.c: getattr(import module, name), new reference. */
+PyObject *cpk_import_attr(const char *module, const char *name);
 /* portable.c: a code object's reduce with its source (portable=True). */
 PyObject *cpk_reduce_code_portable(cpk_state *st, PyObject *code);
 extern PyMethodDef cpk_portable_methods[];

@@ -663,8 +663,8 @@ module_free(void *module)
 
 /* Exec --------------------------------------------------------------- */
 
-static PyObject *
-import_attr(const char *module, const char *name)
+PyObject *
+cpk_import_attr(const char *module, const char *name)
 {
     PyObject *mod = PyImport_ImportModule(module);
     if (mod == NULL)
@@ -778,18 +778,20 @@ module_exec(PyObject *module)
     if (init_names(st) < 0)
         return -1;
 
-    if ((st->base_pickler = import_attr("_pickle", "Pickler")) == NULL ||
-        (st->base_dumps = import_attr("_pickle", "dumps")) == NULL ||
-        (st->base_unpickler = import_attr("_pickle", "Unpickler")) == NULL ||
-        (st->PicklingError = import_attr("_pickle", "PicklingError")) == NULL ||
-        (st->UnpicklingError = import_attr("_pickle", "UnpicklingError")) ==
+    if ((st->base_pickler = cpk_import_attr("_pickle", "Pickler")) == NULL ||
+        (st->base_dumps = cpk_import_attr("_pickle", "dumps")) == NULL ||
+        (st->base_unpickler = cpk_import_attr("_pickle", "Unpickler")) ==
             NULL ||
-        (st->copyreg_dispatch = import_attr("copyreg", "dispatch_table")) ==
+        (st->PicklingError = cpk_import_attr("_pickle", "PicklingError")) ==
             NULL ||
-        (st->textio_type = import_attr("_io", "TextIOWrapper")) == NULL ||
-        (st->stringio_type = import_attr("_io", "StringIO")) == NULL ||
-        (st->abcmeta = import_attr("abc", "ABCMeta")) == NULL ||
-        (st->abc_get_dump = import_attr("_abc", "_get_dump")) == NULL ||
+        (st->UnpicklingError =
+             cpk_import_attr("_pickle", "UnpicklingError")) == NULL ||
+        (st->copyreg_dispatch =
+             cpk_import_attr("copyreg", "dispatch_table")) == NULL ||
+        (st->textio_type = cpk_import_attr("_io", "TextIOWrapper")) == NULL ||
+        (st->stringio_type = cpk_import_attr("_io", "StringIO")) == NULL ||
+        (st->abcmeta = cpk_import_attr("abc", "ABCMeta")) == NULL ||
+        (st->abc_get_dump = cpk_import_attr("_abc", "_get_dump")) == NULL ||
         (st->sys_modules = PyImport_GetModuleDict()) == NULL)
         return -1;
     Py_INCREF(st->sys_modules);

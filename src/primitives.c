@@ -11,18 +11,6 @@
 
 #include <stddef.h>
 
-/* A callable of the standard library (new reference). */
-static PyObject *
-stdlib_attr(const char *module, const char *name)
-{
-    PyObject *mod = PyImport_ImportModule(module);
-    if (mod == NULL)
-        return NULL;
-    PyObject *attr = PyObject_GetAttrString(mod, name);
-    Py_DECREF(mod);
-    return attr;
-}
-
 /* (callable, args) with `callable` a stdlib name (format != native) or
  * our reconstructor `native`; args a tuple, stolen. New reference. */
 static PyObject *
@@ -32,7 +20,7 @@ reduce_to(int format, PyObject *native, const char *module, const char *name,
     if (args == NULL)
         return NULL;
     PyObject *f = format == CPK_FORMAT_NATIVE ? Py_NewRef(native)
-                                              : stdlib_attr(module, name);
+                                              : cpk_import_attr(module, name);
     PyObject *r = f ? PyTuple_Pack(2, f, args) : NULL;
     Py_XDECREF(f);
     Py_DECREF(args);
@@ -170,7 +158,7 @@ reduce_contextvar(cpk_state *st, int format, PyObject *obj)
         r = Py_BuildValue("(O(O))", (PyObject *)Py_TYPE(obj), name);
     else {
         /* default is keyword-only: partial(ContextVar, name, default=d)() */
-        PyObject *partial = stdlib_attr("functools", "partial");
+        PyObject *partial = cpk_import_attr("functools", "partial");
         PyObject *args = partial ? PyTuple_Pack(2, Py_TYPE(obj), name) : NULL;
         PyObject *kw = args ? Py_BuildValue("{sO}", "default", dflt) : NULL;
         PyObject *p = kw ? PyObject_Call(partial, args, kw) : NULL;
@@ -269,7 +257,7 @@ cpk_reduce_primitive(cpk_state *st, int format, int kind, PyObject *obj)
 static PyObject *
 call_stdlib(const char *module, const char *name, PyObject *arg)
 {
-    PyObject *f = stdlib_attr(module, name);
+    PyObject *f = cpk_import_attr(module, name);
     if (f == NULL)
         return NULL;
     PyObject *r = arg ? PyObject_CallOneArg(f, arg) : PyObject_CallNoArgs(f);
