@@ -8,9 +8,6 @@
  */
 #include "internal.h"
 
-#define SIG(fname, nrequired, ...)                                            \
-    static const cpk_signature fname##_sig = {#fname, nrequired, {__VA_ARGS__}}
-
 /* The wrapper's __dict__ entries that functools.singledispatch makes
  * itself; the rest (what update_wrapper copied, what the user set)
  * travels. */
@@ -238,8 +235,9 @@ done:
 /* singledispatchmethod(func), then BUILD of its __dict__: the dispatcher
  * (a singledispatch function, above) replaces the one __init__ made.
  * From 3.12.? __init__ also makes _method_cache, a WeakKeyDictionary of
- * bound methods: per process, not pickled. In the stock formats the
- * dispatcher does not pickle anyway: left as it was. */
+ * bound methods: per process, not pickled. The stock formats keep
+ * stock's own path (the dispatcher's weak dicts go as per-process
+ * objects, primitives.c). */
 PyObject *
 cpk_reduce_sdmethod(cpk_state *st, int format, PyObject *obj)
 {
@@ -436,9 +434,6 @@ lru_cache_new(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
     Py_DECREF(deco);
     return r;
 }
-
-#define FAST(name, func, doc)                                                \
-    {name, (PyCFunction)(void (*)(void))func, METH_FASTCALL, PyDoc_STR(doc)}
 
 PyMethodDef cpk_functools_methods[] = {
     FAST("_singledispatch_new", singledispatch_new,

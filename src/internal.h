@@ -549,6 +549,13 @@ typedef struct {
     int nrequired;      /* leading parameters without a default; -1: all */
     cpk_param params[CPK_MAX_PARAMS]; /* up to a {NULL} entry */
 } cpk_signature;
+/* A reconstructor's signature, <fname>_sig, checked before anything reads
+ * an argument; and its method table row (METH_FASTCALL). */
+#define SIG(fname, nrequired, ...)                                            \
+    static const cpk_signature fname##_sig = {#fname, nrequired, {__VA_ARGS__}}
+#define FAST(name, func, doc)                                                \
+    {name, (PyCFunction)(void (*)(void))func, METH_FASTCALL, PyDoc_STR(doc)}
+
 /* Create ReconstructorTypeError/ValueError (UnpicklingError and
  * TypeError/ValueError) and add them to the module. 0 or -1. */
 int cpk_args_init(PyObject *module, cpk_state *st);

@@ -133,10 +133,8 @@ done:
     return r;
 }
 
-static const cpk_signature code_portable_sig = {
-    "_code_portable", -1,
-    {{"python_version", CPK_ARG_STR}, {"magic", CPK_ARG_INT},
-     {"data", CPK_ARG_BYTES}, {"source", CPK_ARG_ANY}}};
+SIG(_code_portable, -1, {"python_version", CPK_ARG_STR},
+    {"magic", CPK_ARG_INT}, {"data", CPK_ARG_BYTES}, {"source", CPK_ARG_ANY});
 
 /* A shipped source: (text, filename, name, line, flags, shift), each
  * checked. */
@@ -177,7 +175,7 @@ static PyObject *
 code_portable(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
 {
     cpk_state *st = cpk_get_state(m);
-    if (!cpk_check_args(st, &code_portable_sig, args, nargs))
+    if (!cpk_check_args(st, &_code_portable_sig, args, nargs))
         return NULL;
     PyObject *source = args[3];
     if (!PyUnicode_CheckExact(source) && !check_source(st, source))
@@ -244,10 +242,9 @@ code_portable(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
 }
 
 PyMethodDef cpk_portable_methods[] = {
-    {"_code_portable", (PyCFunction)(void (*)(void))code_portable,
-     METH_FASTCALL,
-     PyDoc_STR("_code_portable(python_version, magic, data, source)\n--\n\n"
-               "Code object from marshal data of the same bytecode version, "
-               "else compiled from its shipped source.")},
+    FAST("_code_portable", code_portable,
+         "_code_portable(python_version, magic, data, source)\n--\n\n"
+         "Code object from marshal data of the same bytecode version, else "
+         "compiled from its shipped source."),
     {NULL, NULL, 0, NULL},
 };

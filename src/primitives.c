@@ -250,9 +250,6 @@ cpk_reduce_primitive(cpk_state *st, int format, int kind, PyObject *obj)
 
 /* Reconstructors --------------------------------------------------------- */
 
-#define SIG(fname, nrequired, ...)                                            \
-    static const cpk_signature fname##_sig = {#fname, nrequired, {__VA_ARGS__}}
-
 /* stdlib `module`.`name`() or (arg). New reference. */
 static PyObject *
 call_stdlib(const char *module, const char *name, PyObject *arg)
@@ -390,9 +387,6 @@ make_weakdict(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
                                           : "WeakValueDictionary",
                        NULL);
 }
-
-#define FAST(name, func, doc)                                                \
-    {name, (PyCFunction)(void (*)(void))func, METH_FASTCALL, PyDoc_STR(doc)}
 
 static PyMethodDef primitive_methods[] = {
     FAST("_make_lock", make_lock,

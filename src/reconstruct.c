@@ -10,11 +10,6 @@
  */
 #include "internal.h"
 
-/* Each reconstructor's signature, checked before anything reads an
- * argument (args.c). */
-#define SIG(fname, nrequired, ...)                                            \
-    static const cpk_signature fname##_sig = {#fname, nrequired, {__VA_ARGS__}}
-
 /* Functions ---------------------------------------------------------------- */
 
 /* Make sure the globals of a rebuilt function have builtins. */
@@ -991,9 +986,6 @@ dataclass_sentinel(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
     Py_DECREF(dc);
     return r;
 }
-
-#define FAST(name, func, doc)                                                \
-    {name, (PyCFunction)(void (*)(void))func, METH_FASTCALL, PyDoc_STR(doc)}
 
 PyMethodDef cpk_reconstruct_methods[] = {
     FAST("_function_new", function_new,

@@ -6,9 +6,6 @@
  */
 #include "internal.h"
 
-#define SIG(fname, nrequired, ...)                                            \
-    static const cpk_signature fname##_sig = {#fname, nrequired, {__VA_ARGS__}}
-
 /* typing.<name> (new reference). */
 static PyObject *
 typing_attr(const char *name)
@@ -158,9 +155,6 @@ make_newtype(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
     Py_DECREF(nt);
     return result;
 }
-
-#define FAST(name, func, doc)                                                \
-    {name, (PyCFunction)(void (*)(void))func, METH_FASTCALL, PyDoc_STR(doc)}
 
 PyMethodDef cpk_typeform_methods[] = {
     FAST("_make_typeparam", make_typeparam,
