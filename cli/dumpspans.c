@@ -263,7 +263,8 @@ reduce(walker *w, size_t at, const slot *c, const slot *t, slot *r,
     const atom *a0 = t->is_tuple && t->nitems >= 1 ? &t->item[0] : NULL;
     const atom *a1 = t->is_tuple && t->nitems >= 2 ? &t->item[1] : NULL;
     long kind = -1;
-    if (is_recon(f, "_function_new") || is_recon(f, "_make_function") ||
+    if (is_recon(f, "_function_new") || is_recon(f, "_function_make") ||
+        is_recon(f, "_make_function") ||
         is_global(f, "types", "FunctionType") ||
         is_global(f, "types", "LambdaType"))
         kind = CPK_PART_FUNCTION;

@@ -465,6 +465,65 @@ done:
     return state;
 }
 
+/* Can pickling `o` lead back to a function being pickled? Not for what
+ * the pickler writes by itself or by name: scalars, modules, functions and
+ * classes found by name, builtin types and functions, and tuples, lists
+ * and dicts of those, visited up to a budget. 1, 0 (or unsure), -1 with
+ * an error. */
+static int
+is_leaf(cpk_state *st, PyObject *o, int *budget)
+{
+    if (--*budget < 0)
+        return 0;
+    PyTypeObject *t = Py_TYPE(o);
+    if (o == Py_None || o == st->empty_cell_value || t == &PyBool_Type ||
+        t == &PyLong_Type || t == &PyFloat_Type || t == &PyUnicode_Type ||
+        t == &PyBytes_Type || t == &PyComplex_Type)
+        return 1;
+    if (t == &PyModule_Type)
+        return cpk_module_by_reference(st, o);
+    /* Written by name (save_global), never by a reducer that could
+     * reach the function: what is found again by module and name. */
+    if (t == &PyFunction_Type ||
+        (t == &PyType_Type &&
+         (((PyTypeObject *)o)->tp_flags & Py_TPFLAGS_HEAPTYPE)))
+        return cpk_should_pickle_by_reference(st, o);
+    if (t == &PyType_Type)
+        return 1;
+    if (t == &PyCFunction_Type) {
+        PyObject *self = PyCFunction_GET_SELF(o);
+        return self == NULL || PyModule_CheckExact(self);
+    }
+    int r = 1;
+    if (t == &PyTuple_Type || t == &PyList_Type) {
+        /* The module test may run code (a str subclass's __hash__):
+         * hold each item, and read the length again. */
+        for (Py_ssize_t i = 0; r == 1 && i < Py_SIZE(o); i++) {
+            PyObject *v = Py_NewRef(t == &PyTuple_Type
+                                        ? PyTuple_GET_ITEM(o, i)
+                                        : PyList_GET_ITEM(o, i));
+            r = is_leaf(st, v, budget);
+            Py_DECREF(v);
+        }
+        return r;
+    }
+    if (t == &PyDict_Type) {
+        Py_ssize_t pos = 0;
+        PyObject *k, *v;
+        while (r == 1 && PyDict_Next(o, &pos, &k, &v)) {
+            Py_INCREF(k);
+            Py_INCREF(v);
+            r = is_leaf(st, k, budget);
+            if (r == 1)
+                r = is_leaf(st, v, budget);
+            Py_DECREF(k);
+            Py_DECREF(v);
+        }
+        return r;
+    }
+    return 0;
+}
+
 /* A tuple of n fresh empty cells (cloudpickle's closure placeholder). */
 static PyObject *
 empty_cells(Py_ssize_t n)
@@ -569,10 +628,29 @@ cpk_reduce_function(cpk_state *st, PyObject *pickler, PyObject *func)
                          shared_cells, submodules, ext->portable);
     if (args == NULL || state == NULL)
         goto done;
-    if (PyDict_GET_SIZE(state) == 0)
+    if (PyDict_GET_SIZE(state) == 0) {
         result = PyTuple_Pack(2, st->function_new, args);
-    else
+        goto done;
+    }
+    /* A state that cannot lead back to the function: one call,
+     * _function_make, with the state among its arguments (a task's
+     * closure over numbers and modules). Otherwise the function is
+     * memoized by _function_new before its state is pickled, for
+     * recursion through globals, closures, defaults or attributes. */
+    int budget = 64;
+    int leaf = is_leaf(st, state, &budget);
+    if (leaf < 0)
+        goto done;
+    if (leaf) {
+        PyObject *make_args = PyTuple_Pack(4, PyTuple_GET_ITEM(args, 0),
+                                           PyTuple_GET_ITEM(args, 1),
+                                           PyTuple_GET_ITEM(args, 2), state);
+        if (make_args != NULL)
+            result = PyTuple_Pack(2, st->function_make, make_args);
+        Py_XDECREF(make_args);
+    } else {
         result = cpk_reduce6(st->function_new, args, state, st->function_fill);
+    }
 done:
     fields_release(&x);
     Py_XDECREF(base);

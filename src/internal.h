@@ -298,6 +298,7 @@ typedef struct cpk_state {
     /* Our module-level objects referenced by pickles (doc/FORMAT.md). */
     PyObject *function_new;
     PyObject *function_fill;
+    PyObject *function_make;
     PyObject *code_unmarshal;
     PyObject *code_new;
     PyObject *make_cell;
@@ -415,7 +416,8 @@ typedef struct cpk_state {
     X(PolicyError) X(SignatureError) X(load_policy)                          \
     X(builtins_module) X(getattr) X(import_) X(sys_modules) X(abcmeta)       \
     X(abc_get_dump) X(str_dot) X(str_locals) X(function_new)                 \
-    X(function_fill) X(code_unmarshal) X(code_new) X(make_cell)              \
+    X(function_fill) X(function_make) X(code_unmarshal) X(code_new)         \
+    X(make_cell)                                                             \
     X(make_empty_cell) X(empty_cell_value) X(subimport) X(dynamic_subimport) \
     X(module_new) X(module_fill) X(code_portable) X(portable_helper)         \
     X(builtin_type) X(make_skeleton_class) X(make_skeleton_enum)             \

@@ -835,6 +835,7 @@ module_exec(PyObject *module)
         return -1;
     if ((st->function_new = own(module, "_function_new")) == NULL ||
         (st->function_fill = own(module, "_function_fill")) == NULL ||
+        (st->function_make = own(module, "_function_make")) == NULL ||
         (st->code_unmarshal = own(module, "_code_unmarshal")) == NULL ||
         (st->code_new = own(module, "_code_new")) == NULL ||
         (st->make_cell = own(module, "_make_cell")) == NULL ||

@@ -1940,7 +1940,8 @@ static const char *const plain_builtins[] = {
 
 /* Reconstructors: ccloudpickle's (doc/FORMAT.md) and cloudpickle's. */
 static const char *const ccp_names[] = {
-    "_function_new", "_function_fill", "_empty_cell_value", "_code_unmarshal",
+    "_function_new", "_function_fill", "_function_make", "_empty_cell_value",
+    "_code_unmarshal",
     "_code_portable",
     "_code_new", "_make_skeleton_class", "_make_skeleton_enum",
     "_class_setstate", "_make_typevar", "_make_cell", "_make_empty_cell",
@@ -3259,6 +3260,18 @@ static void objects_pass(analysis *an)
             uint32_t g = dict_get(an, item(sc, args, 1), DK_NAME);
             if (kind_of(sc, g) == K_STR)
                 f->module = rnode(an, g);
+        } else if (str_eq(c->n, c->nl, "_function_make") &&
+                   tuple_n(sc, args, 4)) {
+            /* _function_new's three arguments, then _function_fill's
+             * state */
+            pkscan_function *f = new_fn(an, id, PKSCAN_FN_CCLOUDPICKLE);
+            if (f == NULL)
+                continue;
+            fn_code(an, f, item(sc, args, 0));
+            uint32_t g = dict_get(an, item(sc, args, 1), DK_NAME);
+            if (kind_of(sc, g) == K_STR)
+                f->module = rnode(an, g);
+            fn_state(an, f, item(sc, args, 3));
         } else if (str_eq(c->n, c->nl, "_make_function") &&
                    tuple_n(sc, args, 5)) {
             pkscan_function *f = new_fn(an, id, PKSCAN_FN_CLOUDPICKLE);

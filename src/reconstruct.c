@@ -31,11 +31,8 @@ SIG(_function_new, -1, {"code", CPK_ARG_CODE}, {"globals", CPK_ARG_DICT},
  * closure: a function whose closure is short of its code's free variables
  * reads past the closure tuple when called. New reference. */
 static PyObject *
-function_new(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+function_new_impl(cpk_state *st, const char *fname, PyObject *const *args)
 {
-    cpk_state *st = cpk_get_state(m);
-    if (!cpk_check_args(st, &_function_new_sig, args, nargs))
-        return NULL;
     PyObject *code = args[0], *globals = args[1], *ncells = args[2];
     Py_ssize_t nfree = cpk_code_nfreevars(code);
     Py_ssize_t n = 0;
@@ -49,7 +46,7 @@ function_new(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
         }
     }
     if (n != nfree || (ncells == Py_None && nfree != 0)) {
-        cpk_arg_error(st, 1, "_function_new",
+        cpk_arg_error(st, 1, fname,
                       "argument 3 (ncells) must be %s%zd, the number of free "
                       "variables of code %R, not %R",
                       nfree == 0 ? "None or " : "", nfree,
@@ -82,12 +79,22 @@ error:
     return NULL;
 }
 
+static PyObject *
+function_new(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+{
+    cpk_state *st = cpk_get_state(m);
+    if (!cpk_check_args(st, &_function_new_sig, args, nargs))
+        return NULL;
+    return function_new_impl(st, "_function_new", args);
+}
+
 /* Set the function's cells from `values` (a tuple as long as its closure,
  * _empty_cell_value for a cell left empty). 0 or -1. */
 static int
-fill_closure(cpk_state *st, PyObject *func, PyObject *values)
+fill_closure(cpk_state *st, const char *fname, PyObject *func,
+             PyObject *values)
 {
-    if (!cpk_check_value(st, "_function_fill", "state['__closure__']", values,
+    if (!cpk_check_value(st, fname, "state['__closure__']", values,
                          CPK_ARG_TUPLE))
         return -1;
     /* The function holds its closure and nothing can replace it, but a
@@ -96,7 +103,7 @@ fill_closure(cpk_state *st, PyObject *func, PyObject *values)
     Py_ssize_t ncells = closure ? PyTuple_GET_SIZE(closure) : 0;
     int r = 0;
     if (PyTuple_GET_SIZE(values) != ncells) {
-        cpk_arg_error(st, 1, "_function_fill",
+        cpk_arg_error(st, 1, fname,
                       "state['__closure__'] must hold %zd value%s, one per "
                       "cell of the function, not %zd",
                       ncells, ncells == 1 ? "" : "s",
@@ -117,15 +124,16 @@ fill_closure(cpk_state *st, PyObject *func, PyObject *values)
  * other functions (function.c). A new closure tuple, so nothing that
  * already holds the old one sees it change. 0 or -1. */
 static int
-share_cells(cpk_state *st, PyObject *func, PyObject *cells)
+share_cells(cpk_state *st, const char *fname, PyObject *func,
+            PyObject *cells)
 {
-    if (!cpk_check_value(st, "_function_fill", "state['__closure_cells__']",
+    if (!cpk_check_value(st, fname, "state['__closure_cells__']",
                          cells, CPK_ARG_TUPLE))
         return -1;
     PyObject *closure = PyFunction_GetClosure(func);
     Py_ssize_t n = closure != NULL ? PyTuple_GET_SIZE(closure) : 0;
     if (PyTuple_GET_SIZE(cells) != n) {
-        cpk_arg_error(st, 1, "_function_fill",
+        cpk_arg_error(st, 1, fname,
                       "state['__closure_cells__'] must hold %zd item%s, one "
                       "per cell of the function, not %zd",
                       n, n == 1 ? "" : "s", PyTuple_GET_SIZE(cells));
@@ -139,7 +147,7 @@ share_cells(cpk_state *st, PyObject *func, PyObject *cells)
         if (c == Py_None)
             c = PyTuple_GET_ITEM(closure, i);
         else if (!PyCell_Check(c)) {
-            cpk_arg_error(st, 1, "_function_fill",
+            cpk_arg_error(st, 1, fname,
                           "state['__closure_cells__'] items must be cells "
                           "or None, not %s",
                           Py_TYPE(c)->tp_name);
@@ -155,16 +163,18 @@ share_cells(cpk_state *st, PyObject *func, PyObject *cells)
 
 /* One item of _function_fill's state. 0 or -1. */
 static int
-fill_one(cpk_state *st, PyObject *func, PyObject *k, PyObject *v)
+fill_one(cpk_state *st, const char *fname, PyObject *func, PyObject *k,
+         PyObject *v)
 {
     if (!PyUnicode_Check(k)) {
-        cpk_arg_error(st, 0, "_function_fill",
-                      "argument 2 (state) keys must be str, not %s",
+        /* state is _function_fill's argument 2, _function_make's 4 */
+        cpk_arg_error(st, 0, fname, "argument %d (state) keys must be str, "
+                      "not %s", strcmp(fname, "_function_make") ? 2 : 4,
                       Py_TYPE(k)->tp_name);
         return -1;
     }
     if (PyUnicode_Compare(k, st->str___globals__) == 0) {
-        if (!cpk_check_value(st, "_function_fill", "state['__globals__']", v,
+        if (!cpk_check_value(st, fname, "state['__globals__']", v,
                              CPK_ARG_DICT))
             return -1;
         PyObject *globals = Py_NewRef(PyFunction_GET_GLOBALS(func));
@@ -173,11 +183,11 @@ fill_one(cpk_state *st, PyObject *func, PyObject *k, PyObject *v)
         return r;
     }
     if (PyUnicode_Compare(k, st->str___closure__) == 0)
-        return fill_closure(st, func, v);
+        return fill_closure(st, fname, func, v);
     if (PyUnicode_Compare(k, st->str___closure_cells__) == 0)
-        return share_cells(st, func, v);
+        return share_cells(st, fname, func, v);
     if (PyUnicode_Compare(k, st->str___dict__) == 0) {
-        if (!cpk_check_value(st, "_function_fill", "state['__dict__']", v,
+        if (!cpk_check_value(st, fname, "state['__dict__']", v,
                              CPK_ARG_DICT))
             return -1;
         PyObject *d = PyObject_GenericGetDict(func, NULL);
@@ -186,12 +196,12 @@ fill_one(cpk_state *st, PyObject *func, PyObject *k, PyObject *v)
         return r;
     }
     if (PyUnicode_Compare(k, st->str___submodules__) == 0)
-        return cpk_check_value(st, "_function_fill", "state['__submodules__']",
+        return cpk_check_value(st, fname, "state['__submodules__']",
                                v, CPK_ARG_SEQ) ? 0 : -1;
     /* A replacement code object: its counts, as for _function_new. */
     if (PyCode_Check(v) &&
         PyUnicode_CompareWithASCIIString(k, "__code__") == 0 &&
-        !cpk_code_check(st, "_function_fill", v))
+        !cpk_code_check(st, fname, v))
         return -1;
     /* __defaults__, __doc__, ...: the function's setters check the value. */
     return PyObject_SetAttr(func, k, v);
@@ -204,13 +214,10 @@ SIG(_function_fill, -1, {"func", CPK_ARG_FUNCTION}, {"state", CPK_ARG_DICT});
  * puts in the cells shared with other functions, __dict__ merges
  * into its __dict__, __submodules__ only made the loader import them;
  * every other key is set as an attribute. Returns None. */
-static PyObject *
-function_fill(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+static int
+function_fill_impl(cpk_state *st, const char *fname, PyObject *func,
+                   PyObject *state)
 {
-    cpk_state *st = cpk_get_state(m);
-    if (!cpk_check_args(st, &_function_fill_sig, args, nargs))
-        return NULL;
-    PyObject *func = args[0], *state = args[1];
     Py_ssize_t pos = 0;
     PyObject *k, *v;
     while (PyDict_Next(state, &pos, &k, &v)) {
@@ -218,13 +225,43 @@ function_fill(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
          * change `state` under us. */
         Py_INCREF(k);
         Py_INCREF(v);
-        int r = fill_one(st, func, k, v);
+        int r = fill_one(st, fname, func, k, v);
         Py_DECREF(k);
         Py_DECREF(v);
         if (r < 0)
-            return NULL;
+            return -1;
     }
+    return 0;
+}
+
+static PyObject *
+function_fill(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+{
+    cpk_state *st = cpk_get_state(m);
+    if (!cpk_check_args(st, &_function_fill_sig, args, nargs) ||
+        function_fill_impl(st, "_function_fill", args[0], args[1]) < 0)
+        return NULL;
     Py_RETURN_NONE;
+}
+
+SIG(_function_make, -1, {"code", CPK_ARG_CODE}, {"globals", CPK_ARG_DICT},
+    {"ncells", CPK_ARG_INT | CPK_ARG_OR_NONE}, {"state", CPK_ARG_DICT});
+
+/* _function_make(code, globals, ncells, state): _function_new then
+ * _function_fill in one call, what a dump writes for a function whose
+ * state cannot lead back to it (function.c): one name to import and one
+ * call, where a task's function is the whole pickle. New reference. */
+static PyObject *
+function_make(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+{
+    cpk_state *st = cpk_get_state(m);
+    if (!cpk_check_args(st, &_function_make_sig, args, nargs))
+        return NULL;
+    PyObject *func = function_new_impl(st, "_function_make", args);
+    if (func != NULL &&
+        function_fill_impl(st, "_function_make", func, args[3]) < 0)
+        Py_CLEAR(func);
+    return func;
 }
 
 /* Cells -------------------------------------------------------------------- */
@@ -992,6 +1029,9 @@ PyMethodDef cpk_reconstruct_methods[] = {
          "_function_new(code, globals, ncells)\n--\n\nRebuild a function."),
     FAST("_function_fill", function_fill,
          "_function_fill(func, state)\n--\n\nSet a rebuilt function's state."),
+    FAST("_function_make", function_make,
+         "_function_make(code, globals, ncells, state)\n--\n\n"
+         "Rebuild a function and set its state."),
     FAST("_code_unmarshal", cpk_code_unmarshal,
          "_code_unmarshal(python_version, magic, data)\n--\n\n"
          "Code object from marshal data of the same bytecode version."),

@@ -120,7 +120,7 @@ Test(cli_json, schema_keys_and_a_function)
              "    assert list(i) == ['module', 'name', 'written_module', "
              "'written_name', 'offset', 'count', 'via', 'category', "
              "'dangerous', 'reason', 'ext_code', 'alt_written'], list(i)\n"
-             "i = imp('ccloudpickle', '_function_new')\n"
+             "i = imp('ccloudpickle', '_function_make')\n"
              "assert i['category'] == 'ccloudpickle' and not i['dangerous']\n"
              "assert i['via'] == 'stack_global' and i['reason'] is None\n"
              "m = imp('math', '')\n"

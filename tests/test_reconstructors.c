@@ -51,6 +51,23 @@ struct bad_call {
 };
 
 static struct bad_call bad_calls[] = {
+    /* _function_make(code, globals, ncells, state): _function_new's
+     * checks then _function_fill's, under its own name */
+    {"_function_make", "(code0, {}, None)", TE,
+     "_function_make() takes exactly 4 arguments (3 given)"},
+    {"_function_make", "(code0, {}, None, [])", TE,
+     "_function_make() argument 4 (state) must be dict, not list"},
+    {"_function_make", "(1, {}, None, {})", TE,
+     "_function_make() argument 1 (code) must be code, not int"},
+    {"_function_make", "(code1, {}, None, {})", VE,
+     "_function_make() argument 3 (ncells) must be 1, the number of free "},
+    {"_function_make", "(code0, {}, None, {1: 2})", TE,
+     "_function_make() argument 4 (state) keys must be str, not int"},
+    {"_function_make", "(code1, {}, 1, {'__closure__': (1, 2)})", VE,
+     "_function_make() state['__closure__'] must hold 1 value, one per "
+     "cell of the function, not 2"},
+    {"_function_make", "(code0, {}, None, {'__globals__': 1})", TE,
+     "_function_make() state['__globals__'] must be dict, not int"},
     /* _function_new(code, globals, ncells) */
     {"_function_new", "(code0, {})", TE,
      "_function_new() takes exactly 3 arguments (2 given)"},
@@ -368,7 +385,8 @@ ParameterizedTest(struct bad_call *c, reconstructors, bad_pickle_raises)
 Test(reconstructors, table_covers_every_reconstructor)
 {
     const char *names[] = {
-        "_function_new", "_function_fill", "_code_unmarshal", "_code_new",
+        "_function_new", "_function_fill", "_function_make",
+        "_code_unmarshal", "_code_new",
         "_make_cell", "_make_empty_cell", "subimport", "dynamic_subimport",
         "_builtin_type", "_make_skeleton_class", "_make_skeleton_enum",
         "_class_setstate", "_make_typevar", "_make_dict_keys",
@@ -494,6 +512,9 @@ Test(reconstructors, valid_calls_work)
            "    raise AssertionError('cell not empty')\n"
            "except NameError:\n"
            "    pass\n"
+           "f = cp._function_make(code1, {}, 1, {'__closure__': (5,),\n"
+           "                      '__globals__': {'g': 1}, '__doc__': 'd'})\n"
+           "assert f() == 5 and f.__globals__['g'] == 1 and f.__doc__ == 'd'\n"
            "assert cp._function_new(code0, {}, None)() == 0\n"
            "assert cp._function_new(code0, {}, 0)() == 0\n"
            "g = cp._make_function(code1, {}, 'n', (1,), (types.CellType(3),))\n"

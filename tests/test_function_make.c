@@ -1,0 +1,190 @@
+/* test_function_make.c - a function whose state cannot lead back to it is
+ * written as one call, _function_make(code, globals, ncells, state); any
+ * other keeps _function_new then _function_fill, which memoizes the
+ * function before its state (recursion through globals, closures,
+ * defaults, attributes, modules by value). Both load, with ours and with
+ * plain pickle, and behave the same. */
+#include "support.h"
+
+TestSuite(function_make, .init = cpk_py_start, .fini = cpk_py_stop);
+
+/* form(obj): 'make' or 'split' from the names the pickle holds; check(f):
+ * the dump loads with plain pickle and with ours into a working copy. */
+#define PRELUDE                                                              \
+    "import ccloudpickle as cp, pickle, pickletools, sys, types, math\n"     \
+    "def names(data):\n"                                                     \
+    "    return {a for op, a, _ in pickletools.genops(data)\n"               \
+    "            if op.name == 'SHORT_BINUNICODE'}\n"                        \
+    "def form(obj):\n"                                                       \
+    "    n = names(cp.dumps(obj))\n"                                         \
+    "    make = '_function_make' in n\n"                                     \
+    "    split = '_function_new' in n and '_function_fill' in n\n"           \
+    "    assert make != split or not (make or split), n\n"                   \
+    "    return 'make' if make else 'split' if split else 'bare'\n"          \
+    "def check(f, *args):\n"                                                 \
+    "    data = cp.dumps(f)\n"                                               \
+    "    for load in (cp.loads, pickle.loads):\n"                            \
+    "        g = load(data)\n"                                               \
+    "        assert g is not f and g(*args) == f(*args), (g(*args),)\n"      \
+    "        assert g.__name__ == f.__name__\n"                              \
+    "        assert g.__qualname__ == f.__qualname__\n"                      \
+    "        assert g.__defaults__ == f.__defaults__\n"                      \
+    "        assert g.__kwdefaults__ == f.__kwdefaults__\n"
+
+Test(function_make, task_closure_is_one_call)
+{
+    /* numbers, strings, a module found by name, builtin types and
+     * functions, containers of them: the engines' task closure */
+    cpk_py(PRELUDE
+           "SCALE = 2.5\n"
+           "def make(a):\n"
+           "    def task(x, y=1, *, z=(1, 'b', None)):\n"
+           "        return math.floor((x + a) * SCALE) + y + len(z)\n"
+           "    return task\n"
+           "t = make(3)\n"
+           "t.__module__ = '__main__'\n"
+           "assert form(t) == 'make'\n"
+           "check(t, 4)\n"
+           "def ann(x: int, y: str = 'a') -> float:\n"
+           "    return float(x)\n"
+           "ann.attr = {'k': [1, 2.0, b'x', None, True, 1j, math.pi]}\n"
+           "assert form(ann) == 'make'\n"
+           "check(ann, 2)\n"
+           "assert cp.loads(cp.dumps(ann)).attr == ann.attr\n"
+           "assert cp.loads(cp.dumps(ann)).__annotations__ == "
+           "ann.__annotations__\n"
+           "from os.path import join\n"
+           "from collections import OrderedDict\n"
+           "def uses_names(a, k=OrderedDict, j=join):\n"
+           "    return k([(j(a, 'b'), 1)])\n"
+           "assert form(uses_names) == 'make'\n"
+           "check(uses_names, 'a')\n"
+           "def uses_builtin_fn(a):\n"
+           "    return join(a, 'b')\n"
+           "assert form(uses_builtin_fn) == 'make'\n"
+           "check(uses_builtin_fn, 'a')\n"
+           /* a function with an empty state has no call to fill it */
+           "assert form(lambda: 0) in ('bare', 'make')\n"
+           "assert cp.loads(cp.dumps(lambda: 7))() == 7\n");
+}
+
+Test(function_make, recursion_keeps_the_split_form)
+{
+    cpk_py(PRELUDE
+           /* through globals */
+           "def fact(n):\n"
+           "    return 1 if n < 2 else n * fact(n - 1)\n"
+           "assert form(fact) == 'split'\n"
+           "check(fact, 6)\n"
+           /* through its own cell */
+           "def outer():\n"
+           "    def rec(n):\n"
+           "        return 0 if n == 0 else 1 + rec(n - 1)\n"
+           "    return rec\n"
+           "assert form(outer()) == 'split'\n"
+           "check(outer(), 5)\n"
+           /* through a default and an attribute */
+           "def d(x, me=None):\n"
+           "    return x\n"
+           "d.__defaults__ = (d,)\n"
+           "assert form(d) == 'split'\n"
+           "g = cp.loads(cp.dumps(d))\n"
+           "assert g.__defaults__[0] is g\n"
+           "def a(x):\n"
+           "    return x\n"
+           "a.me = [a]\n"
+           "assert form(a) == 'split'\n"
+           "g = cp.loads(cp.dumps(a))\n"
+           "assert g.me[0] is g\n"
+           /* through a tuple, a dict */
+           "def t(x):\n"
+           "    return x\n"
+           "t.__kwdefaults__ = None\n"
+           "t.box = {'k': (1, [t])}\n"
+           "assert form(t) == 'split'\n"
+           "g = cp.loads(cp.dumps(t))\n"
+           "assert g.box['k'][1][0] is g\n");
+}
+
+Test(function_make, what_may_lead_back_keeps_the_split_form)
+{
+    cpk_py(PRELUDE
+           /* another function by value, a class by value, an instance */
+           "def helper(x):\n"
+           "    return x + 1\n"
+           "def uses_helper(x):\n"
+           "    return helper(x)\n"
+           "assert form(uses_helper) == 'split'\n"
+           "check(uses_helper, 1)\n"
+           "class K:\n"
+           "    v = 3\n"
+           "def uses_class():\n"
+           "    return K.v\n"
+           "assert form(uses_class) == 'split'\n"
+           "check(uses_class)\n"
+           "def annotated(x: K):\n"
+           "    return 1\n"
+           "assert form(annotated) == 'split'\n"
+           /* a str subclass, an int subclass: not exact types */
+           "class S(str):\n"
+           "    pass\n"
+           "def f(x=S('a')):\n"
+           "    return str(x)\n"
+           "assert form(f) == 'split'\n"
+           "check(f)\n"
+           /* a module registered to go by value may hold the function */
+           "mod = types.ModuleType('byvalue_mod')\n"
+           "sys.modules['byvalue_mod'] = mod\n"
+           "exec('def get():\\n    return 5\\n', mod.__dict__)\n"
+           "cp.register_pickle_by_value(mod)\n"
+           "def uses_mod():\n"
+           "    return mod.get()\n"
+           "assert form(uses_mod) == 'split'\n"
+           "check(uses_mod)\n"
+           "cp.unregister_pickle_by_value(mod)\n"
+           "assert form(uses_mod) == 'make'\n");
+}
+
+Test(function_make, budget_bounds_the_walk)
+{
+    /* more than 64 objects to visit: the split form, which is always
+     * right; at most: one call */
+    cpk_py(PRELUDE
+           "def big(x=tuple(range(100))):\n"
+           "    return len(x)\n"
+           "assert form(big) == 'split'\n"
+           "check(big)\n"
+           "def small(x=tuple(range(20))):\n"
+           "    return len(x)\n"
+           "assert form(small) == 'make'\n"
+           "check(small)\n"
+           "deep = []\n"
+           "cur = deep\n"
+           "for _ in range(200):\n"
+           "    cur.append([])\n"
+           "    cur = cur[0]\n"
+           "def nested(x=deep):\n"
+           "    return 1\n"
+           "assert form(nested) == 'split'\n"
+           "check(nested)\n");
+}
+
+Test(function_make, pickles_are_deterministic_and_scanned)
+{
+    /* the same dump twice: the same bytes; the loader's policy sees the
+     * import its state makes */
+    cpk_py(PRELUDE
+           "import os as o2\n"
+           "def make(a):\n"
+           "    return lambda x: o2.sep + x + a\n"
+           "f = make('1')\n"
+           "assert cp.dumps(f) == cp.dumps(f)\n"
+           "assert form(f) == 'make'\n"
+           "data = cp.dumps(f)\n"
+           "assert cp.loads(data, allow=['os'])('4') == o2.sep + '41'\n"
+           "try:\n"
+           "    cp.loads(data, allow=['math'])\n"
+           "    raise AssertionError('os was let through')\n"
+           "except cp.PolicyError as e:\n"
+           "    assert 'refuses 1 import: os' in str(e), e\n");
+}
