@@ -261,8 +261,11 @@ make_unpickler(cpk_state *st, PyObject *file, PyObject *fix_imports,
 {
     PyObject *args[5] = {file, fix_imports, encoding ? encoding : st->str_ASCII,
                          errors ? errors : st->str_strict, buffers};
+    /* The defaults: no keywords for CPython's __init__ to parse. */
+    int defaults = fix_imports == Py_True && encoding == NULL &&
+                   errors == NULL && buffers == Py_None;
     return PyObject_Vectorcall((PyObject *)st->unpickler_type, args, 1,
-                               st->kwnames_unpickler);
+                               defaults ? NULL : st->kwnames_unpickler);
 }
 
 /* Does this pickle name anything of ours or of stock cloudpickle's (or

@@ -300,11 +300,41 @@ subimport(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
     if (!cpk_check_args(cpk_get_state(m), &subimport_sig, args, nargs))
         return NULL;
     PyObject *name = args[0];
+    /* Imported already (the usual case: math, numpy): its sys.modules
+     * entry, which the import machinery would return too, unless its
+     * spec says another thread is still running it (then the import below
+     * waits for it). Half the cost of a task's module global at load;
+     * a replaced builtins.__import__ is only asked for modules not yet
+     * imported. */
+    PyObject *mod = PyImport_GetModule(name);
+    if (mod != NULL && PyModule_Check(mod)) {
+        cpk_state *st = cpk_get_state(m);
+        PyObject *spec = NULL, *init = NULL;
+        int busy = PyObject_GetOptionalAttr(mod, st->str___spec__, &spec);
+        if (busy == 1 && spec != Py_None)
+            busy = PyObject_GetOptionalAttr(spec, st->str__initializing,
+                                            &init);
+        if (busy == 1 && init != NULL)
+            busy = PyObject_IsTrue(init);
+        else if (busy == 1)
+            busy = 0;
+        Py_XDECREF(spec);
+        Py_XDECREF(init);
+        if (busy == 0)
+            return mod;
+        if (busy < 0) {
+            Py_DECREF(mod);
+            return NULL;
+        }
+    }
+    Py_XDECREF(mod);
+    if (PyErr_Occurred())
+        return NULL;
     PyObject *top = PyImport_Import(name);
     if (top == NULL)
         return NULL;
     Py_DECREF(top);
-    PyObject *mod = PyImport_GetModule(name);
+    mod = PyImport_GetModule(name);
     if (mod == NULL && !PyErr_Occurred())
         PyErr_Format(PyExc_ImportError,
                      "subimport(): module %R is not in sys.modules after "

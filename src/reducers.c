@@ -55,8 +55,10 @@ cpk_reduce_module(cpk_state *st, PyObject *pickler, int format, PyObject *mod)
     if (by_ref) {
         PyObject *f = cpk_callable(st, format, st->subimport,
                                    "cloudpickle.cloudpickle", "subimport");
-        if (f != NULL)
-            r = Py_BuildValue("(O(O))", f, name);
+        PyObject *args = f ? PyTuple_Pack(1, name) : NULL;
+        if (args != NULL)
+            r = PyTuple_Pack(2, f, args);
+        Py_XDECREF(args);
         goto done;
     }
     PyObject *vars = PyDict_Copy(PyModule_GetDict(mod));

@@ -299,3 +299,62 @@ Test(percall, spare_serves_protocol_5_and_minus_1)
                   "cp.dumps(lambda: 1, protocol=2**80)\n",
                   "OverflowError", NULL);
 }
+
+/* Our reconstructors go by name, as CPython's own path writes them (the
+ * pickler skips __reduce_ex__ for them); a dispatch_table the user set
+ * for builtin functions still wins. */
+Test(percall, reconstructors_by_name_as_cpython_writes_them)
+{
+    cpk_py("import ccloudpickle as cp, io, pickle, types\n"
+           "for f in (cp._function_new, cp._function_make, cp.subimport,\n"
+           "          cp._code_unmarshal, cp._function_fill):\n"
+           "    for proto in (2, 4, 5):\n"
+           "        assert cp.dumps(f, protocol=proto) == "
+           "pickle.dumps(f, proto), f\n"
+           "    assert cp.loads(cp.dumps(f)) is f\n"
+           "class P(cp.Pickler):\n"
+           "    dispatch_table = {types.BuiltinFunctionType:\n"
+           "                      lambda f: (str, ('by the table',))}\n"
+           "buf = io.BytesIO()\n"
+           "P(buf).dump(cp.subimport)\n"
+           "assert pickle.loads(buf.getvalue()) == 'by the table'\n");
+}
+
+/* subimport of a module already imported takes it from sys.modules
+ * without the import machinery; one another thread is still importing
+ * (its spec says _initializing), or one not imported yet, goes through
+ * __import__ as before. */
+Test(percall, subimport_skips_the_import_only_when_done)
+{
+    cpk_py("import builtins, ccloudpickle as cp, math, sys, types\n"
+           "calls = []\n"
+           "real = builtins.__import__\n"
+           "def hook(name, *a, **k):\n"
+           "    calls.append(name)\n"
+           "    return real(name, *a, **k)\n"
+           "builtins.__import__ = hook\n"
+           "try:\n"
+           "    assert cp.subimport('math') is math and calls == [], calls\n"
+           "    m = types.ModuleType('halfway')\n"
+           "    m.__spec__ = types.SimpleNamespace(name='halfway',\n"
+           "                                       _initializing=True)\n"
+           "    sys.modules['halfway'] = m\n"
+           "    assert cp.subimport('halfway') is m\n"
+           "    assert calls == ['halfway'], calls\n"
+           "    m.__spec__._initializing = False\n"
+           "    assert cp.subimport('halfway') is m and len(calls) == 1\n"
+           "    sys.modules.pop('colorsys', None)\n"
+           "    c = cp.subimport('colorsys')\n"
+           "    assert c is sys.modules['colorsys'] and calls[1] == "
+           "'colorsys'\n"
+           "    sys.modules['notamodule'] = 42\n"
+           "    assert cp.subimport('notamodule') == 42\n"
+           "    assert calls[-1] == 'notamodule'\n"
+           "    try:\n"
+           "        cp.subimport('no_such_module_here')\n"
+           "        raise AssertionError('imported nothing')\n"
+           "    except ImportError:\n"
+           "        pass\n"
+           "finally:\n"
+           "    builtins.__import__ = real\n");
+}
