@@ -447,6 +447,7 @@ typedef struct {
     PyObject *globals_alive; /* keeps the keys of globals_ref from reuse */
     PyObject *last_globals;  /* last hit in globals_ref (strong) ... */
     PyObject *last_base;     /* ... and its base dict (strong) */
+    PyObject *last_fglobals; /* the last function's globals subset */
     PyObject *table_view;    /* this instance's dispatch_table when none was
                               * set: ChainMap(table_overlay, *default) */
     PyObject *table_overlay; /* its first map: the user's entries */

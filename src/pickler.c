@@ -482,6 +482,7 @@ clear_globals_ref(cpk_pickler_ext *ext)
     Py_CLEAR(ext->globals_alive);
     Py_CLEAR(ext->last_globals);
     Py_CLEAR(ext->last_base);
+    Py_CLEAR(ext->last_fglobals);
     ext->globals_ref_shared = 0;
 }
 
@@ -712,6 +713,7 @@ Pickler_traverse(PyObject *self, visitproc visit, void *arg)
     Py_VISIT(ext->globals_alive);
     Py_VISIT(ext->last_globals);
     Py_VISIT(ext->last_base);
+    Py_VISIT(ext->last_fglobals);
     Py_VISIT(ext->table_view);
     Py_VISIT(ext->table_overlay);
     Py_VISIT(ext->sink);
