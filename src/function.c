@@ -527,9 +527,12 @@ is_leaf(cpk_state *st, PyObject *o, int *budget)
 /* Closures of one def see the same globals: the previous function's
  * subset when this one holds the very same values, so the memo writes it
  * once and the load makes one dict (a dump of 5,000 closures kept 5,000
- * equal dicts alive until its end). 0 or -1. */
+ * equal dicts alive until its end). Only a subset of leaves is kept for
+ * that: one that may lead to other functions could still be half written
+ * when the next function comes (its values being pickled), and would load
+ * empty into that one. 0 or -1. */
 static int
-share_fglobals(cpk_pickler_ext *ext, PyObject **fglobals)
+share_fglobals(cpk_state *st, cpk_pickler_ext *ext, PyObject **fglobals)
 {
     PyObject *last = ext->last_fglobals, *k, *v;
     Py_ssize_t pos = 0;
@@ -547,7 +550,11 @@ share_fglobals(cpk_pickler_ext *ext, PyObject **fglobals)
             return 0;
         }
     }
-    Py_XSETREF(ext->last_fglobals, Py_NewRef(*fglobals));
+    int budget = 64;
+    int leaf = is_leaf(st, *fglobals, &budget);
+    if (leaf < 0)
+        return -1;
+    Py_XSETREF(ext->last_fglobals, leaf ? Py_NewRef(*fglobals) : NULL);
     return 0;
 }
 
@@ -599,7 +606,7 @@ cpk_reduce_function(cpk_state *st, PyObject *pickler, PyObject *func)
     if (info == NULL)
         goto done;
     fglobals = used_globals(st, x.globals, PyTuple_GET_ITEM(info, 0));
-    if (fglobals == NULL || share_fglobals(ext, &fglobals) < 0)
+    if (fglobals == NULL || share_fglobals(st, ext, &fglobals) < 0)
         goto done;
 
     /* Submodules are looked for among the globals and closure values. */

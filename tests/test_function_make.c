@@ -188,3 +188,59 @@ Test(function_make, pickles_are_deterministic_and_scanned)
            "except cp.PolicyError as e:\n"
            "    assert 'refuses 1 import: os' in str(e), e\n");
 }
+
+Test(function_make, closures_of_one_def_share_their_globals)
+{
+    /* the globals subset of 200 closures is written once; each still
+     * loads with its own cells; different values are never shared */
+    cpk_py(PRELUDE
+           "SCALE = 2.5\n"
+           "def make(a):\n"
+           "    return lambda x: math.floor((x + a) * SCALE)\n"
+           "fs = [make(i) for i in range(200)]\n"
+           "data = cp.dumps(fs)\n"
+           "ops = [op.name for op, a, _ in pickletools.genops(data)]\n"
+           "assert ops.count('BINFLOAT') == 1, ops.count('BINFLOAT')\n"
+           "assert sum(1 for op, a, _ in pickletools.genops(data)\n"
+           "           if a == 'SCALE') == 1\n"
+           "for load in (cp.loads, pickle.loads):\n"
+           "    gs = load(data)\n"
+           "    assert [g(1) for g in gs] == [f(1) for f in fs]\n"
+           "    assert len({id(g.__globals__) for g in gs}) == 1\n"
+           "m1 = types.ModuleType('m1')\n"
+           "m2 = types.ModuleType('m2')\n"
+           "src = 'K = {}\\ndef f():\\n    return K\\n'\n"
+           "exec(src.format(1), m1.__dict__)\n"
+           "exec(src.format(2), m2.__dict__)\n"
+           "a, b = cp.loads(cp.dumps([m1.f, m2.f]))\n"
+           "assert (a(), b()) == (1, 2)\n"
+           "assert a.__globals__ is not b.__globals__\n"
+           /* the same values in two modules: one subset dict, two
+            * namespaces */
+           "exec(src.format(1), m2.__dict__)\n"
+           "m2.K = m1.K\n"
+           "a, b = cp.loads(cp.dumps([m1.f, m2.f]))\n"
+           "assert (a(), b()) == (1, 1)\n"
+           "assert a.__globals__ is not b.__globals__\n"
+           "assert a.__globals__['__name__'] == 'm1'\n"
+           "assert b.__globals__['__name__'] == 'm2'\n");
+}
+
+Test(function_make, globals_still_being_written_are_never_shared)
+{
+    /* a's globals reach, through the class X they hold, a method with the
+     * same globals in another module: sharing a's dict, still empty while
+     * X is written, would leave X out of the method's module */
+    cpk_py(PRELUDE
+           "m1 = types.ModuleType('m1')\n"
+           "m2 = types.ModuleType('m2')\n"
+           "exec('class X:\\n    pass\\n'\n"
+           "     'def meth(self):\\n    return X\\n', m2.__dict__)\n"
+           "m2.X.meth = m2.meth\n"
+           "m1.X = m2.X\n"
+           "exec('def a():\\n    return X\\n', m1.__dict__)\n"
+           "import ccloudpickle\n");
+    /* where X's class is new (this process would give back m2.X) */
+    cpk_fresh("ccloudpickle.dumps(m1.a)", "X = obj()\n"
+                                          "assert X().meth() is X\n");
+}
