@@ -426,8 +426,8 @@ find_unpicklable(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
 /* 1 if a Python-level override of `name` (a method of the class or an
  * instance attribute) decides what this Pickler does, which a search with
  * a plain Pickler cannot reproduce; 0 if not; -1 on error. */
-static int
-overridden(cpk_state *st, PyObject *pickler, const char *name)
+int
+cpk_pickler_overridden(cpk_state *st, PyObject *pickler, const char *name)
 {
     PyObject *n = PyUnicode_InternFromString(name);
     if (n == NULL)
@@ -454,9 +454,9 @@ wants_diagnosis(cpk_state *st, PyObject *pickler)
 {
     if (CPK_PICKLER_EXT(pickler)->diagnose_off)
         return 0;
-    int r = overridden(st, pickler, "reducer_override");
+    int r = cpk_pickler_overridden(st, pickler, "reducer_override");
     if (r == 0)
-        r = overridden(st, pickler, "persistent_id");
+        r = cpk_pickler_overridden(st, pickler, "persistent_id");
     if (r != 0)
         return r < 0 ? -1 : 0;
     PyObject *flag;

@@ -468,17 +468,22 @@ done:
 /* Can pickling `o` lead back to a function being pickled? Not for what
  * the pickler writes by itself or by name: scalars, modules, functions and
  * classes found by name, builtin types and functions, and tuples, lists
- * and dicts of those, visited up to a budget. 1, 0 (or unsure), -1 with
- * an error. */
+ * and dicts of those, visited up to a budget. Only for a Pickler without
+ * hooks of the user's (cpk_pickler_user_hooks): those may write any of
+ * these otherwise. The answer holds when asked: a __reduce__ running
+ * later may register a module by value. 1, 0 (or unsure), -1 with an
+ * error. */
 static int
 is_leaf(cpk_state *st, PyObject *o, int *budget)
 {
     if (--*budget < 0)
         return 0;
     PyTypeObject *t = Py_TYPE(o);
+    /* Not complex: copyreg's table writes it, and a user may replace
+     * that entry. */
     if (o == Py_None || o == st->empty_cell_value || t == &PyBool_Type ||
         t == &PyLong_Type || t == &PyFloat_Type || t == &PyUnicode_Type ||
-        t == &PyBytes_Type || t == &PyComplex_Type)
+        t == &PyBytes_Type)
         return 1;
     if (t == &PyModule_Type)
         return cpk_module_by_reference(st, o);
@@ -491,8 +496,12 @@ is_leaf(cpk_state *st, PyObject *o, int *budget)
     if (t == &PyType_Type)
         return 1;
     if (t == &PyCFunction_Type) {
+        /* By name, unless copyreg's table was given an entry for them. */
         PyObject *self = PyCFunction_GET_SELF(o);
-        return self == NULL || PyModule_CheckExact(self);
+        if (self != NULL && !PyModule_CheckExact(self))
+            return 0;
+        int reg = PyDict_Contains(st->copyreg_dispatch, (PyObject *)t);
+        return reg < 0 ? -1 : !reg;
     }
     int r = 1;
     if (t == &PyTuple_Type || t == &PyList_Type) {
@@ -532,10 +541,19 @@ is_leaf(cpk_state *st, PyObject *o, int *budget)
  * when the next function comes (its values being pickled), and would load
  * empty into that one. 0 or -1. */
 static int
-share_fglobals(cpk_state *st, cpk_pickler_ext *ext, PyObject **fglobals)
+share_fglobals(cpk_state *st, cpk_pickler_ext *ext, int hooks,
+               PyObject **fglobals)
 {
     PyObject *last = ext->last_fglobals, *k, *v;
     Py_ssize_t pos = 0;
+    /* Checked each time, the shared one too (it holds the same values):
+     * a module among them may have been registered by value since. */
+    int budget = 64;
+    int leaf = hooks ? 0 : is_leaf(st, *fglobals, &budget);
+    if (leaf <= 0) {
+        Py_CLEAR(ext->last_fglobals);
+        return leaf;
+    }
     if (last != NULL && PyDict_GET_SIZE(last) == PyDict_GET_SIZE(*fglobals)) {
         /* Keys are the code's names (exact str): no code runs here. */
         int same = 1;
@@ -550,11 +568,7 @@ share_fglobals(cpk_state *st, cpk_pickler_ext *ext, PyObject **fglobals)
             return 0;
         }
     }
-    int budget = 64;
-    int leaf = is_leaf(st, *fglobals, &budget);
-    if (leaf < 0)
-        return -1;
-    Py_XSETREF(ext->last_fglobals, leaf ? Py_NewRef(*fglobals) : NULL);
+    Py_XSETREF(ext->last_fglobals, Py_NewRef(*fglobals));
     return 0;
 }
 
@@ -605,8 +619,13 @@ cpk_reduce_function(cpk_state *st, PyObject *pickler, PyObject *func)
     info = cpk_codeinfo_get(st, x.code);
     if (info == NULL)
         goto done;
+    int hooks = cpk_pickler_user_hooks(pickler);
+    if (hooks < 0)
+        goto done;
     fglobals = used_globals(st, x.globals, PyTuple_GET_ITEM(info, 0));
-    if (fglobals == NULL || share_fglobals(st, ext, &fglobals) < 0)
+    if (fglobals == NULL ||
+        (ext->format == CPK_FORMAT_NATIVE &&
+         share_fglobals(st, ext, hooks, &fglobals) < 0))
         goto done;
 
     /* Submodules are looked for among the globals and closure values. */
@@ -672,7 +691,7 @@ cpk_reduce_function(cpk_state *st, PyObject *pickler, PyObject *func)
      * memoized by _function_new before its state is pickled, for
      * recursion through globals, closures, defaults or attributes. */
     int budget = 64;
-    int leaf = is_leaf(st, state, &budget);
+    int leaf = hooks ? 0 : is_leaf(st, state, &budget);
     if (leaf < 0)
         goto done;
     if (leaf) {

@@ -151,7 +151,8 @@ PyType_GetModuleByDef(PyTypeObject *type, PyModuleDef *def)
     X(__notes__) X(__reduce__) X(__reduce_ex__) X(__setstate__)              \
     X(traceback) X(format_tb) X(singledispatchmethod) X(func)                \
     X(_method_cache) X(__closure_cells__) X(__supertype__)                   \
-    X(__init_subclass__) X(__init__) X(__spec__) X(_initializing)
+    X(__init_subclass__) X(__init__) X(__spec__) X(_initializing) \
+    X(persistent_id)
 
 /* What reducer_override does with an object of a given exact type. */
 typedef enum {
@@ -462,6 +463,12 @@ typedef struct {
     int portable;            /* portable=True: code carries its source */
     int buffer_callback;     /* has one: a dump cannot be run twice (the
                               * callback would see each buffer again) */
+    int user_hooks;          /* this dump: -1 not yet known, 1 if a
+                              * reducer_override, persistent_id or
+                              * dispatch_table of the user's may write what
+                              * function.c takes for leaves */
+    int internal;            /* made by dumps()/dump(): no user code
+                              * can reach it to set hooks */
     int in_dump;             /* our dump() is running (gcpause.c) ... */
     int gc_paused;           /* ... and has paused automatic collection */
     Py_ssize_t reduced;      /* reducer_override calls in this dump */
@@ -693,6 +700,9 @@ int cpk_is_registered_by_value(cpk_state *st, PyObject *module_name);
 /* For a function or class: 1 picklable by reference, 0 by value, -1
  * error. */
 int cpk_should_pickle_by_reference(cpk_state *st, PyObject *obj);
+int cpk_pickler_overridden(cpk_state *st, PyObject *pickler,
+                           const char *name);
+int cpk_pickler_user_hooks(PyObject *pickler);
 int cpk_module_by_reference(cpk_state *st, PyObject *module);
 /* Module name and qualname where obj can be found; 0 if not found. */
 int cpk_lookup_module_and_qualname(cpk_state *st, PyObject *obj,

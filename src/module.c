@@ -32,6 +32,8 @@ make_pickler(cpk_state *st, PyObject *file, PyObject *protocol,
     int with_compat = compat != NULL && compat != Py_None;
     PyObject *p = PyObject_Vectorcall((PyObject *)st->pickler_type, args, 3,
                                       with_compat ? st->kwnames_compat : NULL);
+    if (p != NULL)
+        CPK_PICKLER_EXT(p)->internal = 1;
     if (p != NULL && !diagnose)
         CPK_PICKLER_EXT(p)->diagnose_off = 1;
     if (p != NULL && portable)

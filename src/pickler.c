@@ -29,6 +29,46 @@ dispatch_slot(PyObject *pickler)
     return (PyObject **)((char *)pickler + cpk_dispatch_table_offset);
 }
 
+/* Whether the user may write objects our reducers would write by name
+ * (function.c's leaves): a reducer_override or persistent_id of theirs, or
+ * a dispatch_table. Asked once per dump. 1, 0, -1 with an error. */
+int
+cpk_pickler_user_hooks(PyObject *pickler)
+{
+    cpk_pickler_ext *ext = CPK_PICKLER_EXT(pickler);
+    cpk_state *st = ext->st;
+    if (ext->user_hooks >= 0)
+        return ext->user_hooks;
+    /* A dispatch table; our class changed (Pickler.reducer_override = f
+     * changes what every instance sees, and what we compare with). */
+    int r = *dispatch_slot(pickler) != NULL ||
+            (ext->table_overlay != NULL &&
+             PyDict_GET_SIZE(ext->table_overlay) > 0) ||
+            !cpk_pickler_type_pristine(st);
+    /* A subclass's methods, or an instance attribute (none to look for
+     * on our own type without an instance dict). */
+    if (r == 0 && (Py_TYPE(pickler) != st->pickler_type ||
+                   (ext->dict != NULL && (!PyDict_Check(ext->dict) ||
+                                          PyDict_GET_SIZE(ext->dict) > 0)))) {
+        r = cpk_pickler_overridden(st, pickler, "reducer_override");
+        if (r == 0)
+            r = cpk_pickler_overridden(st, pickler, "persistent_id");
+    }
+#if PY_VERSION_HEX < 0x030D0000
+    /* Before 3.13 p.persistent_id = f goes to CPython's slot, which the
+     * attribute reads back; there is none by default. dumps()' own
+     * Picklers are out of the user's reach. */
+    if (r == 0 && !ext->internal) {
+        PyObject *pid = NULL;
+        r = PyObject_GetOptionalAttr(pickler, st->str_persistent_id, &pid);
+        Py_XDECREF(pid);
+    }
+#endif
+    if (r < 0)
+        return -1;
+    return ext->user_hooks = r;
+}
+
 /* The reducer for `type` in `table` (a user's mapping), called on obj.
  * Returns a new reference to its result; NULL with an exception on error;
  * NULL without one when the table has no entry for the type. The table and
@@ -123,9 +163,16 @@ Pickler_reducer_override(PyObject *self, PyObject *obj)
          * method made and called each time) before the same save_global.
          * A third of the cost of each name a task's pickle holds. */
         if (type == &PyCFunction_Type && table == NULL &&
-            PyCFunction_GET_SELF(obj) == ext->module)
-            return PyUnicode_InternFromString(
-                ((PyCFunctionObject *)obj)->m_ml->ml_name);
+            PyCFunction_GET_SELF(obj) == ext->module) {
+            /* A new str, as __reduce__ makes: the same bytes. */
+            int reg = PyDict_Contains(st->copyreg_dispatch,
+                                      (PyObject *)type);
+            if (reg < 0)
+                return NULL;
+            if (!reg)
+                return PyUnicode_FromString(
+                    ((PyCFunctionObject *)obj)->m_ml->ml_name);
+        }
         Py_RETURN_NOTIMPLEMENTED;
     }
     if (table != NULL && kind != CPK_KIND_EXTREF) {
@@ -192,6 +239,8 @@ static PyObject *
 dump_failed(PyObject *self, PyObject *obj, int was_empty)
 {
     cpk_pickler_ext *ext = CPK_PICKLER_EXT(self);
+    /* What the memo keeps of a failed dump was never written. */
+    Py_CLEAR(ext->last_fglobals);
     /* Too deep: no one object is to blame, so no culprit search. */
     int deep = PyErr_ExceptionMatches(PyExc_RecursionError);
     if (deep)
@@ -359,6 +408,7 @@ Pickler_dump(PyObject *self, PyObject *obj)
     }
     int was_empty = !ext->memo_used;
     ext->memo_used = 1;
+    ext->user_hooks = -1;
     Py_ssize_t written = ext->sink != NULL ? cpk_sink_written(ext->sink) : 0;
     PyObject *r = dump_once(self, obj);
     if (r != NULL)
@@ -379,6 +429,8 @@ Pickler_clear_memo(PyObject *self, PyObject *unused)
     if (base_clear_memo(self) < 0)
         return NULL;
     CPK_PICKLER_EXT(self)->memo_used = 0;
+    /* function.c's shared subset is written again, and checked again. */
+    Py_CLEAR(CPK_PICKLER_EXT(self)->last_fglobals);
     Py_RETURN_NONE;
 }
 
@@ -424,6 +476,7 @@ Pickler_set_memo(PyObject *self, PyObject *value, void *closure)
     int r = Py_TYPE(descr)->tp_descr_set(descr, self, value);
     Py_DECREF(descr);
     CPK_PICKLER_EXT(self)->memo_used = 1;
+    Py_CLEAR(CPK_PICKLER_EXT(self)->last_fglobals);
     return r;
 }
 
@@ -441,6 +494,7 @@ Pickler_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     cpk_pickler_ext *ext = CPK_PICKLER_EXT(self);
     ext->module = Py_NewRef(module);
     ext->st = cpk_get_state(module);
+    ext->user_hooks = -1;
     ext->proto = 5;
     return self;
 }

@@ -301,12 +301,15 @@ subimport(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     PyObject *name = args[0];
     /* Imported already (the usual case: math, numpy): its sys.modules
-     * entry, which the import machinery would return too, unless its
-     * spec says another thread is still running it (then the import below
-     * waits for it). Half the cost of a task's module global at load;
-     * a replaced builtins.__import__ is only asked for modules not yet
-     * imported. */
-    PyObject *mod = PyImport_GetModule(name);
+     * entry, read without waiting as importlib's own fast path reads it,
+     * unless its spec says another thread is still running it: then the
+     * import below waits, and sys.modules is read after (what was there
+     * before may have failed, or been replaced). Half the cost of a
+     * task's module global at load; a replaced builtins.__import__ is
+     * only asked for modules not yet imported (doc/FORMAT.md). */
+    PyObject *mod = NULL, *modules = PyImport_GetModuleDict();
+    if (PyDict_Check(modules) && cpk_dict_get_ref(modules, name, &mod) < 0)
+        return NULL;
     if (mod != NULL && PyModule_Check(mod)) {
         cpk_state *st = cpk_get_state(m);
         PyObject *spec = NULL, *init = NULL;

@@ -47,7 +47,7 @@ Test(function_make, task_closure_is_one_call)
            "check(t, 4)\n"
            "def ann(x: int, y: str = 'a') -> float:\n"
            "    return float(x)\n"
-           "ann.attr = {'k': [1, 2.0, b'x', None, True, 1j, math.pi]}\n"
+           "ann.attr = {'k': [1, 2.0, b'x', None, True, math.pi]}\n"
            "assert form(ann) == 'make'\n"
            "check(ann, 2)\n"
            "assert cp.loads(cp.dumps(ann)).attr == ann.attr\n"
@@ -243,4 +243,101 @@ Test(function_make, globals_still_being_written_are_never_shared)
     /* where X's class is new (this process would give back m2.X) */
     cpk_fresh("ccloudpickle.dumps(m1.a)", "X = obj()\n"
                                           "assert X().meth() is X\n");
+}
+
+/* A module of this process that pickles by reference: Registry, whose
+ * handlers a Pickler subclass's reducer_override writes with it. */
+#define REGISTRY                                                             \
+    "modc = types.ModuleType('modc_fm')\n"                                   \
+    "sys.modules['modc_fm'] = modc\n"                                        \
+    "exec('class Registry:\\n    handlers = []\\n'\n"                        \
+    "     'def rebuild(handlers):\\n'\n"                                     \
+    "     '    Registry.handlers = list(handlers)\\n'\n"                     \
+    "     '    return Registry\\n', modc.__dict__)\n"                        \
+    "class P(cp.Pickler):\n"                                                 \
+    "    def reducer_override(self, obj):\n"                                 \
+    "        if obj is modc.Registry:\n"                                     \
+    "            return (modc.rebuild, (tuple(modc.Registry.handlers),))\n"  \
+    "        return super().reducer_override(obj)\n"                         \
+    "import io\n"                                                            \
+    "def p_dumps(obj):\n"                                                    \
+    "    buf = io.BytesIO()\n"                                               \
+    "    P(buf).dump(obj)\n"                                                 \
+    "    return buf.getvalue()\n"
+
+Test(function_make, user_hooks_keep_the_split_form)
+{
+    /* what ccloudpickle would write by name, the user's reducer writes
+     * with functions inside: no one-call form, no shared globals */
+    cpk_py(PRELUDE REGISTRY
+           "src = 'def f{n}():\\n    return Registry, x\\n'\n"
+           "g1 = {'__name__': 'plugin_a', 'Registry': modc.Registry, 'x': 1}\n"
+           "g2 = {'__name__': 'plugin_b', 'Registry': modc.Registry, 'x': 1}\n"
+           "exec(src.format(n=1), g1)\n"
+           "exec(src.format(n=2), g2)\n"
+           "modc.Registry.handlers[:] = [g2['f2']]\n"
+           "data = p_dumps(g1['f1'])\n"
+           "assert '_function_make' not in names(data)\n"
+           "modc.Registry.handlers = []\n"
+           "f1 = pickle.loads(data)\n"
+           "f2 = modc.Registry.handlers[0]\n"
+           "assert f1() == (modc.Registry, 1)\n"
+           "assert f2 is not g2['f2'] and f2() == (modc.Registry, 1)\n"
+           /* a closure the reducer leads back to */
+           "def mk(R):\n"
+           "    def h(x):\n"
+           "        return R, x\n"
+           "    return h\n"
+           "h = mk(modc.Registry)\n"
+           "modc.Registry.handlers[:] = [h]\n"
+           "back = pickle.loads(p_dumps(h))\n"
+           "assert modc.Registry.handlers[0] is back\n"
+           "assert back(1) == (modc.Registry, 1)\n"
+           /* a plain Pickler, an instance persistent_id, a dispatch table:
+            * the same function, each form as its hooks allow */
+           "def plain(x):\n"
+           "    return math.sqrt(x)\n"
+           "assert '_function_make' in names(cp.dumps(plain))\n"
+           "buf = io.BytesIO()\n"
+           "q = cp.Pickler(buf)\n"
+           "q.persistent_id = lambda obj: None\n"
+           "q.dump(plain)\n"
+           "assert '_function_make' not in names(buf.getvalue())\n"
+           "assert pickle.loads(buf.getvalue())(4) == 2.0\n"
+           "buf = io.BytesIO()\n"
+           "q = cp.Pickler(buf)\n"
+           "q.dispatch_table[complex] = lambda c: (complex, (1, 2))\n"
+           "q.dump(plain)\n"
+           "assert '_function_make' not in names(buf.getvalue())\n");
+}
+
+Test(function_make, shared_globals_checked_again_after_clear_memo)
+{
+    /* the subset kept from a first dump holds a module that a second dump
+     * must write by value (registered meanwhile), whose hook function has
+     * the same globals: no sharing of a dict still being written */
+    cpk_py(PRELUDE
+           "import io\n"
+           "cfg = types.ModuleType('cfg_fm')\n"
+           "sys.modules['cfg_fm'] = cfg\n"
+           "cfg.RATE = 2\n"
+           "def mk(n):\n"
+           "    g = {'__name__': 'plug%d' % n, 'cfg': cfg}\n"
+           "    exec('def f():\\n    return cfg.RATE\\n', g)\n"
+           "    return g['f']\n"
+           "f1, f2, f3 = mk(1), mk(2), mk(3)\n"
+           "cfg.hook = f3\n"
+           "buf = io.BytesIO()\n"
+           "p = cp.Pickler(buf)\n"
+           "p.dump(f1)\n"
+           "p.clear_memo()\n"
+           "cp.register_pickle_by_value(cfg)\n"
+           "try:\n"
+           "    start = buf.tell()\n"
+           "    p.dump(f2)\n"
+           "finally:\n"
+           "    cp.unregister_pickle_by_value(cfg)\n"
+           "g2 = pickle.loads(buf.getvalue()[start:])\n"
+           "assert g2() == 2\n"
+           "assert g2.__globals__['cfg'].hook() == 2\n");
 }

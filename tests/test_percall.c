@@ -317,7 +317,19 @@ Test(percall, reconstructors_by_name_as_cpython_writes_them)
            "                      lambda f: (str, ('by the table',))}\n"
            "buf = io.BytesIO()\n"
            "P(buf).dump(cp.subimport)\n"
-           "assert pickle.loads(buf.getvalue()) == 'by the table'\n");
+           "assert pickle.loads(buf.getvalue()) == 'by the table'\n"
+           /* a name the pickle already holds as an equal str: written
+            * again, as CPython's own path writes it */
+           "obj = ['subimport', cp.subimport, '_function_make']\n"
+           "assert cp.dumps(obj) == pickle.dumps(obj, 5)\n"
+           /* copyreg's table, consulted by CPython after our reducer */
+           "import copyreg\n"
+           "copyreg.dispatch_table[types.BuiltinFunctionType] = (\n"
+           "    lambda f: (str, ('by copyreg',)))\n"
+           "try:\n"
+           "    assert cp.loads(cp.dumps(cp.subimport)) == 'by copyreg'\n"
+           "finally:\n"
+           "    del copyreg.dispatch_table[types.BuiltinFunctionType]\n");
 }
 
 /* subimport of a module already imported takes it from sys.modules
@@ -357,4 +369,52 @@ Test(percall, subimport_skips_the_import_only_when_done)
            "        pass\n"
            "finally:\n"
            "    builtins.__import__ = real\n");
+}
+
+/* Another thread's import in progress: subimport waits for it and returns
+ * what sys.modules holds after it (the replacement a module put there, or
+ * the import's error), never the object seen before. */
+Test(percall, subimport_during_another_threads_import)
+{
+    char dir[256], path[300];
+    cpk_tmpdir(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/selfrepl_pc.py", dir);
+    cpk_write_file(path, "import sys, time, types\n"
+                         "time.sleep(0.3)\n"
+                         "_r = types.ModuleType(__name__)\n"
+                         "_r.tag = 'replacement'\n"
+                         "sys.modules[__name__] = _r\n");
+    snprintf(path, sizeof path, "%s/slowfail_pc.py", dir);
+    cpk_write_file(path, "import time\n"
+                         "X = 1\n"
+                         "time.sleep(0.3)\n"
+                         "raise RuntimeError('slowfail_pc fails')\n");
+    char code[2048];
+    snprintf(code, sizeof code,
+             "import ccloudpickle as cp, importlib, sys, threading, time\n"
+             "sys.path.insert(0, %s%s%s)\n"
+             "def importer(name, out):\n"
+             "    try:\n"
+             "        importlib.import_module(name)\n"
+             "    except RuntimeError as e:\n"
+             "        out.append(e)\n"
+             "def race(name):\n"
+             "    out = []\n"
+             "    t = threading.Thread(target=importer, args=(name, out))\n"
+             "    t.start()\n"
+             "    while name not in sys.modules:\n"
+             "        time.sleep(0.005)\n"
+             "    try:\n"
+             "        got = cp.subimport(name)\n"
+             "    except BaseException as e:\n"
+             "        got = e\n"
+             "    t.join()\n"
+             "    return got\n"
+             "got = race('selfrepl_pc')\n"
+             "assert getattr(got, 'tag', None) == 'replacement', got\n"
+             "got = race('slowfail_pc')\n"
+             "assert isinstance(got, (ImportError, KeyError, RuntimeError))"
+             ", got\n",
+             "'", dir, "'");
+    cpk_py(code);
 }
