@@ -533,6 +533,25 @@ is_leaf(cpk_state *st, PyObject *o, int *budget)
     return 0;
 }
 
+/* is_leaf of a function's state; `known` (its globals subset, or NULL)
+ * was found a leaf already. */
+static int
+state_is_leaf(cpk_state *st, PyObject *state, PyObject *known)
+{
+    int budget = 64, r = 1;
+    Py_ssize_t pos = 0;
+    PyObject *k, *v;
+    /* Keys are our own interned names: no code runs comparing them. */
+    while (r == 1 && PyDict_Next(state, &pos, &k, &v)) {
+        if (v == known)
+            continue;
+        Py_INCREF(v);
+        r = is_leaf(st, v, &budget);
+        Py_DECREF(v);
+    }
+    return r;
+}
+
 /* Closures of one def see the same globals: the previous function's
  * subset when this one holds the very same values, so the memo writes it
  * once and the load makes one dict (a dump of 5,000 closures kept 5,000
@@ -542,7 +561,7 @@ is_leaf(cpk_state *st, PyObject *o, int *budget)
  * empty into that one. 0 or -1. */
 static int
 share_fglobals(cpk_state *st, cpk_pickler_ext *ext, int hooks,
-               PyObject **fglobals)
+               PyObject **fglobals, int *leaf_out)
 {
     PyObject *last = ext->last_fglobals, *k, *v;
     Py_ssize_t pos = 0;
@@ -550,6 +569,7 @@ share_fglobals(cpk_state *st, cpk_pickler_ext *ext, int hooks,
      * a module among them may have been registered by value since. */
     int budget = 64;
     int leaf = hooks ? 0 : is_leaf(st, *fglobals, &budget);
+    *leaf_out = leaf > 0;
     if (leaf <= 0) {
         Py_CLEAR(ext->last_fglobals);
         return leaf;
@@ -619,13 +639,13 @@ cpk_reduce_function(cpk_state *st, PyObject *pickler, PyObject *func)
     info = cpk_codeinfo_get(st, x.code);
     if (info == NULL)
         goto done;
-    int hooks = cpk_pickler_user_hooks(pickler);
+    int hooks = cpk_pickler_user_hooks(pickler), fglobals_leaf = 0;
     if (hooks < 0)
         goto done;
     fglobals = used_globals(st, x.globals, PyTuple_GET_ITEM(info, 0));
     if (fglobals == NULL ||
         (ext->format == CPK_FORMAT_NATIVE &&
-         share_fglobals(st, ext, hooks, &fglobals) < 0))
+         share_fglobals(st, ext, hooks, &fglobals, &fglobals_leaf) < 0))
         goto done;
 
     /* Submodules are looked for among the globals and closure values. */
@@ -690,8 +710,8 @@ cpk_reduce_function(cpk_state *st, PyObject *pickler, PyObject *func)
      * closure over numbers and modules). Otherwise the function is
      * memoized by _function_new before its state is pickled, for
      * recursion through globals, closures, defaults or attributes. */
-    int budget = 64;
-    int leaf = hooks ? 0 : is_leaf(st, state, &budget);
+    int leaf = hooks ? 0 : state_is_leaf(st, state, fglobals_leaf ? fglobals
+                                                                  : NULL);
     if (leaf < 0)
         goto done;
     if (leaf) {
