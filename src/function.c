@@ -563,7 +563,7 @@ static int
 share_fglobals(cpk_state *st, cpk_pickler_ext *ext, int hooks,
                PyObject **fglobals, int *leaf_out)
 {
-    PyObject *last = ext->last_fglobals, *k, *v;
+    PyObject *last, *k, *v;
     Py_ssize_t pos = 0;
     /* Checked each time, the shared one too (it holds the same values):
      * a module among them may have been registered by value since. */
@@ -574,6 +574,8 @@ share_fglobals(cpk_state *st, cpk_pickler_ext *ext, int hooks,
         Py_CLEAR(ext->last_fglobals);
         return leaf;
     }
+    /* Read only now: the test above may run code (a module's lookups). */
+    last = ext->last_fglobals;
     if (last != NULL && PyDict_GET_SIZE(last) == PyDict_GET_SIZE(*fglobals)) {
         /* Keys are the code's names (exact str): no code runs here. */
         int same = 1;
