@@ -3252,7 +3252,10 @@ static void objects_pass(analysis *an)
         if (!ccp && !is_cp_module(c->m, c->ml))
             continue;
         uint32_t args = nd->b, id = (uint32_t)i;
-        if (str_eq(c->n, c->nl, "_function_new") && tuple_n(sc, args, 3)) {
+        int make = str_eq(c->n, c->nl, "_function_make") &&
+                   tuple_n(sc, args, 4);
+        if (make ||
+            (str_eq(c->n, c->nl, "_function_new") && tuple_n(sc, args, 3))) {
             pkscan_function *f = new_fn(an, id, PKSCAN_FN_CCLOUDPICKLE);
             if (f == NULL)
                 continue;
@@ -3260,18 +3263,10 @@ static void objects_pass(analysis *an)
             uint32_t g = dict_get(an, item(sc, args, 1), DK_NAME);
             if (kind_of(sc, g) == K_STR)
                 f->module = rnode(an, g);
-        } else if (str_eq(c->n, c->nl, "_function_make") &&
-                   tuple_n(sc, args, 4)) {
-            /* _function_new's three arguments, then _function_fill's
-             * state */
-            pkscan_function *f = new_fn(an, id, PKSCAN_FN_CCLOUDPICKLE);
-            if (f == NULL)
-                continue;
-            fn_code(an, f, item(sc, args, 0));
-            uint32_t g = dict_get(an, item(sc, args, 1), DK_NAME);
-            if (kind_of(sc, g) == K_STR)
-                f->module = rnode(an, g);
-            fn_state(an, f, item(sc, args, 3));
+            /* _function_make: _function_new's three, then
+             * _function_fill's state */
+            if (make)
+                fn_state(an, f, item(sc, args, 3));
         } else if (str_eq(c->n, c->nl, "_make_function") &&
                    tuple_n(sc, args, 5)) {
             pkscan_function *f = new_fn(an, id, PKSCAN_FN_CLOUDPICKLE);
