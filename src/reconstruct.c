@@ -163,14 +163,12 @@ share_cells(cpk_state *st, const char *fname, PyObject *func,
 
 /* One item of _function_fill's state. 0 or -1. */
 static int
-fill_one(cpk_state *st, const char *fname, PyObject *func, PyObject *k,
-         PyObject *v)
+fill_one(cpk_state *st, const char *fname, int argno, PyObject *func,
+         PyObject *k, PyObject *v)
 {
     if (!PyUnicode_Check(k)) {
-        /* state is _function_fill's argument 2, _function_make's 4 */
         cpk_arg_error(st, 0, fname, "argument %d (state) keys must be str, "
-                      "not %s", strcmp(fname, "_function_make") ? 2 : 4,
-                      Py_TYPE(k)->tp_name);
+                      "not %s", argno, Py_TYPE(k)->tp_name);
         return -1;
     }
     if (PyUnicode_Compare(k, st->str___globals__) == 0) {
@@ -215,8 +213,8 @@ SIG(_function_fill, -1, {"func", CPK_ARG_FUNCTION}, {"state", CPK_ARG_DICT});
  * into its __dict__, __submodules__ only made the loader import them;
  * every other key is set as an attribute. Returns None. */
 static int
-function_fill_impl(cpk_state *st, const char *fname, PyObject *func,
-                   PyObject *state)
+function_fill_impl(cpk_state *st, const char *fname, int argno,
+                   PyObject *func, PyObject *state)
 {
     Py_ssize_t pos = 0;
     PyObject *k, *v;
@@ -225,7 +223,7 @@ function_fill_impl(cpk_state *st, const char *fname, PyObject *func,
          * change `state` under us. */
         Py_INCREF(k);
         Py_INCREF(v);
-        int r = fill_one(st, fname, func, k, v);
+        int r = fill_one(st, fname, argno, func, k, v);
         Py_DECREF(k);
         Py_DECREF(v);
         if (r < 0)
@@ -239,7 +237,7 @@ function_fill(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
 {
     cpk_state *st = cpk_get_state(m);
     if (!cpk_check_args(st, &_function_fill_sig, args, nargs) ||
-        function_fill_impl(st, "_function_fill", args[0], args[1]) < 0)
+        function_fill_impl(st, "_function_fill", 2, args[0], args[1]) < 0)
         return NULL;
     Py_RETURN_NONE;
 }
@@ -259,7 +257,7 @@ function_make(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     PyObject *func = function_new_impl(st, "_function_make", args);
     if (func != NULL &&
-        function_fill_impl(st, "_function_make", func, args[3]) < 0)
+        function_fill_impl(st, "_function_make", 4, func, args[3]) < 0)
         Py_CLEAR(func);
     return func;
 }
