@@ -612,6 +612,28 @@ empty_cells(Py_ssize_t n)
     return t;
 }
 
+/* What _function_make gets for the code: _code_unmarshal's arguments, the
+ * tuple kept on the code (code.c), so that the pickle needs neither that
+ * name nor its call, and closures of one def share it through the memo;
+ * the code itself where it is written otherwise (constants marshal cannot
+ * write, portable=True). Only without user hooks, which may write code
+ * their own way. New reference. */
+static PyObject *
+inline_code(cpk_state *st, cpk_pickler_ext *ext, PyObject *code)
+{
+    if (ext->portable)
+        return Py_NewRef(code);
+    PyObject *r = cpk_reduce_code(st, code, CPK_FORMAT_NATIVE);
+    if (r == NULL)
+        return NULL;
+    PyObject *out = PyTuple_GET_ITEM(r, 0) == st->code_unmarshal
+                        ? PyTuple_GET_ITEM(r, 1)
+                        : code;
+    Py_INCREF(out);
+    Py_DECREF(r);
+    return out;
+}
+
 PyObject *
 cpk_reduce_function(cpk_state *st, PyObject *pickler, PyObject *func)
 {
@@ -717,9 +739,12 @@ cpk_reduce_function(cpk_state *st, PyObject *pickler, PyObject *func)
     if (leaf < 0)
         goto done;
     if (leaf) {
-        PyObject *make_args = PyTuple_Pack(4, PyTuple_GET_ITEM(args, 0),
-                                           PyTuple_GET_ITEM(args, 1),
+        PyObject *code = inline_code(st, ext, x.code);
+        if (code == NULL)
+            goto done;
+        PyObject *make_args = PyTuple_Pack(4, code, PyTuple_GET_ITEM(args, 1),
                                            PyTuple_GET_ITEM(args, 2), state);
+        Py_DECREF(code);
         if (make_args != NULL)
             result = PyTuple_Pack(2, st->function_make, make_args);
         Py_XDECREF(make_args);

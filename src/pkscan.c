@@ -2771,6 +2771,13 @@ done:
     return rc;
 }
 
+/* How a code object is made: the reconstructor of a REDUCE node, or
+ * _code_unmarshal's arguments inline (`_function_make`'s first argument). */
+enum { MADE_OTHER, MADE_UNMARSHAL, MADE_PORTABLE, MADE_NEW, MADE_FIELDS };
+
+static const code_info *code_read(analysis *an, uint32_t id, int made,
+                                  uint32_t args);
+
 /* What the code object at node `id` says (cached per node). */
 static const code_info *code_get(analysis *an, uint32_t id)
 {
@@ -2780,7 +2787,30 @@ static const code_info *code_get(analysis *an, uint32_t id)
     if (aux_get(an, id, AUX_CODE))
         return &an->codes[aux_get(an, id, AUX_CODE) - 1];
     const resolved *c = res_get(an, sc->nodes[id].a);
-    uint32_t args = sc->nodes[id].b;
+    int made = res_recon(c, "_code_unmarshal")  ? MADE_UNMARSHAL
+               : res_recon(c, "_code_portable") ? MADE_PORTABLE
+               : res_recon(c, "_code_new")      ? MADE_NEW
+               : res_is(c, "types", "CodeType") ? MADE_FIELDS
+                                                : MADE_OTHER;
+    return code_read(an, id, made, sc->nodes[id].b);
+}
+
+/* `_function_make`'s code: a code node, or the tuple (python_version,
+ * magic, data) the reconstructor unmarshals as _code_unmarshal does. */
+static const code_info *code_get_inline(analysis *an, uint32_t id)
+{
+    if (kind_of(an->sc, id) != K_TUPLE)
+        return code_get(an, id);
+    if (aux_get(an, id, AUX_CODE))
+        return &an->codes[aux_get(an, id, AUX_CODE) - 1];
+    return code_read(an, id, MADE_UNMARSHAL, id);
+}
+
+/* Read the code that `args` make (`made`), kept as node `id`'s. */
+static const code_info *code_read(analysis *an, uint32_t id, int made,
+                                  uint32_t args)
+{
+    scanner *sc = an->sc;
     code_info ci;
     memset(&ci, 0, sizeof ci);
     ci.firstlineno = -1;
@@ -2792,7 +2822,7 @@ static const code_info *code_get(analysis *an, uint32_t id)
      * line, flags, shift) another Python compiles, or a str saying why the
      * function has none (src/portable.c). Anything else there is
      * refused by the reconstructor: portable unknown. */
-    int portable = res_recon(c, "_code_portable");
+    int portable = made == MADE_PORTABLE;
     if (portable && tuple_n(sc, args, 4)) {
         uint32_t src = item(sc, args, 3);
         if (node_is_str(sc, src, &ci.why, &ci.whyl))
@@ -2801,15 +2831,14 @@ static const code_info *code_get(analysis *an, uint32_t id)
             ci.portable = 1;
     }
     if ((portable ? tuple_n(sc, args, 4)
-                  : (res_recon(c, "_code_unmarshal") ||
-                     res_recon(c, "_code_new")) &&
+                  : (made == MADE_UNMARSHAL || made == MADE_NEW) &&
                         tuple_n(sc, args, 3))) {
         uint32_t ver = item(sc, args, 0), mg = item(sc, args, 1);
         uint32_t data = item(sc, args, 2);
         node_is_str(sc, ver, &ci.version, &ci.versionl);
         if (kind_of(sc, mg) == K_INT && !(sc->nodes[mg].flags & NF_BIGINT))
             ci.magic = (long)(sc->nodes[mg].u.ival & 0xffff);
-        if (res_recon(c, "_code_new")) {
+        if (made == MADE_NEW) {
             rc = code_from_fields(an, data, &ci);
         } else if (kind_of(sc, data) == K_BYTES) {
             if (ci.version == NULL && cpk_mscan_version(ci.magic)) {
@@ -2821,7 +2850,7 @@ static const code_info *code_get(analysis *an, uint32_t id)
             node_bytes(sc, data, &mp, &ml);
             rc = code_from_marshal(an, mp, ml, ci.magic, &ci);
         }
-    } else if (res_is(c, "types", "CodeType") && kind_of(sc, args) == K_TUPLE) {
+    } else if (made == MADE_FIELDS && kind_of(sc, args) == K_TUPLE) {
         rc = code_from_fields(an, args, &ci);
     } else {
         return NULL;
@@ -2960,9 +2989,13 @@ static pkscan_function *new_fn(analysis *an, uint32_t id, int layout)
     return f;
 }
 
-static void fn_code(analysis *an, pkscan_function *f, uint32_t code)
+/* The function's details from its code; `inline_ok`: _function_make's,
+ * which may be the tuple _code_unmarshal reads. */
+static void fn_code(analysis *an, pkscan_function *f, uint32_t code,
+                    int inline_ok)
 {
-    const code_info *ci = code_get(an, code);
+    const code_info *ci = inline_ok ? code_get_inline(an, code)
+                                    : code_get(an, code);
     if (ci == NULL)
         return;
     f->name = rstr(an, ci->name, ci->namel);
@@ -3185,7 +3218,7 @@ static void fn_from_args(analysis *an, pkscan_function *f, uint32_t args,
                          size_t n, int kw)
 {
     scanner *sc = an->sc;
-    fn_code(an, f, item(sc, args, 0));
+    fn_code(an, f, item(sc, args, 0), 0);
     uint32_t nm = item(sc, args, 2);
     if (kind_of(sc, nm) == K_STR)
         f->name = rnode(an, nm);
@@ -3259,7 +3292,7 @@ static void objects_pass(analysis *an)
             pkscan_function *f = new_fn(an, id, PKSCAN_FN_CCLOUDPICKLE);
             if (f == NULL)
                 continue;
-            fn_code(an, f, item(sc, args, 0));
+            fn_code(an, f, item(sc, args, 0), make);
             uint32_t g = dict_get(an, item(sc, args, 1), DK_NAME);
             if (kind_of(sc, g) == K_STR)
                 f->module = rnode(an, g);
@@ -3368,9 +3401,15 @@ static int own_bytecode(const analysis *an, long magic)
  * function the pickle is seen to make (_function_new, _make_function,
  * types.FunctionType: pkscan_function), a code object may become a
  * function the analysis does not see, through functools.partial or
- * map: partial(_function_new, code)({}, 0)() runs it. */
+ * map: partial(_function_new, code)({}, 0)() runs it. _function_make
+ * itself counts as code: it takes its code as plain data, the tuple
+ * (python_version, magic, data), so partial(_function_make, t) holds
+ * code no code node shows. */
 static int makes_code(const analysis *an, const node *nd)
 {
+    if (res_recon(res_get(an, (uint32_t)(nd - an->sc->nodes)),
+                  "_function_make"))
+        return 1;
     if (!call_kind(nd->kind))
         return 0;
     const resolved *c = res_get(an, nd->a);

@@ -242,20 +242,39 @@ function_fill(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
     Py_RETURN_NONE;
 }
 
-SIG(_function_make, -1, {"code", CPK_ARG_CODE}, {"globals", CPK_ARG_DICT},
+SIG(_function_make, -1, {"code", CPK_ARG_ANY}, {"globals", CPK_ARG_DICT},
     {"ncells", CPK_ARG_INT | CPK_ARG_OR_NONE}, {"state", CPK_ARG_DICT});
 
 /* _function_make(code, globals, ncells, state): _function_new then
  * _function_fill in one call, what a dump writes for a function whose
  * state cannot lead back to it (function.c): one name to import and one
- * call, where a task's function is the whole pickle. New reference. */
+ * call, where a task's function is the whole pickle. `code` is a code
+ * object or _code_unmarshal's three arguments as a tuple, which spares
+ * the pickle that name and its call. New reference. */
 static PyObject *
 function_make(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
 {
     cpk_state *st = cpk_get_state(m);
     if (!cpk_check_args(st, &_function_make_sig, args, nargs))
         return NULL;
-    PyObject *func = function_new_impl(st, "_function_make", args);
+    PyObject *code;
+    if (PyTuple_CheckExact(args[0])) {
+        code = cpk_code_unmarshal(m, &PyTuple_GET_ITEM(args[0], 0),
+                                  PyTuple_GET_SIZE(args[0]));
+        if (code == NULL)
+            return NULL;
+    } else if (PyCode_Check(args[0])) {
+        code = Py_NewRef(args[0]);
+    } else {
+        cpk_arg_error(st, 0, "_function_make",
+                      "argument 1 (code) must be code or a tuple "
+                      "(python_version, magic, data), not %s",
+                      Py_TYPE(args[0])->tp_name);
+        return NULL;
+    }
+    PyObject *made[3] = {code, args[1], args[2]};
+    PyObject *func = function_new_impl(st, "_function_make", made);
+    Py_DECREF(code);
     if (func != NULL &&
         function_fill_impl(st, "_function_make", 4, func, args[3]) < 0)
         Py_CLEAR(func);

@@ -58,7 +58,21 @@ static struct bad_call bad_calls[] = {
     {"_function_make", "(code0, {}, None, [])", TE,
      "_function_make() argument 4 (state) must be dict, not list"},
     {"_function_make", "(1, {}, None, {})", TE,
-     "_function_make() argument 1 (code) must be code, not int"},
+     "_function_make() argument 1 (code) must be code or a tuple "
+     "(python_version, magic, data), not int"},
+    /* the code inline: _code_unmarshal's arguments, checked as it does */
+    {"_function_make", "((ver, magic), {}, None, {})", TE,
+     "_code_unmarshal() takes exactly 3 arguments (2 given)"},
+    {"_function_make", "((ver, magic, 'x'), {}, None, {})", TE,
+     "_code_unmarshal() argument 3 (data) must be bytes, not str"},
+    {"_function_make", "((ver, magic, b'\\xff'), {}, None, {})",
+     "UnpicklingError", "corrupt code object in pickle"},
+    {"_function_make", "(('2.7', 62211, b''), {}, None, {})",
+     "UnpicklingError", "Python 2.7"},
+    {"_function_make", "(('3', magic, marshal.dumps(1)), {}, None, {})",
+     "UnpicklingError", "corrupt code object in pickle: not code"},
+    {"_function_make", "((ver, magic, marshal.dumps(code1)), {}, None, {})",
+     VE, "_function_make() argument 3 (ncells) must be 1, the number of "},
     {"_function_make", "(code1, {}, None, {})", VE,
      "_function_make() argument 3 (ncells) must be 1, the number of free "},
     {"_function_make", "(code0, {}, None, {1: 2})", TE,
@@ -515,6 +529,9 @@ Test(reconstructors, valid_calls_work)
            "f = cp._function_make(code1, {}, 1, {'__closure__': (5,),\n"
            "                      '__globals__': {'g': 1}, '__doc__': 'd'})\n"
            "assert f() == 5 and f.__globals__['g'] == 1 and f.__doc__ == 'd'\n"
+           "f = cp._function_make((ver, magic, marshal.dumps(code1)), {}, 1,\n"
+           "                      {'__closure__': (6,)})\n"
+           "assert f() == 6 and f.__code__ == code1\n"
            "assert cp._function_new(code0, {}, None)() == 0\n"
            "assert cp._function_new(code0, {}, 0)() == 0\n"
            "g = cp._make_function(code1, {}, 'n', (1,), (types.CellType(3),))\n"

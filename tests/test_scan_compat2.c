@@ -626,7 +626,14 @@ Test(scan_compat2, code_objects_outside_functions)
                "c2p = c2(R(R(P(FT, code), ({},)), ()), 5)\n"
                "c2map = cp.dumps(R(R(next, (R(map, (FT, [code], [{}])),)), ()),\n"
                "                 compat='cloudpickle2')\n"
+               "import importlib.util, marshal\n"
+               "triple = ('{}.{}'.format(*sys.version_info[:2]),\n"
+               "          int.from_bytes(importlib.util.MAGIC_NUMBER, 'little'),\n"
+               "          marshal.dumps(code))\n"
+               "make = cp.dumps(R(R(P(cp._function_make, triple),\n"
+               "                    ({}, None, {})), ()))\n"
                "live(own, 'partial(_function_new, code)')\n"
+               "live(make, 'partial(_function_make, (version, magic, data))')\n"
                "live(c2p, 'partial(LambdaType, code)')\n"
                "live(c2map, 'map(LambdaType, [code], [{}])')\n"
                "def nested(xs):\n"
@@ -644,7 +651,16 @@ Test(scan_compat2, code_objects_outside_functions)
         cr_assert(named, "%s: no entry names body", listed[i]);
         pkscan_free(r);
     }
-    pkscan_report *r = scan_py("own");
+    /* _function_make takes its code as plain data: the reconstructor
+     * itself is what holds code there */
+    pkscan_report *r = scan_py("make");
+    cr_assert(r->n_load_calls >= 1);
+    cr_assert_eq(pkscan_strict_violation(r), 1);
+    cr_assert_str_eq(r->load_calls[0].reason,
+                     "calls what holds a code object carried by value (it "
+                     "may make a function of it and run it)");
+    pkscan_free(r);
+    r = scan_py("own");
     cr_assert_str_eq(r->load_calls[0].reason,
                      "calls what holds a code object carried by value (it "
                      "may make a function of it and run it)");
