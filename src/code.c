@@ -688,7 +688,6 @@ static const cpk_signature unmarshal_sig = {
  * bytes (a bytes subclass could redefine equality): entries of at most
  * CPK_CODE_CACHE_ENTRY bytes, CPK_CODE_CACHE_TOTAL in all, emptied when
  * full. Only code that passed every check is kept. */
-#define CPK_CODE_CACHE_ENTRY (64 * 1024)
 #define CPK_CODE_CACHE_TOTAL (4 * 1024 * 1024)
 
 /* The cached code for `data` (new reference), NULL if none (no error

@@ -616,8 +616,11 @@ empty_cells(Py_ssize_t n)
  * tuple kept on the code (code.c), so that the pickle needs neither that
  * name nor its call, and closures of one def share it through the memo;
  * the code itself where it is written otherwise (constants marshal cannot
- * write, portable=True). Only without user hooks, which may write code
- * their own way. New reference. */
+ * write, portable=True), and where its marshal data is larger than the
+ * loader's code cache keeps: each _function_make would read the tuple
+ * again, a new code object per closure, where one REDUCE gives them one.
+ * Only without user hooks, which may write code their own way. New
+ * reference. */
 static PyObject *
 inline_code(cpk_state *st, cpk_pickler_ext *ext, PyObject *code)
 {
@@ -626,8 +629,11 @@ inline_code(cpk_state *st, cpk_pickler_ext *ext, PyObject *code)
     PyObject *r = cpk_reduce_code(st, code, CPK_FORMAT_NATIVE);
     if (r == NULL)
         return NULL;
-    PyObject *out = PyTuple_GET_ITEM(r, 0) == st->code_unmarshal
-                        ? PyTuple_GET_ITEM(r, 1)
+    PyObject *args = PyTuple_GET_ITEM(r, 1);
+    PyObject *out = PyTuple_GET_ITEM(r, 0) == st->code_unmarshal &&
+                            PyBytes_GET_SIZE(PyTuple_GET_ITEM(args, 2)) <=
+                                CPK_CODE_CACHE_ENTRY
+                        ? args
                         : code;
     Py_INCREF(out);
     Py_DECREF(r);

@@ -591,6 +591,9 @@ int cpk_arg_error(cpk_state *st, int value, const char *fname,
  * caches (3.11's co_code writes past its copy for such code); else 0
  * with ReconstructorValueError "<fname>() ...". */
 int cpk_code_check(cpk_state *st, const char *fname, PyObject *code);
+/* The largest marshal data whose code _code_unmarshal keeps (code.c), so
+ * that every load of it gives the same code object. */
+#define CPK_CODE_CACHE_ENTRY (64 * 1024)
 /* The same bytecode check before pickling code (and a function's code):
  * 1, or 0 with PicklingError (or another error) set. */
 int cpk_code_check_pickle(cpk_state *st, PyObject *code);

@@ -571,8 +571,6 @@ cpk_dumps_pickler_take(cpk_state *st, PyObject **sink)
                                       NULL);
     if (p == NULL)
         Py_CLEAR(*sink);
-    else
-        CPK_PICKLER_EXT(p)->internal = 1; /* out of the user's reach */
     return p;
 }
 

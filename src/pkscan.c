@@ -3118,12 +3118,15 @@ static void cls_bases(analysis *an, pkscan_class *c, uint32_t bases)
  * carried by value, a partial, a REDUCE result, a descriptor...) may be
  * called when the class is used: a method. Depth capped: deeper counts
  * as a method. */
+static int makes_code(const analysis *an, const node *nd);
+
 static int plain_value(analysis *an, uint32_t v, int depth)
 {
     scanner *sc = an->sc;
     if (v == NONE_ID)
         return 1;
-    if (depth > 8 || aux_get(an, v, AUX_FN) || aux_get(an, v, AUX_CLS))
+    if (depth > 8 || aux_get(an, v, AUX_FN) || aux_get(an, v, AUX_CLS) ||
+        makes_code(an, &sc->nodes[v]))
         return 0;
     const node *nd = &sc->nodes[v];
     switch (nd->kind) {
@@ -3402,14 +3405,33 @@ static int own_bytecode(const analysis *an, long magic)
  * types.FunctionType: pkscan_function), a code object may become a
  * function the analysis does not see, through functools.partial or
  * map: partial(_function_new, code)({}, 0)() runs it. _function_make
- * itself counts as code: it takes its code as plain data, the tuple
- * (python_version, magic, data), so partial(_function_make, t) holds
- * code no code node shows. */
+ * takes its code as plain data, the tuple (python_version, magic, data):
+ * both count as code, the reconstructor (partial(_function_make, t)) and
+ * any tuple of a str, an int and bytes (getattr(K, "f")(t, ...), K a
+ * class by value holding _function_make), whoever gets it. */
 static int makes_code(const analysis *an, const node *nd)
 {
-    if (res_recon(res_get(an, (uint32_t)(nd - an->sc->nodes)),
-                  "_function_make"))
+    const scanner *sc = an->sc;
+    if (res_recon(res_get(an, (uint32_t)(nd - sc->nodes)), "_function_make"))
         return 1;
+    if (nd->kind == K_TUPLE && nd->n == 3) {
+        /* what _code_unmarshal runs: a magic number (its bytecode
+         * version, then "\r\n") and marshal data of a code object (type
+         * byte 'c', maybe with FLAG_REF); plain records of a str, an int
+         * and bytes stay plain data */
+        uint32_t e = nd->eh, it[3];
+        for (int j = 0; j < 3; j++, e = sc->edges[e].next)
+            it[j] = sc->edges[e].child;
+        const node *mg = &sc->nodes[it[1]];
+        const char *b;
+        size_t bl = 0;
+        if (kind_of(sc, it[0]) != K_STR || mg->kind != K_INT ||
+            (mg->flags & NF_BIGINT) || (mg->u.ival >> 16) != 0x0a0d ||
+            kind_of(sc, it[2]) != K_BYTES)
+            return 0;
+        node_bytes(sc, it[2], &b, &bl);
+        return bl > 0 && (b[0] & 0x7f) == 'c';
+    }
     if (!call_kind(nd->kind))
         return 0;
     const resolved *c = res_get(an, nd->a);

@@ -264,6 +264,9 @@ function_make(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
         if (code == NULL)
             return NULL;
     } else if (PyCode_Check(args[0])) {
+        /* checked as a CPK_ARG_CODE argument is (args.c) */
+        if (!cpk_code_check(st, "_function_make", args[0]))
+            return NULL;
         code = Py_NewRef(args[0]);
     } else {
         cpk_arg_error(st, 0, "_function_make",

@@ -341,3 +341,31 @@ Test(function_make, shared_globals_checked_again_after_clear_memo)
            "assert g2() == 2\n"
            "assert g2.__globals__['cfg'].hook() == 2\n");
 }
+
+/* The code goes inline, as _code_unmarshal's (python_version, magic,
+ * data), where the loader's code cache keeps what it reads: closures of
+ * one def still load with one code object. Larger code is written as a
+ * code object, memoized once, for the same reason. */
+Test(function_make, code_inline_while_the_loader_keeps_it)
+{
+    cpk_py(PRELUDE
+           "def mk(n):\n"
+           "    ns = {}\n"
+           "    exec('def make(a):\\n'\n"
+           "         '    def f():\\n'\n"
+           "         '        return a, len(' + repr('x' * n) + ')\\n'\n"
+           "         '    return f\\n', ns)\n"
+           "    return ns['make']\n"
+           "for n, inline in ((10, True), (100_000, False)):\n"
+           "    make = mk(n)\n"
+           "    fs = [make(i) for i in range(3)]\n"
+           "    assert ('_code_unmarshal' not in names(cp.dumps(fs))) == inline\n"
+           "    data = cp.dumps(fs + [fs[0].__code__])\n"
+           "    assert form(fs[0]) == 'make'\n"
+           "    for load in (cp.loads, pickle.loads):\n"
+           "        out = load(data)\n"
+           "        assert [g() for g in out[:3]] == [(i, n) for i in range(3)]\n"
+           "        assert out[0].__code__ is out[1].__code__ is out[2].__code__\n"
+           "        assert out[0].__code__ is out[3]\n"
+           "    assert cp.dumps(fs) == cp.dumps(fs)\n");
+}

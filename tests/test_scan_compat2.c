@@ -634,6 +634,29 @@ Test(scan_compat2, code_objects_outside_functions)
                "                    ({}, None, {})), ()))\n"
                "live(own, 'partial(_function_new, code)')\n"
                "live(make, 'partial(_function_make, (version, magic, data))')\n"
+               /* _function_make kept in a class carried by value, called
+                * through getattr: no partial, no code node */
+               "class K:\n"
+               "    f = cp._function_make\n"
+               "via_class = cp.dumps(R(R(R(getattr, (K, 'f')),\n"
+               "                         (triple, {}, None, {})), ()))\n"
+               "def refused_and_live(data, what):\n"
+               "    try:\n"
+               "        cp.loads(data, allow=[])\n"
+               "    except cp.PolicyError as e:\n"
+               "        pass\n"
+               "    else:\n"
+               "        raise AssertionError('not refused: ' + what)\n"
+               "    try:\n"
+               "        cp.loads(data)\n"
+               "    except ZeroDivisionError:\n"
+               "        pass\n"
+               "    else:\n"
+               "        raise AssertionError('not live: ' + what)\n"
+               "refused_and_live(via_class, 'getattr(K, \"f\")(t, ...)')\n"
+               /* a record of a str, an int and bytes is plain data */
+               "assert cp.loads(cp.dumps(R(tuple, (('3.11', 1, b'cx'),))),\n"
+               "                allow=[]) == ('3.11', 1, b'cx')\n"
                "live(c2p, 'partial(LambdaType, code)')\n"
                "live(c2map, 'map(LambdaType, [code], [{}])')\n"
                "def nested(xs):\n"
@@ -653,7 +676,11 @@ Test(scan_compat2, code_objects_outside_functions)
     }
     /* _function_make takes its code as plain data: the reconstructor
      * itself is what holds code there */
-    pkscan_report *r = scan_py("make");
+    pkscan_report *r = scan_py("via_class");
+    cr_assert(r->n_load_calls >= 1);
+    cr_assert_eq(pkscan_strict_violation(r), 1);
+    pkscan_free(r);
+    r = scan_py("make");
     cr_assert(r->n_load_calls >= 1);
     cr_assert_eq(pkscan_strict_violation(r), 1);
     cr_assert_str_eq(r->load_calls[0].reason,
