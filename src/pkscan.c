@@ -2427,6 +2427,24 @@ static int lookup_target_ok(analysis *an, uint32_t id)
            res_recon(c, "_make_skeleton_enum");
 }
 
+/* A reconstructor that imports, or looks up, what its argument names:
+ * safe to list only when the pickle gives that name as a str. */
+static int imports_by_argument(const raw_import *ri)
+{
+    resolved r = {0};
+    r.m = ri->m;
+    r.ml = ri->ml;
+    r.n = ri->n;
+    r.nl = ri->nl;
+    return ri->via != PKSCAN_VIA_SUBIMPORT &&
+           ri->via != PKSCAN_VIA_BUILTIN_TYPE && r.m != NULL &&
+           r.n != NULL &&
+           (res_recon(&r, "subimport") ||
+            res_recon(&r, "_module_reconstructor") ||
+            res_recon(&r, "_builtin_type") ||
+            res_recon(&r, "_builtin_type_reconstructor"));
+}
+
 /* Pass 1: what each node names; the raw import list. */
 static int resolve_pass(analysis *an)
 {
@@ -2524,6 +2542,7 @@ static int resolve_pass(analysis *an)
             } else if ((res_recon(c, "subimport") ||
                         res_recon(c, "_module_reconstructor")) &&
                        node_is_str(sc, item(sc, args, 0), &p, &l)) {
+                an->recog[nd->a]++;
                 r.m = p;
                 r.ml = l;
                 r.n = "";
@@ -2532,6 +2551,7 @@ static int resolve_pass(analysis *an)
             } else if ((res_recon(c, "_builtin_type") ||
                         res_recon(c, "_builtin_type_reconstructor")) &&
                        node_is_str(sc, item(sc, args, 0), &p, &l)) {
+                an->recog[nd->a]++;
                 int ct = str_eq(p, l, "ClassType");
                 r.m = ct ? "builtins" : "types";
                 r.ml = strlen(r.m);
@@ -2572,14 +2592,18 @@ static int resolve_pass(analysis *an)
         if (sc->nodes[id].refs != an->recog[id])
             an->recog[sc->nodes[id].a]--;
     }
-    /* getattr / __import__ imports used otherwise stay dangerous. */
+    /* getattr / __import__ imports used otherwise stay dangerous; so do
+     * the reconstructors that import what their argument names, used
+     * otherwise than called with a str the pickle holds:
+     * subimport(str("os")) imports what the scan never sees. */
     for (size_t i = 0; i < an->nraw; i++) {
         raw_import *ri = &an->raw[i];
         if (ri->via == PKSCAN_VIA_DYNAMIC || ri->via == PKSCAN_VIA_EXT)
             continue;
-        if (str_eq(ri->m, ri->ml, "builtins") &&
-            (str_eq(ri->n, ri->nl, "getattr") ||
-             str_eq(ri->n, ri->nl, "__import__")))
+        if ((str_eq(ri->m, ri->ml, "builtins") &&
+             (str_eq(ri->n, ri->nl, "getattr") ||
+              str_eq(ri->n, ri->nl, "__import__"))) ||
+            imports_by_argument(ri))
             ri->unrecognised = 1; /* cleared below per node */
     }
     for (size_t i = 0; i < an->nraw; i++) {
@@ -3974,6 +3998,10 @@ static const char *raw_verdict(const raw_import *ri, int unrec,
     if (ri->via == PKSCAN_VIA_BUILTIN_TYPE) {
         *cat = ri->cat;
         return NULL;
+    }
+    if (unrec && imports_by_argument(ri)) {
+        *cat = PKSCAN_CAT_OTHER;
+        return "imports a name computed at load time";
     }
     int gi = str_eq(ri->m, ri->ml, "builtins") &&
              (str_eq(ri->n, ri->nl, "getattr") ||

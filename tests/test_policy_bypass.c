@@ -227,3 +227,52 @@ Test(policy_bypass, policy_and_signature_errors_have_their_own_classes)
            "        raise AssertionError('not refused')\n"
            "assert cp.loads(env, verify_key=key) == 1\n");
 }
+
+/* The reconstructors that import or look up what their argument names,
+ * given a name the pickle computes at load time (str("os"), a join):
+ * the scan cannot list that import, so it calls the reconstructor
+ * dangerous and every policy refuses the pickle, allow=[] as deny=.
+ * _builtin_type(str("CodeType")) and (str("FunctionType")) made and ran
+ * a function under allow=[] and `cloudpickle-load --strict` before. The
+ * same calls with a plain str still load. */
+Test(policy_bypass, names_computed_for_name_taking_reconstructors)
+{
+    cpk_py(SETUP
+           "import sys, types\n"
+           "class R:\n"
+           "    def __init__(s, f, a): s.f, s.a = f, a\n"
+           "    def __reduce__(s): return (s.f, s.a)\n"
+           "    def __call__(s, *a): pass\n"
+           "def evil():\n"
+           "    open(marker, 'w').close()\n"
+           "c = evil.__code__\n"
+           "def BT(n): return R(cp._builtin_type, (R(str, (n,)),))\n"
+           "code = R(BT('CodeType'), (c.co_argcount, c.co_posonlyargcount,\n"
+           "    c.co_kwonlyargcount, c.co_nlocals, c.co_stacksize,\n"
+           "    c.co_flags, c.co_code, c.co_consts, c.co_names,\n"
+           "    c.co_varnames, c.co_filename, c.co_name)\n"
+           "    + ((c.co_qualname,) if sys.version_info >= (3, 11) else ())\n"
+           "    + (c.co_firstlineno,\n"
+           "       c.co_linetable if sys.version_info >= (3, 10)\n"
+           "       else c.co_lnotab)\n"
+           "    + ((c.co_exceptiontable,) if sys.version_info >= (3, 11)\n"
+           "       else ()) + (c.co_freevars, c.co_cellvars))\n"
+           "run = cp.dumps(R(R(BT('FunctionType'),\n"
+           "                   (code, {'open': open, 'marker': marker})), ()))\n"
+           "imp = cp.dumps(R(cp.subimport, (R(''.join, (['wa', 've'],)),)))\n"
+           "for data, name in ((run, 'ccloudpickle._builtin_type'),\n"
+           "                   (imp, 'ccloudpickle.subimport')):\n"
+           "    for kw in ({'allow': []}, {'allow': ['math']},\n"
+           "               {'deny': ['os']}):\n"
+           "        refused(data, name, **kw)\n"
+           "sys.modules.pop('wave', None)\n"
+           "refused(imp, 'subimport', allow=['wave'])\n"
+           "assert 'wave' not in sys.modules\n"
+           "ok = cp.dumps([R(cp.subimport, ('math',)),\n"
+           "               R(cp._builtin_type, ('CodeType',))])\n"
+           "import math\n"
+           "assert cp.loads(ok, allow=['math']) == [math, types.CodeType]\n"
+           "assert cp.loads(ok, deny=['os']) == [math, types.CodeType]\n"
+           "cp.loads(run)\n"
+           "assert exists(), 'the pickle does not run without a policy'\n");
+}
