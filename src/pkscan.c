@@ -1819,6 +1819,32 @@ static const name_rule danger_rules[] = {
     {"uuid", "_netstat_getnode", R_CMD}, {"uuid", "_unix_getnode", R_CMD},
     {"uuid", "_ipconfig_getnode", R_CMD},
     {"uuid", "_windll_getnode", R_CMD},
+    /* import, evaluate or run what their arguments name, or reach files
+     * and the network: a deny list of os and subprocess does not stop
+     * pydoc.locate("os.system") */
+    {"pydoc", NULL, R_IMPORT}, {"site", NULL, R_IMPORT},
+    {"unittest", NULL, R_IMPORT}, {"logging.config", NULL, R_EVAL},
+    {"doctest", NULL, R_EVAL}, {"idlelib", NULL, R_EVAL},
+    {"_xxsubinterpreters", NULL, R_EVAL}, {"_interpreters", NULL, R_EVAL},
+    {"_xxinterpchannels", NULL, R_EVAL},
+    {"platform", "architecture", R_CMD}, {"platform", "platform", R_CMD},
+    {"platform", "_syscmd_file", R_CMD}, {"platform", "_syscmd_ver", R_CMD},
+    {"pipes", NULL, R_CMD}, {"mailcap", NULL, R_CMD},
+    {"ensurepip", NULL, R_CMD}, {"venv", NULL, R_CMD},
+    {"distutils", NULL, R_CMD},
+    {"tempfile", NULL, R_FILE}, {"codecs", "open", R_FILE},
+    {"fileinput", NULL, R_FILE}, {"zipfile", NULL, R_FILE},
+    {"tarfile", NULL, R_FILE}, {"sqlite3", NULL, R_FILE},
+    {"mmap", NULL, R_FILE}, {"fcntl", NULL, R_FILE}, {"dbm", NULL, R_FILE},
+    {"shelve", NULL, R_PICKLE},
+    {"urllib.request", "urlopen", R_NET},
+    {"urllib.request", "urlretrieve", R_NET},
+    {"http.client", "HTTPConnection", R_NET},
+    {"http.client", "HTTPSConnection", R_NET},
+    {"ftplib", "FTP", R_NET}, {"ftplib", "FTP_TLS", R_NET},
+    {"smtplib", "SMTP", R_NET}, {"smtplib", "SMTP_SSL", R_NET},
+    {"atexit", NULL, R_INTERP}, {"faulthandler", NULL, R_INTERP},
+    {"_thread", NULL, R_INTERP},
 };
 
 /* Attributes a dotted name must not pass through. */
@@ -2411,20 +2437,92 @@ static const char *join(analysis *an, const char *a, size_t al, const char *b,
     return o;
 }
 
-/* An object getattr may read a constant attribute of: plain data, or a
- * class carried by value (the skeleton reconstructors' result). */
-static int lookup_target_ok(analysis *an, uint32_t id)
+/* Bases whose class attributes a getattr on a class carried by value
+ * may reach: nothing there reads files, imports or evaluates (the
+ * attributes that reflect are danger_attrs). */
+static const char *const lookup_safe_bases[] = {
+    "object", "int", "str", "float", "bytes", "tuple", "frozenset",
+    "Enum", "IntEnum", "Flag", "IntFlag", "StrEnum", "ReprEnum",
+};
+
+static int lookup_class_ok(analysis *an, uint32_t id, const char *n,
+                           size_t nl, int depth);
+
+/* An object getattr may read a constant attribute `n` of: plain data, or
+ * a class carried by value (the skeleton reconstructors' result) whose
+ * bases are classes carried by value or harmless builtins, or an enum's
+ * member. A class by value inheriting from pathlib.Path would hand out
+ * write_text, which no import names. */
+static int lookup_target_ok(analysis *an, uint32_t id, const char *n,
+                            size_t nl)
 {
     const scanner *sc = an->sc;
     if (id == NONE_ID)
         return 0;
     if (sc->nodes[id].kind < K_GLOBAL)
         return 1;
-    if (sc->nodes[id].kind != K_REDUCE)
+    return lookup_class_ok(an, id, n, nl, 0);
+}
+
+static int lookup_class_ok(analysis *an, uint32_t id, const char *n,
+                           size_t nl, int depth)
+{
+    const scanner *sc = an->sc;
+    if (id == NONE_ID || depth > 16 || sc->nodes[id].kind != K_REDUCE)
         return 0;
     const resolved *c = res_get(an, sc->nodes[id].a);
-    return res_recon(c, "_make_skeleton_class") ||
-           res_recon(c, "_make_skeleton_enum");
+    int en = res_recon(c, "_make_skeleton_enum");
+    if (!en && !res_recon(c, "_make_skeleton_class"))
+        return 0;
+    uint32_t args = sc->nodes[id].b;
+    if (en && kind_of(sc, item(sc, args, 3)) == K_DICT) {
+        /* a member: the enum's classdict of members, str keys */
+        const node *md = &sc->nodes[item(sc, args, 3)];
+        if (charge(an, md->n))
+            return 0;
+        uint32_t e = md->eh;
+        for (size_t j = 0; j < md->n; j++, e = sc->edges[e].next) {
+            const char *kp;
+            size_t kl;
+            if (j % 2 == 0 && node_is_str(sc, sc->edges[e].child, &kp, &kl) &&
+                kl == nl && memcmp(kp, n, nl) == 0)
+                return 1;
+        }
+    }
+    uint32_t bases = item(sc, args, en ? 0 : 2);
+    if (kind_of(sc, bases) != K_TUPLE || charge(an, sc->nodes[bases].n))
+        return 0;
+    uint32_t e = sc->nodes[bases].eh;
+    for (size_t j = 0; j < sc->nodes[bases].n; j++, e = sc->edges[e].next) {
+        uint32_t b = sc->edges[e].child;
+        const resolved *r = res_get(an, b);
+        if (kind_of(sc, b) == K_REDUCE) {
+            if (!lookup_class_ok(an, b, n, nl, depth + 1))
+                return 0;
+            continue;
+        }
+        if (r == NULL || r->is_module ||
+            !(str_eq(r->m, r->ml, "builtins") || str_eq(r->m, r->ml, "enum")) ||
+            !in_list(r->n, r->nl, lookup_safe_bases,
+                     NELEM(lookup_safe_bases)))
+            return 0;
+    }
+    return 1;
+}
+
+/* Codecs that are always loaded: naming one imports nothing. */
+static const char *const loaded_codecs[] = {
+    "latin1", "latin-1", "iso-8859-1", "iso8859-1", "utf-8", "utf8",
+    "ascii", "us-ascii",
+};
+
+/* A codec function (_codecs.encode, codecs.decode...): the encoding it is
+ * given is looked up as a module, encodings.<name>. */
+static int is_codec_call(const resolved *c)
+{
+    return c != NULL && !c->is_module &&
+           (str_eq(c->m, c->ml, "_codecs") || str_eq(c->m, c->ml, "codecs")) &&
+           (str_eq(c->n, c->nl, "encode") || str_eq(c->n, c->nl, "decode"));
 }
 
 /* A reconstructor that imports, or looks up, what its argument names:
@@ -2442,7 +2540,8 @@ static int imports_by_argument(const raw_import *ri)
            (res_recon(&r, "subimport") ||
             res_recon(&r, "_module_reconstructor") ||
             res_recon(&r, "_builtin_type") ||
-            res_recon(&r, "_builtin_type_reconstructor"));
+            res_recon(&r, "_builtin_type_reconstructor") ||
+            is_codec_call(&r));
 }
 
 /* Pass 1: what each node names; the raw import list. */
@@ -2489,6 +2588,15 @@ static int resolve_pass(analysis *an)
             if (c == NULL || kind_of(sc, args) != K_TUPLE)
                 continue;
             resolved r = {0};
+            if (is_codec_call(c)) {
+                /* protocol 2's bytes: _codecs.encode(s, "latin1") */
+                uint32_t enc = item(sc, args, 1);
+                if (tuple_n(sc, args, 1) ||
+                    (node_is_str(sc, enc, &p, &l) &&
+                     in_list(p, l, loaded_codecs, NELEM(loaded_codecs))))
+                    an->recog[nd->a]++;
+                continue;
+            }
             if (res_is(c, "builtins", "__import__") &&
                 node_is_str(sc, item(sc, args, 0), &p, &l)) {
                 uint32_t from = item(sc, args, 3);
@@ -2531,7 +2639,7 @@ static int resolve_pass(analysis *an)
                        tuple_n(sc, args, 2) &&
                        node_is_str(sc, item(sc, args, 1), &q, &ql) &&
                        !in_list(q, ql, danger_attrs, NELEM(danger_attrs)) &&
-                       lookup_target_ok(an, item(sc, args, 0))) {
+                       lookup_target_ok(an, item(sc, args, 0), q, ql)) {
                 /* getattr(<class carried by value>, "RED") (a member of
                  * an enum by value), getattr([], "append"): a constant,
                  * harmless attribute of something whose type is known:
@@ -3422,6 +3530,10 @@ static int own_bytecode(const analysis *an, long magic)
                "__hash__ or __eq__ (a dict key or set item)"
 #define C_CODE "calls what holds a code object carried by value (it may " \
                "make a function of it and run it)"
+#define C_HOOK "gives code carried by value to an object whose hooks the " \
+               "load calls (BUILD's __setstate__, APPENDS' extend, a " \
+               "class base's __mro_entries__, a namespace value's " \
+               "__set_name__)"
 
 /* A code object the pickle builds: a call of types.CodeType or of a code
  * reconstructor, whatever its arguments. Outside the argument list of a
@@ -3716,6 +3828,50 @@ static void calls_pass(analysis *an)
     for (size_t i = 0; i < nn && !an->oom; i++) {
         const node *nd = &sc->nodes[i];
         uint32_t id = (uint32_t)i;
+        /* An opaque object given state (BUILD, APPEND(S), SETITEM(S): its
+         * edges, in order) holding code, then more: BUILD may have set
+         * an instance attribute the next one calls (__setstate__,
+         * extend, append, add). Not an object of a class by value:
+         * C_INST lists those. */
+        if (nd->kind >= K_GLOBAL && nd->n >= 2 && !aux_get(an, id, AUX_FN) &&
+            !aux_get(an, id, AUX_CLS) && charge(an, nd->n) == 0) {
+            uint32_t e = nd->eh;
+            for (size_t j = 0; j + 1 < nd->n; j++, e = sc->edges[e].next)
+                if (code[sc->edges[e].child]) {
+                    add_call(an, id, C_HOOK,
+                             code[sc->edges[e].child] - 1);
+                    break;
+                }
+        }
+        /* A class made by the pickle: what it runs for its bases and its
+         * namespace beyond what the forward pass listed. A base that is
+         * no class carried by value but holds code (its type's
+         * __mro_entries__, an instance's); a namespace value holding
+         * code that is no function or class (__set_name__). */
+        if (aux_get(an, id, AUX_CLS) && call_kind(nd->kind)) {
+            int en = res_recon(res_get(an, nd->a), "_make_skeleton_enum");
+            uint32_t parts[2] = {item(sc, nd->b, en ? 0 : 2),
+                                 en ? NONE_ID : item(sc, nd->b, 3)};
+            for (int q = 0; q < 2; q++) {
+                uint32_t t = parts[q];
+                int tk = kind_of(sc, t);
+                if ((tk != K_TUPLE && tk != K_DICT) ||
+                    charge(an, sc->nodes[t].n))
+                    continue;
+                uint32_t e = sc->nodes[t].eh, hit = NONE_ID;
+                for (size_t j = 0; j < sc->nodes[t].n && hit == NONE_ID;
+                     j++, e = sc->edges[e].next) {
+                    uint32_t ch = sc->edges[e].child;
+                    if (code[ch] && !aux_get(an, ch, AUX_CLS) &&
+                        (q == 0 || !aux_get(an, ch, AUX_FN)))
+                        hit = ch;
+                }
+                if (hit != NONE_ID) {
+                    add_call(an, id, C_HOOK, code[hit] - 1);
+                    break;
+                }
+            }
+        }
         /* what makes a function or a code object stores its arguments
          * (a code object's co_consts may hold code objects) */
         if (!call_kind(nd->kind) || aux_get(an, id, AUX_FN) ||
@@ -4000,8 +4156,11 @@ static const char *raw_verdict(const raw_import *ri, int unrec,
         return NULL;
     }
     if (unrec && imports_by_argument(ri)) {
+        int codec = str_eq(ri->m, ri->ml, "_codecs") ||
+                    str_eq(ri->m, ri->ml, "codecs");
         *cat = PKSCAN_CAT_OTHER;
-        return "imports a name computed at load time";
+        return codec ? "imports the codec module its argument names"
+                     : "imports a name computed at load time";
     }
     int gi = str_eq(ri->m, ri->ml, "builtins") &&
              (str_eq(ri->n, ri->nl, "getattr") ||

@@ -544,10 +544,33 @@ make_skeleton_class(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
             return result;
         }
     }
+    /* Bases may be typing.Generic[T] and the like, whose type defines
+     * __mro_entries__; types.resolve_bases also calls one an instance
+     * holds, which BUILD may have set to a function the pickle carries:
+     * a base is a class, or an object whose type has the method. */
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(bases); i++) {
+        PyObject *b = PyTuple_GET_ITEM(bases, i);
+        PyObject *mro_entries = PyUnicode_InternFromString("__mro_entries__");
+        if (mro_entries == NULL)
+            goto done;
+        /* functions too: typing.NamedTuple and TypedDict are functions
+         * given the method as an attribute (pkscan lists a function
+         * carried by value among the bases) */
+        int ok = PyType_Check(b) || PyFunction_Check(b) ||
+                 PyCFunction_Check(b) ||
+                 _PyType_Lookup(Py_TYPE(b), mro_entries) != NULL;
+        Py_DECREF(mro_entries);
+        if (!ok) {
+            cpk_arg_error(st, 0, fname,
+                          "argument 3 (bases) item %zd must be a class, not "
+                          "%s",
+                          i, Py_TYPE(b)->tp_name);
+            goto done;
+        }
+    }
     types = PyImport_ImportModule("types");
     if (types == NULL)
         goto done;
-    /* Bases may be typing.Generic[T] and the like (__mro_entries__). */
     resolved = PyObject_CallMethod(types, "resolve_bases", "(O)", bases);
     if (resolved == NULL)
         goto done;
@@ -731,29 +754,62 @@ set_member_attrs(cpk_state *st, PyObject *cls, PyObject *attrs)
     return 0;
 }
 
-/* Register the virtual subclasses of an ABC (a list). 0 or -1. */
+/* Register the virtual subclasses of an ABC (a list). 0 or -1. With
+ * abc.ABCMeta.register itself, never a `register` looked up on the class:
+ * the state just set may have put one there (a function the pickle
+ * carries, which the load would run unseen by an import policy). */
 static int
 register_subclasses(cpk_state *st, PyObject *cls, PyObject *registry)
 {
     if (!cpk_check_value(st, "_class_setstate", "state['_abc_impl']",
                          registry, CPK_ARG_SEQ))
         return -1;
-    /* An iterator, not indices: register() may change a list. */
-    PyObject *it = PyObject_GetIter(registry);
-    if (it == NULL)
+    PyObject *abc = PyImport_ImportModule("abc");
+    if (abc == NULL)
         return -1;
-    PyObject *sub;
+    PyObject *meta = PyObject_GetAttrString(abc, "ABCMeta");
+    Py_DECREF(abc);
+    if (meta == NULL)
+        return -1;
+    PyObject *reg = NULL, *it = NULL, *sub;
+    /* An iterator, not indices: register() may change a list. */
+    if ((it = PyObject_GetIter(registry)) == NULL)
+        goto error;
     while ((sub = PyIter_Next(it)) != NULL) {
-        PyObject *r = PyObject_CallMethodOneArg(cls, st->str_register, sub);
-        Py_DECREF(sub);
-        if (r == NULL) {
-            Py_DECREF(it);
-            return -1;
+        int ok = 1;
+        if (reg == NULL) { /* an empty registry suits any class */
+            ok = PyObject_IsInstance(cls, meta);
+            if (ok == 0)
+                cpk_arg_error(st, 1, "_class_setstate",
+                              "state['_abc_impl'] registers subclasses of "
+                              "classes of metaclass abc.ABCMeta only, not "
+                              "of %s",
+                              Py_TYPE(cls)->tp_name);
+            if (ok > 0 &&
+                (reg = PyObject_GetAttr(meta, st->str_register)) == NULL)
+                ok = -1;
         }
+        if (ok <= 0) {
+            Py_DECREF(sub);
+            goto error;
+        }
+        PyObject *r = PyObject_CallFunctionObjArgs(reg, cls, sub, NULL);
+        Py_DECREF(sub);
+        if (r == NULL)
+            goto error;
         Py_DECREF(r);
     }
+    if (PyErr_Occurred())
+        goto error;
     Py_DECREF(it);
-    return PyErr_Occurred() ? -1 : 0;
+    Py_XDECREF(reg);
+    Py_DECREF(meta);
+    return 0;
+error:
+    Py_XDECREF(it);
+    Py_XDECREF(reg);
+    Py_DECREF(meta);
+    return -1;
 }
 
 /* The shape of _class_setstate's (state, slotstate), checked whole before

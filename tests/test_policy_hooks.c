@@ -1,0 +1,202 @@
+/* test_policy_hooks.c - code carried by value that the load would run
+ * through a hook rather than a call the pickle writes, and names looked
+ * up through what the scan took for plain lookups; each refused by every
+ * import policy (allow=[], an allow list, a deny list) before anything
+ * runs, found by the second hostile review of the policy:
+ * BUILD's __setstate__ and APPENDS' extend set on an instance by an
+ * earlier BUILD, a class base's __mro_entries__, _class_setstate's
+ * `register`, getattr on a class by value reaching an imported base's
+ * methods (pathlib's write_text), a codec named by the pickle (imports
+ * encodings.<name>), pydoc.locate under a deny list. And the other side:
+ * what ordinary pickles hold there still loads. */
+#include "support.h"
+
+TestSuite(policy_hooks, .init = cpk_py_start, .fini = cpk_py_stop);
+
+/* A small opcode assembler (protocol 4), a function carried by value
+ * that creates the marker, and refused(data, **kw): PolicyError under
+ * every policy, the marker never created. */
+#define SETUP                                                                \
+    "import ccloudpickle as cp, os, struct, sys, tempfile, marshal\n"       \
+    "import importlib.util, pickle, types\n"                                 \
+    "marker = os.path.join(tempfile.mkdtemp(), 'marker')\n"                  \
+    "def s(x):\n"                                                            \
+    "    b = x.encode()\n"                                                   \
+    "    return b'X' + struct.pack('<I', len(b)) + b\n"                      \
+    "def g(m, n): return s(m) + s(n) + b'\\x93'\n"                          \
+    "def i(n): return b'J' + struct.pack('<i', n)\n"                         \
+    "PROTO, STOP, R, B = b'\\x80\\x04', b'.', b'R', b'b'\n"                 \
+    "ns = {'marker': marker}\n"                                              \
+    "exec('def evil(*a):\\n    open(marker, \"w\").close()\\n', ns)\n"      \
+    "code = ns['evil'].__code__\n"                                           \
+    "ver = '%d.%d' % sys.version_info[:2]\n"                                 \
+    "magic = int.from_bytes(importlib.util.MAGIC_NUMBER, 'little')\n"        \
+    "blob = marshal.dumps(code)\n"                                           \
+    "FN = (g('ccloudpickle', '_function_new') +\n"                           \
+    "      g('ccloudpickle', '_code_unmarshal') + s(ver) + i(magic) +\n"     \
+    "      b'B' + struct.pack('<I', len(blob)) + blob + b'\\x87' + R +\n"   \
+    "      b'}' + s('marker') + s(marker) + b's' + b'N' + b'\\x87' + R)\n"  \
+    "POLICIES = ({'allow': []}, {'allow': ['math']},\n"                      \
+    "            {'deny': ['os', 'subprocess']})\n"                          \
+    "def refused(data, what):\n"                                             \
+    "    for kw in POLICIES:\n"                                              \
+    "        try:\n"                                                         \
+    "            cp.loads(data, **kw)\n"                                     \
+    "        except cp.PolicyError:\n"                                       \
+    "            pass\n"                                                     \
+    "        else:\n"                                                        \
+    "            raise AssertionError('not refused: %s %r' % (what, kw))\n" \
+    "        assert not os.path.exists(marker), (what, kw)\n"
+
+/* _pickle's BUILD calls inst.__setstate__, APPENDS inst.extend: instance
+ * attributes, which an earlier BUILD sets. One BUILD giving an object a
+ * function (a callback attribute) is no call and still loads. */
+Test(policy_hooks, build_sets_what_the_next_op_calls)
+{
+    cpk_py(SETUP
+           "NS = g('types', 'SimpleNamespace') + b')' + R\n"
+           "def attr(name): return b'}' + s(name) + FN + b's' + B\n"
+           "refused(PROTO + NS + attr('__setstate__') + i(0) + B + STOP,\n"
+           "        'BUILD __setstate__')\n"
+           "refused(PROTO + NS + attr('extend') + b'(' + i(1) + b'e' + STOP,\n"
+           "        'APPENDS extend')\n"
+           "one = PROTO + NS + attr('callback') + STOP\n"
+           "for kw in POLICIES:\n"
+           "    o = cp.loads(one, **kw)\n"
+           "    assert callable(o.callback)\n"
+           "assert not os.path.exists(marker)\n");
+}
+
+/* types.resolve_bases calls a base's __mro_entries__, an instance's too:
+ * refused by the scan, and the reconstructor takes classes, objects
+ * whose type has the method, and functions (typing.NamedTuple) only. */
+Test(policy_hooks, class_bases_mro_entries)
+{
+    cpk_py(SETUP
+           "NS = (g('types', 'SimpleNamespace') + b')' + R + b'}' +\n"
+           "      s('__mro_entries__') + FN + b's' + B)\n"
+           "data = (PROTO + g('ccloudpickle', '_make_skeleton_class') +\n"
+           "        b'(' + g('builtins', 'type') + s('X') + NS + b'\\x85' +\n"
+           "        b'}' + b'N' + b'N' + b't' + R + STOP)\n"
+           "refused(data, '__mro_entries__')\n"
+           "try:\n"
+           "    cp.loads(data)\n"
+           "except cp.ReconstructorTypeError as e:\n"
+           "    assert 'argument 3 (bases) item 0 must be a class' in str(e)\n"
+           "else:\n"
+           "    raise AssertionError('a namespace base accepted')\n"
+           "assert not os.path.exists(marker)\n"
+           "import typing\n"
+           "T = typing.TypeVar('T')\n"
+           "class Box(typing.Generic[T]):\n"
+           "    pass\n"
+           "class Pair(typing.NamedTuple):\n"
+           "    a: int\n"
+           "for k in (Box, Pair):\n"
+           "    k.__module__ = '__main__'\n"
+           "    assert cp.loads(cp.dumps(k)).__name__ == k.__name__\n");
+}
+
+/* _class_setstate registers an ABC's virtual subclasses with
+ * abc.ABCMeta.register, not with a `register` its state just set; on a
+ * class that is no ABC a registry is refused. */
+Test(policy_hooks, abc_register_is_abcmeta_s)
+{
+    cpk_py(SETUP
+           "def state_of(cls_ops):\n"
+           "    return (PROTO + g('ccloudpickle', '_class_setstate') +\n"
+           "            cls_ops + b'}' + s('register') + FN + b's' +\n"
+           "            s('_abc_impl') + b']' + g('builtins', 'int') +\n"
+           "            b'a' + b's' + b'}' + b'\\x86' + b'\\x86' + R + STOP)\n"
+           "plain = (g('ccloudpickle', '_make_skeleton_class') + b'(' +\n"
+           "         g('builtins', 'type') + s('C') + b')' + b'}' + b'N' +\n"
+           "         b'N' + b't' + R)\n"
+           "abcm = (g('ccloudpickle', '_make_skeleton_class') + b'(' +\n"
+           "        g('abc', 'ABCMeta') + s('A') + b')' + b'}' + b'N' +\n"
+           "        b'N' + b't' + R)\n"
+           "try:\n"
+           "    cp.loads(state_of(plain))\n"
+           "except cp.ReconstructorValueError as e:\n"
+           "    assert 'abc.ABCMeta only' in str(e), e\n"
+           "else:\n"
+           "    raise AssertionError('a registry on a class that is no ABC')\n"
+           "A = cp.loads(state_of(abcm))\n"
+           "assert issubclass(int, A) and not os.path.exists(marker)\n"
+           "import abc\n"
+           "class Base(abc.ABC):\n"
+           "    pass\n"
+           "Base.register(float)\n"
+           "Base.__module__ = '__main__'\n"
+           "assert issubclass(float, cp.loads(cp.dumps(Base)))\n");
+}
+
+/* getattr(<class by value>, name) looks the name up through the bases:
+ * plain only when they are classes by value or harmless builtins, or the
+ * name is an enum's member. Through pathlib.PosixPath it is write_text. */
+Test(policy_hooks, getattr_on_a_class_by_value_reaches_its_bases)
+{
+    cpk_py(SETUP
+           "P = (g('ccloudpickle', '_make_skeleton_class') + b'(' +\n"
+           "     g('builtins', 'type') + s('P') + g('pathlib', 'PosixPath') +\n"
+           "     b'\\x85' + b'}' + b'N' + b'N' + b't' + R)\n"
+           "data = (PROTO + g('builtins', 'getattr') + P + s('write_text') +\n"
+           "        b'\\x86' + R + g('pathlib', 'Path') + s(marker) +\n"
+           "        b'\\x85' + R + s('x') + b'\\x86' + R + STOP)\n"
+           "refused(data, 'write_text')\n"
+           "sys.modules.pop('pwd', None)\n"
+           "owner = (PROTO + g('builtins', 'getattr') + P + s('owner') +\n"
+           "         b'\\x86' + R + g('pathlib', 'Path') + s('/') + b'\\x85' +\n"
+           "         R + b'\\x85' + R + STOP)\n"
+           "refused(owner, 'owner')\n"
+           "assert 'pwd' not in sys.modules\n"
+           "import enum\n"
+           "class K:\n"
+           "    @classmethod\n"
+           "    def make(cls):\n"
+           "        return cls()\n"
+           "class Color(enum.IntEnum):\n"
+           "    RED = 1\n"
+           "for o in (K, Color):\n"
+           "    o.__module__ = '__main__'\n"
+           "m = cp.loads(cp.dumps(K.make), allow=[])\n"
+           "assert type(m()).__name__ == 'K'\n"
+           "c = cp.loads(cp.dumps(Color.RED), allow=[])\n"
+           "assert c == 1 and type(c).__name__ == 'Color'\n");
+}
+
+/* A codec is looked up by name: encodings.<name> is imported. Protocol
+ * 2's bytes name latin1, which is always loaded. */
+Test(policy_hooks, codec_names)
+{
+    cpk_py(SETUP
+           "data = (PROTO + g('_codecs', 'encode') + b'C\\x01x' +\n"
+           "        s('bz2_codec') + b'\\x86' + R + STOP)\n"
+           "sys.modules.pop('encodings.bz2_codec', None)\n"
+           "refused(data, 'bz2_codec')\n"
+           "assert 'encodings.bz2_codec' not in sys.modules\n"
+           "for proto in (0, 1, 2):\n"
+           "    d = pickle.dumps([b'ab\\xff', b''], protocol=proto)\n"
+           "    for kw in POLICIES:\n"
+           "        assert cp.loads(d, **kw) == [b'ab\\xff', b'']\n");
+}
+
+/* Under a deny list: names that import or run what their argument
+ * names are dangerous, so a deny rule for os is not stepped around. */
+Test(policy_hooks, importers_by_name_under_a_deny_list)
+{
+    cpk_py(SETUP
+           "touch = 'touch ' + marker\n"
+           "data = (PROTO + g('pydoc', 'locate') + s('os.system') +\n"
+           "        b'\\x85' + R + s(touch) + b'\\x85' + R + STOP)\n"
+           "refused(data, 'pydoc.locate')\n"
+           "for m, n in (('logging.config', 'dictConfig'),\n"
+           "             ('doctest', 'run_docstring_examples'),\n"
+           "             ('unittest', 'TestLoader'), ('tempfile', 'mkstemp')):\n"
+           "    d = PROTO + g(m, n) + STOP\n"
+           "    try:\n"
+           "        cp.loads(d, deny=['os'])\n"
+           "    except cp.PolicyError:\n"
+           "        pass\n"
+           "    else:\n"
+           "        raise AssertionError(m + '.' + n)\n");
+}
