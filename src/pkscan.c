@@ -213,6 +213,10 @@ typedef struct {
     uint32_t *marks; /* stack positions (fewer than the input's bytes) */
     size_t nmarks, capmarks;
     size_t fence;
+    /* BUILDs on opaque objects, three ids each: the object, its state,
+     * and how many ops it had had before (its edges, in order) */
+    uint32_t *builds;
+    size_t nbuilds, capbuilds;
 
     uint32_t *memo_dense; /* index -> node id + 1 */
     size_t memo_dense_cap, memo_dense_limit;
@@ -1212,10 +1216,19 @@ static int do_build(scanner *sc, size_t off)
         return underflow(sc, off);
     uint32_t state = sc->stack[--sc->nstack];
     uint32_t inst = sc->stack[sc->nstack - 1];
-    if (opaque(sc, inst))
+    if (opaque(sc, inst)) {
         /* may have __setstate__; the state is kept as an item of the
-         * instance (its nesting, NF_MODIFIED) */
+         * instance (its nesting, NF_MODIFIED), and the BUILD recorded:
+         * a state it sets may be what a later op calls */
+        if (sgrow(sc->acct, (void **)&sc->builds, &sc->capbuilds,
+                  3 * (sc->nbuilds + 1), sizeof(uint32_t)))
+            return nomem(sc, off);
+        sc->builds[3 * sc->nbuilds] = inst;
+        sc->builds[3 * sc->nbuilds + 1] = state;
+        sc->builds[3 * sc->nbuilds + 2] = sc->nodes[inst].n;
+        sc->nbuilds++;
         return add_edge(sc, inst, state, off);
+    }
     use(sc, state);
     /* Plain data has neither __setstate__ nor a __dict__: only a None
      * state (and an empty or None slot state) goes through. A computed
@@ -1844,7 +1857,10 @@ static const name_rule danger_rules[] = {
     {"ftplib", "FTP", R_NET}, {"ftplib", "FTP_TLS", R_NET},
     {"smtplib", "SMTP", R_NET}, {"smtplib", "SMTP_SSL", R_NET},
     {"atexit", NULL, R_INTERP}, {"faulthandler", NULL, R_INTERP},
-    {"_thread", NULL, R_INTERP},
+    {"_thread", "start_new_thread", R_INTERP},
+    {"_thread", "start_new", R_INTERP},
+    {"_thread", "start_joinable_thread", R_INTERP},
+    {"_thread", "interrupt_main", R_INTERP},
 };
 
 /* Attributes a dotted name must not pass through. */
@@ -2489,6 +2505,10 @@ static int lookup_class_ok(analysis *an, uint32_t id, const char *n,
                 return 1;
         }
     }
+    /* Public names only: the bases' private and special ones include
+     * Enum's _convert_, which rewrites a module's globals. */
+    if (nl == 0 || n[0] == '_')
+        return 0;
     uint32_t bases = item(sc, args, en ? 0 : 2);
     if (kind_of(sc, bases) != K_TUPLE || charge(an, sc->nodes[bases].n))
         return 0;
@@ -3470,6 +3490,9 @@ static void objects_pass(analysis *an)
             v = dict_get(an, kw, DK_QUALNAME);
             if (kind_of(sc, v) == K_STR)
                 k->qualname = rnode(an, v);
+            /* the namespace the class is made with holds methods too
+             * (__init__, __init_subclass__), as a later state does */
+            cls_state(an, k, kw);
         } else if (str_eq(c->n, c->nl, "_make_skeleton_enum") &&
                    tuple_n(sc, args, 7)) {
             pkscan_class *k = new_cls(an, id);
@@ -3824,6 +3847,15 @@ static void calls_pass(analysis *an)
             }
         }
     }
+    /* A BUILD whose state holds code, then any other op on the same
+     * object: the state may have set the instance attribute that op
+     * calls (__setstate__, extend, append, add). */
+    if (charge(an, sc->nbuilds) == 0)
+        for (size_t b = 0; b < sc->nbuilds && !an->oom; b++) {
+            uint32_t inst = sc->builds[3 * b], state = sc->builds[3 * b + 1];
+            if (code[state] && sc->nodes[inst].n > sc->builds[3 * b + 2] + 1)
+                add_call(an, inst, C_HOOK, code[state] - 1);
+        }
     uint32_t top = sc->nstack ? sc->stack[sc->nstack - 1] : NONE_ID;
     for (size_t i = 0; i < nn && !an->oom; i++) {
         const node *nd = &sc->nodes[i];
@@ -3833,15 +3865,23 @@ static void calls_pass(analysis *an)
          * an instance attribute the next one calls (__setstate__,
          * extend, append, add). Not an object of a class by value:
          * C_INST lists those. */
-        if (nd->kind >= K_GLOBAL && nd->n >= 2 && !aux_get(an, id, AUX_FN) &&
-            !aux_get(an, id, AUX_CLS) && charge(an, nd->n) == 0) {
-            uint32_t e = nd->eh;
-            for (size_t j = 0; j + 1 < nd->n; j++, e = sc->edges[e].next)
-                if (code[sc->edges[e].child]) {
-                    add_call(an, id, C_HOOK,
-                             code[sc->edges[e].child] - 1);
-                    break;
-                }
+        /* State given to a function or class by value (BUILD's
+         * __setstate__ found in its own namespace), or to an object whose
+         * class is by value with methods (an enum member reached by
+         * getattr): its own hooks run. What only holds code, a partial
+         * of a function, has its type's hooks. */
+        if (nd->kind >= K_GLOBAL && nd->n >= 1 && !makes_code(an, nd)) {
+            uint32_t o = NONE_ID;
+            if (aux_get(an, id, AUX_FN) || aux_get(an, id, AUX_CLS))
+                o = id;
+            else if (nd->a != NONE_ID && code[nd->a] &&
+                     aux_get(an, code[nd->a] - 1, AUX_CLS))
+                o = code[nd->a] - 1;
+            else if (nd->b != NONE_ID && code[nd->b] &&
+                     aux_get(an, code[nd->b] - 1, AUX_CLS))
+                o = code[nd->b] - 1;
+            if (o != NONE_ID)
+                add_call(an, id, C_HOOK, o);
         }
         /* A class made by the pickle: what it runs for its bases and its
          * namespace beyond what the forward pass listed. A base that is
@@ -3849,9 +3889,11 @@ static void calls_pass(analysis *an)
          * __mro_entries__, an instance's); a namespace value holding
          * code that is no function or class (__set_name__). */
         if (aux_get(an, id, AUX_CLS) && call_kind(nd->kind)) {
+            /* an enum's members: values, whose holding code would run
+             * as each member is made (__init__ among them) */
             int en = res_recon(res_get(an, nd->a), "_make_skeleton_enum");
             uint32_t parts[2] = {item(sc, nd->b, en ? 0 : 2),
-                                 en ? NONE_ID : item(sc, nd->b, 3)};
+                                 item(sc, nd->b, 3)};
             for (int q = 0; q < 2; q++) {
                 uint32_t t = parts[q];
                 int tk = kind_of(sc, t);
@@ -3862,8 +3904,10 @@ static void calls_pass(analysis *an)
                 for (size_t j = 0; j < sc->nodes[t].n && hit == NONE_ID;
                      j++, e = sc->edges[e].next) {
                     uint32_t ch = sc->edges[e].child;
-                    if (code[ch] && !aux_get(an, ch, AUX_CLS) &&
-                        (q == 0 || !aux_get(an, ch, AUX_FN)))
+                    if (code[ch] && (en && q == 1 ? 1
+                                     : !aux_get(an, ch, AUX_CLS) &&
+                                           (q == 0 ||
+                                            !aux_get(an, ch, AUX_FN))))
                         hit = ch;
                 }
                 if (hit != NONE_ID) {
@@ -4494,11 +4538,12 @@ pkscan_report *pkscan_scan_limited(const void *data, size_t len,
     free(sc.edges);
     free(sc.stack);
     free(sc.marks);
+    free(sc.builds);
     free(sc.memo_dense);
     free(sc.decbuf);
     acct_give(&rep->acct, sc.capnodes * sizeof(node) +
                               sc.capedges * sizeof(edge) +
-                              (sc.capstack + sc.capmarks +
+                              (sc.capstack + sc.capmarks + sc.capbuilds +
                                sc.memo_dense_cap) * sizeof(uint32_t) +
                               sc.capdec);
     /* strings the report shows were copied; decoded ones die here */
