@@ -169,7 +169,7 @@ kind_matches(int kind, PyObject *obj)
     case CPK_ARG_ANY: return 1;
     case CPK_ARG_CODE: return PyCode_Check(obj);
     case CPK_ARG_DICT: return PyDict_Check(obj);
-    case CPK_ARG_STR: return PyUnicode_Check(obj);
+    case CPK_ARG_STR: return PyUnicode_CheckExact(obj);
     case CPK_ARG_INT: return PyLong_Check(obj);
     case CPK_ARG_BOOL: return PyBool_Check(obj);
     case CPK_ARG_BYTES: return PyBytes_Check(obj);

@@ -386,6 +386,8 @@ cp_function_setstate(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
     if (!cpk_check_args(st, &function_setstate_sig, args, nargs))
         return NULL;
     PyObject *func = args[0], *state = args[1];
+    if (cpk_check_fill_target(st, fname, func) < 0)
+        return NULL;
     if (PyTuple_GET_SIZE(state) != 2) {
         cpk_arg_error(st, 1, fname,
                       "argument 2 (state) must be a (state, slotstate) "

@@ -377,6 +377,19 @@ singledispatch_fill(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
             PyErr_SetString(PyExc_AttributeError, "register");
         return NULL;
     }
+    /* singledispatch's own register, not one a BUILD on the wrapper put
+     * in its __dict__ (a function the pickle carries would run). */
+    if (!PyFunction_Check(reg) ||
+        PyFunction_GET_GLOBALS(reg) != PyFunction_GET_GLOBALS(wrapper) ||
+        PyUnicode_CompareWithASCIIString(
+            ((PyFunctionObject *)reg)->func_qualname,
+            "singledispatch.<locals>.register") != 0) {
+        Py_DECREF(reg);
+        cpk_arg_error(st, 0, "_singledispatch_fill",
+                      "argument 1 (wrapper) has a register attribute "
+                      "functools.singledispatch did not make");
+        return NULL;
+    }
     /* The tuples are immutable and held by our caller: registering (which
      * runs Python code) cannot free what we read. */
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(pairs); i++) {

@@ -591,6 +591,9 @@ int cpk_arg_error(cpk_state *st, int value, const char *fname,
  * caches (3.11's co_code writes past its copy for such code); else 0
  * with ReconstructorValueError "<fname>() ...". */
 int cpk_code_check(cpk_state *st, const char *fname, PyObject *code);
+/* reconstruct.c: refuse to fill what an imported module owns. */
+int cpk_namespace_is_imported(cpk_state *st, PyObject *globals);
+int cpk_check_fill_target(cpk_state *st, const char *fname, PyObject *func);
 /* The largest marshal data whose code _code_unmarshal keeps (code.c), so
  * that every load of it gives the same code object. */
 #define CPK_CODE_CACHE_ENTRY (64 * 1024)

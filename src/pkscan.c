@@ -1203,10 +1203,18 @@ static int do_newobj(scanner *sc, int ex, size_t off)
     sc->nodes[id].b = args;
     deepen(sc, id, cls, off);
     deepen(sc, id, args, off);
-    deepen(sc, id, kw, off);
     use(sc, cls);
     use(sc, args);
-    use(sc, kw);
+    /* NEWOBJ_EX's keyword arguments are arguments too (partial(sorted,
+     * key=f)): kept as an item of the object, so that what they hold
+     * counts as what it holds */
+    if (ex && !(sc->nodes[kw].kind == K_DICT && sc->nodes[kw].n == 0)) {
+        if (add_edge(sc, id, kw, off))
+            return -1;
+    } else if (ex) {
+        deepen(sc, id, kw, off);
+        use(sc, kw);
+    }
     return push(sc, id, off);
 }
 
@@ -3652,8 +3660,11 @@ static int stores_only(analysis *an, uint32_t callable, uint32_t args)
     const resolved *r = res_get(an, callable);
     if (r == NULL || r->is_module)
         return 0;
+    /* reconstructors: the calls they make are listed; but those that
+     * hash what they are given (dict views' items) */
     if (str_eq(r->m, r->ml, "ccloudpickle") || is_cp_module(r->m, r->ml))
-        return 1; /* reconstructors: the calls they make are listed */
+        return !str_eq(r->n, r->nl, "_make_dict_keys") &&
+               !str_eq(r->n, r->nl, "_make_dict_items");
     static const name_rule keep[] = {
         {"builtins", "classmethod", 0}, {"builtins", "staticmethod", 0},
         {"builtins", "property", 0}, {"builtins", "getattr", 0},

@@ -12,6 +12,47 @@
 
 /* Functions ---------------------------------------------------------------- */
 
+/* Whether `globals` is the namespace of a module in sys.modules: what
+ * the fill reconstructors must never write (a pickle filling
+ * functools.total_ordering's globals, or a module's, would patch the
+ * process). 1, 0, or -1 with an error. The reconstructors fill only what
+ * the pickle made: a function's globals are a new dict, a module by
+ * value is not in sys.modules. */
+int
+cpk_namespace_is_imported(cpk_state *st, PyObject *globals)
+{
+    PyObject *name = NULL, *mod = NULL;
+    if (!PyDict_Check(globals))
+        return 0;
+    int r = cpk_dict_get_ref(globals, st->str___name__, &name);
+    if (r <= 0 || !PyUnicode_CheckExact(name)) {
+        Py_XDECREF(name);
+        return r < 0 ? -1 : 0;
+    }
+    PyObject *modules = PyImport_GetModuleDict();
+    r = PyDict_Check(modules) ? cpk_dict_get_ref(modules, name, &mod) : 0;
+    Py_DECREF(name);
+    if (r > 0)
+        r = PyModule_Check(mod) && PyModule_GetDict(mod) == globals;
+    Py_XDECREF(mod);
+    return r;
+}
+
+/* The same for a function's globals, with the error named: 0 or -1. */
+int
+cpk_check_fill_target(cpk_state *st, const char *fname, PyObject *func)
+{
+    PyObject *g = PyFunction_Check(func) ? PyFunction_GET_GLOBALS(func)
+                                         : NULL;
+    int r = g ? cpk_namespace_is_imported(st, g) : 0;
+    if (r > 0)
+        cpk_arg_error(st, 1, fname,
+                      "argument 1 (func) must be a function the pickle "
+                      "made, not %R of module %R",
+                      func, PyDict_GetItemWithError(g, st->str___name__));
+    return r != 0 ? -1 : 0;
+}
+
 /* Make sure the globals of a rebuilt function have builtins. */
 static int
 ensure_builtins(cpk_state *st, PyObject *globals)
@@ -218,6 +259,8 @@ function_fill_impl(cpk_state *st, const char *fname, int argno,
 {
     Py_ssize_t pos = 0;
     PyObject *k, *v;
+    if (cpk_check_fill_target(st, fname, func) < 0)
+        return -1;
     while (PyDict_Next(state, &pos, &k, &v)) {
         /* Updating globals compares keys, setattr may run code: either can
          * change `state` under us. */
@@ -466,7 +509,17 @@ module_fill(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
     }
     /* Held: updating compares keys, which may run code. */
     PyObject *dict = Py_NewRef(PyModule_GetDict(args[0]));
-    int r = PyDict_Update(dict, args[1]);
+    int r = cpk_namespace_is_imported(st, dict);
+    if (r > 0)
+        cpk_arg_error(st, 1, "_module_fill",
+                      "argument 1 (module) must be a module the pickle "
+                      "made, not the imported %R",
+                      args[0]);
+    if (r != 0) {
+        Py_DECREF(dict);
+        return NULL;
+    }
+    r = PyDict_Update(dict, args[1]);
     Py_DECREF(dict);
     if (r < 0)
         return NULL;

@@ -252,3 +252,70 @@ Test(policy_hooks, objects_with_hooks_of_their_own)
            "D.__module__ = '__main__'\n"
            "assert cp.loads(cp.dumps(D), deny=['os', 'subprocess'])().x == 1\n");
 }
+
+/* The fourth review: reconstructors that wrote into what an imported
+ * module owns (_module_fill of subimport("collections"), _function_fill
+ * of a functools function, then called through a plain name), a
+ * singledispatch register a BUILD replaced, NEWOBJ_EX's keyword
+ * arguments, and hashing by reconstructors (a str subclass as tracker
+ * id, dict view items). Each loads nothing and runs nothing, with or
+ * without a policy. */
+Test(policy_hooks, reconstructors_write_only_what_the_pickle_made)
+{
+    cpk_py(SETUP
+           "def put(k): return b'r' + struct.pack('<I', k)\n"
+           "def get(k): return b'h' + bytes([k])\n"
+           "def raises(data, exc, frag):\n"
+           "    for kw in POLICIES + ({},):\n"
+           "        try:\n"
+           "            cp.loads(data, **kw)\n"
+           "        except (exc, cp.PolicyError) as e:\n"
+           "            assert kw or frag in str(e), (frag, str(e))\n"
+           "        else:\n"
+           "            raise AssertionError('loaded: ' + frag)\n"
+           "        assert not os.path.exists(marker), frag\n"
+           "import collections, functools\n"
+           "od = collections.OrderedDict\n"
+           "raises(PROTO + g('ccloudpickle', '_module_fill') +\n"
+           "       g('ccloudpickle', 'subimport') + s('collections') +\n"
+           "       b'\\x85' + R + b'}' + s('OrderedDict') + FN + b's' +\n"
+           "       b'\\x86' + R + b'0' + g('collections', 'OrderedDict') +\n"
+           "       b')' + R + STOP, cp.ReconstructorValueError,\n"
+           "       'a module the pickle made')\n"
+           "assert collections.OrderedDict is od\n"
+           "lc = functools.lru_cache\n"
+           "raises(PROTO + g('ccloudpickle', '_function_fill') +\n"
+           "       g('functools', 'total_ordering') + b'}' +\n"
+           "       s('__globals__') + b'}' + s('lru_cache') + FN + b's' +\n"
+           "       b's' + b'\\x86' + R + STOP, cp.ReconstructorValueError,\n"
+           "       'a function the pickle made')\n"
+           "assert functools.lru_cache is lc\n"
+           "W = (g('ccloudpickle', '_singledispatch_new') + FN + b'\\x85' +\n"
+           "     R + put(1) + b'0')\n"
+           "raises(PROTO + W + get(1) + b'}' + s('register') + FN + b's' +\n"
+           "       B + b'0' + g('ccloudpickle', '_singledispatch_fill') +\n"
+           "       get(1) + g('builtins', 'int') + g('builtins', 'abs') +\n"
+           "       b'\\x86' + b'\\x85' + b'}' + b'\\x86' + b'\\x86' + R +\n"
+           "       STOP, cp.ReconstructorTypeError,\n"
+           "       'register attribute functools.singledispatch did not')\n"
+           "refused(PROTO + g('functools', 'partial') +\n"
+           "        g('builtins', 'sorted') + b']' + i(1) + b'a' + b'\\x86' +\n"
+           "        b'}' + s('key') + FN + b's' + b'\\x92' + b')' + R + STOP,\n"
+           "        'NEWOBJ_EX keyword arguments')\n"
+           "class S(str):\n"
+           "    pass\n"
+           "try:\n"
+           "    cp._make_skeleton_class(type, 'K', (), {}, S('x'), None)\n"
+           "except cp.ReconstructorTypeError as e:\n"
+           "    assert 'tracker_id) must be str or None' in str(e), e\n"
+           "else:\n"
+           "    raise AssertionError('a str subclass as tracker id')\n"
+           "@functools.singledispatch\n"
+           "def sd(x):\n"
+           "    return 'any'\n"
+           "@sd.register\n"
+           "def _(x: int):\n"
+           "    return 'int'\n"
+           "sd.__module__ = '__main__'\n"
+           "assert cp.loads(cp.dumps(sd))(1) == 'int'\n");
+}
