@@ -3606,6 +3606,22 @@ static int makes_code(const analysis *an, const node *nd)
            res_recon(c, "_code_portable") || res_recon(c, "_code_new");
 }
 
+/* The object a fill reconstructor writes its state into (its first
+ * argument), NONE_ID for any other node. */
+static uint32_t fill_target(const analysis *an, const node *nd)
+{
+    if (nd->kind != K_REDUCE || nd->a == NONE_ID || nd->b == NONE_ID ||
+        kind_of(an->sc, nd->b) != K_TUPLE)
+        return NONE_ID;
+    const resolved *c = res_get(an, nd->a);
+    if (!res_recon(c, "_function_fill") &&
+        !res_recon(c, "_singledispatch_fill") &&
+        !res_recon(c, "_class_setstate") && !res_recon(c, "_module_fill") &&
+        !res_recon(c, "_function_setstate"))
+        return NONE_ID;
+    return item(an->sc, nd->b, 0);
+}
+
 /* A code node's name (co_qualname, else co_name), unknown if unread. */
 static pkscan_str code_name(analysis *an, uint32_t o)
 {
@@ -3722,7 +3738,7 @@ static void calls_pass(analysis *an)
     memset(code, 0, nn * sizeof(uint32_t));
     uint8_t *cf = NULL;
     uint32_t *poff = NULL, *par = NULL, *work = NULL;
-    size_t tot = sc->nedges + 2 * nn;
+    size_t tot = sc->nedges + 3 * nn; /* + fill targets, one per call */
     if (an->nclss) {
         cf = scalloc(sc->acct, an->nclss, 1);
         if (cf == NULL)
@@ -3834,6 +3850,15 @@ static void calls_pass(analysis *an)
                     else
                         poff[kids[q] + 1]++;
                 }
+            /* A fill reconstructor puts its state into its target:
+             * _singledispatch_fill(W, ((int, f),)) makes W call f. */
+            uint32_t tgt = fill_target(an, nd);
+            if (tgt != NONE_ID) {
+                if (fill)
+                    par[work[nd->b]++] = tgt;
+                else
+                    poff[nd->b + 1]++;
+            }
             uint32_t e = nd->eh;
             for (size_t j = 0; j < nd->n; j++, e = sc->edges[e].next) {
                 uint32_t ch = sc->edges[e].child;
