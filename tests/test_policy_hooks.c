@@ -319,3 +319,48 @@ Test(policy_hooks, reconstructors_write_only_what_the_pickle_made)
            "sd.__module__ = '__main__'\n"
            "assert cp.loads(cp.dumps(sd))(1) == 'int'\n");
 }
+
+/* The fifth review: fills of what the pickle did not make. A
+ * namedtuple's __new__ (private globals), _collections_abc's functions
+ * (its __name__ is "collections.abc", another module), an imported
+ * class given a state: each refused, whatever the policy, and nothing in
+ * the process changed. A singledispatch wrapper given code through its
+ * fill runs it when called: the scan lists that call. */
+Test(policy_hooks, fills_only_what_a_load_made)
+{
+    cpk_py(SETUP
+           "def put(k): return b'r' + struct.pack('<I', k)\n"
+           "def get(k): return b'h' + bytes([k])\n"
+           "import decimal, collections, _collections_abc\n"
+           "def fill(target, state):\n"
+           "    return (PROTO + g('ccloudpickle', '_function_fill') + target +\n"
+           "            state + b'\\x86' + R + STOP)\n"
+           "GL = b'}' + s('__globals__') + b'}' + s('x') + FN + b's' + b's'\n"
+           "cases = [\n"
+           "  fill(g('decimal', 'DecimalTuple.__new__'), GL),\n"
+           "  fill(g('_collections_abc', 'MappingView.__init__'), GL),\n"
+           "  PROTO + g('ccloudpickle', '_class_setstate') +\n"
+           "      g('collections', 'UserDict') + b'}' + s('__init__') + FN +\n"
+           "      b's' + b'}' + b'\\x86' + b'\\x86' + R + STOP,\n"
+           "]\n"
+           "before = (dict(vars(_collections_abc)),\n"
+           "          dict(decimal.DecimalTuple.__new__.__globals__),\n"
+           "          dict(vars(collections.UserDict)))\n"
+           "for data in cases:\n"
+           "    for kw in POLICIES + ({},):\n"
+           "        try:\n"
+           "            cp.loads(data, **kw)\n"
+           "        except (cp.ReconstructorValueError, cp.PolicyError) as e:\n"
+           "            assert kw or 'made by value' in str(e), e\n"
+           "        else:\n"
+           "            raise AssertionError('filled')\n"
+           "assert before == (dict(vars(_collections_abc)),\n"
+           "                  dict(decimal.DecimalTuple.__new__.__globals__),\n"
+           "                  dict(vars(collections.UserDict)))\n"
+           "W = (g('ccloudpickle', '_singledispatch_new') +\n"
+           "     g('builtins', 'abs') + b'\\x85' + R + put(1) + b'0')\n"
+           "refused(PROTO + W + g('ccloudpickle', '_singledispatch_fill') +\n"
+           "        get(1) + g('builtins', 'int') + FN + b'\\x86' + b'\\x85' +\n"
+           "        b'}' + b'\\x86' + b'\\x86' + R + b'0' + get(1) + i(1) +\n"
+           "        b'\\x85' + R + STOP, 'singledispatch fill then call')\n");
+}
