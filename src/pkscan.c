@@ -3908,8 +3908,20 @@ static void calls_pass(analysis *an)
          * of a function, has its type's hooks. */
         if (nd->kind >= K_GLOBAL && nd->n >= 1 && !makes_code(an, nd)) {
             uint32_t o = NONE_ID;
+            /* an instance the load creates by calling its class is
+             * listed as that (C_INST) already */
+            const resolved *cr = res_get(an, nd->a);
+            uint32_t a0 = item(sc, nd->b, 0);
+            int created =
+                (nd->a != NONE_ID && aux_get(an, nd->a, AUX_CLS)) ||
+                (a0 != NONE_ID && aux_get(an, a0, AUX_CLS) && cr &&
+                 !cr->is_module &&
+                 (str_eq(cr->m, cr->ml, "copyreg") ||
+                  str_eq(cr->m, cr->ml, "copy_reg")));
             if (aux_get(an, id, AUX_FN) || aux_get(an, id, AUX_CLS))
                 o = id;
+            else if (created)
+                o = NONE_ID;
             else if (nd->a != NONE_ID && code[nd->a] &&
                      aux_get(an, code[nd->a] - 1, AUX_CLS))
                 o = code[nd->a] - 1;

@@ -25,8 +25,9 @@ TestSuite(reconstructors, .init = cpk_py_start, .fini = cpk_py_stop);
     "    return inner\n"                                                     \
     "code0 = (lambda: 0).__code__\n"                                         \
     "code1 = outer().__code__\n"                                             \
-    "fn0 = lambda: 0\n"                                                      \
-    "fn1 = outer()\n"                                                        \
+    "fn0 = cp._function_new(code0, {}, None)\n"                             \
+    "fn1 = cp._function_new(code1, {}, 1)\n"                                \
+    "cp._function_fill(fn1, {'__closure__': (1,)})\n"                       \
     "cell = types.CellType(1)\n"                                             \
     "class C:\n"                                                             \
     "    pass\n"                                                             \
@@ -490,7 +491,7 @@ Test(reconstructors, state_changed_while_applied)
            "        state.clear()\n"
            "        return str(self) == other\n"
            "g = {}\n"
-           "f = types.FunctionType(code0, g)\n"
+           "f = cp._function_new(code0, g, None)\n"
            "state['__globals__'] = {Key('a'): [1] * 10}\n"
            "g[Key('a')] = 0\n"
            "cp._function_fill(f, state)\n"
@@ -503,7 +504,7 @@ Test(reconstructors, state_changed_while_applied)
            "    def __setattr__(cls, name, value):\n"
            "        cs.clear()\n"
            "        type.__setattr__(cls, name, value)\n"
-           "K2 = Setter('K2', (), {})\n"
+           "K2 = cp._make_skeleton_class(Setter, 'K2', (), {}, None, None)\n"
            "assert cp._class_setstate(K2, (cs, cs2)) is K2\n");
 }
 
@@ -617,8 +618,7 @@ Test(reconstructors, cli_refuses_a_crafted_pickle)
 Test(reconstructors, function_setstate_empty_closure_of_a_cellless_function)
 {
     cpk_py("import ccloudpickle as c\n"
-           "def f():\n"
-           "    return 1\n"
+           "f = c._make_function((lambda: 1).__code__, {}, None, None, None)\n"
            "assert c._function_setstate(f, ({}, {'__closure__': ()})) is None\n"
            "assert f() == 1\n"
            /* The 101-byte stock-format pickle that crashed the loader. */
@@ -626,7 +626,13 @@ Test(reconstructors, function_setstate_empty_closure_of_a_cellless_function)
            "        b'_function_setstate\\x94\\x93\\x94\\x8c\\x07os.path\\x94\\x8c\\x08'\n"
            "        b'basename\\x94\\x93\\x94}\\x94}\\x94\\x8c\\x0b__closure__\\x94)s'\n"
            "        b'\\x86\\x94\\x86\\x94R\\x94.')\n"
-           "assert c.loads(data) is None\n");
+           /* os.path.basename is no function a load made: refused */
+           "try:\n"
+           "    c.loads(data)\n"
+           "except c.ReconstructorValueError as e:\n"
+           "    assert 'must be a function the pickle made' in str(e), e\n"
+           "else:\n"
+           "    raise AssertionError('filled os.path.basename')\n");
 }
 
 /* A magic number no int of C holds is another version's, not an
