@@ -289,10 +289,8 @@ cp_make_function(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
     if (PyDict_SetItem(globals, st->str___builtins__, st->builtins_module) < 0)
         return NULL;
     PyObject *func = PyFunction_New(code, globals);
-    if (func == NULL || cpk_made_add(st, func) < 0) {
-        Py_XDECREF(func);
+    if (func == NULL)
         return NULL;
-    }
     if ((name != Py_None &&
          PyObject_SetAttr(func, st->str___name__, name) < 0) ||
         (argdefs != Py_None && PyFunction_SetDefaults(func, argdefs) < 0) ||

@@ -317,6 +317,23 @@ check_fill_state(cpk_state *st, PyObject *state)
         !cpk_check_items(st, fn, "state[0]", pairs, CPK_ARG_TUPLE) ||
         !cpk_check_value(st, fn, "state[1]", attrs, CPK_ARG_DICT))
         return 0;
+    /* The function's own fields are not attributes a singledispatch
+     * wrapper is given: refused before anything is registered. */
+    static const char *const inner[] = {"__code__", "__globals__",
+                                        "__closure__", "__defaults__",
+                                        "__kwdefaults__", "__dict__"};
+    for (size_t i = 0; i < sizeof inner / sizeof inner[0]; i++) {
+        PyObject *key = PyUnicode_InternFromString(inner[i]);
+        int has = key ? PyDict_Contains(attrs, key) : -1;
+        Py_XDECREF(key);
+        if (has != 0) {
+            if (has > 0)
+                cpk_arg_error(st, 1, "_singledispatch_fill",
+                              "argument 2 (state) item 1 may not set %s",
+                              inner[i]);
+            return 0;
+        }
+    }
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(pairs); i++) {
         PyObject *p = PyTuple_GET_ITEM(pairs, i);
         if (PyTuple_GET_SIZE(p) != 2 || !PyType_Check(PyTuple_GET_ITEM(p, 0)) ||
@@ -403,23 +420,7 @@ singledispatch_fill(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
         Py_DECREF(out);
     }
     Py_DECREF(reg);
-    /* A copy: setattr may run code that changes the dict. The function's
-     * own fields are not attributes a singledispatch wrapper is given. */
-    static const char *const inner[] = {"__code__", "__globals__",
-                                        "__closure__", "__defaults__",
-                                        "__kwdefaults__", "__dict__"};
-    for (size_t i = 0; i < sizeof inner / sizeof inner[0]; i++) {
-        PyObject *key = PyUnicode_InternFromString(inner[i]);
-        int has = key ? PyDict_Contains(attrs, key) : -1;
-        Py_XDECREF(key);
-        if (has != 0) {
-            if (has > 0)
-                cpk_arg_error(st, 1, "_singledispatch_fill",
-                              "argument 2 (state) item 1 may not set %s",
-                              inner[i]);
-            return NULL;
-        }
-    }
+    /* A copy: setattr may run code that changes the dict. */
     PyObject *items = PyDict_Items(attrs);
     if (items == NULL)
         return NULL;

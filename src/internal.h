@@ -271,8 +271,6 @@ typedef struct cpk_state {
     PyObject *spare_sink;        /* ... and the sink it writes to */
     unsigned int pickler_tag;    /* pickler_type's version tag at exec */
     PyObject *code_cache;        /* code.c: {marshal bytes: code}, or NULL */
-    PyObject *made;              /* made.c: {id: weakref} of what loads made */
-    Py_ssize_t made_sweep;       /* made.c: entries when dead ones go next */
     Py_ssize_t code_cache_bytes; /* the keys' total size */
     PyObject *base_find_class;   /* _pickle.Unpickler.find_class */
     PyObject *base_load;         /* _pickle.Unpickler.load */
@@ -413,7 +411,7 @@ typedef struct cpk_state {
     X(sentinel_type) X(ref_type) X(tracker_cb_type) X(table_descr_type)      \
     X(base_pickler) X(base_unpickler) X(base_dump) X(base_find_class)        \
     X(base_clear_memo) X(base_dumps) X(spare_pickler) X(spare_sink)          \
-    X(code_cache) X(made)                                                    \
+    X(code_cache)                                                            \
     X(base_load) X(base_loads) X(PicklingError) X(UnpicklingError) X(copyreg_dispatch)     \
     X(ReconstructorTypeError) X(ReconstructorValueError)                     \
     X(PolicyError) X(SignatureError) X(load_policy)                          \
@@ -593,12 +591,6 @@ int cpk_arg_error(cpk_state *st, int value, const char *fname,
  * caches (3.11's co_code writes past its copy for such code); else 0
  * with ReconstructorValueError "<fname>() ...". */
 int cpk_code_check(cpk_state *st, const char *fname, PyObject *code);
-/* made.c: the functions, classes and modules loads made, the only
- * targets the fill reconstructors take. */
-int cpk_made_add(cpk_state *st, PyObject *obj);
-int cpk_made_has(cpk_state *st, PyObject *obj);
-int cpk_made_check(cpk_state *st, const char *fname, const char *what,
-                   PyObject *obj);
 /* reconstruct.c: refuse to fill what an imported module owns. */
 int cpk_namespace_is_imported(cpk_state *st, PyObject *globals);
 int cpk_check_fill_target(cpk_state *st, const char *fname, PyObject *func);

@@ -3561,6 +3561,8 @@ static int own_bytecode(const analysis *an, long magic)
                "__hash__ or __eq__ (a dict key or set item)"
 #define C_CODE "calls what holds a code object carried by value (it may " \
                "make a function of it and run it)"
+#define C_FILL "fills what the pickle did not make by value (an imported " \
+               "function, class or module: patched for the whole process)"
 #define C_HOOK "gives code carried by value to an object whose hooks the " \
                "load calls (BUILD's __setstate__, APPENDS' extend, a " \
                "class base's __mro_entries__, a namespace value's " \
@@ -3882,6 +3884,29 @@ static void calls_pass(analysis *an)
                 work[wn++] = p;
             }
         }
+    }
+    /* A fill reconstructor writes into its target: only something the
+     * pickle made by value (a function or class it rebuilds, a module of
+     * _module_new or dynamic_subimport, a dispatcher of
+     * _singledispatch_new). Anything else is imported: filling
+     * decimal.DecimalTuple.__new__'s globals, collections.UserDict's
+     * namespace or functools' singledispatch functions would patch the
+     * process with what the pickle carries. */
+    for (size_t i = 0; i < nn && !an->oom; i++) {
+        uint32_t t = fill_target(an, &sc->nodes[i]);
+        if (t == NONE_ID || aux_get(an, t, AUX_FN) || aux_get(an, t, AUX_CLS))
+            continue;
+        const node *tn = &sc->nodes[t];
+        const resolved *tc =
+            tn->kind == K_REDUCE ? res_get(an, tn->a) : NULL;
+        const resolved *fc = res_get(an, sc->nodes[i].a);
+        int sd = res_recon(fc, "_singledispatch_fill");
+        if (sd ? res_recon(tc, "_singledispatch_new")
+               : res_recon(tc, "_module_new") ||
+                     res_recon(tc, "dynamic_subimport") ||
+                     res_recon(tc, "_dynamic_module_reconstructor"))
+            continue;
+        add_call(an, (uint32_t)i, C_FILL, t);
     }
     /* A BUILD whose state holds code, then any other op on the same
      * object: the state may have set the instance attribute that op

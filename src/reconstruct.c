@@ -48,8 +48,8 @@ cpk_check_fill_target(cpk_state *st, const char *fname, PyObject *func)
     if (r > 0)
         cpk_arg_error(st, 1, fname,
                       "argument 1 (func) must be a function the pickle "
-                      "made, not %R of module %R",
-                      func, PyDict_GetItemWithError(g, st->str___name__));
+                      "made, not %R of an imported module",
+                      func);
     return r != 0 ? -1 : 0;
 }
 
@@ -97,8 +97,6 @@ function_new_impl(cpk_state *st, const char *fname, PyObject *const *args)
     if (ensure_builtins(st, globals) < 0)
         return NULL;
     PyObject *func = PyFunction_New(code, globals);
-    if (func != NULL && cpk_made_add(st, func) < 0)
-        Py_CLEAR(func);
     if (func == NULL || ncells == Py_None)
         return func;
     PyObject *closure = PyTuple_New(n);
@@ -261,8 +259,7 @@ function_fill_impl(cpk_state *st, const char *fname, int argno,
 {
     Py_ssize_t pos = 0;
     PyObject *k, *v;
-    if (cpk_check_fill_target(st, fname, func) < 0 ||
-        cpk_made_check(st, fname, "function", func) < 0)
+    if (cpk_check_fill_target(st, fname, func) < 0)
         return -1;
     while (PyDict_Next(state, &pos, &k, &v)) {
         /* Updating globals compares keys, setattr may run code: either can
@@ -429,8 +426,7 @@ dynamic_subimport(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
     PyObject *dict = PyModule_GetDict(mod);
     if (PyDict_Update(dict, args[1]) < 0 ||
         PyDict_SetItem(dict, st->str___builtins__,
-                       PyModule_GetDict(st->builtins_module)) < 0 ||
-        cpk_made_add(st, mod) < 0) {
+                       PyModule_GetDict(st->builtins_module)) < 0) {
         Py_DECREF(mod);
         return NULL;
     }
@@ -488,8 +484,6 @@ module_new(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
         goto error;
     *slot = Py_NewRef(ns);
     Py_DECREF(own);
-    if (cpk_made_add(st, mod) < 0)
-        goto error;
     return mod;
 error:
     Py_DECREF(mod);
@@ -516,9 +510,7 @@ module_fill(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
     /* Held: updating compares keys, which may run code. */
     PyObject *dict = Py_NewRef(PyModule_GetDict(args[0]));
     int r = cpk_namespace_is_imported(st, dict);
-    if (r == 0 && cpk_made_check(st, "_module_fill", "module", args[0]) < 0)
-        r = -1;
-    else if (r > 0)
+    if (r > 0)
         cpk_arg_error(st, 1, "_module_fill",
                       "argument 1 (module) must be a module the pickle "
                       "made, not the imported %R",
@@ -600,8 +592,6 @@ make_skeleton_class(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     if (tid != Py_None) {
         result = cpk_tracker_lookup(st, tid);
-        if (result != NULL && cpk_made_add(st, result) < 0)
-            Py_CLEAR(result);
         if (result != NULL || PyErr_Occurred()) {
             Py_XDECREF(class_kwargs);
             return result;
@@ -694,14 +684,8 @@ make_skeleton_class(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
         goto done;
     int found;
     result = cpk_tracker_lookup_or_track(st, tid, cls, &found);
-    /* Found by its tracker id too: made by an earlier load, ours or
-     * stock cloudpickle's, or defined here (which _class_setstate leaves
-     * alone). */
-    if (result != NULL &&
-        ((!found && cpk_class_skeleton_made(st, result,
-                                            defer ? class_kwargs : NULL) <
-                        0) ||
-         cpk_made_add(st, result) < 0))
+    if (result != NULL && !found &&
+        cpk_class_skeleton_made(st, result, defer ? class_kwargs : NULL) < 0)
         Py_CLEAR(result);
 done:
     Py_XDECREF(class_kwargs);
@@ -768,8 +752,6 @@ make_skeleton_enum(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
         goto done;
     int found;
     result = cpk_tracker_lookup_or_track(st, tid, cls, &found);
-    if (result != NULL && cpk_made_add(st, result) < 0)
-        Py_CLEAR(result);
 done:
     Py_DECREF(meta);
     Py_XDECREF(new);
@@ -963,10 +945,6 @@ class_setstate(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     if (original)
         return cpk_class_namespace_set(st, cls) < 0 ? NULL : Py_NewRef(cls);
-    /* Only a class a load made: an imported one would be patched for
-     * the whole process (collections.UserDict.__init__). */
-    if (cpk_made_check(st, fname, "class", cls) < 0)
-        return NULL;
     /* Stock cloudpickle ships an enum's aliases and composite flags in the
      * class state; the metaclass made them already and refuses to have
      * them reassigned. */
