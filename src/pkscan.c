@@ -2553,6 +2553,17 @@ static int is_codec_call(const resolved *c)
            (str_eq(c->n, c->nl, "encode") || str_eq(c->n, c->nl, "decode"));
 }
 
+/* A fill reconstructor: writes its state into its first argument, which
+ * the load-calls pass checks (C_FILL) only where it sees both, in a
+ * REDUCE with a literal argument tuple. */
+static int is_fill_recon(const resolved *c)
+{
+    return res_recon(c, "_function_fill") ||
+           res_recon(c, "_function_setstate") ||
+           res_recon(c, "_class_setstate") || res_recon(c, "_module_fill") ||
+           res_recon(c, "_singledispatch_fill");
+}
+
 /* A reconstructor that imports, or looks up, what its argument names:
  * safe to list only when the pickle gives that name as a str. */
 static int imports_by_argument(const raw_import *ri)
@@ -2569,7 +2580,7 @@ static int imports_by_argument(const raw_import *ri)
             res_recon(&r, "_module_reconstructor") ||
             res_recon(&r, "_builtin_type") ||
             res_recon(&r, "_builtin_type_reconstructor") ||
-            is_codec_call(&r));
+            is_codec_call(&r) || is_fill_recon(&r));
 }
 
 /* Pass 1: what each node names; the raw import list. */
@@ -2616,6 +2627,11 @@ static int resolve_pass(analysis *an)
             if (c == NULL || kind_of(sc, args) != K_TUPLE)
                 continue;
             resolved r = {0};
+            if (is_fill_recon(c)) {
+                /* seen with its target and state: C_FILL judges it */
+                an->recog[nd->a]++;
+                continue;
+            }
             if (is_codec_call(c)) {
                 /* protocol 2's bytes: _codecs.encode(s, "latin1") */
                 uint32_t enc = item(sc, args, 1);
@@ -4276,6 +4292,15 @@ static const char *raw_verdict(const raw_import *ri, int unrec,
         int codec = str_eq(ri->m, ri->ml, "_codecs") ||
                     str_eq(ri->m, ri->ml, "codecs");
         *cat = PKSCAN_CAT_OTHER;
+        resolved fr = {0};
+        fr.m = ri->m;
+        fr.ml = ri->ml;
+        fr.n = ri->n;
+        fr.nl = ri->nl;
+        if (is_fill_recon(&fr))
+            return "fills an object the scan cannot name (a fill "
+                   "reconstructor used otherwise than called on a "
+                   "literal argument tuple)";
         return codec ? "imports the codec module its argument names"
                      : "imports a name computed at load time";
     }
