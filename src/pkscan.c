@@ -2564,15 +2564,22 @@ static int is_fill_recon(const resolved *c)
            res_recon(c, "_singledispatch_fill");
 }
 
-/* A reconstructor that imports, or looks up, what its argument names:
- * safe to list only when the pickle gives that name as a str. */
-static int imports_by_argument(const raw_import *ri)
+/* The name a raw import lists, as a resolution. */
+static resolved raw_name(const raw_import *ri)
 {
     resolved r = {0};
     r.m = ri->m;
     r.ml = ri->ml;
     r.n = ri->n;
     r.nl = ri->nl;
+    return r;
+}
+
+/* A reconstructor that imports, or looks up, what its argument names:
+ * safe to list only when the pickle gives that name as a str. */
+static int imports_by_argument(const raw_import *ri)
+{
+    resolved r = raw_name(ri);
     return ri->via != PKSCAN_VIA_SUBIMPORT &&
            ri->via != PKSCAN_VIA_BUILTIN_TYPE && r.m != NULL &&
            r.n != NULL &&
@@ -3631,11 +3638,7 @@ static uint32_t fill_target(const analysis *an, const node *nd)
     if (nd->kind != K_REDUCE || nd->a == NONE_ID || nd->b == NONE_ID ||
         kind_of(an->sc, nd->b) != K_TUPLE)
         return NONE_ID;
-    const resolved *c = res_get(an, nd->a);
-    if (!res_recon(c, "_function_fill") &&
-        !res_recon(c, "_singledispatch_fill") &&
-        !res_recon(c, "_class_setstate") && !res_recon(c, "_module_fill") &&
-        !res_recon(c, "_function_setstate"))
+    if (!is_fill_recon(res_get(an, nd->a)))
         return NONE_ID;
     return item(an->sc, nd->b, 0);
 }
@@ -4292,11 +4295,7 @@ static const char *raw_verdict(const raw_import *ri, int unrec,
         int codec = str_eq(ri->m, ri->ml, "_codecs") ||
                     str_eq(ri->m, ri->ml, "codecs");
         *cat = PKSCAN_CAT_OTHER;
-        resolved fr = {0};
-        fr.m = ri->m;
-        fr.ml = ri->ml;
-        fr.n = ri->n;
-        fr.nl = ri->nl;
+        resolved fr = raw_name(ri);
         if (is_fill_recon(&fr))
             return "fills an object the scan cannot name (a fill "
                    "reconstructor used otherwise than called on a "
