@@ -601,19 +601,19 @@ make_skeleton_class(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
      * __mro_entries__; types.resolve_bases also calls one an instance
      * holds, which BUILD may have set to a function the pickle carries:
      * a base is a class, or an object whose type has the method. */
+    PyObject *mro_entries = PyUnicode_InternFromString("__mro_entries__");
+    if (mro_entries == NULL)
+        goto done;
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(bases); i++) {
         PyObject *b = PyTuple_GET_ITEM(bases, i);
-        PyObject *mro_entries = PyUnicode_InternFromString("__mro_entries__");
-        if (mro_entries == NULL)
-            goto done;
         /* functions too: typing.NamedTuple and TypedDict are functions
          * given the method as an attribute (pkscan lists a function
          * carried by value among the bases) */
         int ok = PyType_Check(b) || PyFunction_Check(b) ||
                  PyCFunction_Check(b) ||
                  _PyType_Lookup(Py_TYPE(b), mro_entries) != NULL;
-        Py_DECREF(mro_entries);
         if (!ok) {
+            Py_DECREF(mro_entries);
             cpk_arg_error(st, 0, fname,
                           "argument 3 (bases) item %zd must be a class, not "
                           "%s",
@@ -621,6 +621,7 @@ make_skeleton_class(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
             goto done;
         }
     }
+    Py_DECREF(mro_entries);
     types = PyImport_ImportModule("types");
     if (types == NULL)
         goto done;
@@ -816,13 +817,7 @@ register_subclasses(cpk_state *st, PyObject *cls, PyObject *registry)
     if (!cpk_check_value(st, "_class_setstate", "state['_abc_impl']",
                          registry, CPK_ARG_SEQ))
         return -1;
-    PyObject *abc = PyImport_ImportModule("abc");
-    if (abc == NULL)
-        return -1;
-    PyObject *meta = PyObject_GetAttrString(abc, "ABCMeta");
-    Py_DECREF(abc);
-    if (meta == NULL)
-        return -1;
+    PyObject *meta = Py_NewRef(st->abcmeta); /* held: register runs code */
     PyObject *reg = NULL, *it = NULL, *sub;
     /* An iterator, not indices: register() may change a list. */
     if ((it = PyObject_GetIter(registry)) == NULL)
