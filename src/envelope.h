@@ -19,7 +19,7 @@
  *       10    2  header length H (bytes from offset 0 to the pickle)
  *       12    1  n = length of the tool version string (1..31)
  *       13    n  tool version, printable ASCII without spaces
- *                (0x21..0x7e), e.g. "0.4.0"
+ *                (0x21..0x7e), e.g. "0.5.0"
  *     13+n    1  CPython major version
  *     14+n    1  CPython minor version
  *     15+n    1  CPython micro version

@@ -594,6 +594,74 @@ share_fglobals(cpk_state *st, cpk_pickler_ext *ext, int hooks,
     return 0;
 }
 
+/* _function_make's modules (doc/FORMAT.md): the globals subset without
+ * the modules that go by name, and those as a (name, module name, ...)
+ * tuple, NULL when there are none. The loader imports them as subimport
+ * does: the pickle spares subimport's name, and a call per module.
+ * Closures of one def get the same two objects, as they get the same
+ * subset (share_fglobals), so that the memo writes them once; a subset is
+ * a leaf here (is_leaf), so nothing in it changes what it splits into
+ * between two functions of a dump but a module registered by value,
+ * which is_leaf then refuses first. 0 or -1. */
+static int
+split_modules(cpk_state *st, cpk_pickler_ext *ext, PyObject *fglobals,
+              PyObject **plain, PyObject **pairs)
+{
+    PyObject *last = ext->last_split, *k, *v;
+    if (last != NULL && PyTuple_GET_ITEM(last, 0) == fglobals) {
+        *plain = Py_NewRef(PyTuple_GET_ITEM(last, 1));
+        *pairs = PyTuple_GET_ITEM(last, 2) == Py_None
+                     ? NULL
+                     : Py_NewRef(PyTuple_GET_ITEM(last, 2));
+        return 0;
+    }
+    *plain = *pairs = NULL;
+    PyObject *rest = PyDict_New(), *names = PyList_New(0), *split = NULL;
+    Py_ssize_t pos = 0;
+    if (rest == NULL || names == NULL)
+        goto error;
+    while (PyDict_Next(fglobals, &pos, &k, &v)) {
+        /* Held: the module test may run code (a str subclass's hash). */
+        Py_INCREF(k);
+        Py_INCREF(v);
+        int by_name = Py_IS_TYPE(v, &PyModule_Type)
+                          ? cpk_module_by_reference(st, v)
+                          : 0;
+        PyObject *modname = by_name == 1 ? PyModule_GetNameObject(v) : NULL;
+        PyObject *name = modname ? cpk_name(st, modname) : NULL;
+        int r = by_name < 0 || (by_name == 1 && name == NULL) ? -1
+                : by_name == 1 ? (PyList_Append(names, k) < 0 ||
+                                  PyList_Append(names, name) < 0 ? -1 : 0)
+                               : PyDict_SetItem(rest, k, v);
+        Py_XDECREF(modname);
+        Py_XDECREF(name);
+        Py_DECREF(k);
+        Py_DECREF(v);
+        if (r < 0)
+            goto error;
+    }
+    if (PyList_GET_SIZE(names) > 0) {
+        if ((*pairs = PyList_AsTuple(names)) == NULL)
+            goto error;
+        *plain = Py_NewRef(rest);
+    } else {
+        *plain = Py_NewRef(fglobals);
+    }
+    split = PyTuple_Pack(3, fglobals, *plain, *pairs ? *pairs : Py_None);
+    if (split == NULL)
+        goto error;
+    Py_XSETREF(ext->last_split, split);
+    Py_DECREF(rest);
+    Py_DECREF(names);
+    return 0;
+error:
+    Py_CLEAR(*plain);
+    Py_CLEAR(*pairs);
+    Py_XDECREF(rest);
+    Py_XDECREF(names);
+    return -1;
+}
+
 /* A tuple of n fresh empty cells (cloudpickle's closure placeholder). */
 static PyObject *
 empty_cells(Py_ssize_t n)
@@ -745,15 +813,27 @@ cpk_reduce_function(cpk_state *st, PyObject *pickler, PyObject *func)
     if (leaf < 0)
         goto done;
     if (leaf) {
-        PyObject *code = inline_code(st, ext, x.code);
-        if (code == NULL)
+        PyObject *plain = NULL, *pairs = NULL, *make_args = NULL;
+        if (split_modules(st, ext, fglobals, &plain, &pairs) < 0)
             goto done;
-        PyObject *make_args = PyTuple_Pack(4, code, PyTuple_GET_ITEM(args, 1),
-                                           PyTuple_GET_ITEM(args, 2), state);
-        Py_DECREF(code);
+        int r = pairs == NULL ? 0
+                : PyDict_GET_SIZE(plain) > 0
+                    ? PyDict_SetItem(state, st->str___globals__, plain)
+                    : PyDict_DelItem(state, st->str___globals__);
+        PyObject *code = r < 0 ? NULL : inline_code(st, ext, x.code);
+        if (code != NULL)
+            make_args = pairs == NULL
+                            ? PyTuple_Pack(4, code, PyTuple_GET_ITEM(args, 1),
+                                           PyTuple_GET_ITEM(args, 2), state)
+                            : PyTuple_Pack(5, code, PyTuple_GET_ITEM(args, 1),
+                                           PyTuple_GET_ITEM(args, 2), state,
+                                           pairs);
         if (make_args != NULL)
             result = PyTuple_Pack(2, st->function_make, make_args);
+        Py_XDECREF(code);
         Py_XDECREF(make_args);
+        Py_XDECREF(plain);
+        Py_XDECREF(pairs);
     } else {
         result = cpk_reduce6(st->function_new, args, state, st->function_fill);
     }

@@ -449,6 +449,8 @@ typedef struct {
     PyObject *last_globals;  /* last hit in globals_ref (strong) ... */
     PyObject *last_base;     /* ... and its base dict (strong) */
     PyObject *last_fglobals; /* the last function's globals subset */
+    PyObject *last_split;    /* (subset, without its modules, the modules
+                              * as name pairs): function.c's split_modules */
     PyObject *table_view;    /* this instance's dispatch_table when none was
                               * set: ChainMap(table_overlay, *default) */
     PyObject *table_overlay; /* its first map: the user's entries */

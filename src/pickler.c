@@ -537,6 +537,7 @@ clear_globals_ref(cpk_pickler_ext *ext)
     Py_CLEAR(ext->last_globals);
     Py_CLEAR(ext->last_base);
     Py_CLEAR(ext->last_fglobals);
+    Py_CLEAR(ext->last_split);
     ext->globals_ref_shared = 0;
 }
 
@@ -768,6 +769,7 @@ Pickler_traverse(PyObject *self, visitproc visit, void *arg)
     Py_VISIT(ext->last_globals);
     Py_VISIT(ext->last_base);
     Py_VISIT(ext->last_fglobals);
+    Py_VISIT(ext->last_split);
     Py_VISIT(ext->table_view);
     Py_VISIT(ext->table_overlay);
     Py_VISIT(ext->sink);

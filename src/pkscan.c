@@ -2587,7 +2587,44 @@ static int imports_by_argument(const raw_import *ri)
             res_recon(&r, "_module_reconstructor") ||
             res_recon(&r, "_builtin_type") ||
             res_recon(&r, "_builtin_type_reconstructor") ||
-            is_codec_call(&r) || is_fill_recon(&r));
+            res_recon(&r, "_function_make") || is_codec_call(&r) ||
+            is_fill_recon(&r));
+}
+
+/* `_function_make`'s modules, argument 5: (name, module name, ...), each
+ * module imported as subimport imports it. Listed, each as a subimport of
+ * that name, only when every item is a str the pickle holds; 1 if so (or
+ * no such argument), 0 if not, -1 out of memory. */
+static int function_make_modules(analysis *an, uint32_t args)
+{
+    scanner *sc = an->sc;
+    size_t n = sc->nodes[args].n;
+    if (n <= 4)
+        return 1;
+    uint32_t pairs = item(sc, args, 4);
+    if (n != 5 || kind_of(sc, pairs) != K_TUPLE || sc->nodes[pairs].n % 2 ||
+        charge(an, sc->nodes[pairs].n))
+        return 0;
+    uint32_t e = sc->nodes[pairs].eh;
+    for (uint32_t i = 0; i < sc->nodes[pairs].n; i++, e = sc->edges[e].next)
+        if (kind_of(sc, sc->edges[e].child) != K_STR)
+            return 0;
+    e = sc->nodes[pairs].eh;
+    for (uint32_t i = 0; i < sc->nodes[pairs].n; i++, e = sc->edges[e].next) {
+        uint32_t name = sc->edges[e].child;
+        raw_import ri;
+        if (i % 2 == 0)
+            continue;
+        memset(&ri, 0, sizeof ri);
+        node_is_str(sc, name, &ri.m, &ri.ml);
+        ri.n = "";
+        ri.off = sc->nodes[name].off;
+        ri.node = name;
+        ri.via = PKSCAN_VIA_SUBIMPORT;
+        if (add_raw(an, ri))
+            return -1;
+    }
+    return 1;
 }
 
 /* Pass 1: what each node names; the raw import list. */
@@ -2634,6 +2671,15 @@ static int resolve_pass(analysis *an)
             if (c == NULL || kind_of(sc, args) != K_TUPLE)
                 continue;
             resolved r = {0};
+            if (res_recon(c, "_function_make")) {
+                /* its modules, listed here; used otherwise (computed
+                 * names) it stays dangerous, as subimport does */
+                int ok = function_make_modules(an, args);
+                if (ok < 0)
+                    return -1;
+                an->recog[nd->a] += ok;
+                continue;
+            }
             if (is_fill_recon(c)) {
                 /* seen with its target and state: C_FILL judges it */
                 an->recog[nd->a]++;
@@ -3243,6 +3289,40 @@ static void fn_state(analysis *an, pkscan_function *f, uint32_t st)
         dict_keys_list(an, v, &f->globals, &f->n_globals);
 }
 
+/* `_function_make`'s modules (name, module name, ...): the names join
+ * the function's globals, after its state's, in the pickle's order. */
+static void fn_module_globals(analysis *an, pkscan_function *f, uint32_t t)
+{
+    scanner *sc = an->sc;
+    if (kind_of(sc, t) != K_TUPLE || sc->nodes[t].n < 2)
+        return;
+    size_t n = sc->nodes[t].n / 2, have = f->globals ? f->n_globals : 0;
+    if (have + n > PKSCAN_MAX_ITEMS) {
+        n = have < PKSCAN_MAX_ITEMS ? PKSCAN_MAX_ITEMS - have : 0;
+        an->rep->pub.truncated = 1;
+    }
+    if (n == 0 || charge(an, 2 * n))
+        return;
+    pkscan_str *a = arena_alloc(&an->rep->mem, (have + n) * sizeof *a,
+                                sizeof(void *));
+    if (a == NULL) {
+        an->oom = 1;
+        return;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < have; i++)
+        a[k++] = f->globals[i];
+    uint32_t e = sc->nodes[t].eh;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t name = sc->edges[e].child;
+        e = sc->edges[sc->edges[e].next].next;
+        if (kind_of(sc, name) == K_STR)
+            a[k++] = rnode(an, name);
+    }
+    f->globals = a;
+    f->n_globals = k;
+}
+
 static pkscan_str base_name(analysis *an, uint32_t b)
 {
     const resolved *r = res_get(an, b);
@@ -3472,7 +3552,7 @@ static void objects_pass(analysis *an)
             continue;
         uint32_t args = nd->b, id = (uint32_t)i;
         int make = str_eq(c->n, c->nl, "_function_make") &&
-                   tuple_n(sc, args, 4);
+                   (tuple_n(sc, args, 4) || tuple_n(sc, args, 5));
         if (make ||
             (str_eq(c->n, c->nl, "_function_new") && tuple_n(sc, args, 3))) {
             pkscan_function *f = new_fn(an, id, PKSCAN_FN_CCLOUDPICKLE);
@@ -3483,9 +3563,11 @@ static void objects_pass(analysis *an)
             if (kind_of(sc, g) == K_STR)
                 f->module = rnode(an, g);
             /* _function_make: _function_new's three, then
-             * _function_fill's state */
-            if (make)
+             * _function_fill's state, then its modules */
+            if (make) {
                 fn_state(an, f, item(sc, args, 3));
+                fn_module_globals(an, f, item(sc, args, 4));
+            }
         } else if (str_eq(c->n, c->nl, "_make_function") &&
                    tuple_n(sc, args, 5)) {
             pkscan_function *f = new_fn(an, id, PKSCAN_FN_CLOUDPICKLE);

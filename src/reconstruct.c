@@ -285,15 +285,59 @@ function_fill(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
     Py_RETURN_NONE;
 }
 
-SIG(_function_make, -1, {"code", CPK_ARG_ANY}, {"globals", CPK_ARG_DICT},
-    {"ncells", CPK_ARG_INT | CPK_ARG_OR_NONE}, {"state", CPK_ARG_DICT});
+SIG(_function_make, 4, {"code", CPK_ARG_ANY}, {"globals", CPK_ARG_DICT},
+    {"ncells", CPK_ARG_INT | CPK_ARG_OR_NONE}, {"state", CPK_ARG_DICT},
+    {"modules", CPK_ARG_TUPLE});
 
-/* _function_make(code, globals, ncells, state): _function_new then
- * _function_fill in one call, what a dump writes for a function whose
- * state cannot lead back to it (function.c): one name to import and one
- * call, where a task's function is the whole pickle. `code` is a code
+static PyObject *import_module(cpk_state *st, const char *fname,
+                               PyObject *name);
+
+/* _function_make's modules: (name, module name, ...) pairs, each module
+ * imported as subimport imports it and bound to its name in the
+ * function's globals (after its fill: see function_make). Checked
+ * whole before the first import. 0 or -1. */
+static int
+set_modules(cpk_state *st, PyObject *func, PyObject *pairs)
+{
+    Py_ssize_t n = PyTuple_GET_SIZE(pairs);
+    if (n % 2 != 0) {
+        cpk_arg_error(st, 1, "_function_make",
+                      "argument 5 (modules) must hold (name, module name) "
+                      "pairs: %zd items",
+                      n);
+        return -1;
+    }
+    /* Exact str: a subclass's __hash__ would run in the dict insert. */
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (!PyUnicode_CheckExact(PyTuple_GET_ITEM(pairs, i))) {
+            cpk_arg_error(st, 0, "_function_make",
+                          "argument 5 (modules) item %zd must be str, not %s",
+                          i, Py_TYPE(PyTuple_GET_ITEM(pairs, i))->tp_name);
+            return -1;
+        }
+    PyObject *globals = PyFunction_GET_GLOBALS(func);
+    for (Py_ssize_t i = 0; i < n; i += 2) {
+        PyObject *mod = import_module(st, "_function_make",
+                                      PyTuple_GET_ITEM(pairs, i + 1));
+        if (mod == NULL)
+            return -1;
+        /* The import ran code: the globals are held by the function,
+         * which the caller holds. */
+        int r = PyDict_SetItem(globals, PyTuple_GET_ITEM(pairs, i), mod);
+        Py_DECREF(mod);
+        if (r < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* _function_make(code, globals, ncells, state[, modules]): _function_new
+ * then _function_fill in one call, what a dump writes for a function
+ * whose state cannot lead back to it (function.c): one name to import and
+ * one call, where a task's function is the whole pickle. `code` is a code
  * object or _code_unmarshal's three arguments as a tuple, which spares
- * the pickle that name and its call. New reference. */
+ * the pickle that name and its call; `modules` names the modules among
+ * its globals, which spares it subimport's. New reference. */
 static PyObject *
 function_make(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -321,8 +365,12 @@ function_make(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
     PyObject *made[3] = {code, args[1], args[2]};
     PyObject *func = function_new_impl(st, "_function_make", made);
     Py_DECREF(code);
+    /* The modules after the fill, which refuses globals that are an
+     * imported module's namespace first. */
     if (func != NULL &&
         function_fill_impl(st, "_function_make", 4, func, args[3]) < 0)
+        Py_CLEAR(func);
+    if (func != NULL && nargs > 4 && set_modules(st, func, args[4]) < 0)
         Py_CLEAR(func);
     return func;
 }
@@ -354,27 +402,20 @@ make_empty_cell(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
 
 /* Modules ------------------------------------------------------------------- */
 
-SIG(subimport, -1, {"name", CPK_ARG_STR});
-
-/* subimport(name): import name and return that module (not its package). */
+/* The module `name`, as subimport gives it: its sys.modules entry, read
+ * without waiting as importlib's own fast path reads it, unless its spec
+ * says another thread is still running it: then the import below waits,
+ * and sys.modules is read after (what was there before may have failed,
+ * or been replaced). Half the cost of a task's module global at load; a
+ * replaced builtins.__import__ is only asked for modules not yet imported
+ * (doc/FORMAT.md). New reference. */
 static PyObject *
-subimport(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+import_module(cpk_state *st, const char *fname, PyObject *name)
 {
-    if (!cpk_check_args(cpk_get_state(m), &subimport_sig, args, nargs))
-        return NULL;
-    PyObject *name = args[0];
-    /* Imported already (the usual case: math, numpy): its sys.modules
-     * entry, read without waiting as importlib's own fast path reads it,
-     * unless its spec says another thread is still running it: then the
-     * import below waits, and sys.modules is read after (what was there
-     * before may have failed, or been replaced). Half the cost of a
-     * task's module global at load; a replaced builtins.__import__ is
-     * only asked for modules not yet imported (doc/FORMAT.md). */
     PyObject *mod = NULL, *modules = PyImport_GetModuleDict();
     if (PyDict_Check(modules) && cpk_dict_get_ref(modules, name, &mod) < 0)
         return NULL;
     if (mod != NULL && PyModule_Check(mod)) {
-        cpk_state *st = cpk_get_state(m);
         PyObject *spec = NULL, *init = NULL;
         int busy = PyObject_GetOptionalAttr(mod, st->str___spec__, &spec);
         if (busy == 1 && spec != Py_None)
@@ -403,10 +444,21 @@ subimport(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
     mod = PyImport_GetModule(name);
     if (mod == NULL && !PyErr_Occurred())
         PyErr_Format(PyExc_ImportError,
-                     "subimport(): module %R is not in sys.modules after "
-                     "its import",
-                     name);
+                     "%s(): module %R is not in sys.modules after its import",
+                     fname, name);
     return mod;
+}
+
+SIG(subimport, -1, {"name", CPK_ARG_STR});
+
+/* subimport(name): import name and return that module (not its package). */
+static PyObject *
+subimport(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+{
+    cpk_state *st = cpk_get_state(m);
+    if (!cpk_check_args(st, &subimport_sig, args, nargs))
+        return NULL;
+    return import_module(st, "subimport", args[0]);
 }
 
 SIG(dynamic_subimport, -1, {"name", CPK_ARG_STR}, {"vars", CPK_ARG_DICT});
@@ -1186,7 +1238,7 @@ PyMethodDef cpk_reconstruct_methods[] = {
     FAST("_function_fill", function_fill,
          "_function_fill(func, state)\n--\n\nSet a rebuilt function's state."),
     FAST("_function_make", function_make,
-         "_function_make(code, globals, ncells, state)\n--\n\n"
+         "_function_make(code, globals, ncells, state, modules=())\n--\n\n"
          "Rebuild a function and set its state."),
     FAST("_code_unmarshal", cpk_code_unmarshal,
          "_code_unmarshal(python_version, magic, data)\n--\n\n"

@@ -55,7 +55,12 @@ static struct bad_call bad_calls[] = {
     /* _function_make(code, globals, ncells, state): _function_new's
      * checks then _function_fill's, under its own name */
     {"_function_make", "(code0, {}, None)", TE,
-     "_function_make() takes exactly 4 arguments (3 given)"},
+     "_function_make() takes at least 4 arguments (3 given)"},
+    {"_function_make", "(code0, {}, None, {}, ('m',))", VE,
+     "_function_make() argument 5 (modules) must hold (name, module name) "
+     "pairs: 1 items"},
+    {"_function_make", "(code0, {}, None, {}, ('m', 1))", TE,
+     "_function_make() argument 5 (modules) item 1 must be str, not int"},
     {"_function_make", "(code0, {}, None, [])", TE,
      "_function_make() argument 4 (state) must be dict, not list"},
     {"_function_make", "(1, {}, None, {})", TE,
