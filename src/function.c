@@ -11,7 +11,9 @@
  */
 #include "internal.h"
 
-/* Make ext->globals_ref and ext->globals_alive if not yet made. */
+/* Make ext->globals_ref and ext->globals_alive if not yet made, with the
+ * entry of a dump's first globals, which only the one-entry cache held
+ * until now (cpk_function_base_globals). */
 int
 cpk_pickler_globals_ref(cpk_pickler_ext *ext)
 {
@@ -35,14 +37,60 @@ cpk_pickler_globals_ref(cpk_pickler_ext *ext)
         else
             Py_DECREF(l);
     }
+    if (ext->globals_pending && ext->last_globals != NULL) {
+        PyObject *g = Py_NewRef(ext->last_globals);
+        PyObject *base = Py_NewRef(ext->last_base);
+        PyObject *ref = Py_NewRef(ext->globals_ref);
+        PyObject *alive = Py_NewRef(ext->globals_alive);
+        PyObject *key = PyLong_FromVoidPtr(g);
+        int r = key == NULL || PyDict_SetDefault(ref, key, base) == NULL ||
+                        PyList_Append(alive, g) < 0
+                    ? -1
+                    : 0;
+        Py_XDECREF(key);
+        Py_DECREF(g);
+        Py_DECREF(base);
+        Py_DECREF(ref);
+        Py_DECREF(alive);
+        if (r < 0)
+            return -1;
+    }
+    ext->globals_pending = 0;
     return 0;
+}
+
+/* The seed of the dict that will be a function's globals after loading:
+ * what relative imports need. New reference. */
+static PyObject *
+make_base(cpk_state *st, PyObject *globals)
+{
+    PyObject *base = PyDict_New();
+    if (base == NULL)
+        return NULL;
+    PyObject *seed[] = {st->str___package__, st->str___name__,
+                        st->str___path__, st->str___file__};
+    for (size_t i = 0; i < sizeof(seed) / sizeof(seed[0]); i++) {
+        PyObject *v;
+        int r = cpk_dict_get_ref(globals, seed[i], &v);
+        if (r > 0) {
+            r = PyDict_SetItem(base, seed[i], v);
+            Py_DECREF(v);
+        }
+        if (r < 0) {
+            Py_DECREF(base);
+            return NULL;
+        }
+    }
+    return base;
 }
 
 /* The dict that will be the function's globals after loading: one per
  * distinct __globals__ in a Pickler's lifetime, so functions that shared
  * globals share them again, and a module pickled by value gets the same
- * dict as its namespace (reducers.c). Seeded with what relative imports
- * need. New reference: the caller runs Python code (attribute lookups,
+ * dict as its namespace (reducers.c). The first globals of a dump are
+ * kept by the one-entry cache alone (globals_pending), the map of all
+ * made when a second comes or the map is asked for: a task's dump has
+ * one. New reference: the caller runs Python code (attribute lookups,
  * comparisons) that may clear or replace p.globals_ref. */
 PyObject *
 cpk_function_base_globals(cpk_state *st, cpk_pickler_ext *ext,
@@ -52,6 +100,21 @@ cpk_function_base_globals(cpk_state *st, cpk_pickler_ext *ext,
      * once handed out, whoever holds it may have changed it. */
     if (ext->last_globals == globals && !ext->globals_ref_shared)
         return Py_NewRef(ext->last_base);
+    if (ext->globals_ref == NULL && ext->last_globals == NULL &&
+        !ext->globals_ref_shared) {
+        PyObject *base = make_base(st, globals);
+        if (base == NULL)
+            return NULL;
+        /* Unless the lookups ran code that made an entry meanwhile. */
+        if (ext->globals_ref == NULL && ext->last_globals == NULL &&
+            !ext->globals_ref_shared) {
+            ext->last_globals = Py_NewRef(globals);
+            ext->last_base = Py_NewRef(base);
+            ext->globals_pending = 1;
+            return base;
+        }
+        Py_DECREF(base);
+    }
     if (cpk_pickler_globals_ref(ext) < 0)
         return NULL;
     PyObject *ref = Py_NewRef(ext->globals_ref), *base = NULL;
@@ -62,21 +125,9 @@ cpk_function_base_globals(cpk_state *st, cpk_pickler_ext *ext,
     if (found < 0)
         goto error;
     if (!found) {
-        base = PyDict_New();
+        base = make_base(st, globals);
         if (base == NULL)
             goto error;
-        PyObject *seed[] = {st->str___package__, st->str___name__,
-                            st->str___path__, st->str___file__};
-        for (size_t i = 0; i < sizeof(seed) / sizeof(seed[0]); i++) {
-            PyObject *v;
-            int r = cpk_dict_get_ref(globals, seed[i], &v);
-            if (r > 0) {
-                r = PyDict_SetItem(base, seed[i], v);
-                Py_DECREF(v);
-            }
-            if (r < 0)
-                goto error;
-        }
         /* cloudpickle's setdefault: an entry made meanwhile wins. */
         PyObject *entry = PyDict_SetDefault(ref, key, base);
         if (entry == NULL)
@@ -552,16 +603,70 @@ state_is_leaf(cpk_state *st, PyObject *state, PyObject *known)
     return r;
 }
 
+/* _function_make's modules (doc/FORMAT.md): the split of a globals
+ * subset that is a leaf (is_leaf, which found each module among its
+ * values by reference, just before), as (subset, the subset without
+ * those modules, (name, module name, ...)), or (subset, subset, None)
+ * when it holds none. The loader imports them as subimport does: the
+ * pickle spares subimport's name and a call per module. New reference. */
+static PyObject *
+split_modules(cpk_state *st, PyObject *fglobals)
+{
+    PyObject *k, *v, *pairs = NULL, *rest = NULL, *split = NULL;
+    Py_ssize_t pos = 0, nmod = 0, i = 0;
+    while (PyDict_Next(fglobals, &pos, &k, &v))
+        nmod += Py_IS_TYPE(v, &PyModule_Type);
+    if (nmod == 0)
+        return PyTuple_Pack(3, fglobals, fglobals, Py_None);
+    if ((pairs = PyTuple_New(2 * nmod)) == NULL ||
+        (rest = PyDict_New()) == NULL)
+        goto done;
+    /* The subset is ours alone (used_globals): nothing changes it while
+     * the names are read. */
+    pos = 0;
+    while (PyDict_Next(fglobals, &pos, &k, &v)) {
+        if (!Py_IS_TYPE(v, &PyModule_Type)) {
+            if (PyDict_SetItem(rest, k, v) < 0)
+                goto done;
+            continue;
+        }
+        /* Our copy of its name, as the module's reducer writes it. */
+        PyObject *modname = PyModule_GetNameObject(v);
+        PyObject *name = modname ? cpk_name(st, modname) : NULL;
+        Py_XDECREF(modname);
+        if (name == NULL || i + 2 > 2 * nmod) {
+            Py_XDECREF(name);
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_RuntimeError,
+                                "function globals changed while pickled");
+            goto done;
+        }
+        PyTuple_SET_ITEM(pairs, i++, Py_NewRef(k));
+        PyTuple_SET_ITEM(pairs, i++, name);
+    }
+    if (i == 2 * nmod)
+        split = PyTuple_Pack(3, fglobals, rest, pairs);
+    else
+        PyErr_SetString(PyExc_RuntimeError,
+                        "function globals changed while pickled");
+done:
+    Py_XDECREF(pairs);
+    Py_XDECREF(rest);
+    return split;
+}
+
 /* Closures of one def see the same globals: the previous function's
  * subset when this one holds the very same values, so the memo writes it
  * once and the load makes one dict (a dump of 5,000 closures kept 5,000
  * equal dicts alive until its end). Only a subset of leaves is kept for
  * that: one that may lead to other functions could still be half written
  * when the next function comes (its values being pickled), and would load
- * empty into that one. 0 or -1. */
+ * empty into that one. A leaf subset's split (split_modules) is made
+ * here, while is_leaf's answer holds, and shared with it: `*split` gets
+ * it (new reference), NULL when not a leaf. 0 or -1. */
 static int
 share_fglobals(cpk_state *st, cpk_pickler_ext *ext, int hooks,
-               PyObject **fglobals, int *leaf_out)
+               PyObject **fglobals, int *leaf_out, PyObject **split)
 {
     PyObject *last, *k, *v;
     Py_ssize_t pos = 0;
@@ -570,13 +675,16 @@ share_fglobals(cpk_state *st, cpk_pickler_ext *ext, int hooks,
     int budget = 64;
     int leaf = hooks ? 0 : is_leaf(st, *fglobals, &budget);
     *leaf_out = leaf > 0;
+    *split = NULL;
     if (leaf <= 0) {
         Py_CLEAR(ext->last_fglobals);
+        Py_CLEAR(ext->last_split);
         return leaf;
     }
     /* Read only now: the test above may run code (a module's lookups). */
     last = ext->last_fglobals;
-    if (last != NULL && PyDict_GET_SIZE(last) == PyDict_GET_SIZE(*fglobals)) {
+    if (last != NULL && ext->last_split != NULL &&
+        PyDict_GET_SIZE(last) == PyDict_GET_SIZE(*fglobals)) {
         /* Keys are the code's names (exact str): no code runs here. */
         int same = 1;
         while (same && PyDict_Next(*fglobals, &pos, &k, &v)) {
@@ -587,79 +695,15 @@ share_fglobals(cpk_state *st, cpk_pickler_ext *ext, int hooks,
         }
         if (same) {
             Py_SETREF(*fglobals, Py_NewRef(last));
+            *split = Py_NewRef(ext->last_split);
             return 0;
         }
     }
+    if ((*split = split_modules(st, *fglobals)) == NULL)
+        return -1;
     Py_XSETREF(ext->last_fglobals, Py_NewRef(*fglobals));
+    Py_XSETREF(ext->last_split, Py_NewRef(*split));
     return 0;
-}
-
-/* _function_make's modules (doc/FORMAT.md): the globals subset without
- * the modules that go by name, and those as a (name, module name, ...)
- * tuple, NULL when there are none. The loader imports them as subimport
- * does: the pickle spares subimport's name, and a call per module.
- * Closures of one def get the same two objects, as they get the same
- * subset (share_fglobals), so that the memo writes them once; a subset is
- * a leaf here (is_leaf), so nothing in it changes what it splits into
- * between two functions of a dump but a module registered by value,
- * which is_leaf then refuses first. 0 or -1. */
-static int
-split_modules(cpk_state *st, cpk_pickler_ext *ext, PyObject *fglobals,
-              PyObject **plain, PyObject **pairs)
-{
-    PyObject *last = ext->last_split, *k, *v;
-    if (last != NULL && PyTuple_GET_ITEM(last, 0) == fglobals) {
-        *plain = Py_NewRef(PyTuple_GET_ITEM(last, 1));
-        *pairs = PyTuple_GET_ITEM(last, 2) == Py_None
-                     ? NULL
-                     : Py_NewRef(PyTuple_GET_ITEM(last, 2));
-        return 0;
-    }
-    *plain = *pairs = NULL;
-    PyObject *rest = PyDict_New(), *names = PyList_New(0), *split = NULL;
-    Py_ssize_t pos = 0;
-    if (rest == NULL || names == NULL)
-        goto error;
-    while (PyDict_Next(fglobals, &pos, &k, &v)) {
-        /* Held: the module test may run code (a str subclass's hash). */
-        Py_INCREF(k);
-        Py_INCREF(v);
-        int by_name = Py_IS_TYPE(v, &PyModule_Type)
-                          ? cpk_module_by_reference(st, v)
-                          : 0;
-        PyObject *modname = by_name == 1 ? PyModule_GetNameObject(v) : NULL;
-        PyObject *name = modname ? cpk_name(st, modname) : NULL;
-        int r = by_name < 0 || (by_name == 1 && name == NULL) ? -1
-                : by_name == 1 ? (PyList_Append(names, k) < 0 ||
-                                  PyList_Append(names, name) < 0 ? -1 : 0)
-                               : PyDict_SetItem(rest, k, v);
-        Py_XDECREF(modname);
-        Py_XDECREF(name);
-        Py_DECREF(k);
-        Py_DECREF(v);
-        if (r < 0)
-            goto error;
-    }
-    if (PyList_GET_SIZE(names) > 0) {
-        if ((*pairs = PyList_AsTuple(names)) == NULL)
-            goto error;
-        *plain = Py_NewRef(rest);
-    } else {
-        *plain = Py_NewRef(fglobals);
-    }
-    split = PyTuple_Pack(3, fglobals, *plain, *pairs ? *pairs : Py_None);
-    if (split == NULL)
-        goto error;
-    Py_XSETREF(ext->last_split, split);
-    Py_DECREF(rest);
-    Py_DECREF(names);
-    return 0;
-error:
-    Py_CLEAR(*plain);
-    Py_CLEAR(*pairs);
-    Py_XDECREF(rest);
-    Py_XDECREF(names);
-    return -1;
 }
 
 /* A tuple of n fresh empty cells (cloudpickle's closure placeholder). */
@@ -726,7 +770,7 @@ cpk_reduce_function(cpk_state *st, PyObject *pickler, PyObject *func)
     PyFunctionObject *f = (PyFunctionObject *)func;
     PyObject *info = NULL, *fglobals = NULL, *values = NULL, *base = NULL;
     PyObject *closure_vals = NULL, *shared_cells = NULL, *submodules = NULL;
-    PyObject *state = NULL, *args = NULL, *result = NULL;
+    PyObject *state = NULL, *args = NULL, *result = NULL, *split = NULL;
     fn_fields x;
     fields_get(&x, f);
 
@@ -743,7 +787,8 @@ cpk_reduce_function(cpk_state *st, PyObject *pickler, PyObject *func)
     fglobals = used_globals(st, x.globals, PyTuple_GET_ITEM(info, 0));
     if (fglobals == NULL ||
         (ext->format == CPK_FORMAT_NATIVE &&
-         share_fglobals(st, ext, hooks, &fglobals, &fglobals_leaf) < 0))
+         share_fglobals(st, ext, hooks, &fglobals, &fglobals_leaf, &split) <
+             0))
         goto done;
 
     /* Submodules are looked for among the globals and closure values. */
@@ -813,9 +858,12 @@ cpk_reduce_function(cpk_state *st, PyObject *pickler, PyObject *func)
     if (leaf < 0)
         goto done;
     if (leaf) {
+        /* A leaf state holds a leaf subset, whose split is made. */
         PyObject *plain = NULL, *pairs = NULL, *make_args = NULL;
-        if (split_modules(st, ext, fglobals, &plain, &pairs) < 0)
-            goto done;
+        if (split != NULL && PyTuple_GET_ITEM(split, 2) != Py_None) {
+            plain = PyTuple_GET_ITEM(split, 1);
+            pairs = PyTuple_GET_ITEM(split, 2);
+        }
         int r = pairs == NULL ? 0
                 : PyDict_GET_SIZE(plain) > 0
                     ? PyDict_SetItem(state, st->str___globals__, plain)
@@ -832,8 +880,6 @@ cpk_reduce_function(cpk_state *st, PyObject *pickler, PyObject *func)
             result = PyTuple_Pack(2, st->function_make, make_args);
         Py_XDECREF(code);
         Py_XDECREF(make_args);
-        Py_XDECREF(plain);
-        Py_XDECREF(pairs);
     } else {
         result = cpk_reduce6(st->function_new, args, state, st->function_fill);
     }
@@ -848,5 +894,6 @@ done:
     Py_XDECREF(submodules);
     Py_XDECREF(state);
     Py_XDECREF(args);
+    Py_XDECREF(split);
     return result;
 }

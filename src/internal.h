@@ -456,6 +456,8 @@ typedef struct {
     PyObject *table_overlay; /* its first map: the user's entries */
     int globals_ref_shared;  /* globals_ref was handed out: the one-entry
                               * cache above may be stale, look it up */
+    int globals_pending;     /* last_globals has no entry in globals_ref
+                              * yet (cpk_pickler_globals_ref makes it) */
     int memo_used;           /* the memo may hold entries (0: known empty,
                               * so a failed dump can be undone exactly) */
     int proto;
@@ -469,8 +471,7 @@ typedef struct {
                               * reducer_override, persistent_id or
                               * dispatch_table of the user's may write what
                               * function.c takes for leaves */
-    int internal;            /* made by dumps()/dump(): no user code
-                              * can reach it to set hooks */
+    int persid_set;          /* p.persistent_id = f was run (< 3.13) */
     int in_dump;             /* our dump() is running (gcpause.c) ... */
     int gc_paused;           /* ... and has paused automatic collection */
     Py_ssize_t reduced;      /* reducer_override calls in this dump */
@@ -819,6 +820,16 @@ PyObject *cpk_reduce_module(cpk_state *st, PyObject *pickler, int format,
 void cpk_version_error_explain(cpk_state *st, PyObject *data);
 /* 1 if the pending exception is such an error. */
 int cpk_version_error_pending(cpk_state *st);
+/* module.c's fast loads finds our names as pickle.loads does (import,
+ * getattr): when the pending exception is an AttributeError and `data`
+ * names one of ours that `module` lacks, replace it with the one our
+ * find_class gives (cpk_missing_own_name), caused by the original. Scans
+ * `data`: error path only. */
+void cpk_missing_name_explain(PyObject *module, PyObject *data);
+/* unpickler.c: AttributeError "this pickle needs ccloudpickle.<name>,
+ * which ccloudpickle <version> does not have (written by a newer
+ * version?)". */
+void cpk_missing_own_name(PyObject *name);
 /* The same for load(file), on the error path only: the pickle is found
  * by reading the file again from its start (seek, read), and the file
  * put back where the failed load left it. */

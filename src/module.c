@@ -32,8 +32,6 @@ make_pickler(cpk_state *st, PyObject *file, PyObject *protocol,
     int with_compat = compat != NULL && compat != Py_None;
     PyObject *p = PyObject_Vectorcall((PyObject *)st->pickler_type, args, 3,
                                       with_compat ? st->kwnames_compat : NULL);
-    if (p != NULL)
-        CPK_PICKLER_EXT(p)->internal = 1;
     if (p != NULL && !diagnose)
         CPK_PICKLER_EXT(p)->diagnose_off = 1;
     if (p != NULL && portable)
@@ -293,6 +291,44 @@ may_name_cloudpickle(const char *p, Py_ssize_t n)
     return 0;
 }
 
+/* The names a small pickle gives find_class, read from its bytes: 0 for
+ * none of ours nor stock cloudpickle's; 1 for ours only, each written as
+ * protocols 4 and 5 write our module's name (SHORT_BINUNICODE of the 12
+ * bytes "ccloudpickle": its opcode and length before it); 2 for anything
+ * else naming "cloudpickle" (stock's names, which our find_class maps,
+ * ours in protocols 0 to 3, a string that merely holds the word). */
+static int
+cloudpickle_names(const char *p, Py_ssize_t n)
+{
+    if (n > CPK_FAST_LOADS_MAX)
+        return 2;
+    const char *start = p, *end = p + n;
+    int ours = 0;
+    while (end - p >= 11 && (p = memchr(p, 'c', (size_t)(end - p - 10)))) {
+        if (memcmp(p, "cloudpickle", 11) != 0) {
+            p++;
+            continue;
+        }
+        if (p - start < 3 || memcmp(p - 3, "\x8c\x0c" "c", 3) != 0)
+            return 2;
+        ours = 1;
+        p += 11;
+    }
+    return ours;
+}
+
+/* Is sys.modules["ccloudpickle"] this very module? Then pickle.loads's
+ * own find_class (import, getattr) finds our names as ours does. */
+static int
+own_module_imported(PyObject *module)
+{
+    PyObject *modules = PyImport_GetModuleDict(), *m = NULL;
+    if (!PyDict_CheckExact(modules))
+        return 0;
+    m = PyDict_GetItemString(modules, CPK_MODULE_NAME); /* borrowed */
+    return m == module;
+}
+
 static PyObject *do_loads(PyObject *module, PyObject *const *args,
                           Py_ssize_t nargs, PyObject *kwnames, int exact);
 
@@ -347,14 +383,26 @@ do_loads(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
         PyBytes_CheckExact(args[0])) {
         const char *p = PyBytes_AS_STRING(args[0]);
         Py_ssize_t n = PyBytes_GET_SIZE(args[0]);
-        if (n < CPK_FAST_LOADS_MAX && !cpk_envelope_is_signed(p, (size_t)n) &&
-            !may_name_cloudpickle(p, n))
-            /* Small: no GC pause, and _pickle.loads's C function called
-             * directly. */
-            return st->base_loads_fast
-                       ? st->base_loads_fast(st->base_loads_self, args, 1,
-                                             NULL)
-                       : PyObject_Vectorcall(st->base_loads, args, 1, NULL);
+        int names = n < CPK_FAST_LOADS_MAX &&
+                            !cpk_envelope_is_signed(p, (size_t)n)
+                        ? cloudpickle_names(p, n)
+                        : 2;
+        /* Small, and naming nothing our find_class maps: no GC pause,
+         * no Unpickler object (making and freeing one costs more than a
+         * task's find_class through the import system), and
+         * _pickle.loads's C function called directly. */
+        if (names == 0 || (names == 1 && own_module_imported(module))) {
+            PyObject *r = st->base_loads_fast
+                              ? st->base_loads_fast(st->base_loads_self,
+                                                    args, 1, NULL)
+                              : PyObject_Vectorcall(st->base_loads, args, 1,
+                                                    NULL);
+            if (r == NULL && names == 1) {
+                cpk_version_error_explain(st, args[0]);
+                cpk_missing_name_explain(module, args[0]);
+            }
+            return r;
+        }
     }
     PyObject *data, *fix_imports = Py_True, *encoding = NULL, *errors = NULL;
     PyObject *buffers = Py_None, *verify_key = Py_None, *allow = NULL;

@@ -54,16 +54,10 @@ cpk_pickler_user_hooks(PyObject *pickler)
         if (r == 0)
             r = cpk_pickler_overridden(st, pickler, "persistent_id");
     }
-#if PY_VERSION_HEX < 0x030D0000
-    /* Before 3.13 p.persistent_id = f goes to CPython's slot, which the
-     * attribute reads back; there is none by default. dumps()' own
-     * Picklers are out of the user's reach. */
-    if (r == 0 && !ext->internal) {
-        PyObject *pid = NULL;
-        r = PyObject_GetOptionalAttr(pickler, st->str_persistent_id, &pid);
-        Py_XDECREF(pid);
-    }
-#endif
+    /* Before 3.13 p.persistent_id = f goes to CPython's slot, through
+     * our property, which records it (Pickler_set_persid). */
+    if (r == 0 && ext->persid_set)
+        r = 1;
     if (r < 0)
         return -1;
     return ext->user_hooks = r;
@@ -241,6 +235,7 @@ dump_failed(PyObject *self, PyObject *obj, int was_empty)
     cpk_pickler_ext *ext = CPK_PICKLER_EXT(self);
     /* What the memo keeps of a failed dump was never written. */
     Py_CLEAR(ext->last_fglobals);
+    Py_CLEAR(ext->last_split);
     /* Too deep: no one object is to blame, so no culprit search. */
     int deep = PyErr_ExceptionMatches(PyExc_RecursionError);
     if (deep)
@@ -431,6 +426,7 @@ Pickler_clear_memo(PyObject *self, PyObject *unused)
     CPK_PICKLER_EXT(self)->memo_used = 0;
     /* function.c's shared subset is written again, and checked again. */
     Py_CLEAR(CPK_PICKLER_EXT(self)->last_fglobals);
+    Py_CLEAR(CPK_PICKLER_EXT(self)->last_split);
     Py_RETURN_NONE;
 }
 
@@ -477,8 +473,59 @@ Pickler_set_memo(PyObject *self, PyObject *value, void *closure)
     Py_DECREF(descr);
     CPK_PICKLER_EXT(self)->memo_used = 1;
     Py_CLEAR(CPK_PICKLER_EXT(self)->last_fglobals);
+    Py_CLEAR(CPK_PICKLER_EXT(self)->last_split);
     return r;
 }
+
+#if PY_VERSION_HEX < 0x030D0000
+/* Pickler.persistent_id, before 3.13 a property of CPython's that sets
+ * its slot: CPython's, recording that an instance was given one, so that
+ * a dump knows without looking it up (cpk_pickler_user_hooks). CPython
+ * takes no deletion, and only a callable: once given, the slot stays set,
+ * and so does the record. */
+static PyObject *
+base_persid_descr(PyObject *self)
+{
+    PyObject *dict = cpk_type_dict(
+        (PyTypeObject *)CPK_PICKLER_EXT(self)->st->base_pickler);
+    if (dict == NULL)
+        return NULL;
+    PyObject *descr = NULL;
+    int r = cpk_dict_get_ref(dict, CPK_PICKLER_EXT(self)->st->str_persistent_id,
+                             &descr);
+    Py_DECREF(dict);
+    if (r == 0)
+        PyErr_SetString(PyExc_AttributeError, "persistent_id");
+    return r > 0 ? descr : NULL;
+}
+
+static PyObject *
+Pickler_get_persid(PyObject *self, void *closure)
+{
+    (void)closure;
+    PyObject *descr = base_persid_descr(self);
+    if (descr == NULL)
+        return NULL;
+    PyObject *r = Py_TYPE(descr)->tp_descr_get(descr, self,
+                                               (PyObject *)Py_TYPE(self));
+    Py_DECREF(descr);
+    return r;
+}
+
+static int
+Pickler_set_persid(PyObject *self, PyObject *value, void *closure)
+{
+    (void)closure;
+    PyObject *descr = base_persid_descr(self);
+    if (descr == NULL)
+        return -1;
+    int r = Py_TYPE(descr)->tp_descr_set(descr, self, value);
+    Py_DECREF(descr);
+    /* Recorded even if refused: the record only costs speed. */
+    CPK_PICKLER_EXT(self)->persid_set = 1;
+    return r;
+}
+#endif
 
 /* Type slots ------------------------------------------------------------ */
 
@@ -539,6 +586,7 @@ clear_globals_ref(cpk_pickler_ext *ext)
     Py_CLEAR(ext->last_fglobals);
     Py_CLEAR(ext->last_split);
     ext->globals_ref_shared = 0;
+    ext->globals_pending = 0;
 }
 
 /* The spare Pickler of dumps() ---------------------------------------------
@@ -1024,6 +1072,10 @@ static PyGetSetDef Pickler_getset[] = {
      "The pickler's memo (CPython's PicklerMemoProxy).", NULL},
     {"globals_ref", Pickler_get_globals_ref, Pickler_set_globals_ref,
      "Map of id(func.__globals__) to the globals shipped for it.", NULL},
+#if PY_VERSION_HEX < 0x030D0000
+    {"persistent_id", Pickler_get_persid, Pickler_set_persid,
+     "CPython's persistent_id (a callable, or unset).", NULL},
+#endif
     {NULL, NULL, NULL, NULL, NULL},
 };
 

@@ -30,6 +30,15 @@ Unpickler_load(PyObject *self, PyObject *unused)
                          -1);
 }
 
+void
+cpk_missing_own_name(PyObject *name)
+{
+    PyErr_Format(PyExc_AttributeError,
+                 "this pickle needs ccloudpickle.%S, which ccloudpickle %s "
+                 "does not have (written by a newer version?)",
+                 name, CPK_VERSION);
+}
+
 /* A name of our module that this version does not have: most likely a
  * pickle written by a newer ccloudpickle. */
 static PyObject *
@@ -38,10 +47,7 @@ own_name(cpk_unpickler_ext *ext, PyObject *name)
     PyObject *obj = PyObject_GetAttr(ext->module, name);
     if (obj == NULL && PyErr_ExceptionMatches(PyExc_AttributeError)) {
         PyErr_Clear();
-        PyErr_Format(PyExc_AttributeError,
-                     "this pickle needs ccloudpickle.%S, which ccloudpickle "
-                     "%s does not have (written by a newer version?)",
-                     name, CPK_VERSION);
+        cpk_missing_own_name(name);
     }
     return obj;
 }

@@ -268,6 +268,71 @@ cpk_version_error_explain(cpk_state *st, PyObject *data)
     pkscan_free(r);
 }
 
+/* The first name of ours the report lists that `module` lacks, as a new
+ * str; NULL without an error if none, NULL with one on failure. */
+static PyObject *
+missing_own_name(PyObject *module, const pkscan_report *r)
+{
+    for (size_t i = 0; i < r->n_imports; i++) {
+        const pkscan_import *im = &r->imports[i];
+        if (im->module.s == NULL || im->name.s == NULL ||
+            im->module.len != strlen(CPK_MODULE_NAME) ||
+            memcmp(im->module.s, CPK_MODULE_NAME, im->module.len) != 0)
+            continue;
+        PyObject *name = PyUnicode_DecodeUTF8(im->name.s,
+                                              (Py_ssize_t)im->name.len,
+                                              "replace");
+        if (name == NULL)
+            return NULL;
+        PyObject *v = NULL;
+        int has = PyObject_GetOptionalAttr(module, name, &v);
+        Py_XDECREF(v);
+        if (has == 0)
+            return name;
+        Py_DECREF(name);
+        if (has < 0)
+            return NULL;
+    }
+    return NULL;
+}
+
+void
+cpk_missing_name_explain(PyObject *module, PyObject *data)
+{
+    if (!PyErr_ExceptionMatches(PyExc_AttributeError))
+        return;
+    PyObject *type, *exc, *tb;
+    Py_buffer view;
+    PyErr_Fetch(&type, &exc, &tb);
+    PyErr_NormalizeException(&type, &exc, &tb);
+    if (tb != NULL)
+        PyException_SetTraceback(exc, tb);
+    PyObject *name = NULL;
+    if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) == 0) {
+        pkscan_report *r = scan(view.buf, (size_t)view.len);
+        PyBuffer_Release(&view);
+        if (r != NULL)
+            name = missing_own_name(module, r);
+        pkscan_free(r);
+    }
+    if (name == NULL) {
+        /* none found (or the search failed): the original stands */
+        PyErr_Clear();
+        PyErr_Restore(type, exc, tb);
+        return;
+    }
+    cpk_missing_own_name(name);
+    Py_DECREF(name);
+    PyObject *t2, *e2, *tb2;
+    PyErr_Fetch(&t2, &e2, &tb2);
+    PyErr_NormalizeException(&t2, &e2, &tb2);
+    PyException_SetCause(e2, Py_NewRef(exc));
+    PyException_SetContext(e2, exc); /* steals exc */
+    PyErr_Restore(t2, e2, tb2);
+    Py_XDECREF(type);
+    Py_XDECREF(tb);
+}
+
 /* load(file) does not ask where the pickle starts (a tell() per load
  * costs a system call on a real file): the failed load left the file at
  * `at`, inside or at the end of the pickle. The file is read from its

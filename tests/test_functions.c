@@ -310,3 +310,42 @@ Test(functions, relative_import_inside_by_value_function)
            "assert g.__globals__['__package__'] == 'cpk_fixture_pkg'\n"
            "assert g.__globals__['__name__'] == 'cpk_fixture_pkg.sub'\n");
 }
+
+/* globals_ref maps every distinct __globals__ a Pickler met, the first
+ * one too (which a dump keeps aside until a second comes or the map is
+ * read), each to the one dict its functions get after loading. */
+Test(functions, globals_ref_lists_every_globals_met)
+{
+    cpk_py("import ccloudpickle as cp, io, types\n"
+           "m1 = types.ModuleType('m1')\n"
+           "m2 = types.ModuleType('m2')\n"
+           "exec('def f():\\n    return 1\\n', m1.__dict__)\n"
+           "exec('def g():\\n    return 2\\n', m2.__dict__)\n"
+           "m1.f.__module__ = m2.g.__module__ = '__main__'\n"
+           "def names(ref):\n"
+           "    return sorted((k, v['__name__']) for k, v in ref.items())\n"
+           "p = cp.Pickler(io.BytesIO())\n"
+           "p.dump(m1.f)\n"
+           "p.dump(m2.g)\n"
+           "assert names(p.globals_ref) == sorted([\n"
+           "    (id(m1.__dict__), 'm1'), (id(m2.__dict__), 'm2')])\n"
+           "q = cp.Pickler(io.BytesIO())\n"
+           "q.dump(m1.f)\n"
+           "ref = q.globals_ref\n"
+           "assert names(ref) == [(id(m1.__dict__), 'm1')], ref\n"
+           "base = ref[id(m1.__dict__)]\n"
+           "q.dump(m2.g)\n"
+           "q.dump(m1.f)\n"
+           "assert len(ref) == 2 and ref[id(m1.__dict__)] is base\n"
+           "buf = io.BytesIO()\n"
+           "r = cp.Pickler(buf)\n"
+           "r.dump(m1.f)\n"
+           "r.dump(m2.g)\n"
+           "r.dump(m1.f)\n"
+           "buf.seek(0)\n"
+           "u = cp.Unpickler(buf)\n"
+           "f1, g, f2 = u.load(), u.load(), u.load()\n"
+           "assert f1.__globals__ is f2.__globals__\n"
+           "assert g.__globals__ is not f1.__globals__\n"
+           "assert (f1(), g(), f2()) == (1, 2, 1)\n");
+}
