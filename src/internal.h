@@ -471,7 +471,6 @@ typedef struct {
                               * reducer_override, persistent_id or
                               * dispatch_table of the user's may write what
                               * function.c takes for leaves */
-    int persid_set;          /* p.persistent_id = f was run (< 3.13) */
     int in_dump;             /* our dump() is running (gcpause.c) ... */
     int gc_paused;           /* ... and has paused automatic collection */
     Py_ssize_t reduced;      /* reducer_override calls in this dump */

@@ -294,7 +294,8 @@ may_name_cloudpickle(const char *p, Py_ssize_t n)
 /* The names a small pickle gives find_class, read from its bytes: 0 for
  * none of ours nor stock cloudpickle's; 1 for ours only, each written as
  * protocols 4 and 5 write our module's name (SHORT_BINUNICODE of the 12
- * bytes "ccloudpickle": its opcode and length before it); 2 for anything
+ * bytes "ccloudpickle": its opcode and length before it, an opcode after
+ * it); 2 for anything
  * else naming "cloudpickle" (stock's names, which our find_class maps,
  * ours in protocols 0 to 3, a string that merely holds the word). */
 static int
@@ -309,7 +310,11 @@ cloudpickle_names(const char *p, Py_ssize_t n)
             p++;
             continue;
         }
-        if (p - start < 3 || memcmp(p - 3, "\x8c\x0c" "c", 3) != 0)
+        /* GLOBAL and INST end a module name with a newline, never an
+         * opcode: "c" "cloudpickle\n" after bytes that happen to be
+         * SHORT_BINUNICODE's (an argument of BININT2) is stock's. */
+        if (p - start < 3 || memcmp(p - 3, "\x8c\x0c" "c", 3) != 0 ||
+            (end - p > 11 && p[11] == '\n'))
             return 2;
         ours = 1;
         p += 11;

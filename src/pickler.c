@@ -23,6 +23,13 @@ cpk_table_add(cpk_state *st, PyTypeObject *type, int kind)
     st->table[i].kind = kind;
 }
 
+#if PY_VERSION_HEX < 0x030D0000
+/* CPython's Pickler.persistent_id getter (a getset before 3.13), found
+ * once (find_persid_getter). */
+static getter persid_get;
+static void *persid_closure;
+#endif
+
 static PyObject **
 dispatch_slot(PyObject *pickler)
 {
@@ -54,10 +61,22 @@ cpk_pickler_user_hooks(PyObject *pickler)
         if (r == 0)
             r = cpk_pickler_overridden(st, pickler, "persistent_id");
     }
-    /* Before 3.13 p.persistent_id = f goes to CPython's slot, through
-     * our property, which records it (Pickler_set_persid). */
-    if (r == 0 && ext->persid_set)
-        r = 1;
+#if PY_VERSION_HEX < 0x030D0000
+    /* Before 3.13 p.persistent_id = f goes to CPython's slot (so does
+     * what __init__ finds: a subclass's __getattr__): its own getter, a
+     * C call that runs no Python code, says whether it is set. */
+    if (r == 0 && persid_get != NULL) {
+        PyObject *pid = persid_get(pickler, persid_closure);
+        if (pid != NULL) {
+            Py_DECREF(pid);
+            r = 1;
+        } else if (PyErr_ExceptionMatches(PyExc_AttributeError)) {
+            PyErr_Clear();
+        } else {
+            r = -1;
+        }
+    }
+#endif
     if (r < 0)
         return -1;
     return ext->user_hooks = r;
@@ -359,6 +378,10 @@ dump_deep(PyObject *self, PyObject *obj, Py_ssize_t written, int *tried)
         PyErr_Restore(type, value, tb);
         return NULL;
     }
+    /* The memo emptied: what it wrote of a shared globals subset, and
+     * its split, goes with it (the retry writes the same bytes). */
+    Py_CLEAR(ext->last_fglobals);
+    Py_CLEAR(ext->last_split);
     Py_INCREF(sink); /* a __reduce__ may re-init the Pickler */
     if (passes)
         cpk_sink_hold(sink);
@@ -476,56 +499,6 @@ Pickler_set_memo(PyObject *self, PyObject *value, void *closure)
     Py_CLEAR(CPK_PICKLER_EXT(self)->last_split);
     return r;
 }
-
-#if PY_VERSION_HEX < 0x030D0000
-/* Pickler.persistent_id, before 3.13 a property of CPython's that sets
- * its slot: CPython's, recording that an instance was given one, so that
- * a dump knows without looking it up (cpk_pickler_user_hooks). CPython
- * takes no deletion, and only a callable: once given, the slot stays set,
- * and so does the record. */
-static PyObject *
-base_persid_descr(PyObject *self)
-{
-    PyObject *dict = cpk_type_dict(
-        (PyTypeObject *)CPK_PICKLER_EXT(self)->st->base_pickler);
-    if (dict == NULL)
-        return NULL;
-    PyObject *descr = NULL;
-    int r = cpk_dict_get_ref(dict, CPK_PICKLER_EXT(self)->st->str_persistent_id,
-                             &descr);
-    Py_DECREF(dict);
-    if (r == 0)
-        PyErr_SetString(PyExc_AttributeError, "persistent_id");
-    return r > 0 ? descr : NULL;
-}
-
-static PyObject *
-Pickler_get_persid(PyObject *self, void *closure)
-{
-    (void)closure;
-    PyObject *descr = base_persid_descr(self);
-    if (descr == NULL)
-        return NULL;
-    PyObject *r = Py_TYPE(descr)->tp_descr_get(descr, self,
-                                               (PyObject *)Py_TYPE(self));
-    Py_DECREF(descr);
-    return r;
-}
-
-static int
-Pickler_set_persid(PyObject *self, PyObject *value, void *closure)
-{
-    (void)closure;
-    PyObject *descr = base_persid_descr(self);
-    if (descr == NULL)
-        return -1;
-    int r = Py_TYPE(descr)->tp_descr_set(descr, self, value);
-    Py_DECREF(descr);
-    /* Recorded even if refused: the record only costs speed. */
-    CPK_PICKLER_EXT(self)->persid_set = 1;
-    return r;
-}
-#endif
 
 /* Type slots ------------------------------------------------------------ */
 
@@ -1072,10 +1045,6 @@ static PyGetSetDef Pickler_getset[] = {
      "The pickler's memo (CPython's PicklerMemoProxy).", NULL},
     {"globals_ref", Pickler_get_globals_ref, Pickler_set_globals_ref,
      "Map of id(func.__globals__) to the globals shipped for it.", NULL},
-#if PY_VERSION_HEX < 0x030D0000
-    {"persistent_id", Pickler_get_persid, Pickler_set_persid,
-     "CPython's persistent_id (a callable, or unset).", NULL},
-#endif
     {NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -1101,6 +1070,28 @@ PyDoc_STRVAR(Pickler_doc,
 "code runs again; set diagnose = False (on the instance or a subclass)\n"
 "to skip that. Subclasses that override reducer_override or\n"
 "persistent_id get no path.");
+
+#if PY_VERSION_HEX < 0x030D0000
+/* CPython's getter of Pickler.persistent_id, from its descriptor. */
+static int
+find_persid_getter(PyObject *base)
+{
+    PyObject *dict = cpk_type_dict((PyTypeObject *)base);
+    if (dict == NULL)
+        return -1;
+    PyObject *descr = PyDict_GetItemString(dict, "persistent_id");
+    Py_DECREF(dict); /* the type keeps the descriptor alive */
+    if (descr == NULL || !Py_IS_TYPE(descr, &PyGetSetDescr_Type) ||
+        ((PyGetSetDescrObject *)descr)->d_getset->get == NULL) {
+        PyErr_SetString(PyExc_ImportError,
+                        "_pickle.Pickler.persistent_id is not a getset");
+        return -1;
+    }
+    persid_get = ((PyGetSetDescrObject *)descr)->d_getset->get;
+    persid_closure = ((PyGetSetDescrObject *)descr)->d_getset->closure;
+    return 0;
+}
+#endif
 
 /* Find the offset of PicklerObject.dispatch_table from its member
  * descriptor, so we never mirror CPython's private struct. */
@@ -1131,6 +1122,9 @@ int
 cpk_pickler_init_type(PyObject *module, cpk_state *st)
 {
     if (find_dispatch_table_offset(st->base_pickler) < 0 ||
+#if PY_VERSION_HEX < 0x030D0000
+        find_persid_getter(st->base_pickler) < 0 ||
+#endif
         cpk_base_slots_get((PyTypeObject *)st->base_pickler,
                            &base_slots) < 0)
         return -1;

@@ -4358,6 +4358,14 @@ static const char *raw_verdict(const raw_import *ri, int unrec,
     if (ri->via == PKSCAN_VIA_DYNAMIC)
         return "name computed at load time";
     *cat = categorize(ri->m, ri->ml, ri->n, ri->nl);
+    /* "os\0": no rule names it, and the import system reads it as a C
+     * string, up to the NUL (CPython's frozen os). */
+    if ((ri->m != NULL && memchr(ri->m, '\0', ri->ml) != NULL) ||
+        (ri->n != NULL && memchr(ri->n, '\0', ri->nl) != NULL)) {
+        *cat = PKSCAN_CAT_OTHER;
+        return "a name holding a NUL byte (imports what the name before "
+               "it names)";
+    }
     if (ri->modified) {
         /* BUILD (or APPENDS, SETITEMS) on a module, class, function or
          * shared logger: math.pi = 3 for the whole process */

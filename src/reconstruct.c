@@ -412,6 +412,14 @@ make_empty_cell(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
 static PyObject *
 import_module(cpk_state *st, const char *fname, PyObject *name)
 {
+    /* "os\0" would import os (CPython's frozen-module lookup reads the
+     * name as a C string) under a name no import policy rule names. */
+    if (PyUnicode_FindChar(name, 0, 0, PyUnicode_GET_LENGTH(name), 1) != -1) {
+        if (!PyErr_Occurred())
+            cpk_arg_error(st, 1, fname,
+                          "module name %R holds a NUL character", name);
+        return NULL;
+    }
     PyObject *mod = NULL, *modules = PyImport_GetModuleDict();
     if (PyDict_Check(modules) && cpk_dict_get_ref(modules, name, &mod) < 0)
         return NULL;

@@ -268,11 +268,20 @@ cpk_version_error_explain(cpk_state *st, PyObject *data)
     pkscan_free(r);
 }
 
-/* The first name of ours the report lists that `module` lacks, as a new
- * str; NULL without an error if none, NULL with one on failure. */
+/* The name of ours the report lists that `module` lacks and that the
+ * message `msg` of the AttributeError names (pickle's find_class: "Can't
+ * get attribute '_x' on <module 'ccloudpickle' ...>"), as a new str;
+ * NULL without an error if none, NULL with one on failure. */
 static PyObject *
-missing_own_name(PyObject *module, const pkscan_report *r)
+missing_own_name(PyObject *module, const pkscan_report *r, PyObject *msg)
 {
+    PyObject *own = PyUnicode_FromString(CPK_MODULE_NAME);
+    if (own == NULL)
+        return NULL;
+    Py_ssize_t at = PyUnicode_Find(msg, own, 0, PyUnicode_GET_LENGTH(msg), 1);
+    Py_DECREF(own);
+    if (at < 0)
+        return NULL; /* -2 with an error, -1 not about our module */
     for (size_t i = 0; i < r->n_imports; i++) {
         const pkscan_import *im = &r->imports[i];
         if (im->module.s == NULL || im->name.s == NULL ||
@@ -285,9 +294,18 @@ missing_own_name(PyObject *module, const pkscan_report *r)
         if (name == NULL)
             return NULL;
         PyObject *v = NULL;
-        int has = PyObject_GetOptionalAttr(module, name, &v);
+        int has = PyObject_GetOptionalAttr(module, name, &v), named = 0;
         Py_XDECREF(v);
-        if (has == 0)
+        if (has == 0) {
+            PyObject *rep = PyObject_Repr(name);
+            at = rep ? PyUnicode_Find(msg, rep, 0, PyUnicode_GET_LENGTH(msg),
+                                      1)
+                     : -2;
+            Py_XDECREF(rep);
+            has = at == -2 ? -1 : 0;
+            named = at >= 0;
+        }
+        if (named)
             return name;
         Py_DECREF(name);
         if (has < 0)
@@ -307,16 +325,17 @@ cpk_missing_name_explain(PyObject *module, PyObject *data)
     PyErr_NormalizeException(&type, &exc, &tb);
     if (tb != NULL)
         PyException_SetTraceback(exc, tb);
-    PyObject *name = NULL;
-    if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) == 0) {
+    PyObject *name = NULL, *msg = PyObject_Str(exc);
+    if (msg != NULL && PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) == 0) {
         pkscan_report *r = scan(view.buf, (size_t)view.len);
         PyBuffer_Release(&view);
         if (r != NULL)
-            name = missing_own_name(module, r);
+            name = missing_own_name(module, r, msg);
         pkscan_free(r);
     }
+    Py_XDECREF(msg);
     if (name == NULL) {
-        /* none found (or the search failed): the original stands */
+        /* not one of ours (or the search failed): the original stands */
         PyErr_Clear();
         PyErr_Restore(type, exc, tb);
         return;

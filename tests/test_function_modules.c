@@ -217,6 +217,11 @@ Test(function_modules, policy_sees_the_modules)
            "    'int': b'(' + s('c') + i(3) + b't',\n"
            "    'six': b'(' + s('c') + C + b't' + b')',\n"
            "}\n"
+           /* 'os\\0' imports os under a name no rule names: refused */
+           "nul = make(b'(' + s('c') + s('os\\x00') + b't')\n"
+           "for kw in ({'deny': ['os']}, {'deny': ['subprocess']}):\n"
+           "    m = load(nul, **kw)\n"
+           "    assert isinstance(m, str) and 'os' in m, (kw, m)\n"
            "for what, mods in bad.items():\n"
            "    for kw in ({'allow': ['colorsys', 'builtins']},\n"
            "               {'deny': ['os']}):\n"
@@ -230,4 +235,114 @@ Test(function_modules, policy_sees_the_modules)
            "data = cp.dumps(task)\n"
            "assert data == cp.dumps(task)\n"
            "assert cp.loads(data, allow=['math'])(2.5) == 2\n");
+}
+
+/* Review i11e: a module name holding a NUL ('os\0') imported the frozen
+ * os under a name no deny rule matched. The scan calls such a name
+ * dangerous, and the loader refuses it, in subimport too. */
+Test(function_modules, nul_in_a_module_name)
+{
+    cpk_py("import ccloudpickle as cp, struct, sys\n"
+           "def s(x):\n"
+           "    b = x.encode()\n"
+           "    return b'\\x8c' + bytes([len(b)]) + b\n"
+           "sub = (b'\\x80\\x04' + s('ccloudpickle') + s('subimport') +\n"
+           "       b'\\x93' + s('os\\x00') + b'\\x85R.')\n"
+           "for kw in ({'deny': ['os']}, {'deny': ['subprocess']}):\n"
+           "    try:\n"
+           "        cp.loads(sub, **kw)\n"
+           "    except cp.PolicyError as e:\n"
+           "        assert 'os' in str(e), str(e)\n"
+           "    else:\n"
+           "        raise AssertionError(kw)\n"
+           "try:\n"
+           "    cp.loads(sub)\n"
+           "except cp.ReconstructorValueError as e:\n"
+           "    assert 'holds a NUL character' in str(e), str(e)\n"
+           "else:\n"
+           "    raise AssertionError('loaded')\n"
+           "def code_of(f):\n"
+           "    import io, pickle\n"
+           "    class R(pickle.Unpickler):\n"
+           "        def find_class(self, m, n):\n"
+           "            if n == '_function_make':\n"
+           "                return lambda *a: a\n"
+           "            return super().find_class(m, n)\n"
+           "    return R(io.BytesIO(cp.dumps(f))).load()[0]\n"
+           "def z(x=1):\n"
+           "    return x\n"
+           "try:\n"
+           "    cp._function_make(code_of(z), {'__name__': 'x'}, None, {},\n"
+           "                      ('o', 'os\\x00'))\n"
+           "except cp.ReconstructorValueError as e:\n"
+           "    assert 'holds a NUL character' in str(e), str(e)\n"
+           "else:\n"
+           "    raise AssertionError('made')\n");
+}
+
+/* Review i11e: a persistent_id CPython's slot holds however it got there
+ * (a subclass's __getattr__, CPython's own descriptor) keeps the module
+ * objects in the hook's sight: the split form, not _function_make. */
+Test(function_modules, any_persistent_id_sees_the_modules)
+{
+    cpk_py(PRELUDE
+           "import math, _pickle\n"
+           "def task(x):\n"
+           "    return math.floor(x)\n"
+           "seen = []\n"
+           "def pid(obj):\n"
+           "    seen.append(obj)\n"
+           "    return None\n"
+           "class ViaGetattr(cp.Pickler):\n"
+           "    def __getattr__(self, name):\n"
+           "        if name == 'persistent_id':\n"
+           "            return pid\n"
+           "        raise AttributeError(name)\n"
+           "ways = [lambda b: ViaGetattr(b)]\n"
+           "if sys.version_info < (3, 13):\n"
+           "    def via_descriptor(b):\n"
+           "        p = cp.Pickler(b)\n"
+           "        _pickle.Pickler.persistent_id.__set__(p, pid)\n"
+           "        return p\n"
+           "    def via_attribute(b):\n"
+           "        p = cp.Pickler(b)\n"
+           "        p.persistent_id = pid\n"
+           "        return p\n"
+           "    ways += [via_descriptor, via_attribute]\n"
+           "for make in ways:\n"
+           "    del seen[:]\n"
+           "    buf = io.BytesIO()\n"
+           "    make(buf).dump(task)\n"
+           "    assert any(o is math for o in seen), make\n"
+           "    assert '_function_make' not in names(buf.getvalue()), make\n"
+           "    assert pickle.loads(buf.getvalue())(2.5) == 2\n");
+}
+
+/* Review i11e: the retry of a dump too deep for the recursion limit
+ * starts from an empty memo and no shared globals: the same bytes as the
+ * dump that needed no retry. */
+Test(function_modules, deep_retry_writes_the_same_bytes)
+{
+    cpk_py("import ccloudpickle as cp, sys, math, os\n"
+           "x, y = 1, 2\n"
+           "def f_a():\n"
+           "    return (math, os, x, y)\n"
+           "def f_b():\n"
+           "    return (os,)\n"
+           "def f_z():\n"
+           "    return (y, x, os, math)\n"
+           "def deep(n):\n"
+           "    d = None\n"
+           "    for _ in range(n):\n"
+           "        d = [d]\n"
+           "    return d\n"
+           "obj = [f_a, f_b, f_z, deep(3000)]\n"
+           "old = sys.getrecursionlimit()\n"
+           "b1 = cp.dumps(obj)\n"
+           "sys.setrecursionlimit(100000)\n"
+           "try:\n"
+           "    b2 = cp.dumps(obj)\n"
+           "finally:\n"
+           "    sys.setrecursionlimit(old)\n"
+           "assert b1 == b2, (len(b1), len(b2))\n");
 }
