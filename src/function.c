@@ -840,11 +840,18 @@ cpk_reduce_function(cpk_state *st, PyObject *pickler, PyObject *func)
         goto done;
     args = PyTuple_Pack(3, x.code, base, ncells);
     Py_DECREF(ncells);
-    state = native_state(st, f, &x, base, fglobals, closure_vals,
-                         shared_cells, submodules, ext->portable);
+    /* A leaf subset's modules go by name (split_modules): the state gets
+     * the rest, and the whole subset only if the split form is written. */
+    PyObject *plain = fglobals, *pairs = NULL;
+    if (split != NULL && PyTuple_GET_ITEM(split, 2) != Py_None) {
+        plain = PyTuple_GET_ITEM(split, 1);
+        pairs = PyTuple_GET_ITEM(split, 2);
+    }
+    state = native_state(st, f, &x, base, plain, closure_vals, shared_cells,
+                         submodules, ext->portable);
     if (args == NULL || state == NULL)
         goto done;
-    if (PyDict_GET_SIZE(state) == 0) {
+    if (PyDict_GET_SIZE(state) == 0 && pairs == NULL) {
         result = PyTuple_Pack(2, st->function_new, args);
         goto done;
     }
@@ -853,22 +860,12 @@ cpk_reduce_function(cpk_state *st, PyObject *pickler, PyObject *func)
      * closure over numbers and modules). Otherwise the function is
      * memoized by _function_new before its state is pickled, for
      * recursion through globals, closures, defaults or attributes. */
-    int leaf = hooks ? 0 : state_is_leaf(st, state, fglobals_leaf ? fglobals
+    int leaf = hooks ? 0 : state_is_leaf(st, state, fglobals_leaf ? plain
                                                                   : NULL);
     if (leaf < 0)
         goto done;
     if (leaf) {
-        /* A leaf state holds a leaf subset, whose split is made. */
-        PyObject *plain = NULL, *pairs = NULL, *make_args = NULL;
-        if (split != NULL && PyTuple_GET_ITEM(split, 2) != Py_None) {
-            plain = PyTuple_GET_ITEM(split, 1);
-            pairs = PyTuple_GET_ITEM(split, 2);
-        }
-        int r = pairs == NULL ? 0
-                : PyDict_GET_SIZE(plain) > 0
-                    ? PyDict_SetItem(state, st->str___globals__, plain)
-                    : PyDict_DelItem(state, st->str___globals__);
-        PyObject *code = r < 0 ? NULL : inline_code(st, ext, x.code);
+        PyObject *make_args = NULL, *code = inline_code(st, ext, x.code);
         if (code != NULL)
             make_args = pairs == NULL
                             ? PyTuple_Pack(4, code, PyTuple_GET_ITEM(args, 1),
@@ -880,7 +877,8 @@ cpk_reduce_function(cpk_state *st, PyObject *pickler, PyObject *func)
             result = PyTuple_Pack(2, st->function_make, make_args);
         Py_XDECREF(code);
         Py_XDECREF(make_args);
-    } else {
+    } else if (pairs == NULL ||
+               PyDict_SetItem(state, st->str___globals__, fglobals) == 0) {
         result = cpk_reduce6(st->function_new, args, state, st->function_fill);
     }
 done:

@@ -60,6 +60,23 @@ Test(function_modules, modules_go_by_name)
            "(a,) = made(cp.dumps(h))\n"
            "assert a[4] == ('math', 'math') and '__globals__' not in a[3]\n"
            "assert cp.loads(cp.dumps(h))(2.5) == 2\n"
+           /* recursion through the globals: the split form, whose
+            * globals keep the module */
+           "def rec(n):\n"
+           "    return rec(n - 1) if n else math.floor(2.5)\n"
+           "data = cp.dumps(rec)\n"
+           "assert '_function_make' not in names(data) and not made(data)\n"
+           "assert cp.loads(data)(3) == 2 and pickle.loads(data)(2) == 2\n"
+           /* leaf globals, a closure leading back: the split form
+            * still, its globals with the module */
+           "def outer():\n"
+           "    def inner(n):\n"
+           "        return math.floor(n) + len(helpers)\n"
+           "    helpers = [inner]\n"
+           "    return inner\n"
+           "data = cp.dumps(outer())\n"
+           "assert '_function_make' not in names(data) and not made(data)\n"
+           "assert cp.loads(data)(2.5) == 3 and pickle.loads(data)(2.5) == 3\n"
            /* no module: four arguments, as before */
            "def k(x):\n"
            "    return x + SCALE\n"
