@@ -276,19 +276,21 @@ cpk_should_pickle_by_reference(cpk_state *st, PyObject *obj)
 int
 cpk_module_by_reference(cpk_state *st, PyObject *module)
 {
-    int r = module_registered(st, module);
-    if (r != 0)
-        return r < 0 ? -1 : 0;
-    /* sys.modules is our stand-in for "importable by name" (cloudpickle). */
+    /* One read of its name for both questions: registered by value? In
+     * sys.modules, our stand-in for "importable by name" (cloudpickle)? */
     PyObject *name = PyModule_GetNameObject(module);
     if (name == NULL) {
-        /* Nameless: not importable by name. */
+        /* Nameless: neither registered nor importable by name. */
         if (!cpk_error_clearable())
             return -1;
         PyErr_Clear();
         return 0;
     }
-    r = PyDict_Contains(st->sys_modules, name);
+    int r = cpk_is_registered_by_value(st, name);
+    if (r == 0)
+        r = PyDict_Contains(st->sys_modules, name);
+    else if (r > 0)
+        r = 0;
     Py_DECREF(name);
     return r;
 }
