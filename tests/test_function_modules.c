@@ -297,9 +297,10 @@ Test(function_modules, nul_in_a_module_name)
            "    raise AssertionError('made')\n");
 }
 
-/* Review i11e: a persistent_id CPython's slot holds however it got there
- * (a subclass's __getattr__, CPython's own descriptor) keeps the module
- * objects in the hook's sight: the split form, not _function_make. */
+/* Review i11e: a persistent_id however CPython got it (a subclass's
+ * method; before 3.13 also a subclass's __getattr__, CPython's own
+ * descriptor, an assignment) keeps the module objects in the hook's
+ * sight: the split form, not _function_make. */
 Test(function_modules, any_persistent_id_sees_the_modules)
 {
     cpk_py(PRELUDE
@@ -315,8 +316,14 @@ Test(function_modules, any_persistent_id_sees_the_modules)
            "        if name == 'persistent_id':\n"
            "            return pid\n"
            "        raise AttributeError(name)\n"
-           "ways = [lambda b: ViaGetattr(b)]\n"
+           /* 3.13 looks persistent_id up as a method, which the class
+            * has: __getattr__ is never asked there */
+           "class Sub(cp.Pickler):\n"
+           "    def persistent_id(self, obj):\n"
+           "        return pid(obj)\n"
+           "ways = [Sub]\n"
            "if sys.version_info < (3, 13):\n"
+           "    ways.append(lambda b: ViaGetattr(b))\n"
            "    def via_descriptor(b):\n"
            "        p = cp.Pickler(b)\n"
            "        _pickle.Pickler.persistent_id.__set__(p, pid)\n"
