@@ -1071,24 +1071,41 @@ PyDoc_STRVAR(Pickler_doc,
 "to skip that. Subclasses that override reducer_override or\n"
 "persistent_id get no path.");
 
+/* CPython's Pickler descriptor `name`, if of type `kind` (borrowed: the
+ * type keeps it alive); else NULL with ImportError. */
+static PyObject *
+base_descriptor(PyObject *base, const char *name, PyTypeObject *kind)
+{
+    PyObject *dict = cpk_type_dict((PyTypeObject *)base);
+    if (dict == NULL)
+        return NULL;
+    PyObject *descr = PyDict_GetItemString(dict, name);
+    Py_DECREF(dict);
+    if (descr == NULL || !Py_IS_TYPE(descr, kind)) {
+        PyErr_Format(PyExc_ImportError,
+                     "_pickle.Pickler.%s is not a %s", name, kind->tp_name);
+        return NULL;
+    }
+    return descr;
+}
+
 #if PY_VERSION_HEX < 0x030D0000
 /* CPython's getter of Pickler.persistent_id, from its descriptor. */
 static int
 find_persid_getter(PyObject *base)
 {
-    PyObject *dict = cpk_type_dict((PyTypeObject *)base);
-    if (dict == NULL)
+    PyObject *descr = base_descriptor(base, "persistent_id",
+                                      &PyGetSetDescr_Type);
+    if (descr == NULL)
         return -1;
-    PyObject *descr = PyDict_GetItemString(dict, "persistent_id");
-    Py_DECREF(dict); /* the type keeps the descriptor alive */
-    if (descr == NULL || !Py_IS_TYPE(descr, &PyGetSetDescr_Type) ||
-        ((PyGetSetDescrObject *)descr)->d_getset->get == NULL) {
+    PyGetSetDef *gs = ((PyGetSetDescrObject *)descr)->d_getset;
+    if (gs->get == NULL) {
         PyErr_SetString(PyExc_ImportError,
-                        "_pickle.Pickler.persistent_id is not a getset");
+                        "_pickle.Pickler.persistent_id has no getter");
         return -1;
     }
-    persid_get = ((PyGetSetDescrObject *)descr)->d_getset->get;
-    persid_closure = ((PyGetSetDescrObject *)descr)->d_getset->closure;
+    persid_get = gs->get;
+    persid_closure = gs->closure;
     return 0;
 }
 #endif
@@ -1098,16 +1115,10 @@ find_persid_getter(PyObject *base)
 static int
 find_dispatch_table_offset(PyObject *base)
 {
-    PyObject *dict = cpk_type_dict((PyTypeObject *)base);
-    if (dict == NULL)
+    PyObject *descr = base_descriptor(base, "dispatch_table",
+                                      &PyMemberDescr_Type);
+    if (descr == NULL)
         return -1;
-    PyObject *descr = PyDict_GetItemString(dict, "dispatch_table");
-    Py_DECREF(dict); /* the type keeps the descriptor alive */
-    if (descr == NULL || !Py_IS_TYPE(descr, &PyMemberDescr_Type)) {
-        PyErr_SetString(PyExc_ImportError,
-                        "_pickle.Pickler.dispatch_table is not a member");
-        return -1;
-    }
     PyMemberDef *m = ((PyMemberDescrObject *)descr)->d_member;
     if (m->type != T_OBJECT_EX) {
         PyErr_SetString(PyExc_ImportError,
