@@ -434,6 +434,55 @@ data_bytes(PyObject *data)
     return PyBytes_FromObject(data);
 }
 
+/* The check reads protocol 0-2 strings (STRING, BINSTRING) as their
+ * bytes; the load decodes them with `encoding`. Only encodings that give
+ * every ASCII byte itself keep the two the same ('bytes' gives bytes,
+ * which no reconstructor takes for a name): an escaping codec turned
+ * "\x72unpy" into runpy past deny=['runpy'] (review i11f), EBCDIC would
+ * spell names in other bytes. 1 if the load may use it, else 0 with
+ * PolicyError set, -1 on another error. */
+static int
+encoding_agrees(cpk_state *st, PyObject *encoding)
+{
+    if (encoding == NULL || encoding == st->str_ASCII)
+        return 1;
+    int ok = 0;
+    if (PyUnicode_Check(encoding) &&
+        PyUnicode_CompareWithASCIIString(encoding, "bytes") == 0)
+        return 1;
+    PyObject *info = PyUnicode_Check(encoding)
+                         ? PyCodec_Encoder(PyUnicode_AsUTF8(encoding))
+                         : NULL;
+    if (info != NULL) {
+        /* PyCodec_Encoder checked the name; its codec's canonical name */
+        Py_DECREF(info);
+        PyObject *codecs = PyImport_ImportModule("codecs");
+        PyObject *ci = codecs ? PyObject_CallMethod(codecs, "lookup", "O",
+                                                    encoding)
+                              : NULL;
+        PyObject *name = ci ? PyObject_GetAttrString(ci, "name") : NULL;
+        ok = name != NULL && PyUnicode_Check(name) &&
+             (PyUnicode_CompareWithASCIIString(name, "ascii") == 0 ||
+              PyUnicode_CompareWithASCIIString(name, "utf-8") == 0 ||
+              PyUnicode_CompareWithASCIIString(name, "iso8859-1") == 0);
+        Py_XDECREF(codecs);
+        Py_XDECREF(ci);
+        Py_XDECREF(name);
+        if (name == NULL)
+            return -1;
+    } else if (PyErr_Occurred() && !PyErr_ExceptionMatches(PyExc_LookupError)) {
+        return -1;
+    }
+    PyErr_Clear();
+    if (!ok)
+        PyErr_Format(st->PolicyError,
+                     "an import policy reads the pickle's strings as bytes: "
+                     "loads under a policy take encoding 'ASCII', 'latin1', "
+                     "'utf-8' or 'bytes', not %R",
+                     encoding);
+    return ok;
+}
+
 /* Load the one pickle of `bytes` under `names` with our Unpickler, with
  * st->load_policy set to `kept` (borrowed) meanwhile. On success
  * *consumed is the number of bytes the load read. */
@@ -500,6 +549,8 @@ cpk_loads_policed(cpk_state *st, PyObject *data, PyObject *allow,
                   PyObject *deny, PyObject *fix_imports, PyObject *encoding,
                   PyObject *errors, PyObject *buffers, int exact)
 {
+    if (encoding_agrees(st, encoding) <= 0)
+        return NULL;
     PyObject *kept;
     cpk_policy *p = policy_from_args(allow, deny, &kept);
     if (p == NULL)
@@ -531,6 +582,8 @@ cpk_load_policed(cpk_state *st, PyObject *file, PyObject *allow,
                  PyObject *deny, PyObject *fix_imports, PyObject *encoding,
                  PyObject *errors, PyObject *buffers)
 {
+    if (encoding_agrees(st, encoding) <= 0)
+        return NULL;
     PyObject *kept;
     cpk_policy *p = policy_from_args(allow, deny, &kept);
     if (p == NULL)

@@ -719,3 +719,46 @@ Test(load_policy, deep_memo_chains_are_refused)
            "else:\n"
            "    raise AssertionError('a 20000-deep chain was loaded')\n");
 }
+
+/* Review i11f: the policy reads protocol 0-2 strings as their bytes, the
+ * load decodes them with `encoding`: an escaping codec made "\x72unpy"
+ * import runpy past deny=['runpy']. Under a policy only encodings that
+ * keep ASCII bytes as they are load; others are refused before anything
+ * runs. Without a policy every encoding still loads. */
+Test(load_policy, encodings_that_respell_names_refused)
+{
+    cpk_py("import ccloudpickle as cp, sys\n"
+           "def s(x):\n"
+           "    b = x.encode()\n"
+           "    return b'\\x8c' + bytes([len(b)]) + b\n"
+           "def U(b):\n"
+           "    return b'U' + bytes([len(b)]) + b\n"
+           "cases = [('unicode_escape', b'\\\\x72unpy'),\n"
+           "         ('raw_unicode_escape', b'\\\\u0072unpy'),\n"
+           "         ('utf-7', b'+AHI-unpy'), ('cp037', 'runpy'.encode('cp037'))]\n"
+           "for enc, raw in cases:\n"
+           "    data = (b'\\x80\\x04' + s('ccloudpickle') + s('subimport') +\n"
+           "            b'\\x93' + U(raw) + b'\\x85R.')\n"
+           "    sys.modules.pop('runpy', None)\n"
+           "    try:\n"
+           "        cp.loads(data, encoding=enc, deny=['runpy'])\n"
+           "    except cp.PolicyError as e:\n"
+           "        assert 'encoding' in str(e), str(e)\n"
+           "    else:\n"
+           "        raise AssertionError(enc)\n"
+           "    assert 'runpy' not in sys.modules, enc\n"
+           "    assert cp.loads(data, encoding=enc).__name__ == 'runpy'\n"
+           /* what keeps ASCII bytes loads under a policy */
+           "ok = (b'\\x80\\x02' + s('ccloudpickle') + s('subimport') + b'\\x93'\n"
+           "      + U(b'math') + b'\\x85R.')\n"
+           "for enc in ('ASCII', 'ascii', 'latin1', 'latin-1', 'utf-8',\n"
+           "            'UTF8'):\n"
+           "    assert cp.loads(ok, encoding=enc, deny=['os']).__name__ == "
+           "'math', enc\n"
+           "try:\n"
+           "    cp.loads(ok, encoding='no-such-codec', allow=['math'])\n"
+           "except cp.PolicyError as e:\n"
+           "    assert 'no-such-codec' in str(e)\n"
+           "else:\n"
+           "    raise AssertionError('no-such-codec')\n");
+}
