@@ -151,7 +151,8 @@ PyType_GetModuleByDef(PyTypeObject *type, PyModuleDef *def)
     X(__notes__) X(__reduce__) X(__reduce_ex__) X(__setstate__)              \
     X(traceback) X(format_tb) X(singledispatchmethod) X(func)                \
     X(_method_cache) X(__closure_cells__) X(__supertype__)                   \
-    X(__init_subclass__) X(__init__) X(__spec__) X(_initializing)
+    X(__init_subclass__) X(__init__) X(__spec__) X(_initializing)        \
+    X(ccloudpickle)
 
 /* What reducer_override does with an object of a given exact type. */
 typedef enum {

@@ -325,12 +325,15 @@ cloudpickle_names(const char *p, Py_ssize_t n)
 /* Is sys.modules["ccloudpickle"] this very module? Then pickle.loads's
  * own find_class (import, getattr) finds our names as ours does. */
 static int
-own_module_imported(PyObject *module)
+own_module_imported(cpk_state *st, PyObject *module)
 {
-    PyObject *modules = PyImport_GetModuleDict(), *m = NULL;
+    PyObject *modules = PyImport_GetModuleDict();
+    /* An exact dict and an exact str key: the lookup runs no code. */
     if (!PyDict_CheckExact(modules))
         return 0;
-    m = PyDict_GetItemString(modules, CPK_MODULE_NAME); /* borrowed */
+    PyObject *m = PyDict_GetItemWithError(modules, st->str_ccloudpickle);
+    if (m == NULL)
+        PyErr_Clear();
     return m == module;
 }
 
@@ -396,7 +399,7 @@ do_loads(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
          * no Unpickler object (making and freeing one costs more than a
          * task's find_class through the import system), and
          * _pickle.loads's C function called directly. */
-        if (names == 0 || (names == 1 && own_module_imported(module))) {
+        if (names == 0 || (names == 1 && own_module_imported(st, module))) {
             PyObject *r = st->base_loads_fast
                               ? st->base_loads_fast(st->base_loads_self,
                                                     args, 1, NULL)
