@@ -446,16 +446,12 @@ encoding_agrees(cpk_state *st, PyObject *encoding)
 {
     if (encoding == NULL || encoding == st->str_ASCII)
         return 1;
-    int ok = 0;
     if (PyUnicode_Check(encoding) &&
         PyUnicode_CompareWithASCIIString(encoding, "bytes") == 0)
         return 1;
-    PyObject *info = PyUnicode_Check(encoding)
-                         ? PyCodec_Encoder(PyUnicode_AsUTF8(encoding))
-                         : NULL;
-    if (info != NULL) {
-        /* PyCodec_Encoder checked the name; its codec's canonical name */
-        Py_DECREF(info);
+    int ok = 0;
+    if (PyUnicode_Check(encoding)) {
+        /* codecs.lookup(encoding).name: the codec's canonical name */
         PyObject *codecs = PyImport_ImportModule("codecs");
         PyObject *ci = codecs ? PyObject_CallMethod(codecs, "lookup", "O",
                                                     encoding)
@@ -468,12 +464,13 @@ encoding_agrees(cpk_state *st, PyObject *encoding)
         Py_XDECREF(codecs);
         Py_XDECREF(ci);
         Py_XDECREF(name);
-        if (name == NULL)
-            return -1;
-    } else if (PyErr_Occurred() && !PyErr_ExceptionMatches(PyExc_LookupError)) {
-        return -1;
+        /* an unknown codec is refused below; any other error stands */
+        if (name == NULL) {
+            if (!PyErr_ExceptionMatches(PyExc_LookupError))
+                return -1;
+            PyErr_Clear();
+        }
     }
-    PyErr_Clear();
     if (!ok)
         PyErr_Format(st->PolicyError,
                      "an import policy reads the pickle's strings as bytes: "

@@ -268,28 +268,14 @@ make_unpickler(cpk_state *st, PyObject *file, PyObject *fix_imports,
                                defaults ? NULL : st->kwnames_unpickler);
 }
 
-/* Does this pickle name anything of ours or of stock cloudpickle's (or
- * import it, as compat pickles do)? Those take our Unpickler, whose
- * find_class maps cloudpickle's names and finds ours without the import
- * machinery. The rest (plain data) goes straight to _pickle.loads, which
- * builds no Unpickler object: most of the cost of a small load. Large
- * pickles always take the Unpickler: its cost is nothing there, and a scan
- * would not be. */
+/* Pickles that name anything of ours or of stock cloudpickle's (or
+ * import it, as compat pickles do) take our Unpickler, whose find_class
+ * maps cloudpickle's names, unless cloudpickle_names below finds only
+ * ours as protocols 4 and 5 write them. The rest (plain data) goes
+ * straight to _pickle.loads, which builds no Unpickler object: most of
+ * the cost of a small load. Large pickles always take the Unpickler: its
+ * cost is nothing there, and a scan would not be. */
 #define CPK_FAST_LOADS_MAX 65536
-
-static int
-may_name_cloudpickle(const char *p, Py_ssize_t n)
-{
-    if (n > CPK_FAST_LOADS_MAX)
-        return 1;
-    /* memchr, not memmem: glibc's memmem sets up a two-way search that
-     * costs more than a small load's every other check together. */
-    const char *end = p + n;
-    while (end - p >= 11 && (p = memchr(p, 'c', (size_t)(end - p - 10))))
-        if (memcmp(p++, "cloudpickle", 11) == 0)
-            return 1;
-    return 0;
-}
 
 /* The names a small pickle gives find_class, read from its bytes: 0 for
  * none of ours nor stock cloudpickle's; 1 for ours only, each written as
@@ -305,6 +291,8 @@ cloudpickle_names(const char *p, Py_ssize_t n)
         return 2;
     const char *start = p, *end = p + n;
     int ours = 0;
+    /* memchr, not memmem: glibc's memmem sets up a two-way search that
+     * costs more than a small load's every other check together. */
     while (end - p >= 11 && (p = memchr(p, 'c', (size_t)(end - p - 10)))) {
         if (memcmp(p, "cloudpickle", 11) != 0) {
             p++;
@@ -445,8 +433,8 @@ do_loads(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
         return cpk_loads_policed(st, data, allow, deny, fix_imports,
                                  encoding, errors, buffers, exact);
     if (!exact && PyBytes_CheckExact(data) &&
-        !may_name_cloudpickle(PyBytes_AS_STRING(data),
-                              PyBytes_GET_SIZE(data))) {
+        cloudpickle_names(PyBytes_AS_STRING(data),
+                          PyBytes_GET_SIZE(data)) == 0) {
         PyObject *fargs[5] = {data, fix_imports,
                               encoding ? encoding : st->str_ASCII,
                               errors ? errors : st->str_strict, buffers};
