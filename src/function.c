@@ -222,54 +222,84 @@ add_submodules(cpk_state *st, PyObject *prefix, PyObject *all_names,
     return PyErr_Occurred() ? -1 : 0;
 }
 
-/* cloudpickle's _find_imported_submodules: among `values` (globals and
- * closure contents), modules inside a package may have loaded submodules
- * the code uses as attributes (concurrent.futures with only `concurrent`
- * global). Shipping them makes the loader import them. New list. */
-PyObject *
-cpk_find_submodules(cpk_state *st, PyObject *all_names, PyObject *values)
+/* add_submodules for `v` if it is a package module; *found made on
+ * the first one. 0 or -1. */
+static int
+package_submodules(cpk_state *st, PyObject *v, PyObject *all_names,
+                   PyObject **found)
 {
-    PyObject *found = NULL, *list = NULL;
-    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(values); i++) {
-        PyObject *v = PyList_GET_ITEM(values, i);
+    if (!PyModule_Check(v))
+        return 0;
+    /* cloudpickle: `hasattr(x, "__package__") and x.__package__`, whose
+     * errors propagate. A plain module's attribute is its dict's entry
+     * (ModuleType has no __package__ descriptor); read it there when
+     * present, as getattr would, without the generic lookup. */
+    PyObject *package = NULL;
+    if (Py_IS_TYPE(v, &PyModule_Type) &&
+        cpk_dict_get_ref(PyModule_GetDict(v), st->str___package__,
+                         &package) < 0)
+        return -1;
+    if (package == NULL &&
+        PyObject_GetOptionalAttr(v, st->str___package__, &package) < 0)
+        return -1;
+    int is_package = package != NULL ? PyObject_IsTrue(package) : 0;
+    Py_XDECREF(package);
+    if (is_package <= 0)
+        return is_package;
+    PyObject *name = PyModule_GetNameObject(v);
+    if (name == NULL) {
+        /* A nameless module has no submodules to find. */
+        if (!cpk_error_clearable())
+            return -1;
+        PyErr_Clear();
+        return 0;
+    }
+    int r = -1;
+    if (*found != NULL || (*found = PyDict_New()) != NULL)
+        r = add_submodules(st, name, all_names, *found);
+    Py_DECREF(name);
+    return r;
+}
+
+/* cloudpickle's _find_imported_submodules: among the values of `fglobals`
+ * (the globals subset, ours alone) and of the cells of `closure` (or
+ * NULL), modules inside a package may have loaded submodules the code
+ * uses as attributes (concurrent.futures with only `concurrent` global).
+ * Shipping them makes the loader import them. Read in place: no list of
+ * values is made per function. New list. */
+PyObject *
+cpk_find_submodules(cpk_state *st, PyObject *all_names, PyObject *fglobals,
+                    PyObject *closure)
+{
+    PyObject *found = NULL, *k, *v;
+    Py_ssize_t pos = 0;
+    int r = 0;
+    while (r == 0 && PyDict_Next(fglobals, &pos, &k, &v)) {
         if (!PyModule_Check(v))
             continue;
-        /* cloudpickle: `hasattr(x, "__package__") and x.__package__`,
-         * whose errors propagate. */
-        PyObject *package;
-        if (PyObject_GetOptionalAttr(v, st->str___package__, &package) < 0)
-            goto error;
-        int is_package = package != NULL ? PyObject_IsTrue(package) : 0;
-        Py_XDECREF(package);
-        if (is_package < 0)
-            goto error;
-        if (!is_package)
+        /* Held: the attribute reads may run code. */
+        Py_INCREF(v);
+        r = package_submodules(st, v, all_names, &found);
+        Py_DECREF(v);
+    }
+    for (Py_ssize_t i = 0;
+         r == 0 && closure != NULL && i < PyTuple_GET_SIZE(closure); i++) {
+        PyObject *c = PyCell_GET(PyTuple_GET_ITEM(closure, i));
+        if (c == NULL || !PyModule_Check(c))
             continue;
-        PyObject *name = PyModule_GetNameObject(v);
-        if (name == NULL) {
-            /* A nameless module has no submodules to find. */
-            if (!cpk_error_clearable())
-                goto error;
-            PyErr_Clear();
-            continue;
-        }
-        if (found == NULL && (found = PyDict_New()) == NULL) {
-            Py_DECREF(name);
-            goto error;
-        }
-        int r = add_submodules(st, name, all_names, found);
-        Py_DECREF(name);
-        if (r < 0)
-            goto error;
+        Py_INCREF(c);
+        r = package_submodules(st, c, all_names, &found);
+        Py_DECREF(c);
+    }
+    if (r < 0) {
+        Py_XDECREF(found);
+        return NULL;
     }
     if (found == NULL)
         return PyList_New(0);
-    list = PyDict_Values(found);
+    PyObject *list = PyDict_Values(found);
     Py_DECREF(found);
     return list;
-error:
-    Py_XDECREF(found);
-    return NULL;
 }
 
 /* Strong references to the fields of a function the reducer reads. The
@@ -355,7 +385,7 @@ set_if(PyObject *state, PyObject *key, PyObject *value, int cond)
 }
 
 /* Values of the closure cells, the empty-cell sentinel for empty ones,
- * as a tuple; and the same values appended to `values`. With `shared`
+ * as a tuple. With `shared`
  * (native format), a cell that something besides this closure holds
  * (another closure: a nonlocal shared by several functions, or the frame
  * still running) travels as the cell itself in *shared, a tuple as long as
@@ -363,8 +393,7 @@ set_if(PyObject *state, PyObject *key, PyObject *value, int cond)
  * and as the empty-cell sentinel among the values: the pickle's memo then
  * gives every function of the dump the same cell. */
 static PyObject *
-closure_values(cpk_state *st, PyObject *closure, PyObject *values,
-               PyObject **shared)
+closure_values(cpk_state *st, PyObject *closure, PyObject **shared)
 {
     Py_ssize_t n = PyTuple_GET_SIZE(closure);
     PyObject *t = PyTuple_New(n);
@@ -373,8 +402,6 @@ closure_values(cpk_state *st, PyObject *closure, PyObject *values,
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *cell = PyTuple_GET_ITEM(closure, i);
         PyObject *v = PyCell_GET(cell);
-        if (v != NULL && PyList_Append(values, v) < 0)
-            goto error;
         /* The closure tuple holds one reference: any other is a sharer. */
         if (shared != NULL && Py_REFCNT(cell) > 1) {
             if (*shared == NULL) {
@@ -606,18 +633,21 @@ state_is_leaf(cpk_state *st, PyObject *state, PyObject *known)
 /* _function_make's modules (doc/FORMAT.md): the split of a globals
  * subset that is a leaf (is_leaf, which found each module among its
  * values by reference, just before), as (subset, the subset without
- * those modules, (name, module name, ...)), or (subset, subset, None)
- * when it holds none. The loader imports them as subimport does: the
- * pickle spares subimport's name and a call per module. New reference. */
+ * those modules, (name, module name, ...) or None when it holds none,
+ * names, globals): the last two are what the subset was read from, the
+ * code's global names and the function's __globals__ (same_as_last). The
+ * loader imports the modules as subimport does: the pickle spares
+ * subimport's name and a call per module. New reference. */
 static PyObject *
-split_modules(cpk_state *st, PyObject *fglobals)
+split_modules(cpk_state *st, PyObject *fglobals, PyObject *names,
+              PyObject *globals)
 {
     PyObject *k, *v, *pairs = NULL, *rest = NULL, *split = NULL;
     Py_ssize_t pos = 0, nmod = 0, i = 0;
     while (PyDict_Next(fglobals, &pos, &k, &v))
         nmod += Py_IS_TYPE(v, &PyModule_Type);
     if (nmod == 0)
-        return PyTuple_Pack(3, fglobals, fglobals, Py_None);
+        return PyTuple_Pack(5, fglobals, fglobals, Py_None, names, globals);
     if ((pairs = PyTuple_New(2 * nmod)) == NULL ||
         (rest = PyDict_New()) == NULL)
         goto done;
@@ -645,7 +675,7 @@ split_modules(cpk_state *st, PyObject *fglobals)
         PyTuple_SET_ITEM(pairs, i++, name);
     }
     if (i == 2 * nmod)
-        split = PyTuple_Pack(3, fglobals, rest, pairs);
+        split = PyTuple_Pack(5, fglobals, rest, pairs, names, globals);
     else
         PyErr_SetString(PyExc_RuntimeError,
                         "function globals changed while pickled");
@@ -653,6 +683,45 @@ done:
     Py_XDECREF(pairs);
     Py_XDECREF(rest);
     return split;
+}
+
+/* 1 if the last leaf subset (ext->last_split) was read from these very
+ * `globals` and `names` (a closure of the same def) and every name still
+ * maps to the same value there: used_globals would make an equal dict.
+ * 0 if not, -1 with an error. */
+static int
+same_as_last(cpk_pickler_ext *ext, PyObject *globals, PyObject *names)
+{
+    PyObject *split = ext->last_split;
+    if (split == NULL || PyTuple_GET_ITEM(split, 3) != names ||
+        PyTuple_GET_ITEM(split, 4) != globals)
+        return 0;
+    /* Held: a lookup in `globals` may run a colliding key's __eq__. */
+    Py_INCREF(split);
+    PyObject *subset = PyTuple_GET_ITEM(split, 0);
+    Py_ssize_t found = 0;
+    int same = 1;
+    for (Py_ssize_t i = 0; same == 1 && i < PyTuple_GET_SIZE(names); i++) {
+        PyObject *k = PyTuple_GET_ITEM(names, i), *v;
+        int r = cpk_dict_get_ref(globals, k, &v);
+        if (r <= 0) {
+            same = r;
+            if (r == 0)
+                same = PyDict_GetItemWithError(subset, k) == NULL
+                           ? (PyErr_Occurred() ? -1 : 1)
+                           : 0;
+            continue;
+        }
+        found++;
+        /* The subset's keys are exact str: no code runs here. */
+        PyObject *w = PyDict_GetItemWithError(subset, k);
+        same = w == v ? 1 : (w == NULL && PyErr_Occurred() ? -1 : 0);
+        Py_DECREF(v);
+    }
+    if (same == 1 && found != PyDict_GET_SIZE(subset))
+        same = 0;
+    Py_DECREF(split);
+    return same;
 }
 
 /* Closures of one def see the same globals: the previous function's
@@ -663,19 +732,51 @@ done:
  * when the next function comes (its values being pickled), and would load
  * empty into that one. A leaf subset's split (split_modules) is made
  * here, while is_leaf's answer holds, and shared with it: `*split` gets
- * it (new reference), NULL when not a leaf. 0 or -1. */
+ * it (new reference), NULL when not a leaf. *fglobals gets the subset of
+ * `globals` that the code's `names` read (new reference). 0 or -1. */
 static int
 share_fglobals(cpk_state *st, cpk_pickler_ext *ext, int hooks,
-               PyObject **fglobals, int *leaf_out, PyObject **split)
+               PyObject *globals, PyObject *names, PyObject **fglobals,
+               int *leaf_out, PyObject **split)
 {
     PyObject *last, *k, *v;
     Py_ssize_t pos = 0;
+    int budget = 64, leaf;
+    *leaf_out = 0;
+    *split = NULL;
+    *fglobals = NULL;
+    /* The same def again: its subset is reused without being made. */
+    int same = hooks ? 0 : same_as_last(ext, globals, names);
+    if (same < 0)
+        return -1;
+    if (same) {
+        PyObject *held = Py_NewRef(ext->last_split);
+        /* Checked each time (a module among the values may have been
+         * registered by value since). */
+        leaf = is_leaf(st, PyTuple_GET_ITEM(held, 0), &budget);
+        if (leaf > 0) {
+            /* The test may have run code that dropped the last split. */
+            if (ext->last_split != held) {
+                Py_XSETREF(ext->last_fglobals,
+                           Py_NewRef(PyTuple_GET_ITEM(held, 0)));
+                Py_XSETREF(ext->last_split, Py_NewRef(held));
+            }
+            *fglobals = Py_NewRef(PyTuple_GET_ITEM(held, 0));
+            *split = held;
+            *leaf_out = 1;
+            return 0;
+        }
+        Py_DECREF(held);
+        if (leaf < 0)
+            return -1;
+        budget = 64;
+    }
+    if ((*fglobals = used_globals(st, globals, names)) == NULL)
+        return -1;
     /* Checked each time, the shared one too (it holds the same values):
      * a module among them may have been registered by value since. */
-    int budget = 64;
-    int leaf = hooks ? 0 : is_leaf(st, *fglobals, &budget);
+    leaf = hooks ? 0 : is_leaf(st, *fglobals, &budget);
     *leaf_out = leaf > 0;
-    *split = NULL;
     if (leaf <= 0) {
         Py_CLEAR(ext->last_fglobals);
         Py_CLEAR(ext->last_split);
@@ -686,20 +787,20 @@ share_fglobals(cpk_state *st, cpk_pickler_ext *ext, int hooks,
     if (last != NULL && ext->last_split != NULL &&
         PyDict_GET_SIZE(last) == PyDict_GET_SIZE(*fglobals)) {
         /* Keys are the code's names (exact str): no code runs here. */
-        int same = 1;
-        while (same && PyDict_Next(*fglobals, &pos, &k, &v)) {
+        int eq = 1;
+        while (eq && PyDict_Next(*fglobals, &pos, &k, &v)) {
             PyObject *w = PyDict_GetItemWithError(last, k);
             if (w == NULL && PyErr_Occurred())
                 return -1;
-            same = w == v;
+            eq = w == v;
         }
-        if (same) {
+        if (eq) {
             Py_SETREF(*fglobals, Py_NewRef(last));
             *split = Py_NewRef(ext->last_split);
             return 0;
         }
     }
-    if ((*split = split_modules(st, *fglobals)) == NULL)
+    if ((*split = split_modules(st, *fglobals, names, globals)) == NULL)
         return -1;
     Py_XSETREF(ext->last_fglobals, Py_NewRef(*fglobals));
     Py_XSETREF(ext->last_split, Py_NewRef(*split));
@@ -768,9 +869,10 @@ cpk_reduce_function(cpk_state *st, PyObject *pickler, PyObject *func)
 
     cpk_pickler_ext *ext = CPK_PICKLER_EXT(pickler);
     PyFunctionObject *f = (PyFunctionObject *)func;
-    PyObject *info = NULL, *fglobals = NULL, *values = NULL, *base = NULL;
+    PyObject *info = NULL, *fglobals = NULL, *base = NULL;
     PyObject *closure_vals = NULL, *shared_cells = NULL, *submodules = NULL;
     PyObject *state = NULL, *args = NULL, *result = NULL, *split = NULL;
+    PyObject *ncells = NULL;
     fn_fields x;
     fields_get(&x, f);
 
@@ -784,25 +886,24 @@ cpk_reduce_function(cpk_state *st, PyObject *pickler, PyObject *func)
     int hooks = cpk_pickler_user_hooks(pickler), fglobals_leaf = 0;
     if (hooks < 0)
         goto done;
-    fglobals = used_globals(st, x.globals, PyTuple_GET_ITEM(info, 0));
-    if (fglobals == NULL ||
-        (ext->format == CPK_FORMAT_NATIVE &&
-         share_fglobals(st, ext, hooks, &fglobals, &fglobals_leaf, &split) <
-             0))
+    if (ext->format == CPK_FORMAT_NATIVE
+            ? share_fglobals(st, ext, hooks, x.globals,
+                             PyTuple_GET_ITEM(info, 0), &fglobals,
+                             &fglobals_leaf, &split) < 0
+            : (fglobals = used_globals(st, x.globals,
+                                       PyTuple_GET_ITEM(info, 0))) == NULL)
         goto done;
 
-    /* Submodules are looked for among the globals and closure values. */
-    values = PyDict_Values(fglobals);
-    if (values == NULL)
-        goto done;
     if (x.closure != NULL) {
         closure_vals = closure_values(
-            st, x.closure, values,
+            st, x.closure,
             ext->format == CPK_FORMAT_NATIVE ? &shared_cells : NULL);
         if (closure_vals == NULL)
             goto done;
     }
-    submodules = cpk_find_submodules(st, PyTuple_GET_ITEM(info, 1), values);
+    /* Submodules are looked for among the globals and closure values. */
+    submodules = cpk_find_submodules(st, PyTuple_GET_ITEM(info, 1), fglobals,
+                                     x.closure);
     if (submodules == NULL)
         goto done;
 
@@ -833,13 +934,10 @@ cpk_reduce_function(cpk_state *st, PyObject *pickler, PyObject *func)
         goto done;
     }
 
-    PyObject *ncells =
-        x.closure ? PyLong_FromSsize_t(PyTuple_GET_SIZE(x.closure))
-                  : Py_NewRef(Py_None);
+    ncells = x.closure ? PyLong_FromSsize_t(PyTuple_GET_SIZE(x.closure))
+                       : Py_NewRef(Py_None);
     if (ncells == NULL)
         goto done;
-    args = PyTuple_Pack(3, x.code, base, ncells);
-    Py_DECREF(ncells);
     /* A leaf subset's modules go by name (split_modules): the state gets
      * the rest, and the whole subset only if the split form is written. */
     PyObject *plain = fglobals, *pairs = NULL;
@@ -849,10 +947,12 @@ cpk_reduce_function(cpk_state *st, PyObject *pickler, PyObject *func)
     }
     state = native_state(st, f, &x, base, plain, closure_vals, shared_cells,
                          submodules, ext->portable);
-    if (args == NULL || state == NULL)
+    if (state == NULL)
         goto done;
     if (PyDict_GET_SIZE(state) == 0 && pairs == NULL) {
-        result = PyTuple_Pack(2, st->function_new, args);
+        args = PyTuple_Pack(3, x.code, base, ncells);
+        if (args != NULL)
+            result = PyTuple_Pack(2, st->function_new, args);
         goto done;
     }
     /* A state that cannot lead back to the function: one call,
@@ -867,18 +967,17 @@ cpk_reduce_function(cpk_state *st, PyObject *pickler, PyObject *func)
     if (leaf) {
         PyObject *make_args = NULL, *code = inline_code(st, ext, x.code);
         if (code != NULL)
-            make_args = pairs == NULL
-                            ? PyTuple_Pack(4, code, PyTuple_GET_ITEM(args, 1),
-                                           PyTuple_GET_ITEM(args, 2), state)
-                            : PyTuple_Pack(5, code, PyTuple_GET_ITEM(args, 1),
-                                           PyTuple_GET_ITEM(args, 2), state,
-                                           pairs);
+            make_args =
+                pairs == NULL
+                    ? PyTuple_Pack(4, code, base, ncells, state)
+                    : PyTuple_Pack(5, code, base, ncells, state, pairs);
         if (make_args != NULL)
             result = PyTuple_Pack(2, st->function_make, make_args);
         Py_XDECREF(code);
         Py_XDECREF(make_args);
-    } else if (pairs == NULL ||
-               PyDict_SetItem(state, st->str___globals__, fglobals) == 0) {
+    } else if ((pairs == NULL ||
+                PyDict_SetItem(state, st->str___globals__, fglobals) == 0) &&
+               (args = PyTuple_Pack(3, x.code, base, ncells)) != NULL) {
         result = cpk_reduce6(st->function_new, args, state, st->function_fill);
     }
 done:
@@ -886,12 +985,12 @@ done:
     Py_XDECREF(base);
     Py_XDECREF(info);
     Py_XDECREF(fglobals);
-    Py_XDECREF(values);
     Py_XDECREF(closure_vals);
     Py_XDECREF(shared_cells);
     Py_XDECREF(submodules);
     Py_XDECREF(state);
     Py_XDECREF(args);
+    Py_XDECREF(ncells);
     Py_XDECREF(split);
     return result;
 }

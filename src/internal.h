@@ -743,7 +743,7 @@ int cpk_pickler_globals_ref(cpk_pickler_ext *ext);
 PyObject *cpk_reduce_function(cpk_state *st, PyObject *pickler,
                               PyObject *func);
 PyObject *cpk_find_submodules(cpk_state *st, PyObject *all_names,
-                              PyObject *values);
+                              PyObject *fglobals, PyObject *closure);
 
 /* functools.c: singledispatch functions and lru_cache wrappers by value.
  * The singledispatch reducer returns NotImplemented (new reference) for

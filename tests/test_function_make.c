@@ -226,6 +226,66 @@ Test(function_make, closures_of_one_def_share_their_globals)
            "assert b.__globals__['__name__'] == 'm2'\n");
 }
 
+/* Closures of one def met again reuse the subset they read without
+ * making it again, only while every global they read is still the very
+ * object it was: a __reduce__ between them that rebinds one gives the
+ * next closures a subset of their own, one that registers a module among
+ * them by value gives them the split form. */
+Test(function_make, same_def_reread_when_globals_change_mid_dump)
+{
+    cpk_py(PRELUDE
+           "import io\n"
+           "class Rec(pickle.Unpickler):\n"
+           "    def find_class(self, m, n):\n"
+           "        if n == '_function_make':\n"
+           "            return lambda *a: ('made', a)\n"
+           "        return super().find_class(m, n)\n"
+           "def made(data):\n"
+           "    return [o[1] for o in Rec(io.BytesIO(data)).load()\n"
+           "            if isinstance(o, tuple) and o[0] == 'made']\n"
+           "m = types.ModuleType('m_mid')\n"
+           "exec('K = [1]\\nR = 0.5\\ndef mk(a):\\n'\n"
+           "     '    return lambda: (K, R, a)\\n', m.__dict__)\n"
+           "class Rebind:\n"
+           "    def __reduce__(self):\n"
+           "        m.K = [2]\n"
+           "        return (int, (0,))\n"
+           "fs = [m.mk(0), m.mk(1), Rebind(), m.mk(2), m.mk(3)]\n"
+           "args = made(cp.dumps(fs))\n"
+           "assert len(args) == 4, args\n"
+           "subsets = [a[3]['__globals__'] for a in args]\n"
+           "assert [s['K'] for s in subsets] == [[1], [1], [2], [2]]\n"
+           "assert subsets[0] is subsets[1] and subsets[2] is subsets[3]\n"
+           "assert subsets[1] is not subsets[2]\n"
+           /* a name the code reads, gone between two closures */
+           "class Unbind:\n"
+           "    def __reduce__(self):\n"
+           "        del m.R\n"
+           "        return (int, (0,))\n"
+           "args = made(cp.dumps([m.mk(0), Unbind(), m.mk(1)]))\n"
+           "assert [sorted(a[3]['__globals__']) for a in args] == \\\n"
+           "       [['K', 'R'], ['K']], args\n"
+           /* a module among the globals, registered by value between */
+           "cfg = types.ModuleType('cfg_mid')\n"
+           "sys.modules['cfg_mid'] = cfg\n"
+           "cfg.RATE = 5\n"
+           "m.cfg = cfg\n"
+           "exec('def mk2(a):\\n    return lambda: (cfg.RATE, a)\\n',\n"
+           "     m.__dict__)\n"
+           "class Reg:\n"
+           "    def __reduce__(self):\n"
+           "        cp.register_pickle_by_value(cfg)\n"
+           "        return (int, (0,))\n"
+           "try:\n"
+           "    data = cp.dumps([m.mk2(0), m.mk2(1), Reg(), m.mk2(2)])\n"
+           "finally:\n"
+           "    cp.unregister_pickle_by_value(cfg)\n"
+           "assert len(made(data)) == 2, made(data)\n"
+           "out = cp.loads(data)\n"
+           "assert out[3]() == (5, 2) and out[0]() == (5, 0)\n"
+           "assert out[3].__globals__['cfg'] is not cfg\n");
+}
+
 Test(function_make, globals_still_being_written_are_never_shared)
 {
     /* a's globals reach, through the class X they hold, a method with the

@@ -259,6 +259,80 @@ Test(functions, submodule_through_closure)
     cpk_fresh("data", "assert obj() == 'hi'\n");
 }
 
+/* The submodules a function's globals and cells reach are found as
+ * cloudpickle finds them: a module is a package when its __package__ is
+ * true, read as getattr reads it (a module subclass's property, a
+ * module's own __getattr__ when its dict has none); a cell holding no
+ * module, or an empty cell, adds nothing. */
+Test(functions, submodules_as_getattr_sees_package)
+{
+    cpk_py("import ccloudpickle as cp, io, pickle, sys, types\n"
+           "import email.mime.text, xml.dom.minidom\n"
+           "states = []\n"
+           "class Rec(pickle.Unpickler):\n"
+           "    def find_class(self, m, n):\n"
+           "        if n == '_function_make':\n"
+           "            return lambda *a: states.append(a[3])\n"
+           "        if n == '_function_fill':\n"
+           "            return lambda f, st: states.append(st)\n"
+           "        return super().find_class(m, n)\n"
+           "def subs(f):\n"
+           "    states.clear()\n"
+           "    Rec(io.BytesIO(cp.dumps(f))).load()\n"
+           "    assert len(states) == 1, states\n"
+           "    return sorted(m.__name__\n"
+           "                  for m in states[0].get('__submodules__', []))\n"
+           "def mk(mod):\n"
+           "    def f():\n"
+           "        return mod.mime.text, mod.dom\n"
+           "    return f\n"
+           "def fake(name, mod):\n"
+           "    sys.modules[name] = mod\n"
+           "    sys.modules[name + '.dom'] = types.ModuleType(name + '.dom')\n"
+           "    return mod\n"
+           "assert subs(mk(email)) == ['email.mime', 'email.mime.text'], \\\n"
+           "       subs(mk(email))\n"
+           /* a module subclass whose __package__ is a property */
+           "import importlib\n"
+           "class Lazy(types.ModuleType):\n"
+           "    def __reduce__(self):\n"
+           "        return importlib.import_module, (self.__name__,)\n"
+           "    @property\n"
+           "    def __package__(self):\n"
+           "        return self.__name__\n"
+           "lx = fake('lz_pkg', Lazy('lz_pkg'))\n"
+           "assert subs(mk(lx)) == ['lz_pkg.dom'], subs(mk(lx))\n"
+           /* a plain module without __package__ in its dict: its own
+            * __getattr__ answers (PEP 562) */
+           "px = fake('px_pkg', types.ModuleType('px_pkg'))\n"
+           "del px.__dict__['__package__']\n"
+           "assert subs(mk(px)) == [], subs(mk(px))\n"
+           "px.__getattr__ = lambda n: 'px' if n == '__package__' else 1/0\n"
+           "assert subs(mk(px)) == ['px_pkg.dom'], subs(mk(px))\n"
+           /* a module whose __package__ is false: none */
+           "email_flat = types.ModuleType('email')\n"
+           "email_flat.__package__ = ''\n"
+           "assert subs(mk(email_flat)) == []\n"
+           /* an error reading it propagates */
+           "class Bad(types.ModuleType):\n"
+           "    @property\n"
+           "    def __package__(self):\n"
+           "        raise KeyError('no package')\n"
+           "try:\n"
+           "    cp.dumps(mk(fake('bad_pkg', Bad('bad_pkg'))))\n"
+           "except KeyError as e:\n"
+           "    assert 'no package' in str(e)\n"
+           "else:\n"
+           "    raise AssertionError('no error')\n"
+           /* an empty cell */
+           "def mk_empty():\n"
+           "    def f():\n"
+           "        return later.dom\n"
+           "    return f\n"
+           "    later = 1\n"
+           "assert subs(mk_empty()) == []\n");
+}
+
 Test(functions, lambda_in_fresh_interpreter_with_globals)
 {
     cpk_py("import ccloudpickle as cp, math\n"
