@@ -28,29 +28,42 @@
  * run of bytes, which is what makes the moves possible. */
 #define CPK_MARSHAL_VERSION 2
 
-typedef struct {
-    char *data;
-    size_t len, cap;
-} cpk_buf;
-
-static int
-buf_put(cpk_buf *b, const char *p, size_t n)
+int
+cpk_buf_grow_put(cpk_buf *b, const char *p, size_t n)
 {
+    if (n > PY_SSIZE_T_MAX - b->len) {
+        PyErr_NoMemory();
+        return -1;
+    }
     if (b->len + n > b->cap) {
         size_t cap = b->cap ? b->cap : 256;
         while (cap < b->len + n)
             cap *= 2;
-        char *d = PyMem_Realloc(b->data, cap);
+        /* A caller's own first buffer is copied, never reallocated. */
+        char *d = b->fixed ? PyMem_Malloc(cap) : PyMem_Realloc(b->data, cap);
         if (d == NULL) {
             PyErr_NoMemory();
             return -1;
         }
+        if (b->fixed && b->len > 0)
+            memcpy(d, b->data, b->len);
         b->data = d;
         b->cap = cap;
+        b->fixed = 0;
     }
     memcpy(b->data + b->len, p, n);
     b->len += n;
     return 0;
+}
+
+void
+cpk_buf_release(cpk_buf *b)
+{
+    if (!b->fixed)
+        PyMem_Free(b->data);
+    b->data = NULL;
+    b->len = b->cap = 0;
+    b->fixed = 0;
 }
 
 typedef struct {
@@ -76,7 +89,7 @@ norm_raw(cpk_reader *r, cpk_buf *out, size_t n)
 {
     if ((size_t)(r->end - r->p) < n)
         return -1;
-    if (buf_put(out, (const char *)r->p, n) < 0)
+    if (cpk_buf_put(out, (const char *)r->p, n) < 0)
         return -1;
     r->p += n;
     return 0;
@@ -115,7 +128,7 @@ norm_set(cpk_reader *r, cpk_buf *out, long n)
     if (rc == 0) {
         qsort(items, (size_t)n, sizeof(*items), item_cmp);
         for (long i = 0; i < n && rc == 0; i++)
-            rc = buf_put(out, items[i].data, items[i].len);
+            rc = cpk_buf_put(out, items[i].data, items[i].len);
     }
     for (long i = 0; i < n; i++)
         PyMem_Free(items[i].data);
@@ -123,14 +136,14 @@ norm_set(cpk_reader *r, cpk_buf *out, long n)
     return rc;
 }
 
-static int
-put_long(cpk_buf *out, long v)
+int
+cpk_buf_put_long(cpk_buf *out, long v)
 {
     unsigned char b[4] = {(unsigned char)(v & 0xff),
                           (unsigned char)((v >> 8) & 0xff),
                           (unsigned char)((v >> 16) & 0xff),
                           (unsigned char)((v >> 24) & 0xff)};
-    return buf_put(out, (const char *)b, 4);
+    return cpk_buf_put(out, (const char *)b, 4);
 }
 
 static int
@@ -155,21 +168,21 @@ norm_object(cpk_reader *r, cpk_buf *out)
     char t = (char)type;
     switch (type) {
     case '0': case 'N': case 'F': case 'T': case 'S': case '.':
-        return buf_put(out, &t, 1);
+        return cpk_buf_put(out, &t, 1);
     case 'i':
-        return buf_put(out, &t, 1) < 0 ? -1 : norm_raw(r, out, 4);
+        return cpk_buf_put(out, &t, 1) < 0 ? -1 : norm_raw(r, out, 4);
     case 'g':
-        return buf_put(out, &t, 1) < 0 ? -1 : norm_raw(r, out, 8);
+        return cpk_buf_put(out, &t, 1) < 0 ? -1 : norm_raw(r, out, 8);
     case 'y':
-        return buf_put(out, &t, 1) < 0 ? -1 : norm_raw(r, out, 16);
+        return cpk_buf_put(out, &t, 1) < 0 ? -1 : norm_raw(r, out, 16);
     case 'l':
-        if (buf_put(out, &t, 1) < 0 || rd_long(r, &n) < 0 ||
+        if (cpk_buf_put(out, &t, 1) < 0 || rd_long(r, &n) < 0 ||
             norm_raw(r, out, 4) < 0)
             return -1;
         n = n < 0 ? -n : n;
         return n > (r->end - r->p) / 2 ? -1 : norm_raw(r, out, 2 * (size_t)n);
     case 's':
-        if (buf_put(out, &t, 1) < 0 || rd_long(r, &n) < 0 || n < 0 ||
+        if (cpk_buf_put(out, &t, 1) < 0 || rd_long(r, &n) < 0 || n < 0 ||
             norm_raw(r, out, 4) < 0)
             return -1;
         return norm_raw(r, out, (size_t)n);
@@ -178,17 +191,17 @@ norm_object(cpk_reader *r, cpk_buf *out)
             return -1;
         r->p += 4;
         if (!is_ascii(r->p, n)) {
-            if (buf_put(out, &t, 1) < 0 || put_long(out, n) < 0)
+            if (cpk_buf_put(out, &t, 1) < 0 || cpk_buf_put_long(out, n) < 0)
                 return -1;
         }
         else if (n < 256) {
             char h[2] = {'z', (char)(unsigned char)n};
-            if (buf_put(out, h, 2) < 0)
+            if (cpk_buf_put(out, h, 2) < 0)
                 return -1;
         }
         else {
             char a = 'a';
-            if (buf_put(out, &a, 1) < 0 || put_long(out, n) < 0)
+            if (cpk_buf_put(out, &a, 1) < 0 || cpk_buf_put_long(out, n) < 0)
                 return -1;
         }
         return norm_raw(r, out, (size_t)n);
@@ -198,22 +211,22 @@ norm_object(cpk_reader *r, cpk_buf *out)
         r->p += 4;
         if (type == '(' && n < 256) {
             char h[2] = {')', (char)(unsigned char)n};
-            if (buf_put(out, h, 2) < 0)
+            if (cpk_buf_put(out, h, 2) < 0)
                 return -1;
         }
-        else if (buf_put(out, &t, 1) < 0 || put_long(out, n) < 0)
+        else if (cpk_buf_put(out, &t, 1) < 0 || cpk_buf_put_long(out, n) < 0)
             return -1;
         for (long i = 0; i < n; i++)
             if (norm_object(r, out) < 0)
                 return -1;
         return 0;
     case '<': case '>':
-        if (buf_put(out, &t, 1) < 0 || rd_long(r, &n) < 0 ||
+        if (cpk_buf_put(out, &t, 1) < 0 || rd_long(r, &n) < 0 ||
             norm_raw(r, out, 4) < 0)
             return -1;
         return norm_set(r, out, n);
     case '{':
-        if (buf_put(out, &t, 1) < 0)
+        if (cpk_buf_put(out, &t, 1) < 0)
             return -1;
         for (;;) {
             if (r->p >= r->end)
@@ -224,7 +237,7 @@ norm_object(cpk_reader *r, cpk_buf *out)
                 return -1;
         }
     case 'c':
-        if (buf_put(out, &t, 1) < 0)
+        if (cpk_buf_put(out, &t, 1) < 0)
             return -1;
 #if PY_VERSION_HEX >= 0x030B0000
         /* 3.11-3.13 (marshal.c w_complex_object): argcount,
@@ -279,6 +292,34 @@ payload_normalize(PyObject *payload)
     PyMem_Free(out.data);
     Py_DECREF(payload);
     return compact;
+}
+
+/* marshal's version 2 bytes of one object, made compact by norm_object,
+ * appended to `out`: codewrite.c's way for the constants it does not
+ * write itself. 1; 0 without an error if marshal refuses the object or
+ * writes what norm_object does not expect (the caller then takes the
+ * old path, which decides); -1 with an error. */
+int
+cpk_marshal_compact_into(PyObject *obj, cpk_buf *out)
+{
+    PyObject *raw = PyMarshal_WriteObjectToString(obj, CPK_MARSHAL_VERSION);
+    if (raw == NULL) {
+        if (!PyErr_ExceptionMatches(PyExc_ValueError))
+            return -1;
+        PyErr_Clear();
+        return 0;
+    }
+    cpk_reader r = {(const unsigned char *)PyBytes_AS_STRING(raw),
+                    (const unsigned char *)PyBytes_AS_STRING(raw) +
+                        PyBytes_GET_SIZE(raw)};
+    size_t mark = out->len;
+    int rc = norm_object(&r, out) < 0 || r.p != r.end ? -1 : 1;
+    Py_DECREF(raw);
+    if (rc < 0) {
+        out->len = mark;
+        return PyErr_Occurred() ? -1 : 0;
+    }
+    return 1;
 }
 
 /* The constructor arguments of this version's types.CodeType, in order
@@ -381,20 +422,24 @@ cpk_reduce_code(cpk_state *st, PyObject *code, int format)
     if (r != NULL || PyErr_Occurred())
         return r;
     PyObject *args = NULL, *func = st->code_unmarshal;
-    PyObject *payload = PyMarshal_WriteObjectToString(code,
-                                                      CPK_MARSHAL_VERSION);
+    /* Straight to the compact bytes (codewrite.c); marshal and then
+     * payload_normalize for what that does not take. */
+    PyObject *payload = cpk_code_compact(code);
     if (payload == NULL) {
-        if (!PyErr_ExceptionMatches(PyExc_ValueError))
+        if (PyErr_Occurred())
             return NULL;
-        /* Constants marshal cannot write: ship the fields instead. */
-        PyErr_Clear();
-        payload = code_args(st, code);
-        func = st->code_new;
+        payload = PyMarshal_WriteObjectToString(code, CPK_MARSHAL_VERSION);
+        if (payload != NULL)
+            payload = payload_normalize(payload);
+        else if (PyErr_ExceptionMatches(PyExc_ValueError)) {
+            /* Constants marshal cannot write: ship the fields instead. */
+            PyErr_Clear();
+            payload = code_args(st, code);
+            func = st->code_new;
+        }
         if (payload == NULL)
             return NULL;
     }
-    else if ((payload = payload_normalize(payload)) == NULL)
-        return NULL;
     args = PyTuple_Pack(3, st->version_str, st->magic_int, payload);
     Py_DECREF(payload);
     if (args == NULL)

@@ -1,7 +1,10 @@
 /* codeinfo.c - which global names a function's code reads, writes or
  * deletes, found by walking its bytecode and that of the code objects
  * nested in it (inner functions, comprehensions, class bodies), plus every
- * name the code mentions (for submodules used as attributes). The answer is
+ * name the code mentions (for submodules used as attributes), both as
+ * tuples in the order the walk meets them: the submodules found follow
+ * that order, so the pickle's bytes never depend on string hashing. The
+ * answer is
  * cached on the code object itself, in a PEP 523 co_extra slot, so it dies
  * with the code; code.c keeps the code's reduce tuple in a second slot.
  * function.c is the user.
@@ -41,8 +44,9 @@ add_name(PyObject *names, PyObject *co_names, Py_ssize_t index)
 }
 
 /* Add the global names of `co` (and its nested code) to the ordered dict
- * `names`, and every co_names entry to the set `all`. Class bodies use the
- * *_NAME opcodes for module-level names, so nested code counts them too. */
+ * `names`, and every co_names entry to the ordered dict `all`. Class
+ * bodies use the *_NAME opcodes for module-level names, so nested code
+ * counts them too. */
 static int
 walk(PyCodeObject *co, PyObject *names, PyObject *all, int nested)
 {
@@ -89,7 +93,7 @@ walk(PyCodeObject *co, PyObject *names, PyObject *all, int nested)
     if (r < 0)
         return -1;
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(co_names); i++)
-        if (PySet_Add(all, PyTuple_GET_ITEM(co_names, i)) < 0)
+        if (PyDict_SetItem(all, PyTuple_GET_ITEM(co_names, i), Py_None) < 0)
             return -1;
     PyObject *consts = co->co_consts;
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(consts); i++) {
@@ -100,25 +104,30 @@ walk(PyCodeObject *co, PyObject *names, PyObject *all, int nested)
     return 0;
 }
 
+/* The keys of our own dict `d`, in order (no code runs). */
+static PyObject *
+keys_tuple(PyObject *d)
+{
+    PyObject *t = PyTuple_New(PyDict_GET_SIZE(d)), *k, *v;
+    Py_ssize_t pos = 0, i = 0;
+    while (t != NULL && PyDict_Next(d, &pos, &k, &v))
+        PyTuple_SET_ITEM(t, i++, Py_NewRef(k));
+    return t;
+}
+
 static PyObject *
 compute(PyCodeObject *co)
 {
     PyObject *names = PyDict_New();
-    PyObject *all = PySet_New(NULL);
+    PyObject *all = PyDict_New();
     PyObject *info = NULL;
     if (names == NULL || all == NULL || walk(co, names, all, 0) < 0)
         goto done;
-    PyObject *tuple = PySequence_Tuple(names);
-    if (tuple == NULL)
-        goto done;
-    PyObject *frozen = PyFrozenSet_New(all);
-    if (frozen == NULL) {
-        Py_DECREF(tuple);
-        goto done;
-    }
-    info = PyTuple_Pack(2, tuple, frozen);
-    Py_DECREF(tuple);
-    Py_DECREF(frozen);
+    PyObject *globals = keys_tuple(names), *mentioned = keys_tuple(all);
+    if (globals != NULL && mentioned != NULL)
+        info = PyTuple_Pack(2, globals, mentioned);
+    Py_XDECREF(globals);
+    Py_XDECREF(mentioned);
 done:
     Py_XDECREF(names);
     Py_XDECREF(all);

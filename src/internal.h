@@ -596,6 +596,35 @@ int cpk_code_check(cpk_state *st, const char *fname, PyObject *code);
 /* reconstruct.c: refuse to fill what an imported module owns. */
 int cpk_namespace_is_imported(cpk_state *st, PyObject *globals);
 int cpk_check_fill_target(cpk_state *st, const char *fname, PyObject *func);
+/* code.c: a growable byte buffer (`fixed`: data is the caller's own first
+ * buffer, copied when it grows, never freed). */
+typedef struct {
+    char *data;
+    size_t len, cap;
+    int fixed;
+} cpk_buf;
+int cpk_buf_grow_put(cpk_buf *b, const char *p, size_t n);
+/* Append n bytes: 0, or -1 with MemoryError. */
+static inline int
+cpk_buf_put(cpk_buf *b, const char *p, size_t n)
+{
+    if (n <= b->cap - b->len) {
+        memcpy(b->data + b->len, p, n);
+        b->len += n;
+        return 0;
+    }
+    return cpk_buf_grow_put(b, p, n);
+}
+int cpk_buf_put_long(cpk_buf *b, long v);
+void cpk_buf_release(cpk_buf *b);
+/* code.c: marshal's version 2 bytes of obj, made compact, appended: 1, 0
+ * (refused or unexpected, no error), -1 (error). */
+int cpk_marshal_compact_into(PyObject *obj, cpk_buf *out);
+/* codewrite.c: the compact marshal bytes of a code object (new reference),
+ * or NULL: with an error, or without one where the caller is to marshal
+ * it and make it compact itself. */
+PyObject *cpk_code_compact(PyObject *code);
+
 /* The largest marshal data whose code _code_unmarshal keeps (code.c), so
  * that every load of it gives the same code object. */
 #define CPK_CODE_CACHE_ENTRY (64 * 1024)
@@ -722,7 +751,8 @@ PyObject *cpk_list_registry(PyObject *m, PyObject *unused);
 
 /* codeinfo.c: global names a code object (and its nested code) uses. */
 int cpk_codeinfo_init(cpk_state *st);
-/* New reference to (global_names tuple, all_names frozenset), cached on
+/* New reference to (global_names tuple, all_names tuple, both in the
+ * order the bytecode walk meets them), cached on
  * the code object; NULL with PicklingError for corrupt code (as
  * cpk_code_check_pickle), or another error. */
 PyObject *cpk_codeinfo_get(cpk_state *st, PyObject *code);
