@@ -4,7 +4,8 @@
  * short forms, small tuples as TYPE_SMALL_TUPLE, set elements sorted),
  * done here in Python on marshal.dumps(code, 2). Every code object of the
  * running interpreter's standard library, and constants of every kind,
- * must give exactly those bytes, and load back equal. */
+ * must give exactly those bytes, and load back to code that marshal
+ * writes the same way again. */
 #include "support.h"
 
 TestSuite(codewrite, .init = cpk_py_start, .fini = cpk_py_stop);
@@ -80,6 +81,8 @@ TestSuite(codewrite, .init = cpk_py_start, .fini = cpk_py_stop);
     "    assert name == '_code_unmarshal', (where, name)\n"                  \
     "    want = norm(marshal.dumps(code, 2))\n"                              \
     "    assert data == want, (where, len(data), len(want))\n"               \
+    "    again = norm(marshal.dumps(marshal.loads(data), 2))\n"                 \
+    "    assert again == data, (where, 'reloaded')\n"                          \
     "    assert not equal or marshal.loads(data) == code, where\n"
 
 Test(codewrite, standard_library_byte_for_byte)
@@ -96,7 +99,8 @@ Test(codewrite, standard_library_byte_for_byte)
            "            code = compile(fh.read(), path, 'exec')\n"
            "    except (SyntaxError, ValueError):\n"
            "        continue\n"
-           "    check(code, path)\n"
+           /* (code == code fails for some constants on 3.9: NaN) */
+           "    check(code, path, equal=False)\n"
            "    done += 1\n"
            "assert done > 300, done\n");
 }
