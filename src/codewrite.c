@@ -5,12 +5,12 @@
  * pickle of a function paid marshal, a UTF-8 encoding of every name, and
  * a second pass over the bytes. The result is byte for byte what
  * payload_normalize(marshal.dumps(code, 2)) gives (tests/test_codewrite.c
- * checks it on every code object of the standard library). Anything but
- * the common constants (None, booleans, Ellipsis, small ints, str, bytes,
- * tuples, nested code) is handed to that path for that one object; what
- * this file does not expect at all (code nested deeper than marshal
- * writes) is left to the whole old path, so either way the bytes are the
- * same.
+ * checks it on every code object of the standard library). Floats,
+ * complex numbers and large ints are handed to that path for that one
+ * object; code holding anything else (frozensets, constants put there by
+ * hand), or nested deeper than 100, is left to the whole old path, which
+ * also keeps marshal's depth limit counted from the code. Either way the
+ * bytes are the same.
  */
 #include "internal.h"
 
@@ -191,10 +191,16 @@ cw_object(cw *w, PyObject *v)
             r = cw_byte(w, 'i') < 0 ? -1 : cw_long(w, x);
         else if (PyErr_Occurred())
             r = -1;
-        else
-            /* Floats, large ints, frozensets...: marshal's own bytes for
-             * this object, made compact (code.c). */
+        else if (PyFloat_CheckExact(v) || PyComplex_CheckExact(v) ||
+                 PyLong_CheckExact(v))
+            /* Floats, large ints: marshal's own bytes for this object,
+             * made compact (code.c). */
             r = cpk_marshal_compact_into(v, &w->b);
+        else
+            /* Containers (frozensets...) and the rest: the old path, so
+             * that marshal's depth limit counts from the code, as it
+             * does when marshal writes it whole. */
+            r = 0;
     }
     w->depth--;
     return r;

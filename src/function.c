@@ -688,10 +688,15 @@ done:
 /* 1 if the last leaf subset (ext->last_split) was read from these very
  * `globals` and `names` (a closure of the same def) and every name still
  * maps to the same value there: used_globals would make an equal dict.
- * 0 if not, -1 with an error. */
+ * Then *held gets that split (new reference): the lookups may run code
+ * (a colliding key's __eq__) that clears or replaces ext->last_split, so
+ * the caller must not read the field again. 0 if not, -1 with an
+ * error. */
 static int
-same_as_last(cpk_pickler_ext *ext, PyObject *globals, PyObject *names)
+same_as_last(cpk_pickler_ext *ext, PyObject *globals, PyObject *names,
+             PyObject **held)
 {
+    *held = NULL;
     PyObject *split = ext->last_split;
     if (split == NULL || PyTuple_GET_ITEM(split, 3) != names ||
         PyTuple_GET_ITEM(split, 4) != globals)
@@ -720,7 +725,10 @@ same_as_last(cpk_pickler_ext *ext, PyObject *globals, PyObject *names)
     }
     if (same == 1 && found != PyDict_GET_SIZE(subset))
         same = 0;
-    Py_DECREF(split);
+    if (same == 1)
+        *held = split;
+    else
+        Py_DECREF(split);
     return same;
 }
 
@@ -746,11 +754,11 @@ share_fglobals(cpk_state *st, cpk_pickler_ext *ext, int hooks,
     *split = NULL;
     *fglobals = NULL;
     /* The same def again: its subset is reused without being made. */
-    int same = hooks ? 0 : same_as_last(ext, globals, names);
+    PyObject *held = NULL;
+    int same = hooks ? 0 : same_as_last(ext, globals, names, &held);
     if (same < 0)
         return -1;
     if (same) {
-        PyObject *held = Py_NewRef(ext->last_split);
         /* Checked each time (a module among the values may have been
          * registered by value since). */
         leaf = is_leaf(st, PyTuple_GET_ITEM(held, 0), &budget);

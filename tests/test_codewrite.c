@@ -156,6 +156,18 @@ Test(codewrite, what_it_leaves_to_marshal)
            "odd = code.replace(co_consts=(object(), None))\n"
            "name, args = payload(odd)\n"
            "assert name == '_code_new', name\n"
+           /* a frozenset constant nested nearly as deep as marshal
+            * writes: marshal counts its depth from the code (review
+            * i11g: written alone, it was shipped as data no loader
+            * reads) */
+           "sys.setrecursionlimit(100000)\n"
+           "t = ()\n"
+           "for _ in range(1997):\n"
+           "    t = (t,)\n"
+           "inner = code.co_consts[0]\n"
+           "odd = inner.replace(co_consts=(frozenset({t}), None))\n"
+           "back = cp.loads(cp.dumps(odd))\n"
+           "assert back.co_consts[0] == odd.co_consts[0]\n"
            "class Weird(int):\n"
            "    pass\n"
            "odd = code.replace(co_consts=(Weird(3), None))\n"

@@ -286,6 +286,37 @@ Test(function_make, same_def_reread_when_globals_change_mid_dump)
            "assert out[3].__globals__['cfg'] is not cfg\n");
 }
 
+/* Code run by a lookup in __globals__ (a colliding key's __eq__) while the
+ * last subset is compared may clear the memo, and with it the last
+ * subset: the comparison keeps what it compared (review i11g: this
+ * crashed). */
+Test(function_make, same_def_survives_clear_memo_during_lookup)
+{
+    cpk_py(PRELUDE
+           "import io\n"
+           "p = cp.Pickler(io.BytesIO())\n"
+           "calls = [0]\n"
+           "class Evil:\n"
+           "    def __hash__(self):\n"
+           "        return hash('Q')\n"
+           "    def __eq__(self, other):\n"
+           "        calls[0] += 1\n"
+           "        if calls[0] == 2:\n"
+           "            p.clear_memo()\n"
+           "        return False\n"
+           "g = {'__name__': 'm_evil', '__builtins__': __builtins__}\n"
+           "g[Evil()] = 1\n"
+           "exec('K = 1\\ndef mk(a):\\n    return lambda: (K, Q, a)\\n', g)\n"
+           "fs = [g['mk'](0), g['mk'](1)]\n"
+           "buf = io.BytesIO()\n"
+           "p = cp.Pickler(buf)\n"
+           "p.dump(fs)\n"
+           "assert calls[0] >= 2, calls\n"
+           "out = pickle.loads(buf.getvalue())\n"
+           "assert [f.__code__.co_consts for f in out] == \\\n"
+           "       [f.__code__.co_consts for f in fs]\n");
+}
+
 Test(function_make, globals_still_being_written_are_never_shared)
 {
     /* a's globals reach, through the class X they hold, a method with the
