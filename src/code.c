@@ -29,7 +29,7 @@
 #define CPK_MARSHAL_VERSION 2
 
 int
-cpk_buf_grow_put(cpk_buf *b, const char *p, size_t n)
+cpk_membuf_grow_put(cpk_membuf *b, const char *p, size_t n)
 {
     if (n > PY_SSIZE_T_MAX - b->len) {
         PyErr_NoMemory();
@@ -57,7 +57,7 @@ cpk_buf_grow_put(cpk_buf *b, const char *p, size_t n)
 }
 
 void
-cpk_buf_release(cpk_buf *b)
+cpk_membuf_release(cpk_membuf *b)
 {
     if (!b->fixed)
         PyMem_Free(b->data);
@@ -81,15 +81,15 @@ rd_long(cpk_reader *r, long *v)
     return 0;
 }
 
-static int norm_object(cpk_reader *r, cpk_buf *out);
+static int norm_object(cpk_reader *r, cpk_membuf *out);
 
 /* Copy n raw bytes. */
 static int
-norm_raw(cpk_reader *r, cpk_buf *out, size_t n)
+norm_raw(cpk_reader *r, cpk_membuf *out, size_t n)
 {
     if ((size_t)(r->end - r->p) < n)
         return -1;
-    if (cpk_buf_put(out, (const char *)r->p, n) < 0)
+    if (cpk_membuf_put(out, (const char *)r->p, n) < 0)
         return -1;
     r->p += n;
     return 0;
@@ -111,7 +111,7 @@ item_cmp(const void *a, const void *b)
 
 /* A set's n elements, each normalized apart, written sorted. */
 static int
-norm_set(cpk_reader *r, cpk_buf *out, long n)
+norm_set(cpk_reader *r, cpk_membuf *out, long n)
 {
     if (n < 0 || n > r->end - r->p)
         return -1;
@@ -120,7 +120,7 @@ norm_set(cpk_reader *r, cpk_buf *out, long n)
         return -1;
     int rc = 0;
     for (long i = 0; i < n && rc == 0; i++) {
-        cpk_buf b = {0};
+        cpk_membuf b = {0};
         rc = norm_object(r, &b);
         items[i].data = b.data;
         items[i].len = b.len;
@@ -128,7 +128,7 @@ norm_set(cpk_reader *r, cpk_buf *out, long n)
     if (rc == 0) {
         qsort(items, (size_t)n, sizeof(*items), item_cmp);
         for (long i = 0; i < n && rc == 0; i++)
-            rc = cpk_buf_put(out, items[i].data, items[i].len);
+            rc = cpk_membuf_put(out, items[i].data, items[i].len);
     }
     for (long i = 0; i < n; i++)
         PyMem_Free(items[i].data);
@@ -137,13 +137,13 @@ norm_set(cpk_reader *r, cpk_buf *out, long n)
 }
 
 int
-cpk_buf_put_long(cpk_buf *out, long v)
+cpk_membuf_put_long(cpk_membuf *out, long v)
 {
     unsigned char b[4] = {(unsigned char)(v & 0xff),
                           (unsigned char)((v >> 8) & 0xff),
                           (unsigned char)((v >> 16) & 0xff),
                           (unsigned char)((v >> 24) & 0xff)};
-    return cpk_buf_put(out, (const char *)b, 4);
+    return cpk_membuf_put(out, (const char *)b, 4);
 }
 
 static int
@@ -159,7 +159,7 @@ is_ascii(const unsigned char *p, long n)
  * code objects, rewritten as described above. -1 on anything unexpected
  * (the caller then keeps marshal's bytes). */
 static int
-norm_object(cpk_reader *r, cpk_buf *out)
+norm_object(cpk_reader *r, cpk_membuf *out)
 {
     if (r->p >= r->end)
         return -1;
@@ -168,21 +168,21 @@ norm_object(cpk_reader *r, cpk_buf *out)
     char t = (char)type;
     switch (type) {
     case '0': case 'N': case 'F': case 'T': case 'S': case '.':
-        return cpk_buf_put(out, &t, 1);
+        return cpk_membuf_put(out, &t, 1);
     case 'i':
-        return cpk_buf_put(out, &t, 1) < 0 ? -1 : norm_raw(r, out, 4);
+        return cpk_membuf_put(out, &t, 1) < 0 ? -1 : norm_raw(r, out, 4);
     case 'g':
-        return cpk_buf_put(out, &t, 1) < 0 ? -1 : norm_raw(r, out, 8);
+        return cpk_membuf_put(out, &t, 1) < 0 ? -1 : norm_raw(r, out, 8);
     case 'y':
-        return cpk_buf_put(out, &t, 1) < 0 ? -1 : norm_raw(r, out, 16);
+        return cpk_membuf_put(out, &t, 1) < 0 ? -1 : norm_raw(r, out, 16);
     case 'l':
-        if (cpk_buf_put(out, &t, 1) < 0 || rd_long(r, &n) < 0 ||
+        if (cpk_membuf_put(out, &t, 1) < 0 || rd_long(r, &n) < 0 ||
             norm_raw(r, out, 4) < 0)
             return -1;
         n = n < 0 ? -n : n;
         return n > (r->end - r->p) / 2 ? -1 : norm_raw(r, out, 2 * (size_t)n);
     case 's':
-        if (cpk_buf_put(out, &t, 1) < 0 || rd_long(r, &n) < 0 || n < 0 ||
+        if (cpk_membuf_put(out, &t, 1) < 0 || rd_long(r, &n) < 0 || n < 0 ||
             norm_raw(r, out, 4) < 0)
             return -1;
         return norm_raw(r, out, (size_t)n);
@@ -191,17 +191,17 @@ norm_object(cpk_reader *r, cpk_buf *out)
             return -1;
         r->p += 4;
         if (!is_ascii(r->p, n)) {
-            if (cpk_buf_put(out, &t, 1) < 0 || cpk_buf_put_long(out, n) < 0)
+            if (cpk_membuf_put(out, &t, 1) < 0 || cpk_membuf_put_long(out, n) < 0)
                 return -1;
         }
         else if (n < 256) {
             char h[2] = {'z', (char)(unsigned char)n};
-            if (cpk_buf_put(out, h, 2) < 0)
+            if (cpk_membuf_put(out, h, 2) < 0)
                 return -1;
         }
         else {
             char a = 'a';
-            if (cpk_buf_put(out, &a, 1) < 0 || cpk_buf_put_long(out, n) < 0)
+            if (cpk_membuf_put(out, &a, 1) < 0 || cpk_membuf_put_long(out, n) < 0)
                 return -1;
         }
         return norm_raw(r, out, (size_t)n);
@@ -211,22 +211,22 @@ norm_object(cpk_reader *r, cpk_buf *out)
         r->p += 4;
         if (type == '(' && n < 256) {
             char h[2] = {')', (char)(unsigned char)n};
-            if (cpk_buf_put(out, h, 2) < 0)
+            if (cpk_membuf_put(out, h, 2) < 0)
                 return -1;
         }
-        else if (cpk_buf_put(out, &t, 1) < 0 || cpk_buf_put_long(out, n) < 0)
+        else if (cpk_membuf_put(out, &t, 1) < 0 || cpk_membuf_put_long(out, n) < 0)
             return -1;
         for (long i = 0; i < n; i++)
             if (norm_object(r, out) < 0)
                 return -1;
         return 0;
     case '<': case '>':
-        if (cpk_buf_put(out, &t, 1) < 0 || rd_long(r, &n) < 0 ||
+        if (cpk_membuf_put(out, &t, 1) < 0 || rd_long(r, &n) < 0 ||
             norm_raw(r, out, 4) < 0)
             return -1;
         return norm_set(r, out, n);
     case '{':
-        if (cpk_buf_put(out, &t, 1) < 0)
+        if (cpk_membuf_put(out, &t, 1) < 0)
             return -1;
         for (;;) {
             if (r->p >= r->end)
@@ -237,7 +237,7 @@ norm_object(cpk_reader *r, cpk_buf *out)
                 return -1;
         }
     case 'c':
-        if (cpk_buf_put(out, &t, 1) < 0)
+        if (cpk_membuf_put(out, &t, 1) < 0)
             return -1;
 #if PY_VERSION_HEX >= 0x030B0000
         /* 3.11-3.13 (marshal.c w_complex_object): argcount,
@@ -278,7 +278,7 @@ payload_normalize(PyObject *payload)
     cpk_reader r = {(const unsigned char *)PyBytes_AS_STRING(payload),
                     (const unsigned char *)PyBytes_AS_STRING(payload) +
                         PyBytes_GET_SIZE(payload)};
-    cpk_buf out = {0};
+    cpk_membuf out = {0};
     if (norm_object(&r, &out) < 0 || r.p != r.end) {
         PyMem_Free(out.data);
         if (PyErr_Occurred()) {
@@ -300,7 +300,7 @@ payload_normalize(PyObject *payload)
  * writes what norm_object does not expect (the caller then takes the
  * old path, which decides); -1 with an error. */
 int
-cpk_marshal_compact_into(PyObject *obj, cpk_buf *out)
+cpk_marshal_compact_into(PyObject *obj, cpk_membuf *out)
 {
     PyObject *raw = PyMarshal_WriteObjectToString(obj, CPK_MARSHAL_VERSION);
     if (raw == NULL) {

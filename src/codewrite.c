@@ -19,7 +19,7 @@
 #define CW_MAX_DEPTH 100
 
 typedef struct {
-    cpk_buf b;
+    cpk_membuf b;
     int depth;
 } cw;
 
@@ -30,13 +30,13 @@ static int cw_object(cw *w, PyObject *v);
 static int
 cw_byte(cw *w, char c)
 {
-    return cpk_buf_put(&w->b, &c, 1) < 0 ? -1 : 1;
+    return cpk_membuf_put(&w->b, &c, 1) < 0 ? -1 : 1;
 }
 
 static int
 cw_long(cw *w, long v)
 {
-    return cpk_buf_put_long(&w->b, v) < 0 ? -1 : 1;
+    return cpk_membuf_put_long(&w->b, v) < 0 ? -1 : 1;
 }
 
 /* marshal's w_pstring: a 4-byte length, then the bytes. */
@@ -46,7 +46,7 @@ cw_sized(cw *w, char type, const char *p, Py_ssize_t n)
     if (n > INT32_MAX)
         return 0;
     if (cw_byte(w, type) < 0 || cw_long(w, (long)n) < 0 ||
-        cpk_buf_put(&w->b, p, (size_t)n) < 0)
+        cpk_membuf_put(&w->b, p, (size_t)n) < 0)
         return -1;
     return 1;
 }
@@ -59,8 +59,8 @@ cw_str(cw *w, PyObject *v)
         const char *p = (const char *)PyUnicode_1BYTE_DATA(v);
         if (n < 256) {
             char h[2] = {'z', (char)(unsigned char)n};
-            return cpk_buf_put(&w->b, h, 2) < 0 ||
-                           cpk_buf_put(&w->b, p, (size_t)n) < 0
+            return cpk_membuf_put(&w->b, h, 2) < 0 ||
+                           cpk_membuf_put(&w->b, p, (size_t)n) < 0
                        ? -1
                        : 1;
         }
@@ -82,7 +82,7 @@ cw_tuple(cw *w, PyObject *v)
     int r;
     if (n < 256) {
         char h[2] = {')', (char)(unsigned char)n};
-        r = cpk_buf_put(&w->b, h, 2) < 0 ? -1 : 1;
+        r = cpk_membuf_put(&w->b, h, 2) < 0 ? -1 : 1;
     }
     else
         r = n > INT32_MAX ? 0 : cw_byte(w, '(') < 0 ? -1 : cw_long(w, (long)n);
@@ -215,6 +215,6 @@ cpk_code_compact(PyObject *code)
     PyObject *out =
         r == 1 ? PyBytes_FromStringAndSize(w.b.data, (Py_ssize_t)w.b.len)
                : NULL;
-    cpk_buf_release(&w.b);
+    cpk_membuf_release(&w.b);
     return out;
 }

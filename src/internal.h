@@ -602,24 +602,24 @@ typedef struct {
     char *data;
     size_t len, cap;
     int fixed;
-} cpk_buf;
-int cpk_buf_grow_put(cpk_buf *b, const char *p, size_t n);
+} cpk_membuf;
+int cpk_membuf_grow_put(cpk_membuf *b, const char *p, size_t n);
 /* Append n bytes: 0, or -1 with MemoryError. */
 static inline int
-cpk_buf_put(cpk_buf *b, const char *p, size_t n)
+cpk_membuf_put(cpk_membuf *b, const char *p, size_t n)
 {
     if (n <= b->cap - b->len) {
         memcpy(b->data + b->len, p, n);
         b->len += n;
         return 0;
     }
-    return cpk_buf_grow_put(b, p, n);
+    return cpk_membuf_grow_put(b, p, n);
 }
-int cpk_buf_put_long(cpk_buf *b, long v);
-void cpk_buf_release(cpk_buf *b);
+int cpk_membuf_put_long(cpk_membuf *b, long v);
+void cpk_membuf_release(cpk_membuf *b);
 /* code.c: marshal's version 2 bytes of obj, made compact, appended: 1, 0
  * (refused or unexpected, no error), -1 (error). */
-int cpk_marshal_compact_into(PyObject *obj, cpk_buf *out);
+int cpk_marshal_compact_into(PyObject *obj, cpk_membuf *out);
 /* codewrite.c: the compact marshal bytes of a code object (new reference),
  * or NULL: with an error, or without one where the caller is to marshal
  * it and make it compact itself. */
