@@ -92,6 +92,9 @@ Test(codewrite, standard_library_byte_for_byte)
            "lib = sysconfig.get_paths()['stdlib']\n"
            "files = sorted(glob.glob(os.path.join(lib, '*.py')) +\n"
            "               glob.glob(os.path.join(lib, '*', '*.py')))\n"
+           /* (old escapes in the test suites warn at compile time) */
+           "import warnings\n"
+           "warnings.simplefilter('ignore')\n"
            "done = 0\n"
            "for path in files:\n"
            "    try:\n"
@@ -167,7 +170,14 @@ Test(codewrite, what_it_leaves_to_marshal)
            "inner = code.co_consts[0]\n"
            "odd = inner.replace(co_consts=(frozenset({t}), None))\n"
            "back = cp.loads(cp.dumps(odd))\n"
-           "assert back.co_consts[0] == odd.co_consts[0]\n"
+           /* (compared by walking: == on it overflows 3.12's C stack
+            * limit, which setrecursionlimit does not raise) */
+           "x, = back.co_consts[0]\n"
+           "depth = 0\n"
+           "while x:\n"
+           "    x, = x\n"
+           "    depth += 1\n"
+           "assert depth == 1997, depth\n"
            "class Weird(int):\n"
            "    pass\n"
            "odd = code.replace(co_consts=(Weird(3), None))\n"
