@@ -38,6 +38,18 @@ cpk_reduce_cell(cpk_state *st, PyObject *cell, int format)
 PyObject *
 cpk_reduce_module(cpk_state *st, PyObject *pickler, int format, PyObject *mod)
 {
+    /* A module whose __name__ is gone or not a str has no name to import
+     * or rebuild it by: say so (PyModule_GetNameObject would raise
+     * SystemError, which reads as our bug). */
+    PyObject *dict = PyModule_GetDict(mod); /* borrowed, never NULL */
+    PyObject *raw = PyDict_GetItemWithError(dict, st->str___name__);
+    if (raw == NULL || !PyUnicode_Check(raw)) {
+        if (!PyErr_Occurred())
+            PyErr_Format(st->PicklingError,
+                         "cannot pickle module: its __name__ is %s",
+                         raw == NULL ? "missing" : "not a str");
+        return NULL;
+    }
     PyObject *modname = PyModule_GetNameObject(mod);
     if (modname == NULL)
         return NULL;

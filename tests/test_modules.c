@@ -154,3 +154,36 @@ Test(modules, registered_module_loads_where_it_does_not_exist)
               "assert obj.run() == 15\n"
               "assert type(obj).__module__ == 'only_here'\n");
 }
+
+/* A module whose __name__ is gone or not a str cannot be named on the
+ * other side: a PicklingError saying so, in both formats, alone or as a
+ * function's global (it was a SystemError, "nameless module"). Before
+ * 3.11 the message also names where the module was met (no notes). */
+Test(modules, module_without_str_name_refused)
+{
+    cpk_py("import ccloudpickle as cp, pickle, types\n"
+           "cases = []\n"
+           "m = types.ModuleType('cpk_nameless')\n"
+           "del m.__name__\n"
+           "cases.append((m, 'missing'))\n"
+           "m = types.ModuleType('cpk_nameless')\n"
+           "m.__name__ = 3\n"
+           "cases.append((m, 'not a str'))\n"
+           "m = types.ModuleType('cpk_nameless')\n"
+           "m.__name__ = b'bytes'\n"
+           "cases.append((m, 'not a str'))\n"
+           "for m, why in cases:\n"
+           "    f = eval('lambda: mod', {'mod': m})\n"
+           "    for obj in (m, f, [1, m]):\n"
+           "        for compat in (None, 'cloudpickle'):\n"
+           "            try:\n"
+           "                cp.dumps(obj, compat=compat)\n"
+           "            except pickle.PicklingError as e:\n"
+           "                want = 'cannot pickle module: its __name__ is ' + why\n"
+           "                assert str(e).startswith(want), str(e)\n"
+           "            else:\n"
+           "                raise AssertionError((m, obj, compat))\n"
+           /* a name put back makes it a dynamic module again */
+           "    m.__name__ = 'cpk_nameless'\n"
+           "    assert cp.loads(cp.dumps(m)).__name__ == 'cpk_nameless'\n");
+}
