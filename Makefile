@@ -124,6 +124,8 @@ $(BUILD)/tests/test_%: $(BUILD)/tests/test_%.o $(TEST_SUPPORT_OBJ) $(LIB_OBJ)
 	    $(CRYPTO_LIBS)
 # A unit test of one file of cli/ links that file too.
 $(BUILD)/tests/test_callio: $(BUILD)/cli/callio.o
+# test_codewrite counts the pickler's calls of the code writer.
+$(BUILD)/tests/test_codewrite: ALL_LDFLAGS += -Wl,--wrap=cpk_code_compact
 
 # Criterion forks a process per test; --jobs keeps both cores busy. Every
 # binary runs even after a failure; the summary names each failing one.

@@ -280,8 +280,11 @@ children_of(search *s, PyObject *obj)
         r = d ? add_items(s, children, d, ".%U", "") : -1;
         Py_XDECREF(d);
     }
-    else if (PyModule_Check(obj))
-        r = add_items(s, children, PyModule_GetDict(obj), ".%U", "");
+    else if (PyModule_Check(obj)) {
+        /* (3.9, 3.10: no namespace for ModuleType.__new__ alone) */
+        PyObject *d = PyModule_GetDict(obj);
+        r = d ? add_items(s, children, d, ".%U", "") : 0;
+    }
     else if (PyCell_Check(obj)) {
         if (PyCell_GET(obj) != NULL)
             r = add(children, PyUnicode_FromString(".cell_contents"),

@@ -234,10 +234,11 @@ package_submodules(cpk_state *st, PyObject *v, PyObject *all_names,
      * errors propagate. A plain module's attribute is its dict's entry
      * (ModuleType has no __package__ descriptor); read it there when
      * present, as getattr would, without the generic lookup. */
-    PyObject *package = NULL;
+    PyObject *package = NULL, *dict = PyModule_GetDict(v);
+    if (dict == NULL)
+        return 0; /* 3.9, 3.10: ModuleType.__new__ alone, no namespace */
     if (Py_IS_TYPE(v, &PyModule_Type) &&
-        cpk_dict_get_ref(PyModule_GetDict(v), st->str___package__,
-                         &package) < 0)
+        cpk_dict_get_ref(dict, st->str___package__, &package) < 0)
         return -1;
     if (package == NULL &&
         PyObject_GetOptionalAttr(v, st->str___package__, &package) < 0)
@@ -246,9 +247,10 @@ package_submodules(cpk_state *st, PyObject *v, PyObject *all_names,
     Py_XDECREF(package);
     if (is_package <= 0)
         return is_package;
-    PyObject *name = PyModule_GetNameObject(v);
+    PyObject *name = cpk_module_name(st, v);
     if (name == NULL) {
-        /* A nameless module has no submodules to find. */
+        /* A nameless module has no submodules to find (its reducer
+         * says why it cannot be pickled). */
         if (!cpk_error_clearable())
             return -1;
         PyErr_Clear();
@@ -661,7 +663,7 @@ split_modules(cpk_state *st, PyObject *fglobals, PyObject *names,
             continue;
         }
         /* Our copy of its name, as the module's reducer writes it. */
-        PyObject *modname = PyModule_GetNameObject(v);
+        PyObject *modname = cpk_module_name(st, v);
         PyObject *name = modname ? cpk_name(st, modname) : NULL;
         Py_XDECREF(modname);
         if (name == NULL || i + 2 > 2 * nmod) {

@@ -740,7 +740,12 @@ int cpk_should_pickle_by_reference(cpk_state *st, PyObject *obj);
 int cpk_pickler_overridden(cpk_state *st, PyObject *pickler,
                            const char *name);
 int cpk_pickler_user_hooks(PyObject *pickler);
+/* Modules: 1 written by reference (importable by name), 0 by value (or
+ * nameless), -1 error; by the name read once with cpk_module_name (new
+ * reference, or NULL with a PicklingError when missing or not a str). */
 int cpk_module_by_reference(cpk_state *st, PyObject *module);
+int cpk_module_name_by_reference(cpk_state *st, PyObject *name);
+PyObject *cpk_module_name(cpk_state *st, PyObject *module);
 /* Module name and qualname where obj can be found; 0 if not found. */
 int cpk_lookup_module_and_qualname(cpk_state *st, PyObject *obj,
                                    PyObject *name, PyObject **module,

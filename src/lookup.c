@@ -28,19 +28,41 @@ cpk_is_registered_by_value(cpk_state *st, PyObject *name)
     return r;
 }
 
+/* A module's __name__ (new reference), read once from its namespace, or
+ * NULL with a PicklingError saying why it cannot be named: missing or not
+ * a str (on 3.9 and 3.10 a module made by ModuleType.__new__ alone has no
+ * namespace at all). Errors of the lookup itself propagate, where
+ * PyModule_GetNameObject would raise SystemError (3.9: for any error). */
+PyObject *
+cpk_module_name(cpk_state *st, PyObject *module)
+{
+    PyObject *dict = PyModule_GetDict(module), *name = NULL;
+    if (dict != NULL && cpk_dict_get_ref(dict, st->str___name__, &name) < 0)
+        return NULL;
+    if (name != NULL && PyUnicode_Check(name))
+        return name;
+    PyErr_Format(st->PicklingError, "cannot pickle module: its __name__ is %s",
+                 name == NULL ? "missing" : "not a str");
+    Py_XDECREF(name);
+    return NULL;
+}
+
+/* Is the module an object was found in registered by value? A module
+ * whose name cannot be read raises, as for stock cloudpickle: answering
+ * "no" would write by reference what the user asked to ship by value. */
 static int
 module_registered(cpk_state *st, PyObject *module)
 {
     PyObject *name;
     if (PyModule_Check(module))
-        name = PyModule_GetNameObject(module);
+        name = cpk_module_name(st, module);
     else
         name = PyObject_GetAttr(module, st->str___name__);
     if (name == NULL) {
-        /* A nameless module (SystemError from PyModule_GetNameObject) or
-         * object: not registered. */
-        if (!PyErr_ExceptionMatches(PyExc_AttributeError) &&
-            !PyErr_ExceptionMatches(PyExc_SystemError))
+        /* An object standing in for a module, without a name: not
+         * registered. */
+        if (PyModule_Check(module) ||
+            !PyErr_ExceptionMatches(PyExc_AttributeError))
             return -1;
         PyErr_Clear();
         return 0;
@@ -57,9 +79,11 @@ module_registered(cpk_state *st, PyObject *module)
 static int
 lookup_attr(cpk_state *st, PyObject *obj, PyObject *name, PyObject **result)
 {
-    if (Py_IS_TYPE(obj, &PyModule_Type)) {
-        /* A module's dict is never replaced; the module is the caller's. */
-        PyObject *dict = PyModule_GetDict(obj);
+    PyObject *dict;
+    /* A module's dict is never replaced; the module is the caller's. (3.9
+     * and 3.10: a module made by ModuleType.__new__ alone has none.) */
+    if (Py_IS_TYPE(obj, &PyModule_Type) &&
+        (dict = PyModule_GetDict(obj)) != NULL) {
         int r = cpk_dict_get_ref(dict, name, result);
         if (r != 0)
             return r;
@@ -273,24 +297,32 @@ cpk_should_pickle_by_reference(cpk_state *st, PyObject *obj)
     return r < 0 ? -1 : !r;
 }
 
+/* Is a module of this name written by reference? Not registered by value,
+ * and in sys.modules, our stand-in for "importable by name"
+ * (cloudpickle). */
 int
-cpk_module_by_reference(cpk_state *st, PyObject *module)
+cpk_module_name_by_reference(cpk_state *st, PyObject *name)
 {
-    /* One read of its name for both questions: registered by value? In
-     * sys.modules, our stand-in for "importable by name" (cloudpickle)? */
-    PyObject *name = PyModule_GetNameObject(module);
-    if (name == NULL) {
-        /* Nameless: neither registered nor importable by name. */
-        if (!cpk_error_clearable())
-            return -1;
-        PyErr_Clear();
-        return 0;
-    }
     int r = cpk_is_registered_by_value(st, name);
     if (r == 0)
         r = PyDict_Contains(st->sys_modules, name);
     else if (r > 0)
         r = 0;
+    return r;
+}
+
+int
+cpk_module_by_reference(cpk_state *st, PyObject *module)
+{
+    PyObject *name = cpk_module_name(st, module);
+    if (name == NULL) {
+        /* Nameless: not by reference (its reducer says why it fails). */
+        if (!cpk_error_clearable())
+            return -1;
+        PyErr_Clear();
+        return 0;
+    }
+    int r = cpk_module_name_by_reference(st, name);
     Py_DECREF(name);
     return r;
 }

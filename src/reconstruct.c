@@ -567,8 +567,15 @@ module_fill(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
                       Py_TYPE(args[0])->tp_name);
         return NULL;
     }
-    /* Held: updating compares keys, which may run code. */
-    PyObject *dict = Py_NewRef(PyModule_GetDict(args[0]));
+    /* Held: updating compares keys, which may run code. (3.9, 3.10: a
+     * module made by ModuleType.__new__ alone has no namespace.) */
+    PyObject *dict = Py_XNewRef(PyModule_GetDict(args[0]));
+    if (dict == NULL) {
+        cpk_arg_error(st, 1, "_module_fill",
+                      "argument 1 (module) must be a module the pickle "
+                      "made, not one without a namespace");
+        return NULL;
+    }
     int r = cpk_namespace_is_imported(st, dict);
     if (r > 0)
         cpk_arg_error(st, 1, "_module_fill",

@@ -38,19 +38,9 @@ cpk_reduce_cell(cpk_state *st, PyObject *cell, int format)
 PyObject *
 cpk_reduce_module(cpk_state *st, PyObject *pickler, int format, PyObject *mod)
 {
-    /* A module whose __name__ is gone or not a str has no name to import
-     * or rebuild it by: say so (PyModule_GetNameObject would raise
-     * SystemError, which reads as our bug). */
-    PyObject *dict = PyModule_GetDict(mod); /* borrowed, never NULL */
-    PyObject *raw = PyDict_GetItemWithError(dict, st->str___name__);
-    if (raw == NULL || !PyUnicode_Check(raw)) {
-        if (!PyErr_Occurred())
-            PyErr_Format(st->PicklingError,
-                         "cannot pickle module: its __name__ is %s",
-                         raw == NULL ? "missing" : "not a str");
-        return NULL;
-    }
-    PyObject *modname = PyModule_GetNameObject(mod);
+    /* Its name, read once: a module without one (missing, or not a str)
+     * cannot be imported or rebuilt by name, and says so. */
+    PyObject *modname = cpk_module_name(st, mod);
     if (modname == NULL)
         return NULL;
     /* Our copy (cpk_name): the module's own name is interned, and the
@@ -61,7 +51,7 @@ cpk_reduce_module(cpk_state *st, PyObject *pickler, int format, PyObject *mod)
     if (name == NULL)
         return NULL;
     PyObject *r = NULL;
-    int by_ref = cpk_module_by_reference(st, mod);
+    int by_ref = cpk_module_name_by_reference(st, name);
     if (by_ref < 0)
         goto done;
     if (by_ref) {

@@ -337,6 +337,8 @@ still_shared(cpk_state *st, PyObject *mod)
     if (!PyModule_Check(mod))
         return 1; /* a stand-in: looked at once */
     PyObject *d = PyModule_GetDict(mod); /* borrowed; mod is held */
+    if (d == NULL)
+        return 1; /* 3.9, 3.10: ModuleType.__new__ alone, no namespace */
     PyObject *reg = PyDict_GetItemString(d, "_PICKLE_BY_VALUE_MODULES");
     if (reg != NULL && PyAnySet_Check(reg) && reg != st->by_value)
         return 0;

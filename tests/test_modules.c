@@ -172,6 +172,9 @@ Test(modules, module_without_str_name_refused)
            "m = types.ModuleType('cpk_nameless')\n"
            "m.__name__ = b'bytes'\n"
            "cases.append((m, 'not a str'))\n"
+           /* no namespace at all on 3.9 and 3.10, an empty one later */
+           "cases.append((types.ModuleType.__new__(types.ModuleType),\n"
+           "              'missing'))\n"
            "for m, why in cases:\n"
            "    f = eval('lambda: mod', {'mod': m})\n"
            "    for obj in (m, f, [1, m]):\n"
@@ -183,7 +186,58 @@ Test(modules, module_without_str_name_refused)
            "                assert str(e).startswith(want), str(e)\n"
            "            else:\n"
            "                raise AssertionError((m, obj, compat))\n"
+           "    path, culprit = cp._find_unpicklable(m)\n"
+           "    assert culprit is m, (path, culprit)\n"
            /* a name put back makes it a dynamic module again */
            "    m.__name__ = 'cpk_nameless'\n"
            "    assert cp.loads(cp.dumps(m)).__name__ == 'cpk_nameless'\n");
+}
+
+/* A module registered by value whose name then breaks: its functions are
+ * refused, not quietly written by reference (a pickle that would not load
+ * where the module is absent); stock cloudpickle raises too. A class whose
+ * module in sys.modules has no namespace (3.9, 3.10) does not crash the
+ * lookup; nor does _module_fill given such a module (a hostile pickle). */
+Test(modules, by_value_module_with_broken_name_refused)
+{
+    cpk_py("import ccloudpickle as cp, pickle, sys, types\n"
+           "m = types.ModuleType('cpk_byval_broken')\n"
+           "sys.modules['cpk_byval_broken'] = m\n"
+           "exec('def k():\\n    return 1\\n', m.__dict__)\n"
+           "cp.register_pickle_by_value(m)\n"
+           "try:\n"
+           "    for breaking in ('int', 'missing'):\n"
+           "        if breaking == 'int':\n"
+           "            m.__name__ = 7\n"
+           "        else:\n"
+           "            del m.__name__\n"
+           "        for compat in (None, 'cloudpickle'):\n"
+           "            try:\n"
+           "                data = cp.dumps(m.k, compat=compat)\n"
+           "            except pickle.PicklingError as e:\n"
+           "                assert 'its __name__ is' in str(e), str(e)\n"
+           "            else:\n"
+           "                raise AssertionError((breaking, compat, data))\n"
+           "finally:\n"
+           "    del sys.modules['cpk_byval_broken']\n"
+           "u = types.ModuleType.__new__(types.ModuleType)\n"
+           "sys.modules['cpk_no_namespace'] = u\n"
+           "try:\n"
+           "    K = type('K', (), {'__module__': 'cpk_no_namespace'})\n"
+           "    try:\n"
+           "        K2 = cp.loads(cp.dumps(K))\n"
+           "        assert K2.__name__ == 'K'\n"
+           "    except pickle.PicklingError as e:\n"
+           "        assert 'its __name__ is missing' in str(e), str(e)\n"
+           "finally:\n"
+           "    del sys.modules['cpk_no_namespace']\n"
+           /* (3.11 and later give it an empty namespace to fill) */
+           "try:\n"
+           "    cp._module_fill(u, {'a': 1})\n"
+           "except cp.ReconstructorValueError as e:\n"
+           "    assert sys.version_info < (3, 11), e\n"
+           "    assert 'without a namespace' in str(e), str(e)\n"
+           "else:\n"
+           "    assert sys.version_info >= (3, 11)\n"
+           "    assert u.a == 1\n");
 }
