@@ -746,6 +746,9 @@ int cpk_pickler_user_hooks(PyObject *pickler);
 int cpk_module_by_reference(cpk_state *st, PyObject *module);
 int cpk_module_name_by_reference(cpk_state *st, PyObject *name);
 PyObject *cpk_module_name(cpk_state *st, PyObject *module);
+/* The same, falling back to getattr where the namespace has no name (the
+ * module objects are found in, as stock cloudpickle names it). */
+PyObject *cpk_module_found_name(cpk_state *st, PyObject *module);
 /* Module name and qualname where obj can be found; 0 if not found. */
 int cpk_lookup_module_and_qualname(cpk_state *st, PyObject *obj,
                                    PyObject *name, PyObject **module,

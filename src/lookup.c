@@ -47,6 +47,39 @@ cpk_module_name(cpk_state *st, PyObject *module)
     return NULL;
 }
 
+/* The name of a module objects are found in (new reference): its
+ * namespace's, or, where that has none, what getattr gives, as stock
+ * cloudpickle reads it (a ModuleType subclass standing in for a module,
+ * forwarding attributes without ModuleType.__init__). NULL with a
+ * PicklingError when neither gives a str. */
+PyObject *
+cpk_module_found_name(cpk_state *st, PyObject *module)
+{
+    PyObject *name = cpk_module_name(st, module);
+    if (name != NULL || !PyErr_ExceptionMatches(st->PicklingError))
+        return name;
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    name = PyObject_GetAttr(module, st->str___name__);
+    if (name != NULL && PyUnicode_Check(name)) {
+        Py_XDECREF(type);
+        Py_XDECREF(value);
+        Py_XDECREF(tb);
+        return name;
+    }
+    if (name == NULL && !PyErr_ExceptionMatches(PyExc_AttributeError)) {
+        Py_XDECREF(type);
+        Py_XDECREF(value);
+        Py_XDECREF(tb);
+        return NULL;
+    }
+    /* No name either way: the namespace's error stands. */
+    Py_XDECREF(name);
+    PyErr_Clear();
+    PyErr_Restore(type, value, tb);
+    return NULL;
+}
+
 /* Is the module an object was found in registered by value? A module
  * whose name cannot be read raises, as for stock cloudpickle: answering
  * "no" would write by reference what the user asked to ship by value. */
@@ -55,7 +88,7 @@ module_registered(cpk_state *st, PyObject *module)
 {
     PyObject *name;
     if (PyModule_Check(module))
-        name = cpk_module_name(st, module);
+        name = cpk_module_found_name(st, module);
     else
         name = PyObject_GetAttr(module, st->str___name__);
     if (name == NULL) {

@@ -19,7 +19,7 @@ by_reference(cpk_state *st, PyObject *obj, PyObject *name, PyObject **out)
     if (found <= 0)
         return found;
     PyObject *mname = PyModule_Check(module)
-                          ? cpk_module_name(st, module)
+                          ? cpk_module_found_name(st, module)
                           : PyObject_GetAttr(module, st->str___name__);
     int reg = mname ? cpk_is_registered_by_value(st, mname) : -1;
     Py_XDECREF(mname);

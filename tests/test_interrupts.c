@@ -103,12 +103,9 @@ Test(interrupts, module_name_lookup_interrupt)
 {
     /* A module whose __dict__ lookup of '__name__' meets a colliding key
      * whose __eq__ is interrupted at its n-th call, for each n: wherever
-     * the pickler looks the name up, the interrupt reaches the caller.
-     * (CPython 3.9's PyModule_GetNameObject itself turns any error there
-     * into SystemError('nameless module'): 3.10 and later only.) */
-#if PY_VERSION_HEX < 0x030A0000
-    cr_skip_test("3.9's PyModule_GetNameObject swallows the interrupt");
-#endif
+     * the pickler looks the name up, the interrupt reaches the caller
+     * (cpk_module_name: 3.9's PyModule_GetNameObject turned it into
+     * SystemError). */
     cpk_py("import ccloudpickle as cp, types\n"
            "class Collide:\n"
            "    calls = fire_at = 0\n"

@@ -241,3 +241,31 @@ Test(modules, by_value_module_with_broken_name_refused)
            "    assert sys.version_info >= (3, 11)\n"
            "    assert u.a == 1\n");
 }
+
+/* A ModuleType subclass standing in for a module in sys.modules, which
+ * forwards attributes without ModuleType.__init__ (deprecation and lazy
+ * shims): no __name__ in its namespace, but getattr gives one, as stock
+ * cloudpickle reads it. Its objects go by reference (review i11i). */
+Test(modules, shim_module_objects_by_reference)
+{
+    cpk_py("import ccloudpickle as cp, sys, types\n"
+           "real = types.ModuleType('cpk_shimmed')\n"
+           "exec('def f(x):\\n    return x + 1\\nclass K:\\n    pass\\n',\n"
+           "     real.__dict__)\n"
+           "class Shim(types.ModuleType):\n"
+           "    def __init__(self, wrapped):\n"
+           "        object.__setattr__(self, '_wrapped', wrapped)\n"
+           "    def __getattr__(self, name):\n"
+           "        return getattr(self._wrapped, name)\n"
+           "sys.modules['cpk_shimmed'] = Shim(real)\n"
+           "try:\n"
+           "    for compat in (None, 'cloudpickle'):\n"
+           "        for obj in (real.f, real.K):\n"
+           "            data = cp.dumps(obj, compat=compat)\n"
+           "            assert b'cpk_shimmed' in data and len(data) < 60, data\n"
+           "            assert cp.loads(data) is obj\n"
+           "        k = cp.loads(cp.dumps(real.K(), compat=compat))\n"
+           "        assert type(k) is real.K\n"
+           "finally:\n"
+           "    del sys.modules['cpk_shimmed']\n");
+}
