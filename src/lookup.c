@@ -28,11 +28,25 @@ cpk_is_registered_by_value(cpk_state *st, PyObject *name)
     return r;
 }
 
-/* A module's __name__ (new reference), read once from its namespace, or
- * NULL with a PicklingError saying why it cannot be named: missing or not
- * a str (on 3.9 and 3.10 a module made by ModuleType.__new__ alone has no
- * namespace at all). Errors of the lookup itself propagate, where
- * PyModule_GetNameObject would raise SystemError (3.9: for any error). */
+/* A str subclass as a module name becomes an exact str (new reference;
+ * steals `name`): what is written is then a plain string the loader's
+ * reconstructors take, and lookups by it run no user __hash__ or __eq__. */
+static PyObject *
+exact_name(PyObject *name)
+{
+    if (PyUnicode_CheckExact(name))
+        return name;
+    PyObject *exact = PyUnicode_FromObject(name);
+    Py_DECREF(name);
+    return exact;
+}
+
+/* A module's __name__ (new reference, an exact str), read once from its
+ * namespace, or NULL with a PicklingError saying why it cannot be named:
+ * missing or not a str (on 3.9 and 3.10 a module made by ModuleType.__new__
+ * alone has no namespace at all). Errors of the lookup itself propagate,
+ * where PyModule_GetNameObject would raise SystemError (3.9: for any
+ * error). */
 PyObject *
 cpk_module_name(cpk_state *st, PyObject *module)
 {
@@ -40,7 +54,7 @@ cpk_module_name(cpk_state *st, PyObject *module)
     if (dict != NULL && cpk_dict_get_ref(dict, st->str___name__, &name) < 0)
         return NULL;
     if (name != NULL && PyUnicode_Check(name))
-        return name;
+        return exact_name(name);
     PyErr_Format(st->PicklingError, "cannot pickle module: its __name__ is %s",
                  name == NULL ? "missing" : "not a str");
     Py_XDECREF(name);
@@ -65,7 +79,7 @@ cpk_module_found_name(cpk_state *st, PyObject *module)
         Py_XDECREF(type);
         Py_XDECREF(value);
         Py_XDECREF(tb);
-        return name;
+        return exact_name(name);
     }
     if (name == NULL && !PyErr_ExceptionMatches(PyExc_AttributeError)) {
         Py_XDECREF(type);

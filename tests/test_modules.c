@@ -193,6 +193,31 @@ Test(modules, module_without_str_name_refused)
            "    assert cp.loads(cp.dumps(m)).__name__ == 'cpk_nameless'\n");
 }
 
+/* A module named by a str subclass is made under a plain str: the loader's
+ * _module_new takes only an exact str (it was refused at load, where stock
+ * cloudpickle round-trips it); its namespace, __name__ included, comes back
+ * as it was. */
+Test(modules, str_subclass_name_written_as_str)
+{
+    cpk_py("import ccloudpickle as cp, pickle, types\n"
+           "class S(str):\n"
+           "    pass\n"
+           "m = types.ModuleType('x')\n"
+           "m.__name__ = S('cpk_subname')\n"
+           "exec('K = 5\\ndef f():\\n    return K\\n', m.__dict__)\n"
+           "g = eval('lambda: mod.f()', {'mod': m})\n"
+           "for obj in (m, g):\n"
+           "    for compat in (None, 'cloudpickle'):\n"
+           "        data = cp.dumps(obj, compat=compat)\n"
+           "        assert b'\\x8c\\x0bcpk_subname' in data, data\n"
+           /* stock cloudpickle's names need it installed for pickle */
+           "        for load in (cp.loads, pickle.loads)[:2 - bool(compat)]:\n"
+           "            out = load(data)\n"
+           "            mod = out if obj is m else out.__globals__['mod']\n"
+           "            assert mod.__name__ == 'cpk_subname'\n"
+           "            assert mod.f() == 5\n");
+}
+
 /* A module registered by value whose name then breaks: its functions are
  * refused, not quietly written by reference (a pickle that would not load
  * where the module is absent); stock cloudpickle raises too. A class whose
