@@ -20,6 +20,27 @@ extern char **environ;
 
 /* Embedded interpreter ---------------------------------------------------- */
 
+/* The hash seed scripts/run-tests chose for this run (CPK_TEST_HASHSEED,
+ * which it prints), so that a failure depending on hash order runs again
+ * the same way: an isolated config ignores PYTHONHASHSEED. A different
+ * name keeps it from the child interpreters the tests start, which keep a
+ * seed of their own each (tests that two processes write the same bytes).
+ * Unset or unreadable: a random seed, as before. */
+static void
+set_hash_seed(PyConfig *config)
+{
+    const char *text = getenv("CPK_TEST_HASHSEED");
+    if (text == NULL || *text == '\0')
+        return;
+    char *end;
+    errno = 0;
+    unsigned long long seed = strtoull(text, &end, 10);
+    if (errno != 0 || *end != '\0' || seed > 4294967295ULL)
+        return;
+    config->use_hash_seed = 1;
+    config->hash_seed = (unsigned long)seed;
+}
+
 void
 cpk_py_start(void)
 {
@@ -42,6 +63,7 @@ cpk_py_start(void)
     PyConfig_InitIsolatedConfig(&config);
     config.parse_argv = 0;
     config.install_signal_handlers = 0;
+    set_hash_seed(&config);
     PyStatus status = Py_InitializeFromConfig(&config);
     PyConfig_Clear(&config);
     cr_assert(!PyStatus_Exception(status), "Python did not start: %s",
