@@ -742,7 +742,8 @@ int cpk_pickler_overridden(cpk_state *st, PyObject *pickler,
 int cpk_pickler_user_hooks(PyObject *pickler);
 /* Modules: 1 written by reference (importable by name), 0 by value (or
  * nameless), -1 error; by the name read once with cpk_module_name (new
- * reference, or NULL with a PicklingError when missing or not a str). */
+ * reference, an exact str even for a str subclass, or NULL with a
+ * PicklingError when missing or not a str). */
 int cpk_module_by_reference(cpk_state *st, PyObject *module);
 int cpk_module_name_by_reference(cpk_state *st, PyObject *name);
 PyObject *cpk_module_name(cpk_state *st, PyObject *module);

@@ -390,7 +390,9 @@ module_arg_name(cpk_state *st, PyObject *module)
         }
         return NULL;
     }
-    return PyObject_GetAttr(module, st->str___name__);
+    /* Registered under an exact str, as the pickler looks it up. */
+    PyObject *name = PyObject_GetAttr(module, st->str___name__);
+    return name != NULL && PyUnicode_Check(name) ? exact_name(name) : name;
 }
 
 PyObject *

@@ -25,18 +25,21 @@ extern char **environ;
  * the same way: an isolated config ignores PYTHONHASHSEED. A different
  * name keeps it from the child interpreters the tests start, which keep a
  * seed of their own each (tests that two processes write the same bytes).
- * Unset or unreadable: a random seed, as before. */
+ * Unset: a random seed, as before; not a number 0-4294967295: the test
+ * fails rather than run with a seed other than the one printed. */
 static void
 set_hash_seed(PyConfig *config)
 {
     const char *text = getenv("CPK_TEST_HASHSEED");
     if (text == NULL || *text == '\0')
         return;
-    char *end;
-    errno = 0;
-    unsigned long long seed = strtoull(text, &end, 10);
-    if (errno != 0 || *end != '\0' || seed > 4294967295ULL)
-        return;
+    unsigned long long seed = 0;
+    size_t n = strspn(text, "0123456789");
+    if (text[n] == '\0' && n <= 10)
+        for (const char *c = text; *c != '\0'; c++)
+            seed = seed * 10 + (unsigned)(*c - '0');
+    cr_assert(text[n] == '\0' && n <= 10 && seed <= 4294967295ULL,
+              "CPK_TEST_HASHSEED=%s is not a number 0-4294967295", text);
     config->use_hash_seed = 1;
     config->hash_seed = (unsigned long)seed;
 }
