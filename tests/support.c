@@ -18,6 +18,55 @@
 
 extern char **environ;
 
+/* Stock cloudpickle releases ---------------------------------------------- */
+
+#define CPK_VENDOR_DIR CPK_SOURCE_DIR "/../shared/vendor"
+
+static const char *
+vendored_release(const char *var)
+{
+    if (strcmp(var, "CPK_CLOUDPICKLE3") == 0)
+        return CPK_VENDOR_DIR "/cloudpickle-3.1.2";
+    if (strcmp(var, "CPK_CLOUDPICKLE20") == 0)
+        return CPK_VENDOR_DIR "/cloudpickle-2.0.0";
+    return NULL;
+}
+
+static int
+holds_cloudpickle(const char *dir)
+{
+    char path[4096];
+    int n = snprintf(path, sizeof(path), "%s/cloudpickle/__init__.py", dir);
+    return n > 0 && (size_t)n < sizeof(path) && access(path, R_OK) == 0;
+}
+
+/* The vendored releases are the default of every test binary, set before
+ * any test runs, so that Python code the tests start (tests/beyond/run.py,
+ * snippets reading os.environ) sees them too. An explicit setting wins,
+ * even an empty one or a directory that does not exist. */
+__attribute__((constructor)) static void
+default_stock_dirs(void)
+{
+    const char *vars[] = {"CPK_CLOUDPICKLE3", "CPK_CLOUDPICKLE20"};
+    for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+        const char *dir = vendored_release(vars[i]);
+        if (getenv(vars[i]) == NULL && holds_cloudpickle(dir))
+            setenv(vars[i], dir, 0);
+    }
+}
+
+const char *
+cpk_stock_cloudpickle(const char *var)
+{
+    const char *dir = getenv(var);
+    if (dir == NULL || *dir == '\0')
+        cr_skip_test("%s is not set and %s holds no cloudpickle release",
+                     var, vendored_release(var));
+    if (!holds_cloudpickle(dir))
+        cr_skip_test("%s=%s holds no cloudpickle/__init__.py", var, dir);
+    return dir;
+}
+
 /* Embedded interpreter ---------------------------------------------------- */
 
 /* The hash seed scripts/run-tests chose for this run (CPK_TEST_HASHSEED,
@@ -213,6 +262,25 @@ now_ms(void)
     return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
 }
 
+/* A child starts as from a fresh shell: every signal at its default
+ * action and none blocked, whatever the test runner inherited (nohup
+ * ignores SIGHUP, a CI runner or terminal may ignore SIGINT or block
+ * signals), so a test's result does not depend on how it was started. */
+static void
+reset_signals(void)
+{
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof(dfl));
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    for (int sig = 1; sig < NSIG; sig++)
+        if (sig != SIGKILL && sig != SIGSTOP)
+            sigaction(sig, &dfl, NULL); /* fails only for invalid numbers */
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
 void
 cpk_spawn_ex(cpk_proc *p, const cpk_spawn_opts *o)
 {
@@ -232,8 +300,7 @@ cpk_spawn_ex(cpk_proc *p, const cpk_spawn_opts *o)
         for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
             if (fds[i] > 2)
                 close(fds[i]);
-        signal(SIGPIPE, SIG_DFL);
-        signal(SIGINT, SIG_DFL);
+        reset_signals();
         if (o->cwd != NULL && chdir(o->cwd) != 0)
             _exit(126);
         /* make sanitize: the ASan runtime must be loaded first in a

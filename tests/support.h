@@ -29,6 +29,14 @@
 #define CPK_FIXTURES CPK_SOURCE_DIR "/tests/fixtures"
 #define CPK_EXAMPLES CPK_SOURCE_DIR "/examples"
 
+/* A directory holding an unmodified stock cloudpickle release for interop
+ * tests: $VAR (CPK_CLOUDPICKLE3 for 3.x, CPK_CLOUDPICKLE20 for 2.0.0) when
+ * set, else the release kept beside the project, ../shared/vendor/
+ * (cloudpickle-3.1.2, cloudpickle-2.0.0), which is then exported under VAR
+ * for the children. Skips the test, saying why, when neither holds
+ * cloudpickle/__init__.py. */
+const char *cpk_stock_cloudpickle(const char *var);
+
 /* Suite init/fini for module tests. */
 void cpk_py_start(void);
 void cpk_py_stop(void);

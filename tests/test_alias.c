@@ -212,10 +212,7 @@ Test(alias, debian_cloudpickle_pickles_load_with_plain_pickle)
 
 Test(alias, cloudpickle3_pickles_load_with_plain_pickle)
 {
-    const char *dir = getenv("CPK_CLOUDPICKLE3");
-    if (dir == NULL || *dir == '\0')
-        cr_skip_test("CPK_CLOUDPICKLE3 is not set (a directory with "
-                     "cloudpickle 3.x)");
+    const char *dir = cpk_stock_cloudpickle("CPK_CLOUDPICKLE3");
     size_t len;
     char *data = stock_dumps(dir, "3.",
                              STOCK_OBJECTS

@@ -400,10 +400,7 @@ Test(cli_describe, stock_cloudpickle_2_2)
  * its package. */
 Test(cli_describe, stock_cloudpickle_3)
 {
-    const char *cp3 = getenv("CPK_CLOUDPICKLE3");
-    if (cp3 == NULL)
-        cr_skip_test("CPK_CLOUDPICKLE3 is not set (a directory with "
-                     "cloudpickle 3.x)");
+    const char *cp3 = cpk_stock_cloudpickle("CPK_CLOUDPICKLE3");
     char code[4096];
     snprintf(code, sizeof(code),
              FN_SRC "sys.path.insert(0, %s%s%s)\n"

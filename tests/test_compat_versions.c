@@ -121,16 +121,6 @@
 
 TestSuite(compat_versions, .init = cpk_py_start, .fini = cpk_py_stop);
 
-/* The directory in environment variable `var` (a stock cloudpickle
- * checkout), or skip the test. */
-static const char *
-stock_dir(const char *var, const char *what)
-{
-    const char *dir = getenv(var);
-    if (dir == NULL || *dir == '\0')
-        cr_skip_test("%s is not set (a directory with %s)", var, what);
-    return dir;
-}
 
 /* Debian's cloudpickle 2.2, pure Python: any interpreter under test can
  * load with it (a path, not cpk_require: the embedded one need not have
@@ -228,7 +218,7 @@ Test(compat_versions, debian_2_2_loads_the_2x_targets)
 /* The 3.x values, and "cloudpickle2", which 3.x loads as well. */
 Test(compat_versions, cloudpickle3_loads_the_3x_targets)
 {
-    const char *dir = stock_dir("CPK_CLOUDPICKLE3", "cloudpickle 3.x");
+    const char *dir = cpk_stock_cloudpickle("CPK_CLOUDPICKLE3");
     build_objects();
     const char *values[] = {"cloudpickle", "cloudpickle3", "3.0", "3.0.0",
                             "3.1", "3.1.0", "3.1.1", "3.1.2",
@@ -241,7 +231,7 @@ Test(compat_versions, cloudpickle3_loads_the_3x_targets)
 /* "cloudpickle2" serves the oldest 2.x too: 2.0 has no _make_function. */
 Test(compat_versions, cloudpickle_2_0_loads_cloudpickle2)
 {
-    const char *dir = stock_dir("CPK_CLOUDPICKLE20", "cloudpickle 2.0.0");
+    const char *dir = cpk_stock_cloudpickle("CPK_CLOUDPICKLE20");
     build_objects();
     check_target("cloudpickle2", 5, dir, "2.0.");
     check_target("2.0", 2, dir, "2.0.");

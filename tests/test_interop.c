@@ -112,10 +112,7 @@ load_without_cloudpickle(const char *data, size_t len, const char *check)
 static const char *
 cloudpickle3(void)
 {
-    const char *dir = getenv("CPK_CLOUDPICKLE3");
-    if (dir == NULL || *dir == '\0')
-        cr_skip_test("CPK_CLOUDPICKLE3 is not set (a directory with "
-                     "cloudpickle 3.x)");
+    const char *dir = cpk_stock_cloudpickle("CPK_CLOUDPICKLE3");
     return dir;
 }
 

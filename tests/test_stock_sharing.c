@@ -30,10 +30,7 @@ stock_dir(stock which)
         cpk_require("cloudpickle");
         return "";
     }
-    const char *dir = getenv("CPK_CLOUDPICKLE3");
-    if (dir == NULL || *dir == '\0')
-        cr_skip_test("CPK_CLOUDPICKLE3 is not set (a directory with "
-                     "cloudpickle 3.x)");
+    const char *dir = cpk_stock_cloudpickle("CPK_CLOUDPICKLE3");
     return dir;
 }
 
