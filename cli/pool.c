@@ -841,6 +841,11 @@ cpk_pool_run(int jobs, cpk_reader *rd, cpk_mapwork *w,
             cpk_batch_reset(&cur, cur.first + cur.n);
             continue;
         }
+        /* The end of input, just seen, with every result already out:
+         * the run is over (the top of the loop says so). No descriptor
+         * would wake a poll now: the workers wait for batches. */
+        if (input_done && cur.n == 0 && p.next_emit == p.next_send)
+            continue;
         /* Wait for input, results or room in a pipe. */
         int alive = 0;
         for (int i = 0; i < jobs; i++)

@@ -708,6 +708,23 @@ Test(cli_map, a_worker_killed_between_batches_is_reported)
     cpk_proc_free(&p);
 }
 
+Test(cli_map, a_pausing_input_ends_with_the_input)
+{
+    /* Every result is out before the end of the input arrives: the run
+     * must still see that end, and exit. */
+    static const char *const jobs[] = {"1", "2", "0"};
+    for (int j = 0; j < 3; j++) {
+        cpk_proc p;
+        shell(&p,
+              "(echo 1; sleep 0.3; echo 2; sleep 0.3) | "
+              "timeout 10 \"$0\" inc.pkl --map -j $1",
+              jobs[j]);
+        cpk_assert_exit(&p, 0);
+        cr_assert_str_eq(p.out, "2\n3\n", "-j %s: %s", jobs[j], p.err);
+        cpk_proc_free(&p);
+    }
+}
+
 Test(cli_map, records_are_not_the_functions_standard_input)
 {
     /* The records arrive slowly, so that a reader of fd 0 would get the
