@@ -393,8 +393,11 @@ cpk_policy_check(const cpk_policy *p, const pkscan_report *r,
             refused[count] = i;
         count++;
     }
-    if (r->truncated && r->n_imports >= PKSCAN_MAX_ITEMS)
+    if (r->truncated && r->n_imports >= PKSCAN_MAX_ITEMS) {
+        if (refused != NULL && count < cap)
+            refused[count] = r->n_imports; /* past the list: unlisted */
         count++;
+    }
     return count;
 }
 

@@ -114,7 +114,8 @@ int cpk_policy_permits(const cpk_policy *p, const pkscan_import *imp);
  * indices into r->imports are written to `refused` (up to `cap` of them,
  * in input order) when it is not NULL. A report whose import list was cut
  * short (r->truncated with PKSCAN_MAX_ITEMS imports listed) cannot be
- * checked: it counts one refusal more, with no index. */
+ * checked: it counts one refusal more, whose index is r->n_imports (past
+ * the list). */
 size_t cpk_policy_check(const cpk_policy *p, const pkscan_report *r,
                         size_t *refused, size_t cap);
 
