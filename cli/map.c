@@ -192,7 +192,7 @@ serial_run(cpk_map_options *o, cpk_reader *rd, const cpk_sink *sink,
             rc = cpk_reader_next(rd, &rec, &len);
             if (rc != CPK_READ_RECORD)
                 break;
-            if (cpk_batch_add(&b, rec, len) < 0) {
+            if (cpk_batch_add_num(&b, rec, len, rd->number) < 0) {
                 PyErr_NoMemory();
                 status = CPK_RUN_ERROR;
                 goto done;
@@ -208,7 +208,7 @@ serial_run(cpk_map_options *o, cpk_reader *rd, const cpk_sink *sink,
             if (cpk_mapwork_batch(&o->work, &b, from, RESULTS_EVERY_NS,
                                   &res) < 0) {
                 if (!PyErr_ExceptionMatches(PyExc_KeyboardInterrupt)) {
-                    *failed = b.first + from + res.n;
+                    *failed = b.num[from + res.n];
                     PyObject *t, *v, *tb;
                     PyErr_Fetch(&t, &v, &tb);
                     int e = res.n > 0 ? sink->emit(sink->ctx, &res, b.end)

@@ -602,7 +602,7 @@ int
 cpk_mapwork_batch(cpk_mapwork *w, const cpk_batch *b, size_t from,
                   long long budget_ns, cpk_results *res)
 {
-    cpk_results_reset(res, b->first + from);
+    cpk_results_reset(res, from < b->n ? b->num[from] : b->first);
     render r = {{0}};
     int rc = 0;
     struct timespec t0, t;
@@ -612,7 +612,7 @@ cpk_mapwork_batch(cpk_mapwork *w, const cpk_batch *b, size_t from,
             rc = -1;
             break;
         }
-        if (one(w, b->first + i, b->data.data + b->off[i], b->len[i], res,
+        if (one(w, b->num[i], b->data.data + b->off[i], b->len[i], res,
                 &r) < 0) {
             rc = -1;
             break;

@@ -26,10 +26,11 @@
 #define FRAME_NS 100000000LL            /* slow records: results this often */
 
 /* Frames on the pipes, in host byte order (both ends are this binary).
- * Batch: first, n, data bytes; n record lengths; the data.
- * Results: first (the record number of its first result), n, out bytes,
- * err bytes, ns of work, more; n cpk_rec_result; out; err. A batch's results come in one frame or, when its records
- * turn slow, in several (more = 1 on all but the last), in order. */
+ * Batch: first, n, data bytes; n record lengths; n record numbers; the
+ * data. Results: first (the index in its batch of its first result), n,
+ * out bytes, err bytes, ns of work, more; n cpk_rec_result; out; err. A
+ * batch's results come in one frame or, when its records turn slow, in
+ * several (more = 1 on all but the last), in order. */
 typedef struct {
     uint64_t first, n, len;
 } batch_head;
@@ -56,6 +57,7 @@ typedef struct {
     int used, ready, lost;
     int worker;
     uint64_t first, count, end;
+    uint64_t *num;    /* the batch's record numbers (count of them) */
     uint64_t got;     /* results received (frames so far) */
     uint64_t emitted; /* of them, handed to the sink */
     cpk_results res;  /* received and not yet emitted */
@@ -133,8 +135,10 @@ on_fork_in_worker(void)
 static void
 leave_if_forked(pid_t self)
 {
-    if (forked_copy || getpid() != self)
+    if (forked_copy || getpid() != self) {
+        cpk_coverage_flush();
         _exit(0);
+    }
 }
 
 /* Run batch b and send its results: one frame, or one per FRAME_NS of
@@ -167,7 +171,7 @@ answer_batch(int out, cpk_mapwork *w, const cpk_batch *b, cpk_results *res,
         flush_python();
         PyErr_Clear(); /* a worker has no one to tell: the records go on */
         result_head rh = {
-            .first = b->first + from,
+            .first = from,
             .n = res->n,
             .out = res->out.len,
             .err = res->err.len,
@@ -200,8 +204,10 @@ worker_main(int in, int out, cpk_mapwork *w, pid_t parent)
 {
     signal(SIGINT, SIG_IGN); /* the program stops us */
     prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != parent)
+    if (getppid() != parent) {
+        cpk_coverage_flush();
         _exit(CPK_EXIT_SYSTEM);
+    }
     pid_t self = getpid();
     pthread_atfork(NULL, NULL, on_fork_in_worker);
     w->abandon = &forked_copy;
@@ -224,14 +230,17 @@ worker_main(int in, int out, cpk_mapwork *w, pid_t parent)
         }
         cpk_batch_reset(&b, h.first);
         size_t *lens = malloc(h.n * sizeof(size_t) + 1);
+        uint64_t *nums = malloc(h.n * sizeof(uint64_t) + 1);
         char *data = malloc(h.len + 1);
-        int bad = lens == NULL || data == NULL;
+        int bad = lens == NULL || nums == NULL || data == NULL;
         Py_BEGIN_ALLOW_THREADS
         bad = bad || read_full(in, lens, h.n * sizeof(size_t)) < 0 ||
+              read_full(in, nums, h.n * sizeof(uint64_t)) < 0 ||
               (h.len > 0 && read_full(in, data, h.len) <= 0);
         Py_END_ALLOW_THREADS
         if (bad) {
             free(lens);
+            free(nums);
             free(data);
             status = CPK_EXIT_SYSTEM;
             break;
@@ -239,11 +248,12 @@ worker_main(int in, int out, cpk_mapwork *w, pid_t parent)
         size_t at = 0;
         for (uint64_t i = 0; i < h.n && status == 0; i++) {
             if (lens[i] > h.len - at ||
-                cpk_batch_add(&b, data + at, lens[i]) < 0)
+                cpk_batch_add_num(&b, data + at, lens[i], nums[i]) < 0)
                 status = CPK_EXIT_SYSTEM;
             at += lens[i];
         }
         free(lens);
+        free(nums);
         free(data);
         if (status != 0)
             break;
@@ -256,6 +266,7 @@ worker_main(int in, int out, cpk_mapwork *w, pid_t parent)
     cpk_batch_free(&b);
     cpk_results_free(&res);
     cpk_buf_free(&frame);
+    cpk_coverage_flush();
     _exit(status);
 }
 
@@ -533,12 +544,18 @@ send_batch(pool *p, int i, const cpk_batch *b)
 {
     worker *k = &p->wk[i];
     batch_head h = {b->first, b->n, b->data.len};
+    slot *s = &p->slots[p->next_send % (uint64_t)p->nslots];
+    uint64_t *num = realloc(s->num, (b->n ? b->n : 1) * sizeof(*num));
+    if (num == NULL)
+        return -1;
+    s->num = num;
+    memcpy(num, b->num, b->n * sizeof(*num));
     if (cpk_buf_add(&k->wbuf, &h, sizeof(h)) < 0 ||
         cpk_buf_add(&k->wbuf, b->len, b->n * sizeof(size_t)) < 0 ||
+        cpk_buf_add(&k->wbuf, b->num, b->n * sizeof(uint64_t)) < 0 ||
         cpk_buf_add(&k->wbuf, b->data.data, b->data.len) < 0)
         return -1;
     uint64_t seq = p->next_send++;
-    slot *s = &p->slots[seq % (uint64_t)p->nslots];
     s->used = 1;
     s->ready = s->lost = 0;
     s->got = s->emitted = 0;
@@ -578,7 +595,7 @@ take_results(pool *p, int i)
         slot *s = k->nq > 0 ? &p->slots[k->fifo[0] % (uint64_t)p->nslots]
                             : NULL;
         uint64_t count = s ? s->count - s->got : 0;
-        if (s == NULL || h.first != s->first + s->got || h.n > count ||
+        if (s == NULL || h.first != s->got || h.n > count ||
             h.more > 1 || (h.more && (h.n == 0 || h.n == count)) ||
             h.out > ((uint64_t)1 << 40) || h.err > ((uint64_t)1 << 40)) {
             malformed(p, i);
@@ -754,10 +771,10 @@ cpk_pool_run(int jobs, cpk_reader *rd, cpk_mapwork *w,
             }
             if (s->lost) {
                 const worker *k = &p.wk[s->worker];
-                unsigned long long z = s->first + s->count - 1;
-                unsigned long long a = s->first + s->emitted;
-                if (a > z)
-                    a = z;
+                uint64_t e = s->emitted < s->count ? s->emitted
+                                                   : s->count - 1;
+                unsigned long long z = s->num[s->count - 1];
+                unsigned long long a = s->num[e];
                 if (a == z)
                     cpk_error("worker %d (pid %ld) %s while running record "
                               "%llu",
@@ -801,7 +818,7 @@ cpk_pool_run(int jobs, cpk_reader *rd, cpk_mapwork *w,
             size_t len;
             int rc = cpk_reader_next(rd, &rec, &len);
             if (rc == CPK_READ_RECORD) {
-                if (cpk_batch_add(&cur, rec, len) < 0) {
+                if (cpk_batch_add_num(&cur, rec, len, rd->number) < 0) {
                     PyErr_NoMemory();
                     goto done;
                 }
@@ -949,8 +966,10 @@ done:
         cpk_buf_free(&p.wk[i].wbuf);
         cpk_buf_free(&p.wk[i].rbuf);
     }
-    for (int i = 0; p.slots != NULL && i < p.nslots; i++)
+    for (int i = 0; p.slots != NULL && i < p.nslots; i++) {
         cpk_results_free(&p.slots[i].res);
+        free(p.slots[i].num);
+    }
     free(p.slots);
     free(p.wk);
     free(pf);

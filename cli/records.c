@@ -21,7 +21,7 @@ cpk_batch_reset(cpk_batch *b, uint64_t first)
 }
 
 int
-cpk_batch_add(cpk_batch *b, const char *p, size_t n)
+cpk_batch_add_num(cpk_batch *b, const char *p, size_t n, uint64_t num)
 {
     if (b->n == b->cap) {
         size_t cap = b->cap ? b->cap * 2 : 64;
@@ -33,6 +33,10 @@ cpk_batch_add(cpk_batch *b, const char *p, size_t n)
         if (len == NULL)
             return -1;
         b->len = len;
+        uint64_t *nums = realloc(b->num, cap * sizeof(*nums));
+        if (nums == NULL)
+            return -1;
+        b->num = nums;
         b->cap = cap;
     }
     size_t at = b->data.len;
@@ -40,8 +44,16 @@ cpk_batch_add(cpk_batch *b, const char *p, size_t n)
         return -1;
     b->off[b->n] = at;
     b->len[b->n] = n;
+    b->num[b->n] = num;
     b->n++;
     return 0;
+}
+
+int
+cpk_batch_add(cpk_batch *b, const char *p, size_t n)
+{
+    return cpk_batch_add_num(b, p, n,
+                             b->n > 0 ? b->num[b->n - 1] + 1 : b->first);
 }
 
 void
@@ -49,6 +61,7 @@ cpk_batch_free(cpk_batch *b)
 {
     free(b->off);
     free(b->len);
+    free(b->num);
     cpk_buf_free(&b->data);
     memset(b, 0, sizeof(*b));
 }
@@ -90,6 +103,7 @@ take(cpk_reader *r, const char **rec, size_t *len, size_t n, size_t used)
     r->start += used;
     r->offset += used;
     r->count++;
+    r->number = r->count;
     r->scan_next = 0;
     r->no_newline = 0;
     return CPK_READ_RECORD;
@@ -175,12 +189,31 @@ next_pickle(cpk_reader *r, const char **rec, size_t *len)
     return CPK_READ_MORE;
 }
 
+/* 1 if the line holds nothing but JSON white space (no value). */
+static int
+blank(const char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i] != ' ' && p[i] != '\t' && p[i] != '\r')
+            return 0;
+    return 1;
+}
+
 int
 cpk_reader_next(cpk_reader *r, const char **rec, size_t *len)
 {
-    errno = 0; /* set only by a failure of the reader's own */
-    return r->format == CPK_IN_JSON ? next_line(r, rec, len)
-                                    : next_pickle(r, rec, len);
+    for (;;) {
+        errno = 0; /* set only by a failure of the reader's own */
+        int rc = r->format == CPK_IN_JSON ? next_line(r, rec, len)
+                                          : next_pickle(r, rec, len);
+        if (rc != CPK_READ_RECORD)
+            return rc;
+        if (r->format == CPK_IN_JSON && blank(*rec, *len))
+            continue;
+        if (r->shard_n > 1 && (r->number - 1) % r->shard_n != r->shard_i)
+            continue;
+        return rc;
+    }
 }
 
 long

@@ -21,21 +21,26 @@ typedef enum {
     CPK_IN_PICKLE, /* concatenated pickles */
 } cpk_in_format;
 
-/* Records in input order, numbered from 1: record `first + i` is
- * data.data[off[i] .. off[i] + len[i]). */
+/* Records in input order, numbered from 1 (a line, or a pickle, of the
+ * input): record num[i] is data.data[off[i] .. off[i] + len[i]). The
+ * numbers rise, with gaps where the reader skipped records (blank lines,
+ * other shards). */
 typedef struct {
-    uint64_t first;
+    uint64_t first;  /* the number the next cpk_batch_add gives, if n = 0 */
     size_t n;
-    size_t cap;      /* of off and len */
+    size_t cap;      /* of off, len and num */
     size_t *off;
     size_t *len;
+    uint64_t *num;
     cpk_buf data;
     uint64_t end;    /* input bytes consumed up to the end of the last */
 } cpk_batch;
 
 /* Empty the batch for records starting at number `first`. */
 void cpk_batch_reset(cpk_batch *b, uint64_t first);
-/* Append a record: 0, or -1 out of memory. */
+/* Append record number `num`: 0, or -1 out of memory. */
+int cpk_batch_add_num(cpk_batch *b, const char *p, size_t n, uint64_t num);
+/* Append the record numbered one after the last (or `first`). */
 int cpk_batch_add(cpk_batch *b, const char *p, size_t n);
 void cpk_batch_free(cpk_batch *b);
 
@@ -53,10 +58,14 @@ typedef struct {
                           * '\n' (a long line is searched once, not once
                           * per read) */
     uint64_t offset;     /* input bytes before buf[start] */
-    uint64_t count;      /* records handed out */
+    uint64_t count;      /* records read: handed out or skipped */
+    uint64_t number;     /* of the last record handed out (from 1) */
+    uint64_t shard_i, shard_n; /* hand out only the records whose number
+                          * minus 1 is shard_i modulo shard_n (n > 1) */
 } cpk_reader;
 
-/* 0, or -1 out of memory. */
+/* 0, or -1 out of memory. Every record is handed out; set shard_i and
+ * shard_n after this for a shard. */
 int cpk_reader_init(cpk_reader *r, int fd, cpk_in_format format,
                     size_t max_record, size_t max_scan);
 void cpk_reader_free(cpk_reader *r);
@@ -71,7 +80,10 @@ enum {
                              short at the end (a scan would say why) */
 };
 
-/* The next record from what is buffered, without reading. errno is 0
+/* The next record from what is buffered, without reading; its number
+ * in r->number. JSON Lines: lines of nothing but white space (space,
+ * tab, CR) are no records: skipped, as JSON Lines readers do, their
+ * numbers unused. Records of other shards are skipped too. errno is 0
  * after it, or ENOMEM when CPK_READ_BAD means the scan had no memory. */
 int cpk_reader_next(cpk_reader *r, const char **rec, size_t *len);
 

@@ -327,12 +327,6 @@ Test(cli_map, bad_json_names_its_record)
         cpk_proc_free(&p);
     }
     cpk_proc p;
-    LOAD(&p, "1\n\n3\n", "inc.pkl", "--map");
-    cpk_assert_exit(&p, 3);
-    cr_assert_str_eq(p.err, "cloudpickle-load: standard input: record 2: "
-                            "not valid JSON: Expecting value: line 1 "
-                            "column 1 (char 0)\n");
-    cpk_proc_free(&p);
     load_n(&p, "1\n\xff\n", 4, (const char *[]){"inc.pkl", "--map", NULL});
     cpk_assert_exit(&p, 3);
     cr_assert_str_eq(p.err, "cloudpickle-load: standard input: record 2: "
@@ -344,6 +338,29 @@ Test(cli_map, bad_json_names_its_record)
                             "not valid JSON: Extra data: line 1 column 3 "
                             "(char 2)\n");
     cpk_proc_free(&p);
+}
+
+Test(cli_map, blank_lines_are_skipped_and_keep_their_numbers)
+{
+    /* Lines of white space are no records (a stray last blank line
+     * included); record numbers stay line numbers. */
+    for (int j = 1; j <= 2; j++) {
+        cpk_proc p;
+        LOAD(&p, "1\n\n \t\r\n4\n\n", "inc.pkl", "--map", "-j",
+             j == 1 ? "1" : "2");
+        cpk_assert_exit(&p, 0);
+        cr_assert_str_eq(p.out, "2\n5\n");
+        cr_assert_str_eq(p.err, "");
+        cpk_proc_free(&p);
+        LOAD(&p, "1\n\n3\n{x\n", "inc.pkl", "--map", "-j",
+             j == 1 ? "1" : "2");
+        cpk_assert_exit(&p, 3);
+        cr_assert_str_eq(p.out, "2\n4\n");
+        cr_assert(strncmp(p.err, "cloudpickle-load: standard input: record "
+                                 "4: not valid JSON: ", 60) == 0,
+                  "%s", p.err);
+        cpk_proc_free(&p);
+    }
 }
 
 Test(cli_map, failing_record_stops_the_run)
