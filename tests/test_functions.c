@@ -189,6 +189,34 @@ Test(functions, main_functions_go_by_value)
     cpk_fresh("data", "assert obj() == 42\n");
 }
 
+/* Globals read only by nested code travel with the function: a class body
+ * (LOAD_NAME falls back to the module's globals), an inner function and a
+ * comprehension; where the module does not exist, they still resolve. */
+Test(functions, globals_of_nested_code_travel)
+{
+    cpk_py("import ccloudpickle as cp\n"
+           "SCALE = 7\n"
+           "OFFSET = 3\n"
+           "ITEMS = (1, 2)\n"
+           "STEP = 5\n"
+           "def make():\n"
+           "    class K:\n"
+           "        factor = SCALE\n"
+           "    def inner():\n"
+           "        return OFFSET\n"
+           "    return K, inner, [i * STEP for i in ITEMS]\n"
+           "data = cp.dumps(make)\n");
+    cpk_fresh("data",
+              "K, inner, scaled = obj()\n"
+              "assert K.factor == 7, K.factor\n"
+              "assert inner() == 3\n"
+              "assert scaled == [5, 10], scaled\n"
+              "names = sorted(k for k in obj.__globals__\n"
+              "               if not k.startswith('__'))\n"
+              "assert names == ['ITEMS', 'OFFSET', 'SCALE', 'STEP'], \\\n"
+              "    names\n");
+}
+
 Test(functions, importable_functions_go_by_reference)
 {
     cpk_py("import ccloudpickle as cp, pickle, os.path\n"
