@@ -179,13 +179,14 @@ sanitize:
 	    OPT=-O1 SAN='$(SAN_FLAGS)' test
 
 # Line coverage of src/ and cli/ over the whole suite (test binaries,
-# programs and fresh interpreters all write the counters), in its own build
-# directory; the per-file table and totals by gcovr.
+# programs and fresh interpreters all write the counters; CPK_COVERAGE makes
+# --map workers and fatal-signal handlers write theirs before they end),
+# in its own build directory; the per-file table and totals by gcovr.
 coverage:
 	@scripts/install-deps check coverage
 	@if [ -d $(BUILD)/coverage ]; then find $(BUILD)/coverage -name '*.gcda' -delete; fi
 	@status=0; $(MAKE) --no-print-directory BUILD=$(BUILD)/coverage OPT=-O0 \
-	    SAN=--coverage test || status=$$?; \
+	    SAN='--coverage -DCPK_COVERAGE' test || status=$$?; \
 	    scripts/coverage $(BUILD)/coverage && exit $$status
 
 # libFuzzer targets tests/fuzz/fuzz_*.c (the static pickle inspector, the

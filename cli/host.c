@@ -25,6 +25,7 @@ cpk_die_by_signal(int sig)
     sigemptyset(&set);
     sigaddset(&set, sig);
     sigprocmask(SIG_UNBLOCK, &set, NULL);
+    cpk_coverage_flush();
     raise(sig);
     _exit(128 + sig);
 }

@@ -108,3 +108,17 @@ cpk_option_error(int c, char **argv, const struct option *longopts)
         return cpk_usage_error("invalid option -- '%c'", optopt);
     return cpk_usage_error("unrecognized option '%s'", arg);
 }
+
+#ifdef CPK_COVERAGE
+void __gcov_dump(void); /* libgcov, linked in by --coverage */
+#endif
+
+void
+cpk_coverage_flush(void)
+{
+#ifdef CPK_COVERAGE
+    /* Not async-signal-safe (it opens, locks and writes the .gcda
+     * files): only coverage builds call it from fatal-signal handlers. */
+    __gcov_dump();
+#endif
+}

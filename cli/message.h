@@ -49,4 +49,10 @@ struct option;
  * getopt_long. */
 int cpk_option_error(int c, char **argv, const struct option *longopts);
 
+/* Write the line counters of a coverage build (make coverage compiles
+ * with -DCPK_COVERAGE) now: called right before the program or a --map
+ * worker ends with _exit() or dies by a signal, which skip the exit
+ * handler that writes them. Does nothing in other builds. */
+void cpk_coverage_flush(void);
+
 #endif

@@ -91,6 +91,7 @@ die_by(int sig)
     sa.sa_handler = SIG_DFL;
     sigemptyset(&sa.sa_mask);
     sigaction(sig, &sa, NULL);
+    cpk_coverage_flush();
     /* Blocked while this handler runs: delivered, with the default
      * action, when it returns. */
     raise(sig);
@@ -107,8 +108,10 @@ on_fatal_signal(int sig)
     }
     else if (expected == ST_COMMITTING)
         deferred = sig;
-    else if (expected == ST_COMMITTED)
+    else if (expected == ST_COMMITTED) {
+        cpk_coverage_flush();
         _exit(CPK_EXIT_OK);
+    }
     else if (expected == ST_IDLE)
         die_by(sig);
     /* ST_DYING: another thread is removing the file and ending the
@@ -428,8 +431,10 @@ cpk_output_commit(cpk_output *out, const char **what)
     }
     /* A signal held back across the rename, in this thread or another's
      * handler: the request to stop is honoured now, with success. */
-    if (deferred != 0)
+    if (deferred != 0) {
+        cpk_coverage_flush();
         _exit(CPK_EXIT_OK);
+    }
     pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
     return 0;
 }
