@@ -70,6 +70,8 @@ enum {
     OPT_RESULT,
     OPT_RESULT_FILE,
     OPT_ERROR_JSON,
+    OPT_DASK,
+    OPT_WINDOW,
 };
 
 static const struct option longopts[] = {
@@ -95,6 +97,8 @@ static const struct option longopts[] = {
     {"result", required_argument, NULL, OPT_RESULT},
     {"result-file", required_argument, NULL, OPT_RESULT_FILE},
     {"error-json", no_argument, NULL, OPT_ERROR_JSON},
+    {"dask", required_argument, NULL, OPT_DASK},
+    {"window", required_argument, NULL, OPT_WINDOW},
     {"force", no_argument, NULL, 'f'},
     {"path", required_argument, NULL, 'P'},
     {"help", no_argument, NULL, 'h'},
@@ -131,6 +135,8 @@ typedef struct {
     int jobs;               /* -j; 0: one per processor */
     int progress;           /* -1 auto, 0 --no-progress, 1 --progress */
     int keep_going;         /* --keep-going */
+    const char *dask;       /* --dask ADDRESS, or NULL */
+    int window;             /* --window; 0: the default */
     int result_set;         /* --result was given */
     /* --call's input and output */
     const char *args_json;   /* --args-json FILE|-, or NULL */
@@ -238,6 +244,14 @@ usage(void)
            "arguments)\n"
            "      --kwargs         a JSON object (a dict) record is passed "
            "as keywords\n"
+           "      --dask=ADDRESS   run the calls on the dask cluster at "
+           "ADDRESS\n"
+           "                       (tcp://HOST:PORT), or on a local one of N "
+           "worker\n"
+           "                       processes (local[:N])\n"
+           "      --window=N       with --dask: at most N batches of "
+           "records in flight\n"
+           "                       (default 3 per worker thread)\n"
            "  -j, --jobs=N         run the records in N worker processes "
            "(0: one per\n"
            "                       processor; default 1, in this "
@@ -394,6 +408,24 @@ parse_options(int argc, char **argv, options *o)
         case OPT_NO_PROGRESS:
             o->progress = c == OPT_PROGRESS;
             break;
+        case OPT_DASK:
+            if (*optarg == '\0')
+                return cpk_usage_error("--dask needs an address "
+                                       "(tcp://HOST:PORT, or local[:N])");
+            o->dask = optarg;
+            break;
+        case OPT_WINDOW: {
+            char *end;
+            errno = 0;
+            long n = strtol(optarg, &end, 10);
+            if (errno != 0 || end == optarg || *end != '\0' || n < 1 ||
+                n > 100000)
+                return cpk_usage_error("invalid window '%s' for --window "
+                                       "(1 to 100000)",
+                                       optarg);
+            o->window = (int)n;
+            break;
+        }
         case OPT_KEEP_GOING:
             o->keep_going = 1;
             break;
@@ -497,6 +529,7 @@ parse_options(int argc, char **argv, options *o)
             : o->progress >= 0         ? (o->progress ? "--progress"
                                                       : "--no-progress")
             : o->keep_going            ? "--keep-going"
+            : o->dask                  ? "--dask"
                                        : NULL;
         if (only != NULL)
             return cpk_usage_error("%s is for --map", only);
@@ -510,6 +543,11 @@ parse_options(int argc, char **argv, options *o)
         if (only != NULL)
             return cpk_usage_error("%s is for --call and --map", only);
     }
+    if (o->window != 0 && o->dask == NULL)
+        return cpk_usage_error("--window is for --dask");
+    if (o->dask != NULL && o->jobs != 1)
+        return cpk_usage_error("-j and --dask are mutually exclusive (the "
+                               "cluster's workers run the records)");
     if (o->map && !o->result_set)
         o->result = CPK_RESULT_JSON; /* JSON Lines in, JSON Lines out */
     if (o->jobs == 0)
@@ -1134,7 +1172,7 @@ error:
 
 /* --map: the object as a filter over the records (map.c). */
 static int
-map(PyObject *obj, const options *o)
+map(PyObject *obj, const options *o, const cpk_signed_input *sig)
 {
     if (!PyCallable_Check(obj)) {
         cpk_error("%s: cannot call an object of type %s", o->name,
@@ -1171,6 +1209,12 @@ map(PyObject *obj, const options *o)
         .jobs = o->jobs,
         .progress = o->progress,
         .max_record = o->max_size,
+        .dask = {
+            .address = o->dask,
+            .window = o->window,
+            .pickle = sig->pickle,
+            .pickle_len = sig->pickle_len,
+        },
     };
     int status = cpk_map_run(&mo);
     Py_XDECREF(kw);
@@ -1233,7 +1277,7 @@ run(const options *o, const cpk_input *in, const cpk_signed_input *sig,
                   cpk_host_venv_note());
     int status;
     if (o->map)
-        status = map(obj, o);
+        status = map(obj, o, sig);
     else if (o->call)
         status = call(obj, o, args_in, args_obj);
     else

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -43,8 +44,11 @@ typedef struct {
     cpk_buf pending;
     int keep_going;
     int status;        /* of the record that stopped the run */
-    uint64_t raised;   /* records whose function raised (--keep-going) */
+    uint64_t raised;   /* records whose function raised or exited
+                        * (--keep-going) */
     uint64_t unencodable;
+    uint64_t bad;      /* records that could not be decoded ... */
+    int bad_status;    /* ... and the status the first one gives */
     uint64_t done;
     int write_errno;   /* a failed write of the output */
     struct timespec flushed; /* when the output was last written */
@@ -132,7 +136,12 @@ sink_emit(void *ctx, const cpk_results *res, uint64_t end)
         case CPK_REC_OK:
             break;
         case CPK_REC_RAISED:
+        case CPK_REC_EXIT:
             e->raised++;
+            break;
+        case CPK_REC_BADINPUT:
+            if (e->bad++ == 0)
+                e->bad_status = r->status;
             break;
         case CPK_REC_UNENCODABLE:
             e->unencodable++;
@@ -160,6 +169,26 @@ sink_emit(void *ctx, const cpk_results *res, uint64_t end)
     return stop;
 }
 
+/* A process the function forked without exec, that returned into the
+ * serial loop, would go on with the records and write results a second
+ * time: it stops after the record it returned from (mapwork.c reads the
+ * flag, set by a fork handler at no cost per record) and leaves, quietly
+ * (its parent goes on). */
+static volatile int serial_forked;
+
+static void
+on_fork_in_serial(void)
+{
+    serial_forked = 1;
+}
+
+static void
+leave_if_forked(pid_t self)
+{
+    if (serial_forked || getpid() != self)
+        _exit(0);
+}
+
 /* -j 1: the records of what is buffered, in batches, through the
  * function here; the output flushed before each wait for input. When a
  * record's processing raised what ends the run (MemoryError), the
@@ -172,6 +201,11 @@ serial_run(cpk_map_options *o, cpk_reader *rd, const cpk_sink *sink,
     cpk_results res = {0};
     int status;
     double ns_per_record = 0; /* measured: batches of about 10 ms */
+    static int fork_handler;
+    if (!fork_handler && pthread_atfork(NULL, NULL, on_fork_in_serial) == 0)
+        fork_handler = 1;
+    pid_t self = getpid();
+    o->work.abandon = &serial_forked;
     for (;;) {
         cpk_batch_reset(&b, rd->count + 1);
         int rc = CPK_READ_MORE;
@@ -205,8 +239,10 @@ serial_run(cpk_map_options *o, cpk_reader *rd, const cpk_sink *sink,
             b.end = cpk_reader_consumed(rd);
             struct timespec t0, t1;
             clock_gettime(CLOCK_MONOTONIC, &t0);
-            if (cpk_mapwork_batch(&o->work, &b, from, RESULTS_EVERY_NS,
-                                  &res) < 0) {
+            int mw = cpk_mapwork_batch(&o->work, &b, from, RESULTS_EVERY_NS,
+                                       &res);
+            leave_if_forked(self);
+            if (mw < 0) {
                 if (!PyErr_ExceptionMatches(PyExc_KeyboardInterrupt)) {
                     *failed = b.num[from + res.n];
                     PyObject *t, *v, *tb;
@@ -416,12 +452,18 @@ cpk_map_run(cpk_map_options *o)
         status = CPK_EXIT_SYSTEM;
         goto done;
     }
+    if (o->dask.address != NULL &&
+        (status = cpk_mapdask_open(&o->dask, abort_output)) != 0)
+        goto done;
     cpk_progress_init(&e.progress, o->progress, total);
     clock_gettime(CLOCK_MONOTONIC, &e.flushed);
     cpk_sink sink = {.ctx = &e, .emit = sink_emit, .flush = sink_flush};
     int read_rc = 0, read_errno = 0;
     uint64_t failed = 0;
-    if (o->jobs <= 1)
+    if (o->dask.address != NULL)
+        run = cpk_mapdask_run(&o->dask, &rd, &o->work, &sink, &read_rc,
+                              &read_errno);
+    else if (o->jobs <= 1)
         run = serial_run(o, &rd, &sink, &read_rc, &read_errno, &failed);
     else {
         int keep[2] = {out_fd, in_fd};
@@ -478,8 +520,10 @@ cpk_map_run(cpk_map_options *o)
     default:
         status = e.status;
         if (run == CPK_RUN_DONE && status == 0)
-            status = e.raised ? CPK_EXIT_RAISED
-                     : e.unencodable ? CPK_EXIT_OBJECT : CPK_EXIT_OK;
+            status = e.raised        ? CPK_EXIT_RAISED
+                     : e.bad         ? e.bad_status
+                     : e.unencodable ? CPK_EXIT_OBJECT
+                                     : CPK_EXIT_OK;
         break;
     }
     if (e.write_errno != 0) {
@@ -493,8 +537,7 @@ cpk_map_run(cpk_map_options *o)
     }
 done:
     /* A --result-file holds a whole run: one that ran to the end of its
-     * input (--keep-going included) or that a record ended with
-     * sys.exit(0), else nothing. */
+     * input (--keep-going included), else nothing. */
     if (to_file) {
         int complete = e.write_errno == 0 &&
                        (status == CPK_EXIT_OK ||
@@ -519,6 +562,7 @@ done:
         cpk_error("standard output: %s", strerror(errno));
         status = CPK_EXIT_SYSTEM;
     }
+    cpk_mapdask_close(&o->dask);
     cpk_mapwork_free(&o->work);
     cpk_reader_free(&rd);
     cpk_buf_free(&e.pending);

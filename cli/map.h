@@ -2,15 +2,17 @@
  * stream of records (man/cloudpickle-load.1, "MAP MODE").
  *
  * The input is cut into records (records.c), each record goes through the
- * function (mapwork.c) in this process or in -j worker processes
- * (pool.c), and the output is written here in input order, flushed
- * whenever the program is about to wait for more input, with the
+ * function (mapwork.c) in this process, in -j worker processes
+ * (pool.c) or on a dask cluster (mapdask.c), and the output is written
+ * here in input order, flushed whenever the program is about to wait for
+ * more input, with the
  * progress line (progress.c). What the function prints goes to standard
  * error: standard output carries only the results.
  */
 #ifndef CPK_MAP_H
 #define CPK_MAP_H
 
+#include "mapdask.h"
 #include "mapwork.h"
 
 typedef struct {
@@ -20,6 +22,7 @@ typedef struct {
     int jobs;                /* 1: in this process; more: workers */
     int progress;            /* -1: when standard error is a terminal */
     size_t max_record;       /* --max-size: the longest record */
+    cpk_mapdask dask;        /* --dask: the calls run on a cluster */
 } cpk_map_options;
 
 /* Run the map to the end of the input or the first record that stops it:
