@@ -19,12 +19,14 @@
 #define CPK_SCAN_MAX_DEPTH 10000
 
 /* Default of --max-scan-memory: the most memory the static scan may hold
- * (pkscan_scan_limited). The scan needs about 40 to 70 bytes per opcode
- * that pushes a value, so 2 GiB inspects some 30 million values (a 150 MB
- * pickle of small ints, or any pickle whose bulk is long strings or
- * buffers) in memory most machines have, while a hostile 1 GiB pickle of
- * one-byte opcodes (--max-size's default), which would need 40 to 70
- * GiB, is refused instead of waking the OOM killer. */
+ * (pkscan_scan_limited). Plain scalars in plain containers cost the scan
+ * nothing each (pkscan.h, "Costs"): the bulk of a data pickle (numbers,
+ * buffers, strings) is not what it holds. What it keeps costs 40 to 70
+ * bytes per value (memoised values, tuples, instances, ...), so 2 GiB
+ * still inspects some 30 million of those in memory most machines have,
+ * while a hostile 1 GiB pickle of one-byte opcodes (--max-size's
+ * default) that would need 40 to 70 GiB is refused instead of waking the
+ * OOM killer. */
 #define CPK_SCAN_MEMORY_LIMIT ((size_t)2 << 30)
 
 /* Read `path` ("-": standard input; `name` for messages) bounded by

@@ -60,6 +60,9 @@ typedef struct {
      * node (after fix_imports); K_DYNAMIC: a, b the operands; K_EXT:
      * ival = code. */
     uint32_t a, b;
+    /* K_LIST, K_DICT, K_SET, K_FROZENSET: ival = items summarised, not
+     * kept as edges (plain scalars; for a dict, whole pairs whose key is
+     * one: see `summable`) */
     union {
         struct {
             uint32_t at, len; /* bytes at input + at (decbuf + at with
@@ -230,7 +233,21 @@ typedef struct {
     memacct *acct; /* the report's */
     arena dec; /* the analysis': joined names, parameter lists */
     int failed;
+    /* Plain scalars (None, bool, binary ints and floats, binary bytes and
+     * bytearrays) are pushed as LAZY | their opcode's offset, without a
+     * node: one is made (scalar_node) only when something keeps the
+     * value apart (an operand, a tuple item, the memo, DUP, STOP). Those
+     * that end up as items of a plain list, dict, set or frozenset are
+     * counted there (summarised), never stored: memory follows the
+     * memo, the stack and what the analysis reads, not the number of
+     * values. Off when the input is 2 GiB or more (node ids use all 32
+     * bits then). */
+    int lazy;
+    size_t first_lazy; /* offset of the first lazy scalar, SIZE_MAX: none */
 } scanner;
+
+/* A stack entry that is a lazy scalar (scanner.lazy). */
+#define LAZY 0x80000000u
 
 /* --- errors -------------------------------------------------------------- */
 
@@ -304,6 +321,111 @@ static uint32_t new_node(scanner *sc, int kind, size_t off)
     return (uint32_t)sc->nnodes++;
 }
 
+static uint64_t le(const uint8_t *p, int k);
+
+static int is_lazy(const scanner *sc, uint32_t e)
+{
+    return sc->lazy && (e & LAZY) && e != NONE_ID;
+}
+
+/* The kind of the value a scalar opcode pushes. */
+static int scalar_kind(uint8_t op)
+{
+    switch (op) {
+    case 'N': return K_NONE;
+    case 0x88: case 0x89: return K_BOOL;
+    case 'G': return K_FLOAT;
+    case 'C': case 'B': case 0x8e: return K_BYTES;
+    case 0x96: return K_BYTEARRAY;
+    default: return K_INT; /* J K M, LONG1 */
+    }
+}
+
+/* The kind of a stack entry or node id, without making a node. */
+static int kind_e(const scanner *sc, uint32_t e)
+{
+    if (!is_lazy(sc, e))
+        return sc->nodes[e].kind;
+    return scalar_kind(sc->d[e & ~LAZY]);
+}
+
+/* The node of the scalar opcode at `off` (its argument already checked
+ * by the walk): what step made for it before scalars were lazy. */
+static uint32_t scalar_node(scanner *sc, size_t off)
+{
+    const uint8_t *p = sc->d + off + 1;
+    uint8_t op = sc->d[off];
+    uint32_t id = new_node(sc, scalar_kind(op), off);
+    if (id == NONE_ID)
+        return NONE_ID;
+    node *nd = &sc->nodes[id];
+    int k;
+    switch (op) {
+    case 0x88: case 0x89:
+        nd->u.ival = op == 0x88;
+        break;
+    case 'J': case 'K': case 'M':
+        k = op == 'J' ? 4 : op == 'K' ? 1 : 2;
+        nd->u.ival = k == 4 ? (int64_t)(int32_t)le(p, 4) : (int64_t)le(p, k);
+        break;
+    case 0x8a: /* LONG1 */
+        k = p[0];
+        if (k <= 8) {
+            uint64_t v = le(p + 1, k);
+            if (k > 0 && k < 8 && (p[k] & 0x80))
+                v |= ~(uint64_t)0 << (8 * k);
+            nd->u.ival = (int64_t)v;
+        } else {
+            nd->flags |= NF_BIGINT;
+        }
+        break;
+    case 'C': case 'B': case 0x8e: case 0x96:
+        k = op == 'C' ? 1 : op == 'B' ? 4 : 8;
+        nd->u.s.at = (uint32_t)(off + 1 + (size_t)k);
+        nd->u.s.len = (uint32_t)le(p, k);
+        break;
+    default:
+        break;
+    }
+    return id;
+}
+
+/* What a scalar opcode pushes: a lazy entry, or its node. */
+static uint32_t scalar(scanner *sc, size_t off)
+{
+    if (!sc->lazy)
+        return scalar_node(sc, off);
+    if (off < sc->first_lazy)
+        sc->first_lazy = off;
+    return LAZY | (uint32_t)off;
+}
+
+/* stack[i] as a node id, making the node of a lazy scalar in place.
+ * NONE_ID when that fails (the scan has failed). */
+static uint32_t at(scanner *sc, size_t i)
+{
+    uint32_t e = sc->stack[i];
+    if (is_lazy(sc, e)) {
+        e = scalar_node(sc, e & ~LAZY);
+        if (e != NONE_ID)
+            sc->stack[i] = e;
+    }
+    return e;
+}
+
+/* Items of a container summarised (node.u.ival) and all its items. */
+static uint64_t nsum(const node *nd)
+{
+    int k = nd->kind;
+    return k == K_LIST || k == K_DICT || k == K_SET || k == K_FROZENSET
+               ? (uint64_t)nd->u.ival : 0;
+}
+
+static uint64_t nitems(const node *nd)
+{
+    return nd->n + nsum(nd);
+}
+
 static void use(scanner *sc, uint32_t id)
 {
     if (id != NONE_ID && sc->nodes[id].refs != UINT32_MAX)
@@ -331,6 +453,68 @@ static void deepen(scanner *sc, uint32_t parent, uint32_t child, size_t off)
         r->max_depth = d;
         r->max_depth_offset = off;
     }
+}
+
+/* deepen() for a summarised item (a leaf, depth 1). */
+static void deepen1(scanner *sc, uint32_t parent, size_t off)
+{
+    if (sc->nodes[parent].depth >= 2)
+        return;
+    sc->nodes[parent].depth = 2;
+    pkscan_report *r = &sc->rep->pub;
+    if (2 > r->max_depth) {
+        r->max_depth = 2;
+        r->max_depth_offset = off;
+    }
+}
+
+static int add_edge(scanner *sc, uint32_t parent, uint32_t child,
+                    size_t off);
+
+/* Whether items stack[i] (and, for a dict, its value stack[i + 1]) may
+ * be summarised into the plain container `parent` rather than kept: a
+ * lazy scalar; of a dict, a pair whose key is one and whose value is a
+ * lazy scalar or a scalar node (a str). No analysis reads them: dict
+ * lookups and listed keys are str keys, plain_value holds for scalars,
+ * and no scalar is code or hashes by a class by value. */
+static int summable(const scanner *sc, int k, size_t i)
+{
+    uint32_t e = sc->stack[i];
+    if (!is_lazy(sc, e))
+        return 0;
+    if (k == K_LIST || k == K_SET || k == K_FROZENSET)
+        return 1;
+    if (k != K_DICT)
+        return 0;
+    uint32_t v = sc->stack[i + 1];
+    return is_lazy(sc, v) || sc->nodes[v].kind <= K_BYTEARRAY;
+}
+
+/* Add stack[start:end] to `parent` as items: summarised where summable,
+ * else as edges (step 2 for a dict: pairs). */
+static int add_items(scanner *sc, uint32_t parent, size_t start, size_t end,
+                     size_t off)
+{
+    size_t step = sc->nodes[parent].kind == K_DICT ? 2 : 1;
+    for (size_t i = start; i < end; i += step) {
+        if (step == 2 && i + 1 >= end)
+            step = 1; /* an odd tail: only where CPython refuses it later */
+        if (summable(sc, sc->nodes[parent].kind, i)) {
+            sc->nodes[parent].u.ival += (int64_t)step;
+            deepen1(sc, parent, off);
+            if (step == 2 && !is_lazy(sc, sc->stack[i + 1])) {
+                use(sc, sc->stack[i + 1]);
+                deepen(sc, parent, sc->stack[i + 1], off);
+            }
+            continue;
+        }
+        for (size_t j = i; j < i + step; j++) {
+            uint32_t c = at(sc, j);
+            if (c == NONE_ID || add_edge(sc, parent, c, off))
+                return -1;
+        }
+    }
+    return 0;
 }
 
 static int add_edge(scanner *sc, uint32_t parent, uint32_t child, size_t off)
@@ -379,6 +563,8 @@ static int pop(scanner *sc, size_t off, uint32_t *out)
 {
     if (sc->nstack <= sc->fence)
         return underflow(sc, off);
+    if (at(sc, sc->nstack - 1) == NONE_ID)
+        return -1;
     *out = sc->stack[--sc->nstack];
     return 0;
 }
@@ -400,12 +586,21 @@ static uint32_t pop_into(scanner *sc, int kind, size_t start, size_t off)
         underflow(sc, off);
         return NONE_ID;
     }
+    /* the nodes of items kept (a tuple's: they are positional, arguments)
+     * made before the container's: operands are older than what uses
+     * them */
+    size_t step = kind == K_DICT ? 2 : 1;
+    for (size_t i = start; i < sc->nstack; i += step)
+        if (!(step == 2 && i + 1 < sc->nstack && summable(sc, kind, i)) &&
+            !(step == 1 && summable(sc, kind, i)))
+            for (size_t j = i; j < i + step && j < sc->nstack; j++)
+                if (at(sc, j) == NONE_ID)
+                    return NONE_ID;
     uint32_t id = new_node(sc, kind, off);
     if (id == NONE_ID)
         return NONE_ID;
-    for (size_t i = start; i < sc->nstack; i++)
-        if (add_edge(sc, id, sc->stack[i], off))
-            return NONE_ID;
+    if (add_items(sc, id, start, sc->nstack, off))
+        return NONE_ID;
     sc->nstack = start;
     return id;
 }
@@ -819,9 +1014,12 @@ static int memo_put(scanner *sc, uint64_t idx, size_t off)
     uint32_t *slot = memo_slot(sc, idx, 1);
     if (slot == NULL)
         return nomem(sc, off);
+    uint32_t id = at(sc, sc->nstack - 1);
+    if (id == NONE_ID)
+        return -1;
     if (*slot == 0)
         sc->memo_len++;
-    *slot = sc->stack[sc->nstack - 1] + 1;
+    *slot = id + 1;
     return 0;
 }
 
@@ -1093,20 +1291,21 @@ static uint32_t new_global(scanner *sc, uint32_t m, uint32_t nm, size_t off)
 
 /* --- type checks --------------------------------------------------------- */
 
+/* These three take a node id or a stack entry (lazy or not). */
 static int opaque(const scanner *sc, uint32_t id)
 {
-    return sc->nodes[id].kind >= K_GLOBAL;
+    return kind_e(sc, id) >= K_GLOBAL;
 }
 
 static int unhashable(const scanner *sc, uint32_t id)
 {
-    int k = sc->nodes[id].kind;
+    int k = kind_e(sc, id);
     return k == K_LIST || k == K_DICT || k == K_SET || k == K_BYTEARRAY;
 }
 
 static const char *kname(const scanner *sc, uint32_t id)
 {
-    return kind_names[sc->nodes[id].kind];
+    return kind_names[kind_e(sc, id)];
 }
 
 /* --- opcodes ------------------------------------------------------------- */
@@ -1136,13 +1335,13 @@ static int do_append(scanner *sc, size_t x, size_t off)
     if (len == x)
         return 0;
     uint32_t list = sc->stack[x - 1];
-    int k = sc->nodes[list].kind;
+    int k = kind_e(sc, list);
     if (!opaque(sc, list) && k != K_LIST && k != K_BYTEARRAY)
         return fail(sc, PKSCAN_ERR_TYPE, off,
                     "'%s' object has no attribute 'append'", kname(sc, list));
-    for (size_t i = x; i < len; i++)
-        if (add_edge(sc, list, sc->stack[i], off))
-            return -1;
+    list = at(sc, x - 1);
+    if (list == NONE_ID || add_items(sc, list, x, len, off))
+        return -1;
     sc->nstack = x;
     return 0;
 }
@@ -1158,7 +1357,7 @@ static int do_setitems(scanner *sc, size_t x, size_t off)
         return fail(sc, PKSCAN_ERR_TYPE, off,
                     "odd number of items for SETITEMS");
     uint32_t d = sc->stack[x - 1];
-    int k = sc->nodes[d].kind;
+    int k = kind_e(sc, d);
     if (k == K_DICT) {
         for (size_t i = x; i < len; i += 2)
             if (unhashable(sc, sc->stack[i]))
@@ -1169,9 +1368,9 @@ static int do_setitems(scanner *sc, size_t x, size_t off)
                     "'%s' object has no attribute '__setitem__'",
                     kname(sc, d));
     }
-    for (size_t i = x; i < len; i++)
-        if (add_edge(sc, d, sc->stack[i], off))
-            return -1;
+    d = at(sc, x - 1);
+    if (d == NONE_ID || add_items(sc, d, x, len, off))
+        return -1;
     sc->nstack = x;
     return 0;
 }
@@ -1208,7 +1407,7 @@ static int do_newobj(scanner *sc, int ex, size_t off)
     /* NEWOBJ_EX's keyword arguments are arguments too (partial(sorted,
      * key=f)): kept as an item of the object, so that what they hold
      * counts as what it holds */
-    if (ex && !(sc->nodes[kw].kind == K_DICT && sc->nodes[kw].n == 0)) {
+    if (ex && !(sc->nodes[kw].kind == K_DICT && nitems(&sc->nodes[kw]) == 0)) {
         if (add_edge(sc, id, kw, off))
             return -1;
     } else if (ex) {
@@ -1222,8 +1421,11 @@ static int do_build(scanner *sc, size_t off)
 {
     if (sc->nstack < 2 || sc->nstack - 2 < sc->fence)
         return underflow(sc, off);
-    uint32_t state = sc->stack[--sc->nstack];
-    uint32_t inst = sc->stack[sc->nstack - 1];
+    uint32_t state = at(sc, sc->nstack - 1);
+    uint32_t inst = state == NONE_ID ? NONE_ID : at(sc, sc->nstack - 2);
+    if (inst == NONE_ID)
+        return -1;
+    sc->nstack--;
     if (opaque(sc, inst)) {
         /* may have __setstate__; the state is kept as an item of the
          * instance (its nesting, NF_MODIFIED), and the BUILD recorded:
@@ -1263,7 +1465,7 @@ static int do_build(scanner *sc, size_t off)
         return 0;
     if (sc->nodes[slot].kind != K_DICT)
         return fail(sc, PKSCAN_ERR_TYPE, off, "slot state is not a dictionary");
-    if (sc->nodes[slot].n)
+    if (nitems(&sc->nodes[slot]))
         return fail(sc, PKSCAN_ERR_TYPE, off,
                     "'%s' object attribute is read-only", kname(sc, inst));
     return 0;
@@ -1380,14 +1582,10 @@ static int step(scanner *sc, size_t *pos, size_t off, int *stop)
     case '2': /* DUP */
         if (sc->nstack <= sc->fence)
             return underflow(sc, off);
-        return push(sc, sc->stack[sc->nstack - 1], off);
+        return push(sc, at(sc, sc->nstack - 1), off);
     case 'N':
-        return push(sc, new_node(sc, K_NONE, off), off);
     case 0x88: case 0x89: /* NEWTRUE, NEWFALSE */
-        id = new_node(sc, K_BOOL, off);
-        if (id != NONE_ID)
-            sc->nodes[id].u.ival = op == 0x88;
-        return push(sc, id, off);
+        return push(sc, scalar(sc, off), off);
     case 'I': { /* INT */
         if (read_line(sc, pos, off, 2, &s, &len))
             return -1;
@@ -1427,11 +1625,7 @@ static int step(scanner *sc, size_t *pos, size_t off, int *stop)
         int k = op == 'J' ? 4 : op == 'K' ? 1 : 2;
         if (read_n(sc, pos, (size_t)k, off, &p))
             return -1;
-        id = new_node(sc, K_INT, off);
-        if (id != NONE_ID)
-            sc->nodes[id].u.ival = k == 4 ? (int64_t)(int32_t)le(p, 4)
-                                          : (int64_t)le(p, k);
-        return push(sc, id, off);
+        return push(sc, scalar(sc, off), off);
     }
     case 0x8a: case 0x8b: { /* LONG1, LONG4 */
         if (read_n(sc, pos, op == 0x8a ? 1 : 4, off, &p))
@@ -1442,6 +1636,8 @@ static int step(scanner *sc, size_t *pos, size_t off, int *stop)
                         "LONG pickle has negative byte count");
         if (read_len(sc, pos, (uint64_t)n, off, "LONG", &p))
             return -1;
+        if (op == 0x8a)
+            return push(sc, scalar(sc, off), off);
         id = new_node(sc, K_INT, off);
         if (id == NONE_ID)
             return -1;
@@ -1468,7 +1664,7 @@ static int step(scanner *sc, size_t *pos, size_t off, int *stop)
     case 'G': /* BINFLOAT */
         if (read_n(sc, pos, 8, off, &p))
             return -1;
-        return push(sc, new_node(sc, K_FLOAT, off), off);
+        return push(sc, scalar(sc, off), off);
     case 'S': { /* STRING */
         if (read_line(sc, pos, off, 1, &s, &len))
             return -1;
@@ -1513,8 +1709,7 @@ static int step(scanner *sc, size_t *pos, size_t off, int *stop)
                         what, (long long)INT64_MAX);
         if (read_len(sc, pos, u, off, what, &p))
             return -1;
-        return push(sc, new_str(sc, op == 0x96 ? K_BYTEARRAY : K_BYTES,
-                                (const char *)p, (size_t)u, off), off);
+        return push(sc, scalar(sc, off), off);
     }
     case 'V': { /* UNICODE */
         if (read_line(sc, pos, off, 1, &s, &len))
@@ -1600,7 +1795,7 @@ static int step(scanner *sc, size_t *pos, size_t off, int *stop)
         if (mk == sc->nstack)
             return 0;
         uint32_t set = sc->stack[mk - 1];
-        if (sc->nodes[set].kind == K_SET) {
+        if (kind_e(sc, set) == K_SET) {
             for (size_t i = mk; i < sc->nstack; i++)
                 if (unhashable(sc, sc->stack[i]))
                     return fail(sc, PKSCAN_ERR_TYPE, off,
@@ -1610,9 +1805,9 @@ static int step(scanner *sc, size_t *pos, size_t off, int *stop)
             return fail(sc, PKSCAN_ERR_TYPE, off,
                         "'%s' object has no attribute 'add'", kname(sc, set));
         }
-        for (size_t i = mk; i < sc->nstack; i++)
-            if (add_edge(sc, set, sc->stack[i], off))
-                return -1;
+        set = at(sc, mk - 1);
+        if (set == NONE_ID || add_items(sc, set, mk, sc->nstack, off))
+            return -1;
         sc->nstack = mk;
         return 0;
     }
@@ -1751,8 +1946,8 @@ static int step(scanner *sc, size_t *pos, size_t off, int *stop)
         if (sc->nstack <= sc->fence)
             return underflow(sc, off);
         id = sc->stack[sc->nstack - 1];
-        if (!opaque(sc, id) && sc->nodes[id].kind != K_BYTES &&
-            sc->nodes[id].kind != K_BYTEARRAY)
+        if (!opaque(sc, id) && kind_e(sc, id) != K_BYTES &&
+            kind_e(sc, id) != K_BYTEARRAY)
             return fail(sc, PKSCAN_ERR_TYPE, off,
                         "memoryview: a bytes-like object is required, not "
                         "'%s'", kname(sc, id));
@@ -2699,7 +2894,8 @@ static int resolve_pass(analysis *an)
                 uint32_t from = item(sc, args, 3);
                 int kf = kind_of(sc, from);
                 r.m = p;
-                r.ml = (kf == K_TUPLE || kf == K_LIST) && sc->nodes[from].n
+                r.ml = (kf == K_TUPLE || kf == K_LIST) &&
+                               nitems(&sc->nodes[from])
                            ? l : first_len(p, l);
                 r.n = "";
                 r.is_module = 1;
@@ -3262,7 +3458,8 @@ static long seq_len(const scanner *sc, uint32_t id, int kind)
     if (k == K_NONE)
         return 0;
     if (k == kind)
-        return (long)(kind == K_DICT ? sc->nodes[id].n / 2 : sc->nodes[id].n);
+        return (long)(kind == K_DICT ? nitems(&sc->nodes[id]) / 2
+                                     : nitems(&sc->nodes[id]));
     return -1;
 }
 
@@ -4481,12 +4678,12 @@ static void imports_pass(analysis *an)
  * nodes and edges; an edge back to a node being visited (a cycle) adds
  * nothing. 16 bytes per node while it runs. */
 #define GRAY UINT32_MAX
-static void depth_pass(scanner *sc)
+static int depth_pass(scanner *sc)
 {
     pkscan_report *r = &sc->rep->pub;
     size_t nn = sc->nnodes;
     if (nn == 0)
-        return;
+        return 0;
     typedef struct {
         uint32_t id, cur, maxc; /* cur: 0 a, 1 b, 2 items, 3 done, e + 4 */
     } frame;
@@ -4498,7 +4695,7 @@ static void depth_pass(scanner *sc)
             acct_give(sc->acct, nn * sizeof(uint32_t));
         }
         nomem(sc, 0);
-        return;
+        return -1;
     }
     uint32_t best = 0;
     size_t best_off = 0;
@@ -4506,7 +4703,8 @@ static void depth_pass(scanner *sc)
         if (depth[root])
             continue;
         size_t sp = 0;
-        st[sp++] = (frame){(uint32_t)root, 0, 0};
+        st[sp++] = (frame){(uint32_t)root, 0,
+                           nsum(&sc->nodes[root]) ? 1 : 0};
         depth[root] = GRAY;
         while (sp) {
             frame *f = &st[sp - 1];
@@ -4536,7 +4734,8 @@ static void depth_pass(scanner *sc)
             if (child != NONE_ID) {
                 if (depth[child] == 0) {
                     depth[child] = GRAY;
-                    st[sp++] = (frame){child, 0, 0};
+                    st[sp++] = (frame){child, 0,
+                                       nsum(&sc->nodes[child]) ? 1 : 0};
                 } else if (depth[child] > f->maxc) {
                     f->maxc = depth[child];
                 }
@@ -4564,6 +4763,7 @@ static void depth_pass(scanner *sc)
     free(depth);
     free(st);
     acct_give(sc->acct, nn * (sizeof(uint32_t) + sizeof(frame)));
+    return 0;
 }
 
 static void analyse(scanner *sc)
@@ -4691,6 +4891,8 @@ pkscan_report *pkscan_scan_limited(const void *data, size_t len,
     sc.acct = &rep->acct;
     sc.dec.acct = &rep->acct;
     sc.memo_dense_limit = sc.n + 1;
+    sc.lazy = sc.n < LAZY;
+    sc.first_lazy = SIZE_MAX;
 
     if (len >= UINT32_MAX - 1) {
         fail(&sc, PKSCAN_ERR_LENGTH, 0, "input of %zu bytes is too large to "
@@ -4718,7 +4920,25 @@ pkscan_report *pkscan_scan_limited(const void *data, size_t len,
     }
     if (r->status != PKSCAN_OK && r->status != PKSCAN_ERR_TRAILING)
         r->result_kind = NULL;
-    depth_pass(&sc);
+    /* the analysis reads node ids only (the result at the top) */
+    for (size_t i = 0; i < sc.nstack; i++)
+        if (is_lazy(&sc, sc.stack[i]))
+            sc.stack[i] = NONE_ID;
+    sc.lazy = 0;
+    /* (the room a node's depth would take, as depth_pass needs it) */
+    int hit = rep->acct.hit;
+    int depth_ok = depth_pass(&sc) == 0 && acct_take(&rep->acct, 16) == 0;
+    if (depth_ok)
+        acct_give(&rep->acct, 16);
+    rep->acct.hit = hit;
+    /* a lazy scalar left without a node (dropped by POP_MARK, on the
+     * stack of a failed scan) is a leaf all the same: where nothing
+     * nests, the first value pushed is where the depth was reached */
+    if (depth_ok && r->max_depth <= 1 && sc.first_lazy != SIZE_MAX &&
+        (r->max_depth == 0 || sc.first_lazy < r->max_depth_offset)) {
+        r->max_depth = 1;
+        r->max_depth_offset = sc.first_lazy;
+    }
     analyse(&sc);
 
     free(sc.nodes);

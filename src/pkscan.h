@@ -47,14 +47,24 @@
  * Costs: time linear in the input (the analysis is charged against a work
  * budget proportional to the input, so sharing one big dict among many
  * functions, or a chain of getattr building ever longer names, cannot make
- * it quadratic; import names have a budget of their own); memory O(input):
- * a 40-byte node per value pushed, 8 bytes per container item, 4 per
- * stack slot, MARK and memo index (the memo array is at most the input
- * size), 16 per node while the nesting depth is computed after the walk
- * and 12 per node during the analysis; arrays grow by half. That
- * is 40 to 70 bytes per one-byte opcode at worst (a pickle of EMPTY_LISTs),
- * so a hostile gigabyte would need tens of gigabytes: scan untrusted
- * input with pkscan_scan_limited. No recursion on input-controlled depth
+ * it quadratic; import names have a budget of their own); memory O(input)
+ * at worst: a 40-byte node per value kept, 8 bytes per container item
+ * kept, 4 per stack slot, MARK and memo index (the memo array is at most
+ * the input size), 16 per node while the nesting depth is computed after
+ * the walk and 12 per node during the analysis; arrays grow by half.
+ * Plain scalars (None, bool, ints and floats of the binary opcodes,
+ * bytes and bytearrays of the binary opcodes) get no node while they
+ * sit on the stack, and none at all when they become items of a plain
+ * list, set or frozenset, or pairs of a plain dict keyed by one (whose
+ * value is a scalar or a str): those containers count such items instead
+ * of keeping them, which no analysis reads (dict lookups and listed
+ * keys are str keys). So a pickle of data costs its memo, its stack, its
+ * strings and what a decision reads, not one node per value: a dict of
+ * 20 million ints and 2 million memoised strings, 120 MB, takes about
+ * 100 MB. What stays unbounded is what the model keeps: 40 to 70 bytes
+ * per one-byte opcode at worst (a pickle of EMPTY_LISTs, of tuples, of
+ * memoised values), so a hostile gigabyte would need tens of gigabytes:
+ * scan untrusted input with pkscan_scan_limited. No recursion on input-controlled depth
  * (a tuple nested a million deep is fine). The report's lists are capped
  * (PKSCAN_MAX_ITEMS per list, and the budget; see `truncated`).
  *
@@ -555,8 +565,8 @@ pkscan_report *pkscan_scan(const void *data, size_t len, unsigned flags);
  * arenas and the report; not `data`): an allocation that would go over
  * `max_bytes` stops the scan with PKSCAN_ERR_LIMIT instead (the report
  * then lists what was found before it, as far as the cap allowed).
- * max_bytes 0: no cap (pkscan_scan). What a scan needs is about 40 to 70
- * bytes per opcode that pushes a value (see "Costs"); the cap is the way
+ * max_bytes 0: no cap (pkscan_scan). What a scan needs is up to 40 to 70
+ * bytes per value it keeps (see "Costs"); the cap is the way
  * to scan hostile input of any size without risking the OOM killer. */
 pkscan_report *pkscan_scan_limited(const void *data, size_t len,
                                    unsigned flags, size_t max_bytes);

@@ -1290,11 +1290,13 @@ Test(scan_c, shared_dict_analysis_is_bounded, .timeout = 60)
                               "}\x94(";                            /* 3: D */
     memcpy(p + k, hdr, sizeof hdr - 1);
     k += sizeof hdr - 1;
-    for (size_t i = 0; i < nkeys; i++) { /* 'Kn': N (distinct keys) */
+    /* n: () (distinct keys; a tuple value keeps each pair in the model,
+     * where pairs of scalars would only be counted) */
+    for (size_t i = 0; i < nkeys; i++) {
         p[k++] = 'J';
         memcpy(p + k, &i, 4);
         k += 4;
-        p[k++] = 'N';
+        p[k++] = ')';
     }
     p[k++] = 'u';
     /* memo 4: args (None, D, None); memo 5: S = {'__globals__': D} */
