@@ -65,15 +65,7 @@ cpk_results_add(cpk_results *res, cpk_rec_kind kind, int status,
 int
 cpk_rec_stops(const cpk_rec_result *r, int keep_going)
 {
-    switch (r->kind) {
-    case CPK_REC_OK:
-        return 0;
-    case CPK_REC_RAISED:
-    case CPK_REC_UNENCODABLE:
-        return !keep_going;
-    default:
-        return 1;
-    }
+    return r->kind != CPK_REC_OK && !keep_going;
 }
 
 int
@@ -205,10 +197,12 @@ error_record(cpk_mapwork *w, PyObject *info, cpk_buf *out)
     return rc;
 }
 
-/* Render the exception the function raised for `record`: its traceback
- * and a line naming the record on standard error (or the JSON object
- * with --error-json), and the error record. 0, or -1 with an exception
- * that must propagate. */
+/* Render the exception the function raised for `record`: a line naming
+ * the record on standard error (or the JSON object with --error-json),
+ * and the error record. The traceback goes before that line when the run
+ * stops here, and into the error record under --keep-going (on standard
+ * error still when there is no error record: --result none). 0, or -1
+ * with an exception that must propagate. */
 static int
 render_raised(cpk_mapwork *w, uint64_t record, render *r)
 {
@@ -221,7 +215,8 @@ render_raised(cpk_mapwork *w, uint64_t record, render *r)
     else {
         PyObject *tb = PyDict_GetItemString(info, "traceback"); /* borrowed */
         Py_ssize_t n;
-        const char *s = tb && PyUnicode_Check(tb)
+        int show = !w->keep_going || w->result == CPK_RESULT_NONE;
+        const char *s = show && tb && PyUnicode_Check(tb)
                             ? PyUnicode_AsUTF8AndSize(tb, &n)
                             : NULL;
         if (s != NULL)
@@ -268,38 +263,68 @@ render_unencodable(cpk_mapwork *w, uint64_t record, const char *why,
     return rc;
 }
 
-/* SystemExit from the function: the status it asks for (as the
- * interpreter computes it) and its message, if it is no number. */
+/* The run's exit status for the SystemExit being raised (left set): the
+ * status it asks for when that is a number other than 0 (modulo 256, as
+ * the interpreter computes it), else 1: a record that exits has failed,
+ * whatever status it names, and the run cannot look complete. */
 static int
-exit_status(render *r)
+exit_code(void)
 {
     PyObject *type, *value, *tb;
     PyErr_Fetch(&type, &value, &tb);
     PyErr_NormalizeException(&type, &value, &tb);
-    PyObject *code = value ? PyObject_GetAttrString(value, "code") : NULL;
     int status = CPK_EXIT_RAISED;
-    if (code == NULL || code == Py_None)
-        status = CPK_EXIT_OK;
-    else if (PyLong_Check(code)) {
-        long v = PyLong_AsLong(code);
+    PyObject *code = value && PyObject_TypeCheck(value, (PyTypeObject *)
+                                                 PyExc_SystemExit)
+                         ? ((PySystemExitObject *)value)->code
+                         : NULL; /* borrowed: nothing runs while used */
+    if (code != NULL && PyLong_Check(code)) {
+        int overflow = 0;
+        long v = PyLong_AsLongAndOverflow(code, &overflow);
         if (v == -1 && PyErr_Occurred())
             PyErr_Clear();
-        status = (int)v & 0xff;
+        else if (!overflow && (v & 0xff) != 0)
+            status = (int)(v & 0xff);
     }
-    else {
-        PyObject *s = PyObject_Str(code);
-        if (s != NULL) {
-            add_str(&r->err, s);
-            (void)cpk_buf_add(&r->err, "\n", 1);
-        }
-        Py_XDECREF(s);
-    }
-    PyErr_Clear();
-    Py_XDECREF(code);
-    Py_XDECREF(type);
-    Py_XDECREF(value);
-    Py_XDECREF(tb);
+    PyErr_Restore(type, value, tb);
     return status;
+}
+
+/* A record that cannot be decoded, its reason already on r->err as
+ * "prog: NAME: record N: reason": under --keep-going, the error record
+ * {"type": "InvalidRecord", "message": reason, ...} (and the JSON object
+ * on standard error with --error-json). 0, or -1 with an exception. */
+static int
+render_bad(cpk_mapwork *w, uint64_t record, render *r)
+{
+    if (!w->keep_going)
+        return 0;
+    cpk_buf prefix = {0};
+    add_prefix(&prefix, w, record);
+    size_t at = 0, end = r->err.len;
+    if (prefix.len <= end && memcmp(r->err.data, prefix.data, prefix.len) == 0)
+        at = prefix.len;
+    cpk_buf_free(&prefix);
+    while (end > at && r->err.data[end - 1] == '\n')
+        end--;
+    PyObject *msg = PyUnicode_DecodeUTF8(r->err.data + at,
+                                         (Py_ssize_t)(end - at), "replace");
+    if (msg == NULL)
+        return -1;
+    PyObject *info = Py_BuildValue("{sssNsssK}", "type", "InvalidRecord",
+                                   "message", msg, "traceback", "",
+                                   "record", (unsigned long long)record);
+    if (info == NULL)
+        return -1;
+    int rc = 0;
+    if (w->error_json) {
+        r->err.len = 0;
+        rc = cpk_error_info_json(info, &r->err);
+    }
+    if (rc == 0)
+        rc = error_record(w, info, &r->out);
+    Py_DECREF(info);
+    return rc;
 }
 
 /* Skip JSON white space (json's WHITESPACE: space, tab, CR, LF). */
@@ -545,6 +570,8 @@ one(cpk_mapwork *w, uint64_t record, const char *p, size_t n,
             return -1;
         kind = CPK_REC_BADINPUT;
         status = bad;
+        if (render_bad(w, record, r) < 0)
+            return -1;
         goto done;
     }
     PyObject *result = call(w, v);
@@ -554,7 +581,9 @@ one(cpk_mapwork *w, uint64_t record, const char *p, size_t n,
             return -1;
         if (PyErr_ExceptionMatches(PyExc_SystemExit)) {
             kind = CPK_REC_EXIT;
-            status = exit_status(r);
+            status = exit_code();
+            if (render_raised(w, record, r) < 0)
+                return -1;
             goto done;
         }
         /* What `except Exception` would not catch ends the program
@@ -575,7 +604,9 @@ one(cpk_mapwork *w, uint64_t record, const char *p, size_t n,
         /* a __repr__ or __reduce__ that called sys.exit() */
         r->out.len = 0;
         kind = CPK_REC_EXIT;
-        status = exit_status(r);
+        status = exit_code();
+        if (render_raised(w, record, r) < 0)
+            return -1;
         goto done;
     }
     if (rc < 0)

@@ -29,10 +29,11 @@ typedef enum {
     CPK_REC_UNENCODABLE, /* the result has no form in the format: as
                             RAISED, but the run's status is 4 */
     CPK_REC_BADINPUT,    /* not valid JSON, or a pickle that cannot be
-                            loaded: err says so; ends the run (status 3
-                            or 4 in `status`) */
-    CPK_REC_EXIT,        /* the function raised SystemExit: ends the run
-                            with `status` (err: its message, if any) */
+                            loaded: err says so; as RAISED (out: the
+                            error record), the run's status 3 or 4 in
+                            `status` */
+    CPK_REC_EXIT,        /* the function raised SystemExit: as RAISED;
+                            `status`: the one it names, 1 for none or 0 */
 } cpk_rec_kind;
 
 typedef struct {
@@ -43,8 +44,7 @@ typedef struct {
 } cpk_rec_result;
 
 /* The results of a batch, in record order. A run that stops at a record
- * (every kind but OK unless keep_going; BADINPUT and EXIT always) has no
- * results after it. */
+ * (every kind but OK, unless keep_going) has no results after it. */
 typedef struct {
     uint64_t first;
     size_t n;

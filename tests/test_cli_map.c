@@ -428,6 +428,95 @@ Test(cli_map, unencodable_result_and_system_exit)
     cpk_proc_free(&p);
 }
 
+Test(cli_map, a_record_that_exits_is_a_failing_record)
+{
+    for (int j = 1; j <= 2; j++) {
+        const char *jobs = j == 1 ? "1" : "2";
+        /* sys.exit(0): the run stops there, named, status 1, no
+         * --result-file (the run is not whole) */
+        put("in.jsonl", "1\n2\n3\n4\n", 8);
+        cpk_proc p;
+        LOAD(&p, NULL, "quit0.pkl", "--map", "--input", "in.jsonl",
+             "--result-file", "out.jsonl", "-j", jobs);
+        cpk_assert_exit(&p, 1);
+        cr_assert_str_eq(last_line(p.err), "cloudpickle-load: in.jsonl: "
+                                           "record 3: SystemExit: 0");
+        char path[256];
+        snprintf(path, sizeof(path), "%s/out.jsonl", dir);
+        cr_assert(access(path, F_OK) != 0, "-j %s: out.jsonl written", jobs);
+        cpk_proc_free(&p);
+        /* sys.exit(6): its status, named */
+        LOAD(&p, "1\n2\n3\n", "leave.pkl", "--map", "-j", jobs);
+        cpk_assert_exit(&p, 6);
+        cr_assert_str_eq(p.out, "1\n");
+        cr_assert_str_eq(last_line(p.err), "cloudpickle-load: standard "
+                                           "input: record 2: SystemExit: 6");
+        cpk_proc_free(&p);
+        /* --keep-going: an error record like any other, the run goes
+         * on, exit 1, the --result-file written */
+        LOAD(&p, NULL, "quit0.pkl", "--map", "--input", "in.jsonl",
+             "--result-file", "out.jsonl", "--keep-going", "-j", jobs);
+        cpk_assert_exit(&p, 1);
+        cr_assert_str_eq(p.err, "cloudpickle-load: in.jsonl: record 3: "
+                                "SystemExit: 0\n");
+        size_t len;
+        char *out = cpk_read_file(path, &len);
+        cr_assert(out != NULL);
+        cr_assert(strncmp(out, "1\n2\n{\"error\":{\"type\":\"SystemExit\","
+                               "\"message\":\"0\",", 44) == 0,
+                  "%s", out);
+        cr_assert(strstr(out, "\"record\":3}}\n4\n") != NULL, "%s", out);
+        free(out);
+        unlink(path);
+        cpk_proc_free(&p);
+        LOAD(&p, "1\n2\n3\n", "leave.pkl", "--map", "--keep-going", "-j",
+             jobs);
+        cpk_assert_exit(&p, 1);
+        cr_assert(strstr(p.out, "\"record\":2}}\n3\n") != NULL, "%s",
+                  p.out);
+        cpk_proc_free(&p);
+    }
+}
+
+Test(cli_map, undecodable_records_under_keep_going)
+{
+    /* A BOM, bad JSON, bad UTF-8: each an error record with its number
+     * and one line on stderr; the run goes on, exits 3, and the
+     * --result-file holds it all. */
+    static const char in[] = "\xef\xbb\xbf" "1\n2\n{x\n\xff\n5\n\n";
+    put("bad.jsonl", in, sizeof(in) - 1);
+    for (int j = 1; j <= 2; j++) {
+        cpk_proc p;
+        LOAD(&p, NULL, "inc.pkl", "--map", "--keep-going", "--input",
+             "bad.jsonl", "--result-file", "out.jsonl", "-j",
+             j == 1 ? "1" : "2");
+        cpk_assert_exit(&p, 3);
+        cr_assert_str_eq(
+            p.err,
+            "cloudpickle-load: bad.jsonl: record 1: not valid JSON: "
+            "Unexpected UTF-8 BOM (decode using utf-8-sig): line 1 column 1 "
+            "(char 0)\n"
+            "cloudpickle-load: bad.jsonl: record 3: not valid JSON: "
+            "Expecting property name enclosed in double quotes: line 1 "
+            "column 2 (char 1)\n"
+            "cloudpickle-load: bad.jsonl: record 4: not valid JSON: not "
+            "UTF-8 text\n");
+        cpk_assert_file(
+            dir, "out.jsonl",
+            "{\"error\":{\"type\":\"InvalidRecord\",\"message\":\"not valid "
+            "JSON: Unexpected UTF-8 BOM (decode using utf-8-sig): line 1 "
+            "column 1 (char 0)\",\"traceback\":\"\",\"record\":1}}\n"
+            "3\n"
+            "{\"error\":{\"type\":\"InvalidRecord\",\"message\":\"not valid "
+            "JSON: Expecting property name enclosed in double quotes: line 1 "
+            "column 2 (char 1)\",\"traceback\":\"\",\"record\":3}}\n"
+            "{\"error\":{\"type\":\"InvalidRecord\",\"message\":\"not valid "
+            "JSON: not UTF-8 text\",\"traceback\":\"\",\"record\":4}}\n"
+            "6\n");
+        cpk_proc_free(&p);
+    }
+}
+
 Test(cli_map, order_kept_under_workers_with_uneven_costs)
 {
     char *in = numbers(200);
@@ -688,16 +777,6 @@ Test(cli_map, memory_error_is_no_record_failure)
         cr_assert(strstr(p.err, "MemoryError: boom") != NULL, "%s", p.err);
         cpk_proc_free(&p);
     }
-}
-
-Test(cli_map, sys_exit_zero_ends_the_run_with_its_results)
-{
-    cpk_proc p;
-    LOAD(&p, "1\n2\n3\n4\n", "quit0.pkl", "--map", "--result-file",
-         "out.jsonl");
-    cpk_assert_exit(&p, 0);
-    cpk_assert_file(dir, "out.jsonl", "1\n2\n");
-    cpk_proc_free(&p);
 }
 
 Test(cli_map, a_worker_killed_between_batches_is_reported)
@@ -972,10 +1051,21 @@ Test(cli_map, keep_going_alone_and_error_json_alone)
                              "\"message\":\"three\",", 44) == 0,
               "%s", p.out);
     cr_assert(strstr(p.out, "\"record\":3}}\n4\n") != NULL, "%s", p.out);
-    cr_assert(strstr(p.err, "Traceback") != NULL, "%s", p.err);
-    cr_assert(strstr(p.err, "standard input: record 3: ValueError: three") !=
+    cr_assert(strstr(p.out, "\"traceback\":\"Traceback (most recent") !=
                   NULL,
-              "%s", p.err);
+              "%s", p.out);
+    /* one line per failing record on stderr, the traceback in the
+     * error record */
+    cr_assert_str_eq(p.err, "cloudpickle-load: standard input: record 3: "
+                            "ValueError: three\n");
+    cpk_proc_free(&p);
+    /* no error record (--result none): the traceback stays on stderr */
+    LOAD(&p, "1\n2\n3\n4\n", "boom.pkl", "--map", "--keep-going",
+         "--result", "none");
+    cpk_assert_exit(&p, 1);
+    cr_assert(strstr(p.err, "Traceback (most recent") != NULL, "%s", p.err);
+    cr_assert_str_eq(last_line(p.err), "cloudpickle-load: standard input: "
+                                       "record 3: ValueError: three");
     cpk_proc_free(&p);
     /* --error-json without --keep-going: one JSON object with the record
      * number on stderr, the run stops there */
@@ -1043,13 +1133,13 @@ Test(cli_map, memory_stays_bounded_on_an_endless_input)
 
 Test(cli_map, a_forked_copy_of_a_worker_never_answers_for_it)
 {
-    /* The function forks and its child returns into the worker's loop:
-     * the copy must not send results (they would be taken for later
-     * records) nor take batches. */
-    for (int round = 0; round < 5; round++) {
+    /* The function forks and its child returns into the worker's loop
+     * (or, -j 1, the program's): the copy must not send or write results
+     * (they would be taken for later records) nor take records. */
+    for (int round = 0; round < 6; round++) {
         cpk_proc p;
         LOAD(&p, "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n", "fork_twice.pkl",
-             "--map", "-j", "2");
+             "--map", "-j", round % 2 ? "2" : "1");
         cpk_assert_exit(&p, 0);
         cr_assert_str_eq(p.out, "10\n20\n30\n40\n50\n60\n70\n80\n90\n100\n"
                                 "110\n120\n");
