@@ -14,6 +14,7 @@
 
 #include "marshal_scan.h" /* cpk_mscan_code */
 #include "growarray.h"      /* cpk_grow */
+#include "format.h"         /* cpk_format_parse: the format markers */
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -2284,8 +2285,10 @@ static int dunder_rest(const char *n, size_t nl)
 static pkscan_category categorize(const char *m, size_t ml, const char *n,
                                   size_t nl)
 {
-    if (str_eq(m, ml, "ccloudpickle") && in_list(n, nl, ccp_names,
-                                                NELEM(ccp_names)))
+    int fmt;
+    if (str_eq(m, ml, "ccloudpickle") &&
+        (in_list(n, nl, ccp_names, NELEM(ccp_names)) ||
+         cpk_format_parse(n, nl, &fmt, NULL, 0)))
         return PKSCAN_CAT_CCLOUDPICKLE;
     if (is_cp_module(m, ml) && in_list(n, nl, cp_names, NELEM(cp_names)))
         return PKSCAN_CAT_CLOUDPICKLE;

@@ -5,6 +5,7 @@
  * address-space limit it would otherwise blow); cloudpickle-load's
  * --max-scan-memory refuses such input with exit 3 and says how to raise
  * it, and accepts it with a larger cap. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,6 +81,98 @@ Test(scan_memory, a_cap_stops_the_scan_with_its_own_status)
 }
 
 /* A cap below what even a tiny scan needs is reported, in bytes. */
+/* PROTO 4, EMPTY_DICT, then n pairs BININT i: BININT1 (an int:int dict
+ * in batches of 1000), one pair 'k': [] (kept) and one 0: None, STOP;
+ * with `set` EMPTY_SET and ADDITEMS of BININTs instead. */
+static char *
+scalar_bulk(size_t n, int set, size_t *len)
+{
+    char *p = malloc(n * 7 + n / 1000 * 2 + 64);
+    cr_assert(p != NULL);
+    size_t at = 0;
+    p[at++] = '\x80';
+    p[at++] = 4;
+    p[at++] = set ? '\x8f' : '}';
+    for (size_t i = 0; i < n; i++) {
+        if (i % 1000 == 0)
+            p[at++] = '(';
+        uint32_t v = (uint32_t)i;
+        p[at++] = 'J';
+        memcpy(p + at, &v, 4);
+        at += 4;
+        if (!set) {
+            p[at++] = 'K';
+            p[at++] = (char)(i & 0x7f);
+        }
+        if (i % 1000 == 999 || i + 1 == n)
+            p[at++] = set ? '\x90' : 'u';
+    }
+    if (!set) {
+        memcpy(p + at, "\x8c\x01k]sK\x00Ns", 9);
+        at += 9;
+    }
+    p[at++] = '.';
+    *len = at;
+    return p;
+}
+
+/* Plain scalars in a plain dict or set are counted, not kept: two
+ * million values inspect in a few MiB, with the same facts. */
+Test(scan_memory, scalars_in_plain_containers_cost_nothing_each)
+{
+    for (int set = 0; set < 2; set++) {
+        size_t len;
+        char *p = scalar_bulk(2000000, set, &len);
+        pkscan_report *r = pkscan_scan_limited(p, len, 0, (size_t)4 << 20);
+        cr_assert(r != NULL);
+        cr_assert_eq(r->status, PKSCAN_OK, "%s: %s", set ? "set" : "dict",
+                     r->error ? r->error : "");
+        cr_assert_str_eq(r->result_kind, set ? "set" : "dict");
+        /* the list value nests: dict > list; else set > int */
+        cr_assert_eq(r->max_depth, 2, "%zu", r->max_depth);
+        cr_assert_eq(r->stop_stack, 1);
+        cr_assert_eq(r->n_imports, 0);
+        pkscan_free(r);
+        free(p);
+    }
+}
+
+/* What the counted items still decide: a slot state that holds only
+ * counted pairs is not empty (CPython: read-only attribute); an unhashable
+ * key is refused; a bytearray key too; a list appended to an int. */
+Test(scan_memory, counted_items_keep_their_refusals)
+{
+    static const struct {
+        const char *data;
+        size_t len;
+        pkscan_status st;
+        const char *msg;
+    } cases[] = {
+#define B(lit) lit, sizeof(lit) - 1
+        {B("\x80\x04K\x01N}(K\x01K\x02u\x86" "b."), PKSCAN_ERR_TYPE,
+         "'int' object attribute is read-only"},
+        {B("\x80\x04}(]K\x01u."), PKSCAN_ERR_TYPE,
+         "unhashable type: 'list'"},
+        {B("\x80\x04}(\x96\x01\x00\x00\x00\x00\x00\x00\x00" "xK\x01u."),
+         PKSCAN_ERR_TYPE, "unhashable type: 'bytearray'"},
+        {B("\x80\x04K\x01(K\x02" "e."), PKSCAN_ERR_TYPE,
+         "'int' object has no attribute 'append'"},
+        {B("\x80\x04(K\x01K\x02" "d(K\x03K\x04" "d\x86."), PKSCAN_OK, NULL},
+#undef B
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        pkscan_report *r = pkscan_scan(cases[i].data, cases[i].len, 0);
+        cr_assert(r != NULL);
+        cr_assert_eq(r->status, cases[i].st, "case %zu: %s", i,
+                     r->error ? r->error : "ok");
+        if (cases[i].msg)
+            cr_assert_str_eq(r->error, cases[i].msg, "case %zu", i);
+        else
+            cr_assert_eq(r->max_depth, 3, "case %zu: %zu", i, r->max_depth);
+        pkscan_free(r);
+    }
+}
+
 Test(scan_memory, a_tiny_cap)
 {
     static const char p[] = "\x80\x04K\x01.";
