@@ -24,6 +24,7 @@ Only imported by the program when ``--dask`` is given; on the workers only
 
 import collections
 import hashlib
+import logging
 import os
 import sys
 import time
@@ -184,9 +185,12 @@ class Runner:
                               "'local:N' (1 to 256)" % n)
             _real_python()
             try:
+                # workers' own INFO and WARNING lines (stale directories
+                # purged, a slow shutdown) are no business of the run's
                 self.cluster = distributed.LocalCluster(
                     n_workers=int(n), threads_per_worker=1, processes=True,
-                    host="127.0.0.1", dashboard_address=None)
+                    host="127.0.0.1", dashboard_address=None,
+                    silence_logs=logging.ERROR)
             except Exception as exc:
                 raise Refusal(5, "cannot start a local cluster: %s"
                               % _line(exc)) from None
