@@ -40,6 +40,7 @@
 #include "input.h"
 #include "keyfile.h"
 #include "map.h"
+#include "mapmerge.h" /* --merge */
 #include "message.h"
 #include "output.h"
 #include "policy.h"
@@ -65,6 +66,9 @@ enum {
     OPT_PROGRESS,
     OPT_NO_PROGRESS,
     OPT_KEEP_GOING,
+    OPT_SHARD,
+    OPT_WITH_INDEX,
+    OPT_MERGE,
     OPT_ARGS_JSON,
     OPT_ARGS_PICKLE,
     OPT_RESULT,
@@ -92,6 +96,9 @@ static const struct option longopts[] = {
     {"progress", no_argument, NULL, OPT_PROGRESS},
     {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
     {"keep-going", no_argument, NULL, OPT_KEEP_GOING},
+    {"shard", required_argument, NULL, OPT_SHARD},
+    {"with-index", no_argument, NULL, OPT_WITH_INDEX},
+    {"merge", no_argument, NULL, OPT_MERGE},
     {"args-json", required_argument, NULL, OPT_ARGS_JSON},
     {"args-pickle", required_argument, NULL, OPT_ARGS_PICKLE},
     {"result", required_argument, NULL, OPT_RESULT},
@@ -135,6 +142,10 @@ typedef struct {
     int jobs;               /* -j; 0: one per processor */
     int progress;           /* -1 auto, 0 --no-progress, 1 --progress */
     int keep_going;         /* --keep-going */
+    const char *shard;      /* --shard I/N as given, or NULL ... */
+    uint64_t shard_i, shard_n; /* ... and its numbers */
+    int with_index;         /* --with-index */
+    int merge;              /* --merge: merge shards' outputs */
     const char *dask;       /* --dask ADDRESS, or NULL */
     int window;             /* --window; 0: the default */
     int result_set;         /* --result was given */
@@ -167,6 +178,7 @@ usage(void)
            "  or:  %s [OPTION]... --call FILE [-- ARG... NAME=VALUE...]\n"
            "  or:  %s [OPTION]... --call --args-json=JSONFILE FILE\n"
            "  or:  %s [OPTION]... --map FILE [--input=RECORDS]\n"
+           "  or:  %s --merge SHARD-OUTPUT...\n"
            "Describe a pickle written by ccloudpickle or cloudpickle (from "
            "FILE, or standard\ninput when FILE is - or absent) without "
            "loading it: what it imports (dangerous\nnames flagged), the "
@@ -260,6 +272,16 @@ usage(void)
            "record and go on\n"
            "                       (exit 1 at the end) instead of "
            "stopping\n"
+           "      --shard=I/N      process only the records whose number "
+           "less 1 is I modulo N\n"
+           "                       (0 <= I < N): one input for a job "
+           "array\n"
+           "      --with-index     write each result of --map (--result "
+           "json) as [N,RESULT],\n"
+           "                       N its record number\n"
+           "      --merge          merge the --with-index outputs of shards "
+           "given as files\n"
+           "                       into the output of the unsharded run\n"
            "      --progress       show progress on stderr even when it is "
            "no terminal\n"
            "      --no-progress    never show progress\n"
@@ -287,7 +309,7 @@ usage(void)
            "\nLoading a pickle runs code it carries: only --load or --call "
            "pickles from\nsources you trust. Without them nothing is "
            "loaded or run.\n",
-           cpk_prog, cpk_prog, cpk_prog, cpk_prog, cpk_prog);
+           cpk_prog, cpk_prog, cpk_prog, cpk_prog, cpk_prog, cpk_prog);
 }
 
 /* The checks of --call's input and output options, after getopt: 0 or
@@ -347,6 +369,31 @@ call_io_options(options *o)
         !o->force && isatty(STDOUT_FILENO))
         return cpk_usage_error("refusing to write a pickle to a terminal "
                                "(use --result-file FILE, a pipe, or -f)");
+    return 0;
+}
+
+/* "I/N" with 0 <= I < N, both decimal: 0, or -1. */
+static int
+parse_shard(const char *arg, uint64_t *i, uint64_t *n)
+{
+    const char *p = arg;
+    uint64_t v[2] = {0, 0};
+    for (int k = 0; k < 2; k++) {
+        if (*p < '0' || *p > '9')
+            return -1;
+        for (; *p >= '0' && *p <= '9'; p++) {
+            if (v[k] > (UINT64_MAX - 9) / 10)
+                return -1;
+            v[k] = v[k] * 10 + (uint64_t)(*p - '0');
+        }
+        if (*p != (k == 0 ? '/' : '\0'))
+            return -1;
+        p++;
+    }
+    if (v[1] == 0 || v[0] >= v[1])
+        return -1;
+    *i = v[0];
+    *n = v[1];
     return 0;
 }
 
@@ -428,6 +475,19 @@ parse_options(int argc, char **argv, options *o)
         }
         case OPT_KEEP_GOING:
             o->keep_going = 1;
+            break;
+        case OPT_SHARD:
+            if (parse_shard(optarg, &o->shard_i, &o->shard_n) < 0)
+                return cpk_usage_error("invalid shard '%s' for --shard "
+                                       "(I/N: shard I of N, 0 <= I < N)",
+                                       optarg);
+            o->shard = optarg;
+            break;
+        case OPT_WITH_INDEX:
+            o->with_index = 1;
+            break;
+        case OPT_MERGE:
+            o->merge = 1;
             break;
         case OPT_ARGS_JSON:
             o->args_json = optarg;
@@ -512,6 +572,16 @@ parse_options(int argc, char **argv, options *o)
             return cpk_option_error(c, argv, longopts);
         }
     }
+    if (o->merge) {
+        if (o->map || o->call || o->load || o->json)
+            return cpk_usage_error("--merge takes only the files of "
+                                   "--with-index runs");
+        if (optind >= argc)
+            return cpk_usage_error("--merge needs the files to merge");
+        o->args = argv + optind;
+        o->nargs = argc - optind;
+        return 0;
+    }
     if (o->call && o->load)
         return cpk_usage_error("--load and --call are mutually exclusive");
     if (o->map && (o->call || o->load))
@@ -529,6 +599,8 @@ parse_options(int argc, char **argv, options *o)
             : o->progress >= 0         ? (o->progress ? "--progress"
                                                       : "--no-progress")
             : o->keep_going            ? "--keep-going"
+            : o->shard                 ? "--shard"
+            : o->with_index            ? "--with-index"
             : o->dask                  ? "--dask"
                                        : NULL;
         if (only != NULL)
@@ -550,6 +622,8 @@ parse_options(int argc, char **argv, options *o)
                                "cluster's workers run the records)");
     if (o->map && !o->result_set)
         o->result = CPK_RESULT_JSON; /* JSON Lines in, JSON Lines out */
+    if (o->with_index && o->result != CPK_RESULT_JSON)
+        return cpk_usage_error("--with-index is for --result json");
     if (o->jobs == 0)
         o->jobs = cpk_map_default_jobs();
     if (o->json && (o->call || o->load))
@@ -1196,6 +1270,7 @@ map(PyObject *obj, const options *o, const cpk_signed_input *sig)
             .kwargs = o->kwargs,
             .keep_going = o->keep_going,
             .error_json = o->error_json,
+            .with_index = o->with_index,
             .result = o->result,
             .strict = o->strict,
             .policy = o->policy,
@@ -1209,6 +1284,8 @@ map(PyObject *obj, const options *o, const cpk_signed_input *sig)
         .jobs = o->jobs,
         .progress = o->progress,
         .max_record = o->max_size,
+        .shard_i = o->shard_i,
+        .shard_n = o->shard_n,
         .dask = {
             .address = o->dask,
             .window = o->window,
@@ -1368,7 +1445,14 @@ main(int argc, char **argv)
     cpk_output_init(); /* before any Python thread exists */
     options o;
     int status = parse_options(argc, argv, &o);
-    if (status != 0) {
+    if (status == 0 && o.merge) {
+        status = cpk_map_merge((const char *const *)o.args, o.nargs, stdout);
+        if (fclose(stdout) != 0 && status == 0) {
+            cpk_error("standard output: %s", strerror(errno));
+            status = CPK_EXIT_SYSTEM;
+        }
+    }
+    if (status != 0 || o.merge) {
         options_free(&o);
         return status;
     }

@@ -418,6 +418,8 @@ cpk_map_run(cpk_map_options *o)
         status = CPK_EXIT_SYSTEM;
         goto done;
     }
+    rd.shard_i = o->shard_i;
+    rd.shard_n = o->shard_n;
     /* The output. */
     /* cloudpickle-load turned names of standard output into NULL while
      * fd 1 was still it (fd 1 is standard error's now). */

@@ -22,6 +22,7 @@ typedef struct {
     int jobs;                /* 1: in this process; more: workers */
     int progress;            /* -1: when standard error is a terminal */
     size_t max_record;       /* --max-size: the longest record */
+    uint64_t shard_i, shard_n; /* --shard I/N; shard_n 0: no shards */
     cpk_mapdask dask;        /* --dask: the calls run on a cluster */
 } cpk_map_options;
 

@@ -551,6 +551,30 @@ call(cpk_mapwork *w, PyObject *v)
     return PyObject_Vectorcall(w->fn, &v, 1, NULL);
 }
 
+/* --with-index: the record's line (a result or an error record, JSON)
+ * as [N,LINE], so that shards' outputs merge back in order
+ * (mapmerge.c). 0, or -1 out of memory. */
+static int
+with_index(uint64_t record, render *r)
+{
+    char head[32];
+    int n = snprintf(head, sizeof(head), "[%llu,",
+                     (unsigned long long)record);
+    size_t len = r->out.len;
+    if (r->out.data[len - 1] == '\n')
+        len--;
+    cpk_buf line = {0};
+    if (cpk_buf_add(&line, head, (size_t)n) < 0 ||
+        cpk_buf_add(&line, r->out.data, len) < 0 ||
+        cpk_buf_add(&line, "]\n", 2) < 0) {
+        cpk_buf_free(&line);
+        return -1;
+    }
+    cpk_buf_free(&r->out);
+    r->out = line;
+    return 0;
+}
+
 /* One record into `res`: 0, or -1 with an exception that must end the
  * program. */
 static int
@@ -621,6 +645,10 @@ one(cpk_mapwork *w, uint64_t record, const char *p, size_t n,
             return -1;
     }
 done:
+    if (w->with_index && r->out.len > 0 && with_index(record, r) < 0) {
+        PyErr_NoMemory();
+        return -1;
+    }
     if (cpk_results_add(res, kind, status, r->out.data, r->out.len,
                         r->err.data, r->err.len) < 0) {
         PyErr_NoMemory();

@@ -69,6 +69,7 @@ typedef struct {
     int kwargs;              /* --kwargs */
     int keep_going;
     int error_json;
+    int with_index;          /* --with-index: each line [N,RESULT] */
     cpk_result_format result;
     int strict;              /* --strict, for pickled records */
     const cpk_policy *policy;/* --allow/--deny: checked statically ... */
