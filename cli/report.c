@@ -76,13 +76,115 @@ cut(PyObject *s, Py_ssize_t max)
     return r;
 }
 
+/* How many items of a big builtin container, and characters or bytes
+ * of a big str, bytes or bytearray, go into its repr: the report shows
+ * VALUE_MAX characters, and repr() of the whole of a large data pickle
+ * (a dict of millions of ints) would take seconds and a string of tens
+ * of megabytes. */
+#define REPR_ITEMS 32
+#define REPR_CHARS (4 * VALUE_MAX)
+
+/* A copy of the first REPR_ITEMS items of o, an exact builtin list,
+ * tuple, dict, set or frozenset of more items, or of the first
+ * REPR_CHARS of an exact str, bytes or bytearray longer than that (new
+ * reference); NULL with *same = 1 for anything else; NULL with an
+ * exception set on failure. */
+static PyObject *
+repr_head(PyObject *o, int *same)
+{
+    *same = 0;
+    if (PyList_CheckExact(o) && PyList_GET_SIZE(o) > REPR_ITEMS)
+        return PyList_GetSlice(o, 0, REPR_ITEMS);
+    if (PyTuple_CheckExact(o) && PyTuple_GET_SIZE(o) > REPR_ITEMS)
+        return PyTuple_GetSlice(o, 0, REPR_ITEMS);
+    if (PyUnicode_CheckExact(o) && PyUnicode_GET_LENGTH(o) > REPR_CHARS)
+        return PyUnicode_Substring(o, 0, REPR_CHARS);
+    if (PyBytes_CheckExact(o) && PyBytes_GET_SIZE(o) > REPR_CHARS)
+        return PyBytes_FromStringAndSize(PyBytes_AS_STRING(o), REPR_CHARS);
+    if (PyByteArray_CheckExact(o) && PyByteArray_GET_SIZE(o) > REPR_CHARS)
+        return PyByteArray_FromStringAndSize(PyByteArray_AS_STRING(o),
+                                             REPR_CHARS);
+    if (PyDict_CheckExact(o) && PyDict_GET_SIZE(o) > REPR_ITEMS) {
+        PyObject *head = PyDict_New();
+        PyObject *k, *v;
+        Py_ssize_t pos = 0;
+        /* references of our own: hashing a key may run code that
+         * changes o (PyDict_Next stays in bounds) */
+        while (head != NULL && PyDict_GET_SIZE(head) < REPR_ITEMS &&
+               PyDict_Next(o, &pos, &k, &v)) {
+            Py_INCREF(k);
+            Py_INCREF(v);
+            int rc = PyDict_SetItem(head, k, v);
+            Py_DECREF(k);
+            Py_DECREF(v);
+            if (rc < 0)
+                Py_CLEAR(head);
+        }
+        return head;
+    }
+    if (PyAnySet_CheckExact(o) && PySet_GET_SIZE(o) > REPR_ITEMS) {
+        PyObject *items = PyList_New(0);
+        PyObject *it = items ? PyObject_GetIter(o) : NULL;
+        PyObject *x = NULL;
+        while (it != NULL && PyList_GET_SIZE(items) < REPR_ITEMS &&
+               (x = PyIter_Next(it)) != NULL) {
+            int rc = PyList_Append(items, x);
+            Py_DECREF(x);
+            if (rc < 0)
+                break;
+        }
+        PyObject *head = it != NULL && !PyErr_Occurred()
+                             ? (PyFrozenSet_CheckExact(o)
+                                    ? PyFrozenSet_New(items)
+                                    : PySet_New(items))
+                             : NULL;
+        Py_XDECREF(it);
+        Py_XDECREF(items);
+        return head;
+    }
+    *same = 1;
+    return NULL;
+}
+
+/* repr(o), of its head only when it is big (repr_head): "..." before
+ * the closing bracket or quote marks what was left out. New reference,
+ * or NULL with an exception set. */
+static PyObject *
+repr_bounded(PyObject *o)
+{
+    int same;
+    PyObject *head = repr_head(o, &same);
+    if (same)
+        return PyObject_Repr(o);
+    if (head == NULL)
+        return NULL;
+    PyObject *s = PyObject_Repr(head);
+    Py_DECREF(head);
+    if (s == NULL)
+        return NULL;
+    int text = PyUnicode_CheckExact(o) || PyBytes_CheckExact(o) ||
+               PyByteArray_CheckExact(o);
+    Py_ssize_t tail = PyFrozenSet_CheckExact(o) || PyByteArray_CheckExact(o)
+                          ? 2 : 1;
+    Py_ssize_t n = PyUnicode_GET_LENGTH(s);
+    PyObject *a = n >= tail ? PyUnicode_Substring(s, 0, n - tail) : NULL;
+    PyObject *b = a ? PyUnicode_Substring(s, n - tail, n) : NULL;
+    PyObject *r = b ? PyUnicode_FromFormat("%U%s%U", a, text ? "..." : ", ...",
+                                           b)
+                    : NULL;
+    Py_XDECREF(a);
+    Py_XDECREF(b);
+    Py_DECREF(s);
+    return r;
+}
+
 /* str(o) or repr(o) cut to max characters (new reference); a call that
  * raises an Exception shows as <unprintable TYPE>. NULL only with an
  * exception that must propagate. */
 static PyObject *
 text(PyObject *o, int use_repr, Py_ssize_t max)
 {
-    PyObject *s = use_repr ? PyObject_Repr(o) : PyObject_Str(o);
+    PyObject *s = use_repr ? repr_bounded(o) : PyObject_Str(o);
     if (s == NULL) {
         if (swallow() < 0)
             return NULL;
