@@ -10,15 +10,24 @@ site-packages, which calls :func:`_from_environment`: a finder on
 ``sys.meta_path`` that imports ccloudpickle only when something imports
 cloudpickle.
 
+In compat mode (``install_alias(compat="cloudpickle3")``,
+``CCLOUDPICKLE_ALIAS=cloudpickle3``, ``=cloudpickle2`` or any value
+``dumps(compat=...)`` takes) the alias writes with that ``compat=``, so
+processes with only stock cloudpickle load what it writes: a cluster can
+mix the two.
+
 This module imports nothing but ``sys`` until the alias is built.
 """
 
 import sys
 
-# The cloudpickle API level the alias implements: what it reports as
-# ``cloudpickle.__version__`` (version checks such as distributed's
-# CLOUDPICKLE_GTE_20 keep their behaviour). ccloudpickle's own version is
-# ``cloudpickle.__ccloudpickle_version__``.
+# The cloudpickle API level the alias implements. The alias reports
+# ``cloudpickle.__version__`` as this release with a PEP 440 local label
+# naming ccloudpickle ("3.1.2+ccloudpickle.0.6.0"): version checks that
+# parse it (distributed's CLOUDPICKLE_GTE_20 through packaging, distutils'
+# LooseVersion, a split on ".") see 3.1.2, and distributed's
+# "Mismatched versions found" table shows which side runs the alias.
+# ccloudpickle's own version is ``cloudpickle.__ccloudpickle_version__``.
 CLOUDPICKLE_API_VERSION = "3.1.2"
 
 NAMES = ("cloudpickle", "cloudpickle.cloudpickle",
@@ -32,11 +41,24 @@ _ALL = ["__version__", "Pickler", "CloudPickler", "dumps", "loads", "dump",
 _DOC = """ccloudpickle, answering as cloudpickle (installed by
 ccloudpickle.install_alias() or CCLOUDPICKLE_ALIAS=1).
 
-__version__ is the cloudpickle API level implemented (%s);
-__ccloudpickle_version__ is ccloudpickle's own version.
+__version__ is the cloudpickle API level implemented with a local label
+naming ccloudpickle (%s); __ccloudpickle_version__ is ccloudpickle's own
+version; __ccloudpickle_compat__ is the compat= target the alias writes
+for (None: ccloudpickle's own format, which needs ccloudpickle to load).
 """
 
 _modules = None  # {name: module}, built once
+_compat = None   # the compat= target the alias writes with (None: native)
+_ON = ("1", "true", "yes", "on")
+_OFF = ("", "0", "false", "no", "off")
+
+
+def alias_version(own):
+    """The alias's __version__ for ccloudpickle version `own`: the API
+    level with a PEP 440 local label ("3.1.2+ccloudpickle.0.6.0")."""
+    label = "".join(c if c.isalnum() else "." for c in own.lower())
+    label = ".".join(p for p in label.split(".") if p)
+    return "%s+ccloudpickle.%s" % (CLOUDPICKLE_API_VERSION, label or "0")
 
 
 class _AliasLoader:
@@ -73,13 +95,15 @@ def _build():
     import ccloudpickle
     from importlib.machinery import ModuleSpec
 
+    _check_compat(ccloudpickle, _compat)
     public = {n: getattr(ccloudpickle, n) for n in dir(ccloudpickle)
               if not n.startswith("_")}
     # Stock cloudpickle's reconstructor names (_make_function,
     # _make_skeleton_class, subimport, CellType, ...) answered by ours, so
     # stock's pickles load through plain pickle.loads.
     compat = ccloudpickle._compat_names()
-    doc = _DOC % CLOUDPICKLE_API_VERSION
+    version = alias_version(ccloudpickle.__version__)
+    doc = _DOC % version
     modules = {}
     for name in NAMES:
         is_pkg = name == "cloudpickle"
@@ -97,14 +121,54 @@ def _build():
             mod.CellType = compat["CellType"]
         else:
             mod.__dict__.update(compat)
-        mod.__version__ = CLOUDPICKLE_API_VERSION
+        mod.__version__ = version
         mod.__ccloudpickle_version__ = ccloudpickle.__version__
         modules[name] = mod
+    _set_writers(modules, ccloudpickle, _compat)
     pkg = modules["cloudpickle"]
     pkg.cloudpickle = modules["cloudpickle.cloudpickle"]
     pkg.cloudpickle_fast = modules["cloudpickle.cloudpickle_fast"]
     _modules = modules
     return modules
+
+
+def _writers(ccloudpickle, compat):
+    """{name: object}: the alias's dumps, dump, Pickler and CloudPickler
+    writing with `compat` (None: ccloudpickle's own)."""
+    if compat is None:
+        return {"dumps": ccloudpickle.dumps, "dump": ccloudpickle.dump,
+                "Pickler": ccloudpickle.Pickler,
+                "CloudPickler": ccloudpickle.Pickler}
+    import functools
+    base = ccloudpickle.Pickler
+
+    class Pickler(base):
+        __doc__ = base.__doc__
+
+        def __init__(self, file, protocol=None, buffer_callback=None, *,
+                     compat=compat):
+            super().__init__(file, protocol, buffer_callback, compat=compat)
+
+    Pickler.__module__ = "cloudpickle"
+    Pickler.__qualname__ = "Pickler"
+    # A keyword compat= of the caller's still wins.
+    dumps = functools.partial(ccloudpickle.dumps, compat=compat)
+    dump = functools.partial(ccloudpickle.dump, compat=compat)
+    return {"dumps": dumps, "dump": dump, "Pickler": Pickler,
+            "CloudPickler": Pickler}
+
+
+def _check_compat(ccloudpickle, compat):
+    """ValueError unless `compat` is None or a value dumps(compat=) takes."""
+    if compat is not None:
+        ccloudpickle.dumps(None, compat=compat)
+
+
+def _set_writers(modules, ccloudpickle, compat):
+    writers = _writers(ccloudpickle, compat)
+    for mod in modules.values():
+        mod.__dict__.update(writers)
+        mod.__ccloudpickle_compat__ = compat
 
 
 def is_alias(module):
@@ -127,7 +191,14 @@ class _AliasFinder:
             # without raising: under -W error (pytest's filterwarnings)
             # the warning would make `import cloudpickle` fail after all.
             _say("CCLOUDPICKLE_ALIAS: ccloudpickle cannot be imported "
-                 "(%s); cloudpickle is not aliased" % e)
+                 "(%s); cloudpickle is not aliased: reinstall ccloudpickle "
+                 "for %s, or unset CCLOUDPICKLE_ALIAS" % (e, sys.executable))
+            return None
+        except ValueError as e:
+            # CCLOUDPICKLE_ALIAS named no compat= target ccloudpickle knows.
+            _say("CCLOUDPICKLE_ALIAS=%s: %s; cloudpickle is not aliased: "
+                 "set it to 1, cloudpickle3 or cloudpickle2, or unset it"
+                 % (_compat, e))
             return None
         return modules[fullname].__spec__
 
@@ -194,7 +265,7 @@ _API = frozenset(("dumps", "dump", "loads", "load", "Pickler",
                   "list_registry_pickle_by_value"))
 
 
-def install_alias(*, replace=False):
+def install_alias(*, replace=False, compat=None):
     """Make `import cloudpickle` resolve to ccloudpickle in this process.
 
     After it, ``import cloudpickle``, ``import cloudpickle.cloudpickle``,
@@ -211,7 +282,16 @@ def install_alias(*, replace=False):
     ``cloudpickle.__version__`` is the cloudpickle API level implemented
     ("3.1.2"); ``cloudpickle.__ccloudpickle_version__`` is ccloudpickle's.
     A finder on sys.meta_path keeps serving the alias if the modules are
-    removed from sys.modules. Calling it again does nothing.
+    removed from sys.modules. Calling it again does nothing but set
+    `compat`.
+
+    ``compat`` (a value ``dumps(compat=...)`` takes: "cloudpickle3",
+    "cloudpickle2", "2.2", ...) makes the alias's dumps, dump and Pickler
+    write with that compat=, so that processes with only stock
+    cloudpickle load what this one writes (a cluster whose workers are
+    not all upgraded); loads reads both formats either way. ValueError
+    for a value dumps() refuses. ``cloudpickle.__ccloudpickle_compat__``
+    says which is in force.
 
     If stock cloudpickle (or anything named cloudpickle) is already
     imported, RuntimeError is raised: modules that imported it hold it,
@@ -224,6 +304,14 @@ def install_alias(*, replace=False):
 
     Returns the alias ``cloudpickle`` module.
     """
+    global _compat
+    if compat is not None:
+        import ccloudpickle
+        _check_compat(ccloudpickle, compat)
+    _compat = compat
+    if _modules is not None:
+        import ccloudpickle
+        _set_writers(_modules, ccloudpickle, compat)
     stock = _stock_modules()
     if stock:
         if not replace:
@@ -251,14 +339,20 @@ def install_alias(*, replace=False):
 
 
 def _enabled(value):
-    return value.strip().lower() not in ("", "0", "false", "no", "off")
+    return value.strip().lower() not in _OFF
 
 
 def _from_environment():
     """What ccloudpickle-alias.pth runs when CCLOUDPICKLE_ALIAS turns the
-    alias on (the .pth line tests the value itself, so that "0" or a
-    missing module costs nothing and prints nothing): the finder.
-    Imports nothing."""
+    alias on (the .pth line tests the value itself, so that "0" costs
+    nothing and prints nothing): the finder. 1, true, yes or on: the
+    alias writes ccloudpickle's format; any other value is a compat=
+    target, checked when cloudpickle is first imported. Imports
+    nothing."""
+    global _compat
     import os
-    if _enabled(os.environ.get("CCLOUDPICKLE_ALIAS", "")):
+    value = os.environ.get("CCLOUDPICKLE_ALIAS", "")
+    if _enabled(value):
+        value = value.strip()
+        _compat = None if value.lower() in _ON else value
         _install_finder()

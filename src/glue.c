@@ -40,14 +40,17 @@ FORWARDER(wrap, "_ccloudpickle_engines")
 #undef FORWARDER
 
 PyDoc_STRVAR(install_alias_doc,
-"install_alias(*, replace=False)\n--\n\n"
+"install_alias(*, replace=False, compat=None)\n--\n\n"
 "Make `import cloudpickle` (and cloudpickle.cloudpickle,\n"
 "cloudpickle.cloudpickle_fast) resolve to ccloudpickle in this process;\n"
 "returns the alias module. RuntimeError if cloudpickle is already\n"
 "imported, unless replace=True (earlier importers keep stock\n"
 "cloudpickle, sharing the by-value registry and class tracker).\n"
-"The environment variable CCLOUDPICKLE_ALIAS=1 does it in every Python\n"
-"process started with it set.");
+"compat ('cloudpickle3', 'cloudpickle2', or any value dumps(compat=)\n"
+"takes) makes the alias write what stock cloudpickle loads, for\n"
+"workers without ccloudpickle. The environment variable\n"
+"CCLOUDPICKLE_ALIAS=1 (or =cloudpickle3, =cloudpickle2) does it in\n"
+"every Python process started with it set.");
 
 PyDoc_STRVAR(install_multiprocessing_doc,
 "install_multiprocessing(enable=True)\n--\n\n"

@@ -41,8 +41,8 @@ Test(alias, names_resolve_to_ccloudpickle)
            "for m in (cloudpickle, cloudpickle.cloudpickle, cloudpickle.cloudpickle_fast):\n"
            "    for n in api:\n"
            "        assert getattr(m, n) is getattr(ccloudpickle, n), (m, n)\n"
-           /* Versions: the API level, and ours unchanged. */
-           "assert cloudpickle.__version__ == '3.1.2'\n"
+           /* Versions: the API level labelled as ours, ours unchanged. */
+           "assert cloudpickle.__version__.startswith('3.1.2+ccloudpickle.')\n"
            "assert cloudpickle.__ccloudpickle_version__ == own_version\n"
            "assert ccloudpickle.__version__ == own_version != '3.1.2'\n"
            "assert set(cloudpickle.__all__) >= {'dumps', 'loads', 'Pickler', '__version__'}\n"
@@ -228,6 +228,108 @@ Test(alias, cloudpickle3_pickles_load_with_plain_pickle)
     free(data);
 }
 
+/* install_alias(compat=...): the alias's dumps, dump and Pickler write
+ * what stock cloudpickle loads, in a Python without ccloudpickle; the
+ * caller's own compat= still wins; a bad value changes nothing. */
+Test(alias, compat_mode_writes_for_stock)
+{
+    const char *dir = cpk_stock_cloudpickle("CPK_CLOUDPICKLE3");
+    cpk_py("import ccloudpickle, io, sys\n"
+           STOCK_OBJECTS
+           "alias = ccloudpickle.install_alias(compat='cloudpickle3')\n"
+           "import cloudpickle\n"
+           "assert cloudpickle.__ccloudpickle_compat__ == 'cloudpickle3'\n"
+           "assert cloudpickle.loads is ccloudpickle.loads\n"
+           "data = cloudpickle.dumps(obj)\n"
+           "assert b'ccloudpickle' not in data\n"
+           "f = io.BytesIO()\n"
+           "cloudpickle.dump(obj, f)\n"
+           "assert b'ccloudpickle' not in f.getvalue()\n"
+           "f = io.BytesIO()\n"
+           "cloudpickle.cloudpickle.Pickler(f).dump(obj)\n"
+           "assert b'ccloudpickle' not in f.getvalue()\n"
+           "assert issubclass(cloudpickle.Pickler, ccloudpickle.Pickler)\n"
+           "assert cloudpickle.CloudPickler is cloudpickle.Pickler\n"
+           "assert b'ccloudpickle' in cloudpickle.dumps(obj, compat=None)\n"
+           "try:\n"
+           "    ccloudpickle.install_alias(compat='cloudpickle9')\n"
+           "    raise AssertionError('accepted')\n"
+           "except ValueError as e:\n"
+           "    assert 'cloudpickle9' in str(e), e\n"
+           "assert cloudpickle.__ccloudpickle_compat__ == 'cloudpickle3'\n"
+           "assert b'ccloudpickle' not in cloudpickle.dumps(obj)\n"
+           /* Called again: the last compat= stands (None: ours). */
+           "assert ccloudpickle.install_alias() is alias\n"
+           "assert cloudpickle.dumps is ccloudpickle.dumps\n"
+           "assert cloudpickle.Pickler is ccloudpickle.Pickler\n"
+           "assert cloudpickle.__ccloudpickle_compat__ is None\n");
+    size_t len;
+    char *data = cpk_py_bytes("data", &len);
+    cpk_proc p;
+    cpk_python_path(&p, dir,
+                    "import sys, cloudpickle\n"
+                    "assert not hasattr(cloudpickle, '__ccloudpickle_version__')\n"
+                    "obj = cloudpickle.loads(sys.stdin.buffer.read())\n"
+                    STOCK_CHECKS,
+                    data, len);
+    cpk_assert_exit(&p, 0);
+    cpk_proc_free(&p);
+    free(data);
+}
+
+/* The alias's __version__ is 3.1.2 with a PEP 440 local label naming
+ * ccloudpickle: what engines parse it with still reads 3.1.2, and
+ * distributed's version-mismatch table names ccloudpickle. */
+Test(alias, version_parses_and_names_ccloudpickle)
+{
+    cpk_py("import ccloudpickle, re, sys, warnings\n"
+           "ccloudpickle.install_alias()\n"
+           "import cloudpickle\n"
+           "v = cloudpickle.__version__\n"
+           "own = ccloudpickle.__version__\n"
+           "assert v == '3.1.2+ccloudpickle.' + own, (v, own)\n"
+           /* PEP 440's grammar of a local version label. */
+           "assert re.fullmatch(r'3\\.1\\.2\\+[a-z0-9]+(\\.[a-z0-9]+)*', v), v\n"
+           "assert tuple(int(x) for x in v.split('+')[0].split('.')) == (3, 1, 2)\n"
+           "assert v.split('.')[:2] == ['3', '1']\n"
+           "import _ccloudpickle_alias as a\n"
+           "assert a.alias_version('1.0.0-rc1+local') == '3.1.2+ccloudpickle.1.0.0.rc1.local'\n"
+           "assert a.alias_version('') == '3.1.2+ccloudpickle.0'\n"
+           "try:\n"
+           "    from packaging.version import Version\n"
+           "except ImportError:\n"
+           "    Version = None\n"
+           "if Version is not None:\n"
+           "    pv = Version(v)\n"
+           "    assert pv.release == (3, 1, 2) and pv.local.startswith('ccloudpickle.')\n"
+           "    assert Version('2.0.0') <= pv and pv.public == '3.1.2'\n"
+           "with warnings.catch_warnings():\n"
+           "    warnings.simplefilter('ignore')\n"
+           "    try:\n"
+           "        from distutils.version import LooseVersion\n"
+           "    except ImportError:\n"
+           "        LooseVersion = None\n"
+           "    if LooseVersion is not None:\n"
+           "        assert LooseVersion(v) >= LooseVersion('2.0.0')\n"
+           "        assert LooseVersion(v) < LooseVersion('3.2')\n");
+}
+
+Test(alias, distributed_mismatch_warning_names_ccloudpickle)
+{
+    cpk_require("distributed");
+    cpk_py("import ccloudpickle\n"
+           "ccloudpickle.install_alias()\n"
+           "import cloudpickle\n"
+           "import distributed.protocol.pickle as dpp\n"
+           "from distributed import versions\n"
+           "assert dpp.cloudpickle is cloudpickle and dpp.CLOUDPICKLE_GTE_20\n"
+           "here = versions.get_versions()\n"
+           "assert here['packages']['cloudpickle'] == cloudpickle.__version__\n"
+           "stock = {'packages': dict(here['packages'], cloudpickle='3.1.2')}\n"
+           "msg = versions.error_message(here, {'w': stock}, here)['warning']\n"
+           "assert 'Mismatched versions' in msg and '+ccloudpickle.' in msg, msg\n");
+}
+
 /* Our compat="cloudpickle" pickles name stock's module through
  * __import__: with the alias on, plain pickle.loads finds ours. */
 Test(alias, compat_pickles_load_with_plain_pickle)
@@ -370,8 +472,30 @@ Test(alias, pth_set_aliases_on_first_import)
             "from cloudpickle.cloudpickle_fast import dumps\n"
             "import cloudpickle, ccloudpickle, pickle\n"
             "assert dumps is ccloudpickle.dumps is cloudpickle.dumps\n"
-            "assert cloudpickle.__version__ == '3.1.2'\n"
+            "assert cloudpickle.__version__.startswith('3.1.2+ccloudpickle.')\n"
+            "assert cloudpickle.__ccloudpickle_compat__ is None\n"
             "assert pickle.loads(cloudpickle.dumps(lambda x: x + 1))(1) == 2\n");
+}
+
+/* CCLOUDPICKLE_ALIAS=cloudpickle3 / cloudpickle2: the alias writes what
+ * stock cloudpickle loads; the variable's value is the compat= target. */
+Test(alias, pth_compat_values)
+{
+    make_venv(0);
+    static const char *const targets[] = {"cloudpickle3", "cloudpickle2",
+                                          "2.2", NULL};
+    for (int i = 0; targets[i] != NULL; i++) {
+        char code[1024];
+        snprintf(code, sizeof(code),
+                 "import cloudpickle, ccloudpickle, pickle\n"
+                 "assert cloudpickle.__ccloudpickle_compat__ == '%s'\n"
+                 "data = cloudpickle.dumps(lambda x: x + 1)\n"
+                 "assert b'ccloudpickle' not in data, data\n"
+                 "assert data == ccloudpickle.dumps(pickle.loads(data), compat='%s')\n"
+                 "assert pickle.loads(data)(1) == 2\n",
+                 targets[i], targets[i]);
+        venv_ok(targets[i], code);
+    }
 }
 
 Test(alias, pth_wins_over_installed_stock_cloudpickle)

@@ -152,18 +152,73 @@ Test(alias_pth, off_values_and_missing_module_are_silent, .timeout = 120)
                     "assert '_ccloudpickle_alias' in sys.modules\n"
                     "import cloudpickle\n"
                     "assert cloudpickle.__ccloudpickle_version__\n");
-    /* The hook outlives its modules: start-up says nothing, whatever the
-     * variable, and stock cloudpickle is what `import cloudpickle` gets. */
+    /* The hook outlives its modules: start-up says nothing when the
+     * variable is off or unset; stock cloudpickle is what `import
+     * cloudpickle` gets. */
     remove_from_site("os.environ['SITE'], '*ccloudpickle*.*[oy]'");
     char pth[600];
     snprintf(pth, sizeof(pth), "%s/ccloudpickle-alias.pth", venv_site);
     cr_assert(access(pth, F_OK) == 0, "%s is gone too", pth);
-    static const char *const any[] = {"0", "1", "yes", NULL};
-    for (int i = 0; any[i] != NULL; i++)
-        venv_quiet(any[i], "import sys, cloudpickle\n"
-                           "assert '_ccloudpickle_alias' not in sys.modules\n"
-                           "assert cloudpickle.__version__.startswith('2.')\n");
+    const char *code = "import sys, cloudpickle\n"
+                       "assert '_ccloudpickle_alias' not in sys.modules\n"
+                       "assert cloudpickle.__version__.startswith('2.')\n";
+    venv_quiet("0", code);
     venv_quiet(NULL, "print('hello')\n");
+}
+
+/* The variable asks for the alias and it cannot be installed (the hook
+ * outlives its modules): one line on stderr says what failed and how to
+ * fix it; start-up goes on with stock cloudpickle. */
+Test(alias_pth, missing_module_with_variable_set_says_so, .timeout = 120)
+{
+    make_venv();
+    remove_from_site("os.environ['SITE'], '*ccloudpickle*.*[oy]'");
+    const char *code = "import sys, cloudpickle\n"
+                       "assert '_ccloudpickle_alias' not in sys.modules\n"
+                       "assert cloudpickle.__version__.startswith('2.')\n"
+                       "print('stock')\n";
+    static const char *const on[] = {"1", "cloudpickle3", NULL};
+    for (int i = 0; on[i] != NULL; i++) {
+        const char *args[] = {"-c", code, NULL};
+        cpk_proc p;
+        venv_run(&p, on[i], args);
+        cpk_assert_exit(&p, 0);
+        cr_assert_str_eq(p.out, "stock\n");
+        char want[256];
+        snprintf(want, sizeof(want),
+                 "ccloudpickle-alias.pth: CCLOUDPICKLE_ALIAS=%s is set but "
+                 "the alias cannot be installed (ModuleNotFoundError: No "
+                 "module named '_ccloudpickle_alias'): reinstall "
+                 "ccloudpickle for ", on[i]);
+        cr_assert(strncmp(p.err, want, strlen(want)) == 0,
+                  "stderr:\n%s", p.err);
+        const char *tail = ", or unset CCLOUDPICKLE_ALIAS\n";
+        cr_assert(strlen(p.err) > strlen(tail) &&
+                      strcmp(p.err + strlen(p.err) - strlen(tail), tail) == 0 &&
+                      strchr(p.err, '\n') == p.err + strlen(p.err) - 1,
+                  "not one line ending in the fix:\n%s", p.err);
+        cpk_proc_free(&p);
+    }
+}
+
+/* A value that is neither on nor a compat= target: the first import of
+ * cloudpickle says so, and gets stock cloudpickle. */
+Test(alias_pth, unknown_value_says_so, .timeout = 120)
+{
+    make_venv();
+    const char *code = "import sys, cloudpickle\n"
+                       "assert cloudpickle.__version__.startswith('2.')\n"
+                       "print('stock')\n";
+    const char *args[] = {"-c", code, NULL};
+    cpk_proc p;
+    venv_run(&p, "cloudpickle9", args);
+    cpk_assert_exit(&p, 0);
+    cr_assert_str_eq(p.out, "stock\n");
+    cr_assert(strstr(p.err, "CCLOUDPICKLE_ALIAS=cloudpickle9: compat must be") &&
+                  strstr(p.err, "cloudpickle is not aliased: set it to 1, "
+                                "cloudpickle3 or cloudpickle2, or unset it"),
+              "stderr:\n%s", p.err);
+    cpk_proc_free(&p);
 }
 
 /* ccloudpickle itself broken (here: its import raises ImportError): the
@@ -192,7 +247,9 @@ Test(alias_pth, broken_ccloudpickle_under_w_error, .timeout = 120)
         cr_assert_str_eq(p.out, "stock\n");
         cr_assert(strstr(p.err, "RuntimeWarning") != NULL &&
                       strstr(p.err, "broken on purpose") != NULL &&
-                      strstr(p.err, "cloudpickle is not aliased") != NULL,
+                      strstr(p.err, "cloudpickle is not aliased: reinstall "
+                                    "ccloudpickle for ") != NULL &&
+                      strstr(p.err, "or unset CCLOUDPICKLE_ALIAS") != NULL,
                   "no warning:\n%s", p.err);
         cpk_proc_free(&p);
     }

@@ -72,7 +72,7 @@ Test(stubs_companions, forwarders_match_the_companions)
            "assert str(inspect.signature(ccloudpickle.install_multiprocessing))"
            " == '(enable=True)'\n"
            "assert str(inspect.signature(ccloudpickle.install_alias)) == "
-           "'(*, replace=False)'\n");
+           "'(*, replace=False, compat=None)'\n");
 }
 
 /* The other side: a stub or a companion that drifts is caught. */
