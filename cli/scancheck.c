@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ccloudpickle.h" /* CPK_VERSION */
 #include "envelope.h" /* CPK_ENV_MAGIC */
+#include "format.h"   /* cpk_format_sniff: a format newer than ours */
 #include "message.h"
 #include "safetext.h"
 
@@ -161,6 +163,18 @@ int
 cpk_scan_pickle(const char *name, const void *data, size_t len,
                 size_t max_scan, pkscan_report **report)
 {
+    /* A pickle of a newer format: its names may mean what this scan
+     * does not know. Refused with the loader's upgrade message. */
+    int fmt;
+    char writer[48];
+    if (cpk_format_sniff(data, len, &fmt, writer, sizeof writer) &&
+        fmt > CPK_FORMAT_CURRENT) {
+        char msg[256];
+        cpk_format_message(msg, sizeof msg, fmt, writer, CPK_VERSION);
+        cpk_error("%s: %s", name, msg);
+        *report = NULL;
+        return CPK_EXIT_INPUT;
+    }
     pkscan_report *r = pkscan_scan_limited(
         data, len, PKSCAN_PY_FLAGS(PY_VERSION_HEX), max_scan);
     *report = r;

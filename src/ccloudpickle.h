@@ -15,7 +15,7 @@
 #include <Python.h>
 
 #define CPK_MODULE_NAME "ccloudpickle"
-#define CPK_VERSION "0.5.0"
+#define CPK_VERSION "0.6.0"
 
 /* Module init (multi-phase): returns the module definition. */
 PyMODINIT_FUNC PyInit_ccloudpickle(void);

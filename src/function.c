@@ -847,7 +847,8 @@ empty_cells(Py_ssize_t n)
 static PyObject *
 inline_code(cpk_state *st, cpk_pickler_ext *ext, PyObject *code)
 {
-    if (ext->portable)
+    /* Format 2's _function_make takes a code object only. */
+    if (ext->portable || ext->fmt < 3)
         return Py_NewRef(code);
     PyObject *r = cpk_reduce_code(st, code, CPK_FORMAT_NATIVE);
     if (r == NULL)
@@ -951,7 +952,9 @@ cpk_reduce_function(cpk_state *st, PyObject *pickler, PyObject *func)
     /* A leaf subset's modules go by name (split_modules): the state gets
      * the rest, and the whole subset only if the split form is written. */
     PyObject *plain = fglobals, *pairs = NULL;
-    if (split != NULL && PyTuple_GET_ITEM(split, 2) != Py_None) {
+    /* Formats before 4 take no modules argument: subimport, as before. */
+    if (split != NULL && PyTuple_GET_ITEM(split, 2) != Py_None &&
+        ext->fmt >= 4) {
         plain = PyTuple_GET_ITEM(split, 1);
         pairs = PyTuple_GET_ITEM(split, 2);
     }
@@ -970,7 +973,8 @@ cpk_reduce_function(cpk_state *st, PyObject *pickler, PyObject *func)
      * closure over numbers and modules). Otherwise the function is
      * memoized by _function_new before its state is pickled, for
      * recursion through globals, closures, defaults or attributes. */
-    int leaf = hooks ? 0 : state_is_leaf(st, state, fglobals_leaf ? plain
+    /* Format 1 has no _function_make: the split form. */
+    int leaf = hooks || ext->fmt < 2 ? 0 : state_is_leaf(st, state, fglobals_leaf ? plain
                                                                   : NULL);
     if (leaf < 0)
         goto done;

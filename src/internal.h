@@ -9,6 +9,7 @@
 #include <Python.h>
 
 #include "ccloudpickle.h"
+#include "format.h" /* the format numbers, the marker */
 
 #if PY_VERSION_HEX < 0x03090000
 /* Heap types that know their module (PEP 573) arrived in 3.9. */
@@ -285,6 +286,7 @@ typedef struct cpk_state {
     PyObject *ReconstructorValueError;
     PyObject *PolicyError;       /* loadpolicy.c: import policy refusals */
     PyObject *SignatureError;    /* loadpolicy.c: signed pickle refusals */
+    PyObject *FormatError;       /* module.c: a format newer than ours */
     PyObject *load_policy;       /* loadpolicy.c: ContextVar, _load_policy */
     PyObject *copyreg_dispatch;  /* copyreg.dispatch_table */
     PyObject *builtins_module;
@@ -393,6 +395,13 @@ typedef struct cpk_state {
     PyObject *kwnames_compat;    /* ("compat",) */
     PyObject *kwnames_unpickler; /* ("fix_imports", ..., "buffers") */
     PyObject *magic_int;         /* bytecode magic number */
+    /* This version's format marker, then POP (format.h): what a pickle
+     * of the current format opens with, as GLOBAL (protocols 0 to 3) and
+     * as STACK_GLOBAL (4 and 5, which loads() takes on its fast path). */
+    char format_op[80];
+    Py_ssize_t format_op_len;
+    char format_op4[80];
+    Py_ssize_t format_op4_len;
 
     /* Exact-type dispatch table. */
     cpk_type_slot table[CPK_TYPE_TABLE_SIZE];
@@ -414,7 +423,7 @@ typedef struct cpk_state {
     X(code_cache)                                                            \
     X(base_load) X(base_loads) X(PicklingError) X(UnpicklingError) X(copyreg_dispatch)     \
     X(ReconstructorTypeError) X(ReconstructorValueError)                     \
-    X(PolicyError) X(SignatureError) X(load_policy)                          \
+    X(PolicyError) X(SignatureError) X(FormatError) X(load_policy)                          \
     X(builtins_module) X(getattr) X(import_) X(sys_modules) X(abcmeta)       \
     X(abc_get_dump) X(str_dot) X(str_locals) X(function_new)                 \
     X(function_fill) X(function_make) X(code_unmarshal) X(code_new)         \
@@ -462,6 +471,7 @@ typedef struct {
                               * so a failed dump can be undone exactly) */
     int proto;
     int format;              /* cpk_format */
+    int fmt;                 /* the format number written (format.h) */
     int in_init;             /* set while CPython's __init__ runs */
     int diagnose_off;        /* dumps(diagnose=False): no culprit search */
     int portable;            /* portable=True: code carries its source */
@@ -680,6 +690,19 @@ int cpk_sink_passes(PyObject *sink);
 Py_ssize_t cpk_sink_written(PyObject *sink);
 void cpk_sink_hold(PyObject *sink);
 int cpk_sink_release(PyObject *sink, int commit);
+/* The next pickle opens with prefix[0, len) (static or the module
+ * state's bytes) if cpk_sink_need_prefix is called before it is out. */
+void cpk_sink_set_prefix(PyObject *sink, const char *prefix, Py_ssize_t len);
+void cpk_sink_need_prefix(PyObject *sink);
+/* The end of a successful dump to a user's file: what a sink kept while
+ * the marker's need was unknown goes on to the file. 0, or -1 with an
+ * exception. */
+int cpk_sink_end_dump(PyObject *sink);
+
+/* format= of dumps, dump and Pickler: None (the current format) or a
+ * format number this version writes, in *out; -1 with ValueError or
+ * TypeError otherwise. */
+int cpk_format_arg(PyObject *value, int *out);
 
 /* deepstack.c: fn(arg) on a large C stack of this thread, with the
  * recursion budget raised by cpk_deep_headroom() levels for the call.

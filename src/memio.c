@@ -28,11 +28,42 @@ typedef struct {
     PyObject *target;
     int hold;
     Py_ssize_t passed;
+    /* The format marker (format.h) the pickle opens with, once `need`
+     * says it names a reconstructor of ours (cpk_sink_set_prefix): put
+     * after the PROTO opcode (before the first frame) or first when the
+     * pickle has none, by getvalue or on the way to the file. The bytes
+     * are the module state's. */
+    const char *prefix;
+    Py_ssize_t prefix_len;
+    int need;
 } cpk_sink;
 
 /* Room the accumulator keeps past a write that made it grow: what follows
  * a large buffer in a pickle (the end of its frame, the STOP) fits. */
 #define CPK_SINK_SLACK 4096
+
+/* Where the marker goes in a pickle starting with data[0, n): after
+ * PROTO (2 bytes), so the pickle still opens with it. */
+static Py_ssize_t
+prefix_at(const char *data, Py_ssize_t n)
+{
+    return n >= 2 && (unsigned char)data[0] == 0x80 ? 2 : 0;
+}
+
+/* data[0, at) + prefix + data[at, n) as a new bytes object. */
+static PyObject *
+with_prefix(cpk_sink *self, const char *data, Py_ssize_t n)
+{
+    Py_ssize_t at = prefix_at(data, n);
+    PyObject *out = PyBytes_FromStringAndSize(NULL, self->prefix_len + n);
+    if (out == NULL)
+        return NULL;
+    char *o = PyBytes_AS_STRING(out);
+    memcpy(o, data, (size_t)at);
+    memcpy(o + at, self->prefix, (size_t)self->prefix_len);
+    memcpy(o + at + self->prefix_len, data + at, (size_t)(n - at));
+    return out;
+}
 
 /* Make room for `need` more bytes in the accumulator. The first block is
  * of the size needed (plus a little), not doubled: a pickle carrying one
@@ -64,35 +95,28 @@ sink_reserve(cpk_sink *self, Py_ssize_t need)
     return _PyBytes_Resize(&self->acc, want);
 }
 
-static PyObject *
-Sink_write(PyObject *op, PyObject *data)
+/* Keep data in memory: the first bytes object as is, anything after
+ * copied once into the accumulator (a memoryview over the caller's
+ * buffer must be copied now anyway). 0, or -1 with an exception. */
+static int
+sink_keep(cpk_sink *self, PyObject *data)
 {
-    cpk_sink *self = (cpk_sink *)op;
     Py_buffer b;
-    if (self->target != NULL && !self->hold) {
-        PyObject *r = PyObject_CallOneArg(self->target, data);
-        if (r == NULL)
-            return NULL;
-        self->passed++;
-        return r;
-    }
     if (self->first == NULL && self->acc == NULL &&
         PyBytes_CheckExact(data)) {
         /* Most pickles arrive in one write: keep that bytes object. */
         self->first = Py_NewRef(data);
         self->size = PyBytes_GET_SIZE(data);
-        Py_RETURN_NONE; /* the pickler ignores what write() returns */
+        return 0;
     }
-    /* Anything else is copied once, into the accumulator; a memoryview
-     * over the caller's buffer must be copied now anyway. */
     if (PyObject_GetBuffer(data, &b, PyBUF_C_CONTIGUOUS) < 0)
-        return NULL;
+        return -1;
     if (self->first != NULL) {
         Py_ssize_t n = PyBytes_GET_SIZE(self->first);
         self->size = 0;
         if (sink_reserve(self, n + b.len) < 0) {
             PyBuffer_Release(&b);
-            return NULL;
+            return -1;
         }
         memcpy(PyBytes_AS_STRING(self->acc), PyBytes_AS_STRING(self->first),
                (size_t)n);
@@ -101,18 +125,88 @@ Sink_write(PyObject *op, PyObject *data)
     }
     else if (sink_reserve(self, b.len) < 0) {
         PyBuffer_Release(&b);
-        return NULL;
+        return -1;
     }
     memcpy(PyBytes_AS_STRING(self->acc) + self->size, b.buf, (size_t)b.len);
     self->size += b.len;
     PyBuffer_Release(&b);
-    Py_RETURN_NONE;
+    return 0;
+}
+
+/* Write what is kept (the marker put in by getvalue) on to the file. */
+static int
+sink_pass_kept(cpk_sink *self)
+{
+    PyObject *data = cpk_sink_getvalue((PyObject *)self);
+    PyObject *w = data ? PyObject_CallOneArg(self->target, data) : NULL;
+    Py_XDECREF(data);
+    cpk_sink_reset((PyObject *)self);
+    if (w == NULL)
+        return -1;
+    self->passed++;
+    Py_DECREF(w);
+    return 0;
+}
+
+static PyObject *
+Sink_write(PyObject *op, PyObject *data)
+{
+    cpk_sink *self = (cpk_sink *)op;
+    if (self->target != NULL && !self->hold && self->prefix != NULL) {
+        /* Whether the pickle needs the marker is known once it names a
+         * reconstructor of ours, or at the end of the dump
+         * (cpk_sink_end_dump): until then its frames are kept here. */
+        if (sink_keep(self, data) < 0)
+            return NULL;
+        if (self->need && sink_pass_kept(self) < 0)
+            return NULL;
+        Py_RETURN_NONE;
+    }
+    if (self->target != NULL && !self->hold) {
+        PyObject *r = PyObject_CallOneArg(self->target, data);
+        if (r == NULL)
+            return NULL;
+        self->passed++;
+        return r;
+    }
+    if (sink_keep(self, data) < 0)
+        return NULL;
+    Py_RETURN_NONE; /* the pickler ignores what write() returns */
+}
+
+int
+cpk_sink_end_dump(PyObject *op)
+{
+    cpk_sink *self = (cpk_sink *)op;
+    if (self->target == NULL || self->hold || self->prefix == NULL)
+        return 0;
+    if (self->size == 0 && self->first == NULL) {
+        self->prefix = NULL;
+        return 0;
+    }
+    return sink_pass_kept(self);
 }
 
 PyObject *
 cpk_sink_getvalue(PyObject *op)
 {
     cpk_sink *self = (cpk_sink *)op;
+    if (self->prefix != NULL && self->need) {
+        /* One copy, of a pickle that names our reconstructors. */
+        Py_ssize_t n = self->first ? PyBytes_GET_SIZE(self->first)
+                                   : self->size;
+        const char *from = self->first ? PyBytes_AS_STRING(self->first)
+                         : self->acc   ? PyBytes_AS_STRING(self->acc)
+                                       : "";
+        PyObject *out = with_prefix(self, from, n);
+        if (out == NULL)
+            return NULL;
+        Py_CLEAR(self->acc);
+        Py_XSETREF(self->first, Py_NewRef(out));
+        self->size = PyBytes_GET_SIZE(out);
+        self->prefix = NULL;
+        return out;
+    }
     if (self->first != NULL)
         return Py_NewRef(self->first);
     if (self->acc == NULL)
@@ -141,6 +235,25 @@ cpk_sink_reset(PyObject *op)
     Py_CLEAR(self->first);
     Py_CLEAR(self->acc);
     self->size = 0;
+    self->prefix = NULL;
+    self->need = 0;
+}
+
+void
+cpk_sink_set_prefix(PyObject *op, const char *prefix, Py_ssize_t len)
+{
+    cpk_sink *self = (cpk_sink *)op;
+    if (self->target != NULL && !self->hold)
+        cpk_sink_reset(op); /* what a failed dump kept was never written */
+    self->prefix = prefix;
+    self->prefix_len = len;
+    self->need = 0;
+}
+
+void
+cpk_sink_need_prefix(PyObject *op)
+{
+    ((cpk_sink *)op)->need = 1;
 }
 
 /* A passthrough sink (cpk_sink_wrap) for `file`: NULL with the TypeError
@@ -189,8 +302,11 @@ cpk_sink_passes(PyObject *op)
 void
 cpk_sink_hold(PyObject *op)
 {
+    cpk_sink *self = (cpk_sink *)op;
+    const char *prefix = self->prefix; /* still to come first */
     cpk_sink_reset(op);
-    ((cpk_sink *)op)->hold = 1;
+    self->prefix = prefix;
+    self->hold = 1;
 }
 
 /* End of a hold: what was kept goes on to the file in one write when
@@ -268,6 +384,9 @@ cpk_sink_new(cpk_state *st)
     self->first = self->acc = self->target = NULL;
     self->size = self->passed = 0;
     self->hold = 0;
+    self->prefix = NULL;
+    self->prefix_len = 0;
+    self->need = 0;
     PyObject_GC_Track(self);
     return (PyObject *)self;
 }

@@ -19,7 +19,7 @@
 static PyObject *
 make_pickler(cpk_state *st, PyObject *file, PyObject *protocol,
              PyObject *buffer_callback, PyObject *compat, int diagnose,
-             int portable)
+             int portable, int fmt)
 {
     if (portable && compat != NULL && compat != Py_None) {
         PyErr_SetString(PyExc_ValueError,
@@ -36,6 +36,8 @@ make_pickler(cpk_state *st, PyObject *file, PyObject *protocol,
         CPK_PICKLER_EXT(p)->diagnose_off = 1;
     if (p != NULL && portable)
         CPK_PICKLER_EXT(p)->portable = 1;
+    if (p != NULL)
+        CPK_PICKLER_EXT(p)->fmt = fmt;
     return p;
 }
 
@@ -107,11 +109,18 @@ is_plain(PyObject *obj, int depth, Py_ssize_t *budget)
 static PyObject *
 dumps_impl(cpk_state *st, PyObject *obj, PyObject *protocol,
            PyObject *buffer_callback, PyObject *compat, PyObject *sign_key,
-           int diagnose, int portable)
+           int diagnose, int portable, int fmt)
 {
     int signing = sign_key != NULL && sign_key != Py_None;
     int native = buffer_callback == Py_None && compat == Py_None &&
                  cpk_pickler_type_pristine(st);
+    if (fmt != CPK_FORMAT_CURRENT && compat != Py_None) {
+        PyErr_SetString(PyExc_ValueError,
+                        "format= cannot be combined with compat=: format= "
+                        "numbers ccloudpickle's formats, compat= names a "
+                        "stock cloudpickle");
+        return NULL;
+    }
     if (native && !signing) {
         Py_ssize_t budget = CPK_PLAIN_MAX_ITEMS;
         if (is_plain(obj, 0, &budget)) {
@@ -139,8 +148,10 @@ dumps_impl(cpk_state *st, PyObject *obj, PyObject *protocol,
     PyObject *sink = NULL, *pickler;
     /* None, 5 and -1 all make a protocol 5 Pickler, the spare's (engines
      * pass protocol=pickle.HIGHEST_PROTOCOL). */
-    int spare = native && !portable && protocol == Py_None;
-    if (native && !portable && !spare && PyLong_CheckExact(protocol)) {
+    int spare = native && !portable && protocol == Py_None &&
+                fmt == CPK_FORMAT_CURRENT;
+    if (native && !portable && !spare && fmt == CPK_FORMAT_CURRENT &&
+        PyLong_CheckExact(protocol)) {
         int overflow; /* no exception: a huge value is not 5 */
         long p = PyLong_AsLongAndOverflow(protocol, &overflow);
         spare = !overflow && (p == CPK_HIGHEST_PROTOCOL || p == -1);
@@ -154,7 +165,7 @@ dumps_impl(cpk_state *st, PyObject *obj, PyObject *protocol,
         if ((sink = cpk_sink_new(st)) == NULL)
             return NULL;
         pickler = make_pickler(st, sink, protocol, buffer_callback, compat,
-                               diagnose, portable);
+                               diagnose, portable, fmt);
     }
     if (pickler == NULL) {
         Py_XDECREF(sink);
@@ -186,24 +197,27 @@ module_dumps(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
 {
     static const char *const kwlist[] = {"obj", "protocol", "buffer_callback",
                                          "compat", "sign_key", "diagnose",
-                                         "portable", NULL};
+                                         "portable", "format", NULL};
     cpk_state *st = cpk_get_state(module);
     PyObject *obj, *protocol = Py_None, *buffer_callback = Py_None;
     PyObject *compat = Py_None, *sign_key = Py_None, *diagnose = Py_True;
-    PyObject *portable = Py_False;
+    PyObject *portable = Py_False, *format = Py_None;
     if (nargs == 1 && kwnames == NULL)
         return dumps_impl(st, args[0], protocol, buffer_callback, compat,
-                          sign_key, 1, 0);
+                          sign_key, 1, 0, CPK_FORMAT_CURRENT);
     if (!cpk_parse_args("dumps", args, nargs, kwnames, kwlist, 1, 3,
                         &obj, &protocol, &buffer_callback, &compat, &sign_key,
-                        &diagnose, &portable))
+                        &diagnose, &portable, &format))
+        return NULL;
+    int fmt;
+    if (cpk_format_arg(format, &fmt) < 0)
         return NULL;
     int diag = PyObject_IsTrue(diagnose);
     int port = diag < 0 ? -1 : PyObject_IsTrue(portable);
     if (port < 0)
         return NULL;
     return dumps_impl(st, obj, protocol, buffer_callback, compat, sign_key,
-                      diag, port);
+                      diag, port, fmt);
 }
 
 static PyObject *
@@ -213,14 +227,17 @@ module_dump(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
     static const char *const kwlist[] = {"obj", "file", "protocol",
                                          "buffer_callback", "compat",
                                          "sign_key", "diagnose", "portable",
-                                         NULL};
+                                         "format", NULL};
     cpk_state *st = cpk_get_state(module);
     PyObject *obj, *file, *protocol = Py_None, *buffer_callback = Py_None;
     PyObject *compat = Py_None, *sign_key = Py_None, *diagnose = Py_True;
-    PyObject *portable = Py_False;
+    PyObject *portable = Py_False, *format = Py_None;
     if (!cpk_parse_args("dump", args, nargs, kwnames, kwlist, 2, 4,
                         &obj, &file, &protocol, &buffer_callback, &compat,
-                        &sign_key, &diagnose, &portable))
+                        &sign_key, &diagnose, &portable, &format))
+        return NULL;
+    int fmt;
+    if (cpk_format_arg(format, &fmt) < 0)
         return NULL;
     int diag = PyObject_IsTrue(diagnose);
     int port = diag < 0 ? -1 : PyObject_IsTrue(portable);
@@ -230,7 +247,7 @@ module_dump(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
         /* Signed: made in memory, then one write (nothing is written if
          * pickling fails). */
         PyObject *env = dumps_impl(st, obj, protocol, buffer_callback,
-                                   compat, sign_key, diag, port);
+                                   compat, sign_key, diag, port, fmt);
         if (env == NULL)
             return NULL;
         PyObject *wargs[2] = {file, env};
@@ -242,8 +259,15 @@ module_dump(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
         Py_DECREF(w);
         Py_RETURN_NONE;
     }
+    if (fmt != CPK_FORMAT_CURRENT && compat != Py_None) {
+        PyErr_SetString(PyExc_ValueError,
+                        "format= cannot be combined with compat=: format= "
+                        "numbers ccloudpickle's formats, compat= names a "
+                        "stock cloudpickle");
+        return NULL;
+    }
     PyObject *pickler = make_pickler(st, file, protocol, buffer_callback,
-                                     compat, diag, port);
+                                     compat, diag, port, fmt);
     if (pickler == NULL)
         return NULL;
     PyObject *r = pickler_dump(pickler, obj);
@@ -641,7 +665,33 @@ PyDoc_STRVAR(list_registry_doc,
 "Return a copy of the set of module names registered for pickling by "
 "value.");
 
+/* Module __getattr__ (PEP 562): the format markers (format.h), which a
+ * pickle opens with and pops. Ours and older ones resolve to None; a
+ * newer one raises FormatError, the message of a loader too old. */
+static PyObject *
+module_getattr(PyObject *module, PyObject *name)
+{
+    int n;
+    char writer[48];
+    const char *s = PyUnicode_Check(name) ? PyUnicode_AsUTF8(name) : NULL;
+    if (s == NULL && PyErr_Occurred())
+        return NULL;
+    if (s != NULL &&
+        cpk_format_parse(s, strlen(s), &n, writer, sizeof writer)) {
+        if (n <= CPK_FORMAT_CURRENT)
+            Py_RETURN_NONE;
+        char msg[256];
+        cpk_format_message(msg, sizeof msg, n, writer, CPK_VERSION);
+        PyErr_SetString(cpk_get_state(module)->FormatError, msg);
+        return NULL;
+    }
+    PyErr_Format(PyExc_AttributeError,
+                 "module '" CPK_MODULE_NAME "' has no attribute '%U'", name);
+    return NULL;
+}
+
 static PyMethodDef module_methods[] = {
+    {"__getattr__", module_getattr, METH_O, NULL},
     {"dumps", (PyCFunction)(void (*)(void))module_dumps,
      METH_FASTCALL | METH_KEYWORDS, dumps_doc},
     {"dump", (PyCFunction)(void (*)(void))module_dump,
@@ -826,6 +876,29 @@ module_exec(PyObject *module)
     cpk_state *st = cpk_get_state(module);
     if (init_names(st) < 0)
         return -1;
+    {
+        /* GLOBAL ccloudpickle _format_N_..., POP (format.h) */
+        char name[48];
+        int n = cpk_format_marker(name, sizeof name, CPK_FORMAT_CURRENT,
+                                  CPK_VERSION);
+        int len = n < 0 ? -1
+                        : snprintf(st->format_op, sizeof st->format_op,
+                                   "c%s\n%s\n0", CPK_MODULE_NAME, name);
+        if (len < 0 || (size_t)len >= sizeof st->format_op) {
+            PyErr_SetString(PyExc_SystemError, "format marker too long");
+            return -1;
+        }
+        st->format_op_len = len;
+        len = snprintf(st->format_op4, sizeof st->format_op4,
+                       "\x8c%c%s\x8c%c%s\x93" "0",
+                       (char)strlen(CPK_MODULE_NAME), CPK_MODULE_NAME,
+                       (char)n, name);
+        if (len < 0 || (size_t)len >= sizeof st->format_op4) {
+            PyErr_SetString(PyExc_SystemError, "format marker too long");
+            return -1;
+        }
+        st->format_op4_len = len;
+    }
 
     if ((st->base_pickler = cpk_import_attr("_pickle", "Pickler")) == NULL ||
         (st->base_dumps = cpk_import_attr("_pickle", "dumps")) == NULL ||
@@ -946,7 +1019,16 @@ module_exec(PyObject *module)
                                 CPK_HIGHEST_PROTOCOL) < 0 ||
         PyModule_AddIntConstant(module, "HIGHEST_PROTOCOL",
                                 CPK_HIGHEST_PROTOCOL) < 0 ||
-        PyModule_AddStringConstant(module, "__version__", CPK_VERSION) < 0)
+        PyModule_AddStringConstant(module, "__version__", CPK_VERSION) < 0 ||
+        PyModule_AddIntConstant(module, "FORMAT", CPK_FORMAT_CURRENT) < 0)
+        return -1;
+    st->FormatError = PyErr_NewExceptionWithDoc(
+        CPK_MODULE_NAME ".FormatError",
+        "The pickle needs a newer format than this ccloudpickle loads "
+        "(doc/FORMAT.md): upgrade the loading side, or write with format=.",
+        st->UnpicklingError, NULL);
+    if (st->FormatError == NULL ||
+        PyModule_AddObjectRef(module, "FormatError", st->FormatError) < 0)
         return -1;
     /* Last: from here stock cloudpickle may call into the module. */
     return cpk_stock_init(module, st);

@@ -182,9 +182,21 @@ Pickler_reducer_override(PyObject *self, PyObject *obj)
                                       (PyObject *)type);
             if (reg < 0)
                 return NULL;
-            if (!reg)
-                return PyUnicode_FromString(
-                    ((PyCFunctionObject *)obj)->m_ml->ml_name);
+            if (!reg) {
+                const char *name = ((PyCFunctionObject *)obj)->m_ml->ml_name;
+                if (ext->sink != NULL)
+                    cpk_sink_need_prefix(ext->sink);
+                if (!cpk_format_has_name(ext->fmt, name)) {
+                    PyErr_Format(st->PicklingError,
+                                 "Can't pickle for format %d (ccloudpickle "
+                                 "%s): its loaders have no %s; write a "
+                                 "newer format",
+                                 ext->fmt, cpk_format_release(ext->fmt),
+                                 name);
+                    return NULL;
+                }
+                return PyUnicode_FromString(name);
+            }
         }
         Py_RETURN_NOTIMPLEMENTED;
     }
@@ -407,6 +419,16 @@ dump_deep(PyObject *self, PyObject *obj, Py_ssize_t written, int *tried)
     return r;
 }
 
+/* A successful dump's result r, once a user's file has what the sink
+ * kept (cpk_sink_end_dump). Steals r. */
+static PyObject *
+end_dump(cpk_pickler_ext *ext, PyObject *r)
+{
+    if (ext->sink != NULL && cpk_sink_end_dump(ext->sink) < 0)
+        Py_CLEAR(r);
+    return r;
+}
+
 static PyObject *
 Pickler_dump(PyObject *self, PyObject *obj)
 {
@@ -427,15 +449,22 @@ Pickler_dump(PyObject *self, PyObject *obj)
     int was_empty = !ext->memo_used;
     ext->memo_used = 1;
     ext->user_hooks = -1;
+    /* The marker opens the pickle if it names a reconstructor of ours
+     * (reducer_override says so); older formats go without. */
+    if (ext->format == CPK_FORMAT_NATIVE && ext->fmt >= CPK_FORMAT_MARKED &&
+        ext->sink != NULL)
+        cpk_sink_set_prefix(
+            ext->sink, ext->proto >= 4 ? st->format_op4 : st->format_op,
+            ext->proto >= 4 ? st->format_op4_len : st->format_op_len);
     Py_ssize_t written = ext->sink != NULL ? cpk_sink_written(ext->sink) : 0;
     PyObject *r = dump_once(self, obj);
     if (r != NULL)
-        return r;
+        return end_dump(ext, r);
     if (was_empty) {
         int tried;
         r = dump_deep(self, obj, written, &tried);
         if (tried)
-            return r;
+            return r != NULL ? end_dump(ext, r) : NULL;
     }
     return dump_failed(self, obj, was_empty);
 }
@@ -516,23 +545,54 @@ Pickler_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     ext->st = cpk_get_state(module);
     ext->user_hooks = -1;
     ext->proto = 5;
+    ext->fmt = CPK_FORMAT_CURRENT;
     return self;
 }
 
+int
+cpk_format_arg(PyObject *value, int *out)
+{
+    *out = CPK_FORMAT_CURRENT;
+    if (value == Py_None)
+        return 0;
+    if (!PyLong_Check(value) || PyBool_Check(value)) {
+        PyErr_Format(PyExc_TypeError,
+                     "format must be an int or None, not %.100s",
+                     Py_TYPE(value)->tp_name);
+        return -1;
+    }
+    int overflow;
+    long n = PyLong_AsLongAndOverflow(value, &overflow);
+    if (n == -1 && PyErr_Occurred())
+        return -1;
+    if (overflow || n < CPK_FORMAT_OLDEST || n > CPK_FORMAT_CURRENT) {
+        PyErr_Format(PyExc_ValueError,
+                     "format must be %d to %d (the formats of ccloudpickle "
+                     "%s to %s), not %S",
+                     CPK_FORMAT_OLDEST, CPK_FORMAT_CURRENT,
+                     cpk_format_release(CPK_FORMAT_OLDEST), CPK_VERSION,
+                     value);
+        return -1;
+    }
+    *out = (int)n;
+    return 0;
+}
+
 /* Parse (file, protocol=None, buffer_callback=None, *, compat=None,
- * portable=False).
+ * portable=False, format=None).
  * Positional calls (how dumps() makes its Pickler) skip the generic
  * parser. Borrowed references. */
 static int
 parse_init_args(PyObject *args, PyObject *kwds, PyObject **file,
                 PyObject **protocol, PyObject **buffer_callback,
-                PyObject **compat, PyObject **portable)
+                PyObject **compat, PyObject **portable, PyObject **format)
 {
     static char *kwlist[] = {"file", "protocol", "buffer_callback", "compat",
-                             "portable", NULL};
+                             "portable", "format", NULL};
     Py_ssize_t n = PyTuple_GET_SIZE(args);
     *protocol = *buffer_callback = *compat = Py_None;
     *portable = Py_False;
+    *format = Py_None;
     if ((kwds == NULL || PyDict_GET_SIZE(kwds) == 0) && n >= 1 && n <= 3) {
         *file = PyTuple_GET_ITEM(args, 0);
         if (n > 1)
@@ -541,9 +601,9 @@ parse_init_args(PyObject *args, PyObject *kwds, PyObject **file,
             *buffer_callback = PyTuple_GET_ITEM(args, 2);
         return 0;
     }
-    return PyArg_ParseTupleAndKeywords(args, kwds, "O|OO$OO:Pickler", kwlist,
+    return PyArg_ParseTupleAndKeywords(args, kwds, "O|OO$OOO:Pickler", kwlist,
                                        file, protocol, buffer_callback,
-                                       compat, portable)
+                                       compat, portable, format)
                ? 0
                : -1;
 }
@@ -654,14 +714,25 @@ static int
 Pickler_init(PyObject *self, PyObject *args, PyObject *kwds)
 {
     PyObject *file, *protocol, *buffer_callback, *compat, *portable_obj;
+    PyObject *fmt_obj;
     cpk_pickler_ext *ext = CPK_PICKLER_EXT(self);
 
     if (parse_init_args(args, kwds, &file, &protocol, &buffer_callback,
-                        &compat, &portable_obj) < 0)
+                        &compat, &portable_obj, &fmt_obj) < 0)
         return -1;
     int format = cpk_compat_format(compat);
     if (format < 0)
         return -1;
+    int fmt;
+    if (cpk_format_arg(fmt_obj, &fmt) < 0)
+        return -1;
+    if (fmt_obj != Py_None && format != CPK_FORMAT_NATIVE) {
+        PyErr_SetString(PyExc_ValueError,
+                        "format= cannot be combined with compat=: format= "
+                        "numbers ccloudpickle's formats, compat= names a "
+                        "stock cloudpickle");
+        return -1;
+    }
     int portable = PyObject_IsTrue(portable_obj);
     if (portable < 0)
         return -1;
@@ -715,6 +786,7 @@ Pickler_init(PyObject *self, PyObject *args, PyObject *kwds)
     ext->memo_used = 0; /* CPython's __init__ made a new, empty memo */
     ext->proto = proto;
     ext->format = format;
+    ext->fmt = fmt;
     ext->portable = portable;
     ext->buffer_callback = buffer_callback != Py_None;
     return 0;

@@ -1,0 +1,58 @@
+/* format.h - the numbers of ccloudpickle's pickle format (doc/FORMAT.md):
+ * which format each release writes, the marker a pickle opens with to
+ * say which one it needs, and the error an older loader gives. Pure C:
+ * the static scan (pkscan.c) and the module (unpickler.c, module.c) both
+ * use it. */
+#ifndef CPK_FORMAT_H
+#define CPK_FORMAT_H
+
+#include <stddef.h>
+
+/* The format this version writes by default, and the oldest it can
+ * write (format=N). A new reconstructor shape is a new name and a new
+ * number here; doc/FORMAT.md's table says what each number holds. */
+#define CPK_FORMAT_CURRENT 5
+#define CPK_FORMAT_OLDEST 1
+
+/* The first format whose pickles open with the marker: formats before it
+ * are loaded by releases that do not know the marker. */
+#define CPK_FORMAT_MARKED 5
+
+/* The marker's name in the module: "_format_<N>_<major>_<minor>_<patch>",
+ * N the format the pickle needs, then the writer's version. */
+#define CPK_FORMAT_MARKER_PREFIX "_format_"
+
+/* The release that introduced format n ("0.1.0" ...), or NULL when n is
+ * not a format this version knows. */
+const char *cpk_format_release(int n);
+
+/* 1 when name[0, len) is a marker: *format and the writer's version
+ * ("0.7.0", in version[0, vsize)) are filled; 0 otherwise (the name is
+ * then an ordinary one). A number too long is not a marker. */
+int cpk_format_parse(const char *name, size_t len, int *format,
+                     char *version, size_t vsize);
+
+/* The marker of format n written by `version` ("0.6.0"), NUL-terminated
+ * in out[0, size). Its length, or -1 when it does not fit. */
+int cpk_format_marker(char *out, size_t size, int n, const char *version);
+
+/* Whether a pickle of format n may name reconstructor `name`: 1 yes, 0
+ * no (the release of format n lacks it). Names that are not ours are
+ * not this function's to judge: 1. */
+int cpk_format_has_name(int n, const char *name);
+
+/* The format a pickle says it needs: 1 when data[0, len) opens with a
+ * marker (GLOBAL "ccloudpickle" marker, the text opcode every protocol
+ * reads, then POP), first or right after PROTO, *format and the writer's version filled; 0 when it has none (a
+ * pickle of format 4 or older, or of plain data, which any loader
+ * reads). */
+int cpk_format_sniff(const void *data, size_t len, int *format,
+                     char *version, size_t vsize);
+
+/* The older loader's message, NUL-terminated in out[0, size): "written
+ * by ccloudpickle X for format N; this is ccloudpickle Y (format M):
+ * upgrade the loading side, or write with format=M". */
+void cpk_format_message(char *out, size_t size, int n, const char *writer,
+                        const char *self_version);
+
+#endif
