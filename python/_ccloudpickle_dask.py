@@ -132,7 +132,8 @@ def _run(data, digest, calls):
 _CHECK = """\
 import sys
 if sys.version_info[:2] != %r:
-    raise RuntimeError("runs Python %%d.%%d, the program %d.%d"
+    raise RuntimeError("runs Python %%d.%%d, the program %d.%d: run the "
+                       "workers with the program's Python"
                        %% sys.version_info[:2])
 import ccloudpickle, _ccloudpickle_dask
 """ % ((sys.version_info[:2],) + tuple(sys.version_info[:2]))
@@ -219,12 +220,14 @@ class Runner:
         or a Refusal naming the first that cannot."""
         got = self.client.run(exec, _CHECK, {}, on_error="return")
         for worker, res in sorted(got.items()):
-            if isinstance(res, BaseException):
+            if isinstance(res, ImportError):
                 raise Refusal(4, "worker %s cannot import ccloudpickle "
                               "(%s): install ccloudpickle in the workers' "
                               "Python (pip install ccloudpickle), or put "
                               "it on their PYTHONPATH"
                               % (worker, _line(res)))
+            if isinstance(res, BaseException):
+                raise Refusal(4, "worker %s: %s" % (worker, _line(res)))
         got = self.client.run(_preload, self.digest, bytes(data),
                               on_error="return")
         for worker, res in sorted(got.items()):

@@ -3,7 +3,8 @@
  * (python3 -m distributed.cli.dask_scheduler / dask_worker, Debian's
  * python3-distributed), and --dask local:2. Every result and its order,
  * a worker killed mid-run (nothing lost, nothing twice), --keep-going's
- * error records, a worker without ccloudpickle, an interpreter without
+ * error records, --shard and --with-index, SIGINT (no partial
+ * --result-file), a worker without ccloudpickle, an interpreter without
  * distributed, and the usage errors. Skipped, saying why, where the
  * interpreter under test cannot import distributed.
  *
@@ -37,7 +38,11 @@ static const char *const FUNCS =
     "    if x == 1500: open('started', 'w').close()\n"
     "    time.sleep(0.0005)\n"
     "    return 2 * x\n"
-    "for f in [double, boom, mark]:\n"
+    "def slow(x):\n"
+    "    if x == 3: open('started', 'w').close()\n"
+    "    time.sleep(0.2)\n"
+    "    return x\n"
+    "for f in [double, boom, mark, slow]:\n"
     "    f.__module__ = '__main__'\n"
     "    f.__qualname__ = f.__name__\n"
     "    open(f.__name__ + '.pkl', 'wb').write(cp.dumps(f))\n"
@@ -89,7 +94,7 @@ teardown(void)
         nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-TestSuite(cli_map_dask, .init = setup, .fini = teardown, .timeout = 60);
+TestSuite(cli_map_dask, .init = setup, .fini = teardown, .timeout = 120);
 
 /* Start `python3 -m MODULE ARGS...` in dir, in a process group of its
  * own, output to LOG; with_cpk: ccloudpickle importable. Its pid. */
@@ -113,7 +118,11 @@ start(const char *log, int with_cpk, const char *const *args)
             setenv("PYTHONPATH", CPK_BUILD_DIR, 1);
         else
             unsetenv("PYTHONPATH");
-        unsetenv("LD_PRELOAD"); /* the cluster needs no sanitizer */
+        /* under make sanitize, the instrumented module needs the ASan
+         * runtime first, as every child of the tests gets it */
+        const char *san = getenv("CPK_SAN_PRELOAD");
+        if (san != NULL && *san != '\0')
+            setenv("LD_PRELOAD", san, 1);
         const char *argv[24] = {CPK_PYTHON, "-m"};
         int i = 2;
         for (; args[i - 2] != NULL && i < 23; i++)
@@ -128,13 +137,13 @@ start(const char *log, int with_cpk, const char *const *args)
     return pid;
 }
 
-/* Wait until file dir/name holds `text` (NULL: exists), at most 30 s. */
+/* Wait until file dir/name holds `text` (NULL: exists), at most 60 s. */
 static void
 wait_for(const char *name, const char *text)
 {
     char path[256];
     snprintf(path, sizeof(path), "%s/%s", dir, name);
-    for (int i = 0; i < 3000; i++) {
+    for (int i = 0; i < 6000; i++) {
         char *s = cpk_read_file(path, NULL);
         int ok = s != NULL && (text == NULL || strstr(s, text) != NULL);
         free(s);
@@ -393,5 +402,65 @@ Test(cli_map_dask, usage_errors)
     cpk_assert_exit(&p, 2);
     cr_assert_str_eq(p.err, "cloudpickle-load: --dask: invalid number of "
                             "workers 'x' in 'local:N' (1 to 256)\n");
+    cpk_proc_free(&p);
+}
+
+/* Start cloudpickle-load ARGS... in dir, output to dir/out and dir/err. */
+static pid_t
+start_load(const char *const *args)
+{
+    pid_t pid = fork();
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        if (chdir(dir) != 0)
+            _exit(126);
+        int fd = open("out", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        int err = open("err", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd < 0 || err < 0)
+            _exit(126);
+        dup2(fd, 1);
+        dup2(err, 2);
+        setenv("PYTHONPATH", CPK_BUILD_DIR, 1);
+        const char *argv[24] = {CPK_LOAD};
+        int i = 1;
+        for (; args[i - 1] != NULL && i < 23; i++)
+            argv[i] = args[i - 1];
+        argv[i] = NULL;
+        execv(CPK_LOAD, (char *const *)argv);
+        _exit(127);
+    }
+    return pid;
+}
+
+Test(cli_map_dask, sigint_leaves_no_result_file)
+{
+    char addr[128];
+    cluster(addr, sizeof(addr), 1, 0, NULL);
+    pid_t pid = start_load((const char *[]){"slow.pkl", "--map", "--dask",
+                                            addr, "--input", "in9",
+                                            "--result-file", "res", NULL});
+    wait_for("started", NULL);
+    kill(pid, SIGINT);
+    int st;
+    cr_assert(waitpid(pid, &st, 0) == pid);
+    char path[256];
+    snprintf(path, sizeof(path), "%s/err", dir);
+    char *err = cpk_read_file(path, NULL);
+    cr_assert(WIFSIGNALED(st) && WTERMSIG(st) == SIGINT,
+              "status %d; stderr:\n%s", st, err);
+    free(err);
+    snprintf(path, sizeof(path), "%s/res", dir);
+    cr_assert(access(path, F_OK) != 0, "a partial --result-file is left");
+}
+
+Test(cli_map_dask, shards_with_index_merge)
+{
+    char addr[128];
+    cluster(addr, sizeof(addr), 1, 0, NULL);
+    cpk_proc p;
+    LOAD(&p, "double.pkl", "--map", "--dask", addr, "--input", "in9",
+         "--shard", "1/3", "--with-index");
+    cpk_assert_exit(&p, 0);
+    cr_assert_str_eq(p.out, "[2,4]\n[5,10]\n[8,16]\n");
     cpk_proc_free(&p);
 }
