@@ -42,14 +42,31 @@ three names) is refused with RuntimeError naming it: its overrides would
 be silently lost.
 
 install_multiprocessing(False) puts the original bindings back.
+
+Functions of __main__: stock multiprocessing sends them by name, and the
+worker finds them in its own __main__ (a fork child's copy of the
+parent's; the main script that a spawn or forkserver child imports again
+as __mp_main__). ForkingCloudPickler does the same for a function that is
+sure to be there under both start methods (_by_reference): defined by a
+top-level def of the main script outside `if __name__ == "__main__":`,
+still bound to that name, and, once the process has forked, bound to it
+at every fork since (a fork child has only what existed when it was
+made). Everything else (lambdas, closures, functions of an interactive
+session or defined in the guard) goes by value, with the globals it
+reads; when those pickle to more than a threshold, one RuntimeWarning per
+process says so and how to avoid it (_check_globals; wrap() too).
 """
 
+import ast
 import copyreg
 import io
 import os
 import pickle
 import sys
 import threading
+import types
+import warnings
+import weakref
 
 import ccloudpickle
 
@@ -71,6 +88,161 @@ if hasattr(os, "register_at_fork"):
 # While installed: the original objects, as [(module, name, value)].
 _saved = None
 
+# By-value functions whose globals pickle to more than this many bytes
+# get the warning (install_multiprocessing(warn_globals=...); None: never).
+_warn_globals = 1 << 20
+_warned = False
+# Code objects whose globals were measured (each once).
+_measured = weakref.WeakSet()
+
+
+# Functions of __main__ by reference ----------------------------------------
+
+# The top-level functions of __main__ at every fork so far: {name: function},
+# or None before the first fork.
+_at_forks = None
+
+
+def _main_functions():
+    main = sys.modules.get("__main__")
+    namespace = getattr(main, "__dict__", None)
+    if not isinstance(namespace, dict):
+        return {}
+    return {k: v for k, v in list(namespace.items())
+            if type(v) is types.FunctionType}
+
+
+def _before_fork():
+    global _at_forks
+    try:
+        now = _main_functions()
+        if _at_forks is None:
+            _at_forks = now
+        else:
+            _at_forks = {k: v for k, v in _at_forks.items()
+                         if now.get(k) is v}
+    except Exception:
+        # Unknown contents: nothing of __main__ goes by reference.
+        _at_forks = {}
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(before=_before_fork)
+
+# (path, mtime_ns) -> names of the main script's top-level functions.
+_script_defs = {}
+
+
+def _top_level_defs(body, out):
+    """Add to `out` the names of the functions defined by statements that
+    run when the script is imported as __mp_main__."""
+    for node in body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            out.add(node.name)
+        elif isinstance(node, ast.If):
+            if not _is_main_guard(node.test):
+                _top_level_defs(node.body, out)
+                _top_level_defs(node.orelse, out)
+        elif isinstance(node, ast.Try):
+            for part in (node.body, node.orelse, node.finalbody):
+                _top_level_defs(part, out)
+        elif isinstance(node, ast.With):
+            _top_level_defs(node.body, out)
+
+
+def _is_main_guard(test):
+    return (isinstance(test, ast.Compare) and len(test.ops) == 1 and
+            isinstance(test.left, ast.Name) and test.left.id == "__name__")
+
+
+def _main_script_defs(main):
+    """The names a spawn or forkserver child defines when it imports the
+    main script again, as multiprocessing.spawn.prepare() does: empty when
+    it would not (an interactive session, python -c, a package's
+    __main__, a script that no longer reads as it did)."""
+    spec = getattr(main, "__spec__", None)
+    name = getattr(spec, "name", None)
+    if name is not None:
+        if name == "__main__" or name.endswith(".__main__"):
+            return frozenset()
+        path = getattr(spec, "origin", None)
+    else:
+        path = getattr(main, "__file__", None)
+    if not isinstance(path, str) or not path.endswith(".py"):
+        return frozenset()
+    try:
+        key = (path, os.stat(path).st_mtime_ns)
+        found = _script_defs.get(key)
+        if found is None:
+            with open(path, "rb") as f:
+                tree = ast.parse(f.read(), path)
+            names = set()
+            _top_level_defs(tree.body, names)
+            found = _script_defs[key] = frozenset(names)
+        return found
+    except (OSError, SyntaxError, ValueError):
+        return frozenset()
+
+
+def _by_reference(func):
+    """True if a worker of any start method finds `func` as
+    __main__.<its name> (see the module's docstring)."""
+    if getattr(func, "__module__", None) != "__main__":
+        return False
+    name = func.__qualname__
+    main = sys.modules.get("__main__")
+    if getattr(main, name, None) is not func or name != func.__name__:
+        return False
+    code = func.__code__
+    if getattr(main, "__file__", None) != code.co_filename and \
+            getattr(getattr(main, "__spec__", None), "origin", None) != \
+            code.co_filename:
+        return False
+    if _at_forks is not None and _at_forks.get(name) is not func:
+        return False
+    return name in _main_script_defs(main)
+
+
+def _globals_of(code, names):
+    names.update(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            _globals_of(const, names)
+    return names
+
+
+def _check_globals(func, where):
+    """Warn once per process when `func`, sent by value, carries globals
+    that pickle to more than _warn_globals bytes."""
+    global _warned
+    if _warned or _warn_globals is None or type(func) is not types.FunctionType:
+        return
+    code = func.__code__
+    if code in _measured:
+        return
+    _measured.add(code)
+    namespace = func.__globals__
+    used = {k: namespace[k] for k in _globals_of(code, set())
+            if k in namespace and not isinstance(namespace[k], types.ModuleType)}
+    if not used:
+        return
+    try:
+        size = len(ccloudpickle.dumps(used))
+    except Exception:
+        return
+    if size <= _warn_globals:
+        return
+    _warned = True
+    warnings.warn(
+        "%s: %s.%s goes to the workers by value with its globals, %.1f MB "
+        "per task (%s): define it with a top-level def in the main script "
+        "(outside `if __name__ == '__main__':`) or in an importable module "
+        "so that it goes by reference, or pass large data once (a pool's "
+        "initializer, shared memory) instead of reading it as a global"
+        % (where, func.__module__, func.__qualname__, size / 1e6,
+           ", ".join(sorted(used))[:200]),
+        RuntimeWarning, stacklevel=2)
+
 
 def _pickler_class(original):
     """ForkingCloudPickler on `original` (multiprocessing's ForkingPickler),
@@ -86,7 +258,24 @@ def _pickler_class(original):
             super().__init__(*args, **kwargs)
             table = self._copyreg_dispatch_table.copy()
             table.update(self._extra_reducers)
+            if types.FunctionType not in table:
+                table[types.FunctionType] = self._reduce_function
             self.dispatch_table = table
+
+        def _reduce_function(self, func):
+            # By name (CPython's save_global), or by value: ccloudpickle's
+            # own reduction, asked with this entry out of the table for
+            # the call (it returns the reduce tuple; what the tuple holds
+            # is pickled after the entry is back).
+            if _by_reference(func):
+                return func.__qualname__
+            _check_globals(func, "ccloudpickle.install_multiprocessing")
+            table = self.dispatch_table
+            del table[types.FunctionType]
+            try:
+                return ccloudpickle.Pickler.reducer_override(self, func)
+            finally:
+                table[types.FunctionType] = self._reduce_function
 
         @classmethod
         def register(cls, type, reduce):
@@ -167,7 +356,7 @@ def _custom_reducer(reduction, connection, queues, context):
     return None
 
 
-def install_multiprocessing(enable=True):
+def install_multiprocessing(enable=True, warn_globals=1 << 20):
     """Make multiprocessing and concurrent.futures pickle with ccloudpickle.
 
     Pool, Queue, SimpleQueue, Pipe/Connection.send, ProcessPoolExecutor and
@@ -176,12 +365,20 @@ def install_multiprocessing(enable=True):
     fork, spawn and forkserver start methods; spawn and forkserver children
     install it too. Idempotent, and usable as a pool's initializer.
     install_multiprocessing(False) restores multiprocessing's own pickler.
-    RuntimeError if multiprocessing uses a custom reducer (ctx.reducer, or
+    Functions of the main script that a worker can import (a top-level
+    def outside the `if __name__ == "__main__":` guard) go by name, as
+    with stock multiprocessing. A function sent by value whose globals
+    pickle to more than warn_globals bytes (None: no limit) gets one
+    RuntimeWarning per process. RuntimeError if multiprocessing uses a custom reducer (ctx.reducer, or
     another ForkingPickler bound in its place), which it would replace.
     Returns None.
     """
-    global _saved
+    global _saved, _warn_globals
+    if warn_globals is not None and (not isinstance(warn_globals, int) or
+                                     warn_globals < 0):
+        raise ValueError("warn_globals must be a byte count or None")
     with _lock:
+        _warn_globals = warn_globals
         if enable:
             if _saved is not None:
                 return None
@@ -249,6 +446,7 @@ class _Wrapped:
 
     def __reduce__(self):
         obj = self.__wrapped__
+        _check_globals(obj, "ccloudpickle.wrap")
         try:
             data = ccloudpickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
         except MemoryError:

@@ -53,10 +53,13 @@ PyDoc_STRVAR(install_alias_doc,
 "every Python process started with it set.");
 
 PyDoc_STRVAR(install_multiprocessing_doc,
-"install_multiprocessing(enable=True)\n--\n\n"
+"install_multiprocessing(enable=True, warn_globals=1048576)\n--\n\n"
 "Make multiprocessing and concurrent.futures pickle with ccloudpickle\n"
 "in this process (usable as a pool's initializer); spawn and forkserver\n"
-"children install it too. install_multiprocessing(False) restores\n"
+"children install it too. Functions of the main script that workers\n"
+"can import go by name; a function sent by value whose globals pickle\n"
+"to more than warn_globals bytes (None: no limit) gets one\n"
+"RuntimeWarning. install_multiprocessing(False) restores\n"
 "multiprocessing's own pickler. RuntimeError if multiprocessing uses a\n"
 "custom reducer, which it would replace.");
 

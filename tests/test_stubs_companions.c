@@ -70,7 +70,7 @@ Test(stubs_companions, forwarders_match_the_companions)
            "assert str(inspect.signature(ccloudpickle.wrap)) == "
            "'(obj, keep_wrapper=True)'\n"
            "assert str(inspect.signature(ccloudpickle.install_multiprocessing))"
-           " == '(enable=True)'\n"
+           " == '(enable=True, warn_globals=1048576)'\n"
            "assert str(inspect.signature(ccloudpickle.install_alias)) == "
            "'(*, replace=False, compat=None)'\n");
 }
@@ -84,8 +84,8 @@ Test(stubs_companions, drift_is_caught)
            "    'def wrap(obj: Any)', 1))\n"
            "assert [b[:2] for b in drift(old)] == [('stub', 'wrap')], drift(old)\n"
            "kw = ast.parse(SOURCE.replace(\n"
-           "    'install_multiprocessing(enable: bool = ...)',\n"
-           "    'install_multiprocessing(*, enable: bool = ...)', 1))\n"
+           "    'install_multiprocessing(enable: bool = ...,',\n"
+           "    'install_multiprocessing(*, enable: bool = ...,', 1))\n"
            "assert [b[:2] for b in drift(kw)] == "
            "[('stub', 'install_multiprocessing')], drift(kw)\n"
            "def wrap(obj, keep_wrapper=True, extra=None):\n"
