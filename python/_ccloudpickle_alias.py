@@ -356,3 +356,76 @@ def _from_environment():
         value = value.strip()
         _compat = None if value.lower() in _ON else value
         _install_finder()
+
+
+# What a worker says about itself. builtins.eval and a str travel by
+# reference and as data with any pickler, so the probe reaches workers
+# that have no ccloudpickle (a pickled function of ours would not load
+# there: that is what is being checked).
+_PROBE = (
+    "(lambda find, imp: {"
+    "'ccloudpickle': find('ccloudpickle') and imp('ccloudpickle').__version__, "
+    "'format': find('ccloudpickle') and getattr(imp('ccloudpickle'), 'FORMAT', None), "
+    "'cloudpickle': find('cloudpickle') and imp('cloudpickle').__version__})"
+    "(lambda n: __import__('importlib.util').util.find_spec(n) is not None, "
+    "__import__('importlib').import_module)")
+
+
+def _worker_problem(facts, own, own_format, compat):
+    """Why a worker described by `facts` (the probe's answer) cannot load
+    what this process writes, with the fix; None when it can."""
+    theirs = facts.get("ccloudpickle") or None
+    stock = facts.get("cloudpickle") or None
+    if compat is not None:
+        if theirs is not None:
+            return None
+        if stock is None:
+            return ("neither ccloudpickle nor cloudpickle is installed: "
+                    "install cloudpickle or ccloudpickle there")
+        if compat.startswith(("cloudpickle3", "3")) or compat == "cloudpickle":
+            if stock.split(".")[0] == "2":
+                return ("stock cloudpickle %s cannot load compat=%r pickles: "
+                        "write with compat='cloudpickle2' here, or upgrade "
+                        "cloudpickle there" % (stock, compat))
+        return None
+    if theirs is None:
+        return ("no ccloudpickle (stock cloudpickle %s): it cannot load "
+                "ccloudpickle's pickles (ModuleNotFoundError: No module "
+                "named 'ccloudpickle'): install ccloudpickle %s there, or "
+                "write for stock cloudpickle here (CCLOUDPICKLE_ALIAS="
+                "cloudpickle3, install_alias(compat='cloudpickle3') or "
+                "dumps(compat='cloudpickle3'))" % (stock or "absent", own))
+    theirs_format = facts.get("format")
+    if own_format is not None and theirs_format is not None:
+        if theirs_format < own_format:
+            return ("ccloudpickle %s (format %s) cannot load format %s, "
+                    "which ccloudpickle %s writes here: upgrade ccloudpickle "
+                    "there, or write with format=%s here"
+                    % (theirs, theirs_format, own_format, own,
+                       theirs_format))
+        return None
+    if theirs != own:
+        return ("ccloudpickle %s, %s here (one side does not report its "
+                "format number; the versions differ): install the same "
+                "version on both sides" % (theirs, own))
+    return None
+
+
+def check_workers(client):
+    """{worker: problem} for each worker of a distributed `client` that
+    cannot load what this process writes (it lacks ccloudpickle, or holds
+    an older format, or for the alias's compat mode, lacks a stock
+    cloudpickle that loads it); each problem says the fix. Empty when
+    every worker can."""
+    import ccloudpickle
+    cp = sys.modules.get("cloudpickle")
+    compat = getattr(cp, "__ccloudpickle_compat__", None) \
+        if cp is not None and is_alias(cp) else None
+    own_format = getattr(ccloudpickle, "FORMAT", None)
+    problems = {}
+    for worker, facts in client.run(eval, _PROBE).items():
+        problem = _worker_problem(facts, ccloudpickle.__version__,
+                                  own_format, compat)
+        if problem is not None:
+            problems[worker] = problem
+    return problems

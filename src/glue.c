@@ -35,6 +35,7 @@ forward(const char *companion, const char *attr, PyObject *args,
     }
 
 FORWARDER(install_alias, "_ccloudpickle_alias")
+FORWARDER(check_workers, "_ccloudpickle_alias")
 FORWARDER(install_multiprocessing, "_ccloudpickle_engines")
 FORWARDER(wrap, "_ccloudpickle_engines")
 #undef FORWARDER
@@ -51,6 +52,13 @@ PyDoc_STRVAR(install_alias_doc,
 "workers without ccloudpickle. The environment variable\n"
 "CCLOUDPICKLE_ALIAS=1 (or =cloudpickle3, =cloudpickle2) does it in\n"
 "every Python process started with it set.");
+
+PyDoc_STRVAR(check_workers_doc,
+"check_workers(client)\n--\n\n"
+"{worker: problem} for each worker of a distributed client that cannot\n"
+"load what this process writes (no ccloudpickle, an older format, or in\n"
+"the alias's compat mode no stock cloudpickle that loads it); each\n"
+"problem names the fix. Empty when every worker can.");
 
 PyDoc_STRVAR(install_multiprocessing_doc,
 "install_multiprocessing(enable=True, warn_globals=1048576)\n--\n\n"
@@ -71,6 +79,8 @@ PyDoc_STRVAR(wrap_doc,
 PyMethodDef cpk_glue_methods[] = {
     {"install_alias", (PyCFunction)(void (*)(void))glue_install_alias,
      METH_VARARGS | METH_KEYWORDS, install_alias_doc},
+    {"check_workers", (PyCFunction)(void (*)(void))glue_check_workers,
+     METH_VARARGS | METH_KEYWORDS, check_workers_doc},
     {"install_multiprocessing",
      (PyCFunction)(void (*)(void))glue_install_multiprocessing,
      METH_VARARGS | METH_KEYWORDS, install_multiprocessing_doc},

@@ -314,6 +314,68 @@ Test(alias, version_parses_and_names_ccloudpickle)
            "        assert LooseVersion(v) < LooseVersion('3.2')\n");
 }
 
+/* check_workers(client): a stand-in client whose "workers" are fresh
+ * interpreters, one with stock cloudpickle 3.1.2 only, one with this
+ * build; the probe reaches both (it is builtins.eval and a str). */
+#define FAKE_CLIENT                                                          \
+    "import ccloudpickle, subprocess, sys, ast, pickle\n"                    \
+    "class Client:\n"                                                        \
+    "    def __init__(self, paths):\n"                                       \
+    "        self.paths = paths\n"                                           \
+    "    def run(self, fn, *args):\n"                                        \
+    "        fn, args = pickle.loads(pickle.dumps((fn, args)))\n"            \
+    "        assert fn is eval\n"                                            \
+    "        out = {}\n"                                                     \
+    "        for name, path in self.paths.items():\n"                        \
+    "            r = subprocess.run([sys.executable, '-S', '-c',\n"          \
+    "                'import sys; print(repr(eval(sys.argv[1])))', *args],\n" \
+    "                env={'PYTHONPATH': path}, capture_output=True,\n"       \
+    "                text=True, check=True)\n"                               \
+    "            out[name] = ast.literal_eval(r.stdout)\n"                   \
+    "        return out\n"
+
+Test(alias, check_workers_names_what_each_lacks)
+{
+    const char *dir = cpk_stock_cloudpickle("CPK_CLOUDPICKLE3");
+    char code[8192];
+    snprintf(code, sizeof(code),
+             FAKE_CLIENT
+             "client = Client({'stock': '%s', 'ours': '%s'})\n"
+             "facts = client.run(eval, __import__('_ccloudpickle_alias')._PROBE)\n"
+             "assert facts['stock']['ccloudpickle'] is False, facts\n"
+             "assert facts['stock']['cloudpickle'] == '3.1.2', facts\n"
+             "assert facts['ours']['ccloudpickle'] == ccloudpickle.__version__\n"
+             "assert facts['ours']['format'] == getattr(ccloudpickle, 'FORMAT', None)\n"
+             "bad = ccloudpickle.check_workers(client)\n"
+             "assert list(bad) == ['stock'], bad\n"
+             "assert bad['stock'].startswith('no ccloudpickle (stock cloudpickle "
+             "3.1.2): it cannot load'), bad\n"
+             "assert 'CCLOUDPICKLE_ALIAS=cloudpickle3' in bad['stock'], bad\n"
+             /* In compat mode the stock worker loads what we write. */
+             "ccloudpickle.install_alias(compat='cloudpickle3')\n"
+             "import cloudpickle\n"
+             "assert ccloudpickle.check_workers(client) == {}\n"
+             "from _ccloudpickle_alias import _worker_problem as wp\n"
+             "assert 'compat=\\'cloudpickle2\\'' in wp({'ccloudpickle': False,\n"
+             "    'cloudpickle': '2.2.1'}, '1', 5, 'cloudpickle3')\n"
+             "assert wp({'ccloudpickle': False, 'cloudpickle': '2.2.1'}, '1', 5,\n"
+             "          'cloudpickle2') is None\n"
+             "assert 'neither' in wp({'ccloudpickle': False, 'cloudpickle': False},\n"
+             "                       '1', 5, 'cloudpickle2')\n"
+             /* Formats, and versions where a side has no number. */
+             "m = wp({'ccloudpickle': '0.4.0', 'format': 3}, '0.6.0', 5, None)\n"
+             "assert m == ('ccloudpickle 0.4.0 (format 3) cannot load format 5, '\n"
+             "    'which ccloudpickle 0.6.0 writes here: upgrade ccloudpickle there, '\n"
+             "    'or write with format=3 here'), m\n"
+             "assert wp({'ccloudpickle': '0.7.0', 'format': 6}, '0.6.0', 5, None) is None\n"
+             "assert 'versions differ' in wp({'ccloudpickle': '0.4.0', 'format': None},\n"
+             "                               '0.6.0', 5, None)\n"
+             "assert wp({'ccloudpickle': '0.6.0', 'format': None}, '0.6.0', None,\n"
+             "          None) is None\n",
+             dir, CPK_BUILD_DIR);
+    cpk_py(code);
+}
+
 Test(alias, distributed_mismatch_warning_names_ccloudpickle)
 {
     cpk_require("distributed");

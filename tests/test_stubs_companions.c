@@ -19,6 +19,7 @@ static const char checker[] =
     "import _ccloudpickle_alias, _ccloudpickle_engines\n"
     "FORWARDED = {\n"
     "    'install_alias': _ccloudpickle_alias.install_alias,\n"
+    "    'check_workers': _ccloudpickle_alias.check_workers,\n"
     "    'install_multiprocessing': _ccloudpickle_engines.install_multiprocessing,\n"
     "    'wrap': _ccloudpickle_engines.wrap,\n"
     "}\n"

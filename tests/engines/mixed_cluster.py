@@ -85,6 +85,8 @@ def check(client, side, target):
         assert worker["ccloudpickle"] is False, worker
         assert worker["compat"] == "stock", worker
         assert "ccloudpickle" not in worker["cloudpickle"], worker
+        import ccloudpickle
+        assert ccloudpickle.check_workers(client) == {}
     else:
         assert here["compat"] == "stock", here
         assert not here["ccloudpickle"], here
