@@ -172,8 +172,9 @@ sink_emit(void *ctx, const cpk_results *res, uint64_t end)
 /* A process the function forked without exec, that returned into the
  * serial loop, would go on with the records and write results a second
  * time: it stops after the record it returned from (mapwork.c reads the
- * flag, set by a fork handler at no cost per record) and leaves, quietly
- * (its parent goes on). */
+ * flag, set by a fork handler at no cost per record) and leaves with the
+ * status python3 would give it (mapwork.c's copy_status; its parent goes
+ * on). */
 static volatile int serial_forked;
 
 static void
@@ -183,10 +184,10 @@ on_fork_in_serial(void)
 }
 
 static void
-leave_if_forked(pid_t self)
+leave_if_forked(const cpk_mapwork *w, pid_t self)
 {
     if (serial_forked || getpid() != self)
-        _exit(0);
+        _exit(w->copy_status);
 }
 
 /* -j 1: the records of what is buffered, in batches, through the
@@ -241,7 +242,7 @@ serial_run(cpk_map_options *o, cpk_reader *rd, const cpk_sink *sink,
             clock_gettime(CLOCK_MONOTONIC, &t0);
             int mw = cpk_mapwork_batch(&o->work, &b, from, RESULTS_EVERY_NS,
                                        &res);
-            leave_if_forked(self);
+            leave_if_forked(&o->work, self);
             if (mw < 0) {
                 if (!PyErr_ExceptionMatches(PyExc_KeyboardInterrupt)) {
                     *failed = b.num[from + res.n];

@@ -575,6 +575,94 @@ with_index(uint64_t record, render *r)
     return 0;
 }
 
+/* The status python3 exits with for the SystemExit being raised (its
+ * handle_system_exit): None 0, an int itself, anything else 1 after its
+ * str on standard error. The exception is cleared. */
+static int
+copy_exit_code(void)
+{
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    PyErr_NormalizeException(&type, &value, &tb);
+    PyObject *code = value && PyObject_TypeCheck(value, (PyTypeObject *)
+                                                 PyExc_SystemExit)
+                         ? ((PySystemExitObject *)value)->code
+                         : NULL;
+    Py_XINCREF(code); /* str() below runs Python code */
+    Py_XDECREF(type);
+    Py_XDECREF(value);
+    Py_XDECREF(tb);
+    int status = 0;
+    if (code != NULL && PyLong_Check(code)) {
+        long v = PyLong_AsLong(code); /* -1 on overflow, as python3 */
+        status = (int)(v & 0xff);
+    }
+    else if (code != NULL && code != Py_None) {
+        PyObject *f = PySys_GetObject("stderr"); /* borrowed */
+        Py_XINCREF(f);
+        if (f == NULL || f == Py_None ||
+            PyFile_WriteObject(code, f, Py_PRINT_RAW) < 0 ||
+            PyFile_WriteString("\n", f) < 0)
+            PyErr_Clear();
+        Py_XDECREF(f);
+        status = 1;
+    }
+    PyErr_Clear();
+    Py_XDECREF(code);
+    return status;
+}
+
+/* A process the function forked, returning from the call (w->abandon
+ * set): it is no run of its own and stops after this record (pool.c,
+ * map.c), so its outcome is not a record's but the status python3 would
+ * give the copy: 0 when the call returned, that of its SystemExit, or 1
+ * after the traceback of any other exception; kept in w->copy_status.
+ * What it printed is flushed, for _exit follows. An empty result that
+ * ends the batch: 0, or -1 out of memory. */
+static int
+copy_outcome(cpk_mapwork *w, PyObject *result, cpk_results *res)
+{
+    int status = 0;
+    if (result != NULL)
+        Py_DECREF(result);
+    else if (PyErr_ExceptionMatches(PyExc_SystemExit))
+        status = copy_exit_code();
+    else {
+        /* The traceback as python3 prints it, but not through
+         * PyErr_Print: a sys.excepthook raising SystemExit would shut
+         * the interpreter down in the copy (atexit handlers included). */
+        PyObject *type, *value, *tb;
+        PyErr_Fetch(&type, &value, &tb);
+        PyErr_NormalizeException(&type, &value, &tb);
+        if (tb != NULL && value != NULL)
+            PyException_SetTraceback(value, tb);
+        if (type != NULL)
+            PyErr_Display(type, value, tb);
+        Py_XDECREF(type);
+        Py_XDECREF(value);
+        Py_XDECREF(tb);
+        status = 1;
+    }
+    PyErr_Clear();
+    static const char *const names[] = {"stdout", "stderr"};
+    for (int i = 0; i < 2; i++) {
+        PyObject *f = PySys_GetObject(names[i]); /* borrowed */
+        if (f == NULL || f == Py_None)
+            continue;
+        Py_INCREF(f);
+        PyObject *r = PyObject_CallMethod(f, "flush", NULL);
+        Py_XDECREF(r);
+        Py_DECREF(f);
+        PyErr_Clear(); /* the copy is leaving: no one to tell */
+    }
+    w->copy_status = status;
+    if (cpk_results_add(res, CPK_REC_OK, 0, "", 0, "", 0) < 0) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    return 0;
+}
+
 /* One record into `res`: 0, or -1 with an exception that must end the
  * program. */
 static int
@@ -600,6 +688,8 @@ one(cpk_mapwork *w, uint64_t record, const char *p, size_t n,
     }
     PyObject *result = call(w, v);
     Py_DECREF(v);
+    if (w->abandon != NULL && *w->abandon)
+        return copy_outcome(w, result, res);
     if (result == NULL) {
         if (PyErr_ExceptionMatches(PyExc_KeyboardInterrupt))
             return -1;

@@ -79,6 +79,8 @@ typedef struct {
     const char *input_name;  /* for messages: FILE or "standard input" */
     const volatile int *abandon; /* set: stop after the current record
                                     (pool.c: a forked copy); or NULL */
+    int copy_status;         /* the forked copy's exit status: what
+                                python3 would exit with after the call */
     /* prepared by cpk_mapwork_init */
     cpk_encoder *enc;
     PyObject *scan_once;     /* json's C scanner (JSONDecoder.scan_once) */

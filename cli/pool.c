@@ -122,8 +122,9 @@ flush_python(void)
 /* A process the function forked without exec, that returned into the
  * worker's loop, must not speak on the worker's pipes nor take its
  * batches: it stops after the record it returned from (mapwork.c reads
- * the flag, set by a fork handler at no cost per record) and leaves,
- * quietly (its parent, the worker, goes on). */
+ * the flag, set by a fork handler at no cost per record) and leaves
+ * with the status python3 would give it (mapwork.c's copy_status; its
+ * parent, the worker, goes on). */
 static volatile int forked_copy;
 
 static void
@@ -133,11 +134,11 @@ on_fork_in_worker(void)
 }
 
 static void
-leave_if_forked(pid_t self)
+leave_if_forked(const cpk_mapwork *w, pid_t self)
 {
     if (forked_copy || getpid() != self) {
         cpk_coverage_flush();
-        _exit(0);
+        _exit(w->copy_status);
     }
 }
 
@@ -151,7 +152,7 @@ answer_batch(int out, cpk_mapwork *w, const cpk_batch *b, cpk_results *res,
         struct timespec t0, t1;
         clock_gettime(CLOCK_MONOTONIC, &t0);
         int rc = cpk_mapwork_batch(w, b, from, FRAME_NS, res);
-        leave_if_forked(self);
+        leave_if_forked(w, self);
         if (rc < 0) {
             /* Nothing the run could report per record (MemoryError): say
              * it in one line and die; the program reports the worker's

@@ -1,0 +1,106 @@
+/* test_cli_map_review.c - cloudpickle-load --map and --merge at their
+ * edges: a function that forks, whose copy returns, raises or exits (the
+ * copy leaves with the status python3 would give it, at -j 1 and -j 2).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "support.h"
+
+static char dir[64];
+
+/* Functions whose record 2 forks; the parent returns what its copy's
+ * exit status was, as waitpid saw it. */
+static const char *const FUNC =
+    "import ccloudpickle as cp, os, sys\n"
+    "def run(child):\n"
+    "    def f(x):\n"
+    "        if x == 2:\n"
+    "            pid = os.fork()\n"
+    "            if pid == 0:\n"
+    "                return child()\n"
+    "            _, st = os.waitpid(pid, 0)\n"
+    "            return ['copy', os.waitstatus_to_exitcode(st)]\n"
+    "        return x\n"
+    "    return f\n"
+    "def returns(): return 'copy'\n"
+    "def raises(): raise ValueError('in the copy')\n"
+    "def exits7(): sys.exit(7)\n"
+    "def exits_none(): sys.exit(None)\n"
+    "def exits_text(): sys.exit('bye from the copy')\n"
+    "for name in ['returns', 'raises', 'exits7', 'exits_none',\n"
+    "             'exits_text']:\n"
+    "    open(name + '.pkl', 'wb').write(cp.dumps(run(globals()[name])))\n"
+    "open('in.jsonl', 'w').write('1\\n2\\n3\\n')\n";
+
+static void
+setup(void)
+{
+    cpk_tmpdir(dir, sizeof(dir));
+    char code[2048];
+    snprintf(code, sizeof(code), "import os\nos.chdir('%s')\n%s", dir, FUNC);
+    cpk_proc p;
+    cpk_python(&p, code, NULL, 0);
+    cpk_assert_exit(&p, 0);
+    cpk_proc_free(&p);
+}
+
+TestSuite(cli_map_review, .init = setup, .timeout = 60);
+
+/* cloudpickle-load ARGS... in dir. */
+static void
+load(cpk_proc *p, const char *const *args)
+{
+    const char *argv[32] = {CPK_LOAD};
+    int i = 1;
+    for (; args[i - 1] != NULL; i++)
+        argv[i] = args[i - 1];
+    argv[i] = NULL;
+    cpk_spawn(p, argv, dir, NULL, 0, NULL);
+}
+
+#define LOAD(p, ...) load((p), (const char *[]){__VA_ARGS__, NULL})
+
+/* The run of FUNC `name`.pkl at -j `jobs`: exit 0, and record 2's line
+ * is the copy's status. */
+static void
+fork_case(const char *name, const char *jobs, int copy_status,
+          const char *err_has)
+{
+    char pkl[64], want[64];
+    snprintf(pkl, sizeof(pkl), "%s.pkl", name);
+    snprintf(want, sizeof(want), "1\n[\"copy\",%d]\n3\n", copy_status);
+    cpk_proc p;
+    LOAD(&p, pkl, "--map", "--input", "in.jsonl", "-j", jobs);
+    cpk_assert_exit(&p, 0);
+    cr_assert_str_eq(p.out, want, "%s -j %s: %s", name, jobs, p.err);
+    if (err_has != NULL)
+        cr_assert(strstr(p.err, err_has) != NULL, "%s -j %s: %s", name,
+                  jobs, p.err);
+    else
+        cr_assert_str_eq(p.err, "", "%s -j %s", name, jobs);
+    cpk_proc_free(&p);
+}
+
+Test(cli_map_review, a_copy_that_returns_leaves_with_0)
+{
+    fork_case("returns", "1", 0, NULL);
+    fork_case("returns", "2", 0, NULL);
+}
+
+Test(cli_map_review, a_copy_that_raises_leaves_with_1_and_its_traceback)
+{
+    fork_case("raises", "1", 1, "ValueError: in the copy");
+    fork_case("raises", "2", 1, "ValueError: in the copy");
+}
+
+Test(cli_map_review, a_copy_that_exits_leaves_with_its_code)
+{
+    fork_case("exits7", "1", 7, NULL);
+    fork_case("exits7", "2", 7, NULL);
+    fork_case("exits_none", "1", 0, NULL);
+    fork_case("exits_none", "2", 0, NULL);
+    fork_case("exits_text", "1", 1, "bye from the copy\n");
+    fork_case("exits_text", "2", 1, "bye from the copy\n");
+}
