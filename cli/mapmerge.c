@@ -20,7 +20,8 @@ typedef struct {
 } source;
 
 /* Read the next line of s: 1, 0 at its end, or -1 after the message.
- * A line must be [N,RESULT] with N above the file's previous one. */
+ * A line must be [N,RESULT] with N above the file's previous one and
+ * RESULT not empty. */
 static int
 advance(source *s)
 {
@@ -47,7 +48,9 @@ advance(source *s)
             ok = 0;
         num = num * 10 + (uint64_t)(p[i++] - '0');
     }
-    if (!ok || i >= end - 1 || p[i] != ',') {
+    /* RESULT is a JSON value: never empty, never a NUL byte. */
+    if (!ok || i + 1 >= end - 1 || p[i] != ',' ||
+        memchr(p, '\0', end) != NULL) {
         cpk_error("%s: line %llu: not a line of --with-index output "
                   "([N,RESULT])",
                   s->name, (unsigned long long)s->lineno);

@@ -1,7 +1,7 @@
 /* test_cli_map_review.c - cloudpickle-load --map and --merge at their
  * edges: a function that forks, whose copy returns, raises or exits (the
- * copy leaves with the status python3 would give it, at -j 1 and -j 2).
- */
+ * copy leaves with the status python3 would give it, at -j 1 and -j 2),
+ * and --merge on lines no --with-index run writes. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,4 +103,38 @@ Test(cli_map_review, a_copy_that_exits_leaves_with_its_code)
     fork_case("exits_none", "2", 0, NULL);
     fork_case("exits_text", "1", 1, "bye from the copy\n");
     fork_case("exits_text", "2", 1, "bye from the copy\n");
+}
+
+/* --merge of one file holding `text`: exit 3 and the line named. */
+static void
+merge_refuses(const char *text, size_t len, const char *message)
+{
+    char path[128];
+    snprintf(path, sizeof(path), "%s/shard.jsonl", dir);
+    FILE *f = fopen(path, "wb");
+    cr_assert(f != NULL);
+    cr_assert_eq(fwrite(text, 1, len, f), len);
+    cr_assert_eq(fclose(f), 0);
+    cpk_proc p;
+    LOAD(&p, "--merge", "shard.jsonl");
+    cpk_assert_exit(&p, 3);
+    cr_assert_str_eq(p.err, message);
+    cpk_proc_free(&p);
+}
+
+Test(cli_map_review, merge_refuses_an_empty_result)
+{
+    /* --with-index never writes one: the unsharded run has no empty
+     * line to match */
+    merge_refuses("[1,]\n", 5,
+                  "cloudpickle-load: shard.jsonl: line 1: not a line of "
+                  "--with-index output ([N,RESULT])\n");
+}
+
+Test(cli_map_review, merge_refuses_a_nul_byte)
+{
+    /* JSON text holds no NUL: a binary or corrupt file */
+    merge_refuses("[1,\"a\"]\n[2,\"a\0b\"]\n", 17,
+                  "cloudpickle-load: shard.jsonl: line 2: not a line of "
+                  "--with-index output ([N,RESULT])\n");
 }
