@@ -407,7 +407,8 @@ decode_json(cpk_mapwork *w, uint64_t record, const char *p, size_t n,
         }
     }
     Py_XDECREF(pair);
-    if (PyErr_Occurred() && !PyErr_ExceptionMatches(PyExc_Exception)) {
+    if (PyErr_Occurred() && (!PyErr_ExceptionMatches(PyExc_Exception) ||
+                             PyErr_ExceptionMatches(PyExc_MemoryError))) {
         Py_DECREF(s);
         return NULL;
     }
