@@ -24,6 +24,7 @@
 #include "dumpexpr.h"   /* -e */
 #include "dumphash.h"   /* --hash */
 #include "dumpreport.h" /* --report */
+#include "format.h"     /* --format: CPK_FORMAT_CURRENT */
 #include "host.h"
 #include "keyfile.h"
 #include "message.h"
@@ -38,6 +39,7 @@ enum {
     OPT_REPORT,
     OPT_HASH,
     OPT_PORTABLE,
+    OPT_FORMAT,
 };
 
 static const struct option longopts[] = {
@@ -49,6 +51,7 @@ static const struct option longopts[] = {
     {"by-value", required_argument, NULL, OPT_BY_VALUE},
     {"compat", required_argument, NULL, OPT_COMPAT},
     {"portable", no_argument, NULL, OPT_PORTABLE},
+    {"format", required_argument, NULL, OPT_FORMAT},
     {"sign", required_argument, NULL, OPT_SIGN},
     {"gen-key", required_argument, NULL, OPT_GEN_KEY},
     {"expr", required_argument, NULL, 'e'},
@@ -66,6 +69,7 @@ typedef struct {
     int by_ref;
     const char *compat;  /* NULL or one of CPK_COMPAT_VALUES */
     int portable;        /* --portable: dumps(portable=True) */
+    int format;          /* --format N: dumps(format=N); 0: current */
     const char **paths;
     int npaths;
     const char **by_value;
@@ -116,6 +120,10 @@ usage(void)
            "cloudpickle2\n"
            "                       for any 2.x, or a release such as 2.2 or "
            "3.1.2\n"
+           "      --format=N       write format N (1-" CPK_FORMAT_CURRENT_STR
+           "), which the ccloudpickle\n"
+           "                       release of that format loads "
+           "(doc/FORMAT.md)\n"
            "      --portable       also ship each function's source, proven "
            "to compile\n"
            "                       to its code, so that another CPython "
@@ -232,6 +240,20 @@ parse_options(int argc, char **argv, options *o)
         case OPT_PORTABLE:
             o->portable = 1;
             break;
+        case OPT_FORMAT: {
+            char *end;
+            errno = 0;
+            long n = strtol(optarg, &end, 10);
+            if (optarg[0] < '0' || optarg[0] > '9' || *end != '\0' ||
+                errno != 0 || n < CPK_FORMAT_OLDEST ||
+                n > CPK_FORMAT_CURRENT)
+                return cpk_usage_error("invalid --format '%s' (accepted: "
+                                       "%d to %d)",
+                                       optarg, CPK_FORMAT_OLDEST,
+                                       CPK_FORMAT_CURRENT);
+            o->format = (int)n;
+            break;
+        }
         case OPT_SIGN:
             o->sign = optarg;
             break;
@@ -256,6 +278,10 @@ parse_options(int argc, char **argv, options *o)
         return cpk_usage_error("--portable cannot be combined with --compat "
                                "(stock cloudpickle cannot load the sources "
                                "it ships)");
+    if (o->format != 0 && o->compat != NULL)
+        return cpk_usage_error("--format cannot be combined with --compat "
+                               "(--compat writes stock cloudpickle's "
+                               "format)");
     if (o->gen_key != NULL) {
         if (optind < argc)
             return cpk_usage_error("--gen-key takes no MODULE:ATTR ('%s')",
@@ -529,6 +555,14 @@ call_kw(PyObject *cpk, const char *method, PyObject *args,
     }
     if (o->portable && PyDict_SetItemString(kw, "portable", Py_True) < 0)
         goto done;
+    if (o->format != 0) {
+        PyObject *f = PyLong_FromLong(o->format);
+        if (f == NULL || PyDict_SetItemString(kw, "format", f) < 0) {
+            Py_XDECREF(f);
+            goto done;
+        }
+        Py_DECREF(f);
+    }
     /* pickling_failed() runs the culprit search itself, once, to name
      * the path in its own words: dumps() need not run it first. */
     if (PyDict_SetItemString(kw, "diagnose", Py_False) < 0)

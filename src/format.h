@@ -13,6 +13,10 @@
  * number here; doc/FORMAT.md's table says what each number holds. */
 #define CPK_FORMAT_CURRENT 5
 #define CPK_FORMAT_OLDEST 1
+/* CPK_FORMAT_CURRENT as a string literal, for usage texts. */
+#define CPK_FORMAT_STR_(n) #n
+#define CPK_FORMAT_STR(n) CPK_FORMAT_STR_(n)
+#define CPK_FORMAT_CURRENT_STR CPK_FORMAT_STR(CPK_FORMAT_CURRENT)
 
 /* The first format whose pickles open with the marker: formats before it
  * are loaded by releases that do not know the marker. */

@@ -30,6 +30,7 @@ class _WritableFile(Protocol):
 __version__: str
 DEFAULT_PROTOCOL: int
 HIGHEST_PROTOCOL: int
+FORMAT: int  # the pickle format this version writes (doc/FORMAT.md)
 
 
 class PolicyError(UnpicklingError):
@@ -38,6 +39,10 @@ class PolicyError(UnpicklingError):
 
 class SignatureError(UnpicklingError):
     """A signed pickle was refused before anything in it ran."""
+
+
+class FormatError(UnpicklingError):
+    """The pickle needs a newer format than this version loads."""
 
 
 class ReconstructorTypeError(UnpicklingError, TypeError):
@@ -72,6 +77,7 @@ class Pickler(pickle.Pickler):
         *,
         compat: Optional[str] = None,
         portable: bool = False,
+        format: Optional[int] = None,
     ) -> None: ...
     def reducer_override(self, obj: Any) -> Any: ...
 
@@ -102,12 +108,14 @@ def dumps(
     sign_key: Optional[_Key] = None,
     diagnose: bool = True,
     portable: bool = False,
+    format: Optional[int] = None,
 ) -> bytes:
     """Pickle obj. A failure names the culprit's path (see Pickler); the
     search re-pickles parts of obj (user __reduce__ code runs again):
     diagnose=False skips it. portable=True also ships the proven source of
     each function carried by value, so another CPython version can run it
-    (not with compat=)."""
+    (not with compat=). format=N (1 to FORMAT) writes what the ccloudpickle
+    release of format N loads (doc/FORMAT.md; not with compat=)."""
 
 
 def dump(
@@ -120,8 +128,9 @@ def dump(
     sign_key: Optional[_Key] = None,
     diagnose: bool = True,
     portable: bool = False,
+    format: Optional[int] = None,
 ) -> None:
-    """Pickle obj to file; failures and portable= as in dumps()."""
+    """Pickle obj to file; failures, portable= and format= as in dumps()."""
 
 
 def loads(

@@ -7,6 +7,8 @@
 #include "support.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "ccloudpickle.h" /* CPK_VERSION */
 
@@ -201,4 +203,62 @@ Test(format_marker, cli_refuses_newer_format)
         cr_assert_eq(p.out_len, 0);
         cpk_proc_free(&p);
     }
+}
+
+/* cloudpickle-dump --format N: dumps(format=N); bad values and --compat
+ * are usage errors (exit 2), what the format cannot carry exit 4. */
+Test(format_marker, cli_dump_format)
+{
+    char dir[64], mod[128], out[128];
+    cpk_tmpdir(dir, sizeof dir);
+    snprintf(mod, sizeof mod, "%s/fmtmod.py", dir);
+    snprintf(out, sizeof out, "%s/f4.pkl", dir);
+    cpk_write_file(mod, "import math, threading\n"
+                        "L = threading.Lock()\n"
+                        "def g(x):\n"
+                        "    return math.floor(x) + 1\n"
+                        "def u():\n"
+                        "    return L\n");
+    const char *dump = CPK_BUILD_DIR "/cloudpickle-dump";
+    cpk_proc p;
+    cpk_spawn(&p, (const char *[]){dump, "--format", "4", "-o", out,
+                                   "fmtmod:g", NULL},
+              dir, NULL, 0, NULL);
+    cpk_assert_exit(&p, 0);
+    cpk_proc_free(&p);
+    size_t len;
+    char *data = cpk_read_file(out, &len);
+    cr_assert(data != NULL && len > 2);
+    cr_assert(memmem(data, len, "_format_", 8) == NULL);
+    cr_assert(memmem(data, len, "_function_make", 14) != NULL);
+    free(data);
+    static const char *const bad[] = {"0", "6", "x", "4x", "-1", ""};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        cpk_spawn(&p, (const char *[]){dump, "--format", bad[i], "fmtmod:g",
+                                       NULL},
+                  dir, NULL, 0, NULL);
+        cpk_assert_exit(&p, 2);
+        char want[200];
+        snprintf(want, sizeof want,
+                 "cloudpickle-dump: invalid --format '%s' (accepted: 1 to "
+                 "5)\nTry 'cloudpickle-dump --help' for more information.\n",
+                 bad[i]);
+        cr_assert_str_eq(p.err, want);
+        cpk_proc_free(&p);
+    }
+    cpk_spawn(&p, (const char *[]){dump, "--format", "4", "--compat",
+                                   "cloudpickle3", "fmtmod:g", NULL},
+              dir, NULL, 0, NULL);
+    cpk_assert_exit(&p, 2);
+    cpk_proc_free(&p);
+    cpk_spawn(&p, (const char *[]){dump, "--format", "1", "fmtmod:u", NULL},
+              dir, NULL, 0, NULL);
+    cpk_assert_exit(&p, 4);
+    cr_assert_str_eq(p.err,
+                     "cloudpickle-dump: fmtmod:u: cannot pickle fmtmod:u "
+                     "(function): PicklingError: Can't pickle for format 1 "
+                     "(ccloudpickle 0.1.0): its loaders have no _make_lock; "
+                     "write a newer format\n");
+    cr_assert_eq(p.out_len, 0);
+    cpk_proc_free(&p);
 }

@@ -174,7 +174,7 @@ Test(install, uninstall_leaves_a_pip_install_alone)
     snprintf(destdir, sizeof(destdir), "DESTDIR=%s", dir);
     snprintf(site, sizeof(site), "%s/opt/cpk/lib/python%d.%d/site-packages",
              dir, PY_MAJOR_VERSION, PY_MINOR_VERSION);
-    snprintf(distinfo, sizeof(distinfo), "%s/ccloudpickle-0.5.0.dist-info",
+    snprintf(distinfo, sizeof(distinfo), "%s/ccloudpickle-0.6.0.dist-info",
              site);
     snprintf(module, sizeof(module), "%s/_ccloudpickle_engines.py", site);
     char mk[1000];
