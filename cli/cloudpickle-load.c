@@ -576,6 +576,25 @@ parse_options(int argc, char **argv, options *o)
         if (o->map || o->call || o->load || o->json)
             return cpk_usage_error("--merge takes only the files of "
                                    "--with-index runs");
+        /* Never ignored: a --result-file left unwritten would look like
+         * the merge's output (merged output goes to standard output). */
+        const char *no =
+            o->result_file              ? "--result-file"
+            : o->result_set             ? "--result"
+            : o->error_json             ? "--error-json"
+            : strcmp(o->input, "-") != 0 ? "--input"
+            : o->keep_going             ? "--keep-going"
+            : o->shard                  ? "--shard"
+            : o->with_index             ? "--with-index"
+            : o->dask                   ? "--dask"
+            : o->jobs != 1              ? "-j"
+                                        : NULL;
+        if (no != NULL)
+            return cpk_usage_error("%s cannot be combined with --merge%s",
+                                   no, o->result_file
+                                           ? " (it writes on standard "
+                                             "output)"
+                                           : "");
         if (optind >= argc)
             return cpk_usage_error("--merge needs the files to merge");
         o->args = argv + optind;

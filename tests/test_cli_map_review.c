@@ -138,3 +138,42 @@ Test(cli_map_review, merge_refuses_a_nul_byte)
                   "cloudpickle-load: shard.jsonl: line 2: not a line of "
                   "--with-index output ([N,RESULT])\n");
 }
+
+Test(cli_map_review, merge_refuses_the_options_of_map)
+{
+    /* --result-file ignored would leave the file unwritten (or stale)
+     * after exit 0, the merged output gone to standard output */
+    static const char *const opts[][3] = {
+        {"--result-file", "merged.jsonl", "--result-file"},
+        {"--shard", "0/2", "--shard"},
+        {"--keep-going", NULL, "--keep-going"},
+        {"--with-index", NULL, "--with-index"},
+        {"-j", "2", "-j"},
+        {"--input", "in.jsonl", "--input"},
+    };
+    char path[128];
+    snprintf(path, sizeof(path), "%s/shard.jsonl", dir);
+    FILE *f = fopen(path, "wb");
+    cr_assert(f != NULL);
+    fputs("[1,\"a\"]\n", f);
+    cr_assert_eq(fclose(f), 0);
+    for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
+        cpk_proc p;
+        if (opts[i][1] != NULL)
+            LOAD(&p, "--merge", opts[i][0], opts[i][1], "shard.jsonl");
+        else
+            LOAD(&p, "--merge", opts[i][0], "shard.jsonl");
+        cpk_assert_exit(&p, 2);
+        char want[256];
+        snprintf(want, sizeof(want),
+                 "cloudpickle-load: %s cannot be combined with --merge%s\n"
+                 "Try 'cloudpickle-load --help' for more information.\n",
+                 opts[i][2],
+                 i == 0 ? " (it writes on standard output)" : "");
+        cr_assert_str_eq(p.err, want);
+        cr_assert_str_eq(p.out, "");
+        cpk_proc_free(&p);
+    }
+    snprintf(path, sizeof(path), "%s/merged.jsonl", dir);
+    cr_assert(fopen(path, "r") == NULL, "merged.jsonl was written");
+}
