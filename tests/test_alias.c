@@ -327,7 +327,7 @@ Test(alias, version_parses_and_names_ccloudpickle)
     "        assert fn is eval\n"                                            \
     "        out = {}\n"                                                     \
     "        for name, path in self.paths.items():\n"                        \
-    "            r = subprocess.run([sys.executable, '-S', '-c',\n"          \
+    "            r = subprocess.run([PYTHON, '-S', '-c',\n"                  \
     "                'import sys; print(repr(eval(sys.argv[1])))', *args],\n" \
     "                env={'PYTHONPATH': path}, capture_output=True,\n"       \
     "                text=True, check=True)\n"                               \
@@ -339,6 +339,7 @@ Test(alias, check_workers_names_what_each_lacks)
     const char *dir = cpk_stock_cloudpickle("CPK_CLOUDPICKLE3");
     char code[8192];
     snprintf(code, sizeof(code),
+             "PYTHON = '" CPK_PYTHON "'\n"
              FAKE_CLIENT
              "client = Client({'stock': '%s', 'ours': '%s'})\n"
              "facts = client.run(eval, __import__('_ccloudpickle_alias')._PROBE)\n"
