@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "format.h" /* cpk_format_sniff: "pickle_format" */
 #include "safetext.h"
 
 /* The version of the schema in doc/REPORT-JSON.md. */
@@ -235,6 +236,13 @@ cpk_describe_json(FILE *out, const pkscan_report *r, const char *file,
     jkey(out, &f, "protocol");
     if (r->protocol >= 0)
         fprintf(out, "%d", r->protocol);
+    else
+        fputs("null", out);
+    jkey(out, &f, "pickle_format");
+    int fmt;
+    if (sig != NULL && cpk_format_sniff(sig->pickle, sig->pickle_len, &fmt,
+                                        NULL, 0))
+        fprintf(out, "%d", fmt);
     else
         fputs("null", out);
     jkey(out, &f, "min_protocol");

@@ -103,12 +103,14 @@ Test(cli_json, schema_keys_and_a_function)
     char checks[4096];
     snprintf(checks, sizeof(checks),
              "assert list(r) == ['format', 'file', 'status', 'signed', 'size', "
-             "'protocol', 'min_protocol', 'opcodes', 'frames', 'buffers', "
-             "'max_depth', 'result', 'python', 'n_dangerous', 'n_other', "
+             "'protocol', 'pickle_format', 'min_protocol', 'opcodes', "
+             "'frames', 'buffers', 'max_depth', 'result', 'python', "
+             "'n_dangerous', 'n_other', "
              "'strict_violation', 'truncated', 'imports', 'functions', "
              "'classes', 'load_calls'], list(r)\n"
              "assert r['load_calls'] == []\n"
              "assert r['format'] == 1 and r['status'] == 'ok'\n"
+             "assert r['pickle_format'] == 5, r['pickle_format']\n"
              "assert r['signed'] is None\n"
              "assert r['file'] == %s%s%s\n"
              "assert r['protocol'] == 5 and r['result'] == 'function'\n"
