@@ -48,6 +48,8 @@ static const char *const FUNCS =
     "    open(f.__name__ + '.pkl', 'wb').write(cp.dumps(f))\n"
     "open('in10k', 'w').write(''.join('%d\\n' % i for i in range(1, "
     "10001)))\n"
+    "open('in2k', 'w').write(''.join('%d\\n' % i for i in range(1, "
+    "2001)))\n"
     "open('in9', 'w').write(''.join('%d\\n' % i for i in range(1, 10)))\n";
 
 static int
@@ -96,6 +98,17 @@ teardown(void)
 
 TestSuite(cli_map_dask, .init = setup, .fini = teardown, .timeout = 120);
 
+/* The records of the long runs: 10,000, or 2,000 under make sanitize
+ * (the sanitizers slow the program and every worker down). */
+static int
+many(const char **input)
+{
+    const char *san = getenv("CPK_SAN_PRELOAD");
+    int sanitized = san != NULL && *san != '\0';
+    *input = sanitized ? "in2k" : "in10k";
+    return sanitized ? 2000 : 10000;
+}
+
 /* Start `python3 -m MODULE ARGS...` in dir, in a process group of its
  * own, output to LOG; with_cpk: ccloudpickle importable. Its pid. */
 static pid_t
@@ -118,11 +131,16 @@ start(const char *log, int with_cpk, const char *const *args)
             setenv("PYTHONPATH", CPK_BUILD_DIR, 1);
         else
             unsetenv("PYTHONPATH");
-        /* under make sanitize, the instrumented module needs the ASan
-         * runtime first, as every child of the tests gets it */
+        /* under make sanitize, a worker's instrumented module needs the
+         * ASan runtime first, as every child of the tests gets it; the
+         * cluster's own allocations need no debug hooks (they would only
+         * slow it down) */
         const char *san = getenv("CPK_SAN_PRELOAD");
-        if (san != NULL && *san != '\0')
+        if (with_cpk && san != NULL && *san != '\0')
             setenv("LD_PRELOAD", san, 1);
+        else
+            unsetenv("LD_PRELOAD");
+        unsetenv("PYTHONMALLOC");
         const char *argv[24] = {CPK_PYTHON, "-m"};
         int i = 2;
         for (; args[i - 2] != NULL && i < 23; i++)
@@ -160,7 +178,7 @@ wait_for(const char *name, const char *text)
 static void
 cluster(char *addr, size_t cap, int good, int bad, pid_t *pids)
 {
-    start("scheduler.log", 1,
+    start("scheduler.log", 0,
           (const char *[]){"distributed.cli.dask_scheduler", "--host",
                            "127.0.0.1", "--port", "0", "--no-dashboard",
                            "--scheduler-file", "scheduler.json", NULL});
@@ -229,10 +247,12 @@ Test(cli_map_dask, every_result_in_order)
 {
     char addr[128];
     cluster(addr, sizeof(addr), 2, 0, NULL);
+    const char *input;
+    int n = many(&input);
     cpk_proc p;
-    LOAD(&p, "double.pkl", "--map", "--dask", addr, "--input", "in10k");
+    LOAD(&p, "double.pkl", "--map", "--dask", addr, "--input", input);
     cpk_assert_exit(&p, 0);
-    assert_doubled(p.out, 10000);
+    assert_doubled(p.out, n);
     cpk_proc_free(&p);
 }
 
@@ -243,6 +263,8 @@ Test(cli_map_dask, killed_worker_loses_nothing)
     cluster(addr, sizeof(addr), 2, 0, pids);
     char out[256];
     snprintf(out, sizeof(out), "%s/out", dir);
+    const char *input;
+    int n = many(&input);
     pid_t pid = fork();
     cr_assert(pid >= 0);
     if (pid == 0) {
@@ -256,7 +278,7 @@ Test(cli_map_dask, killed_worker_loses_nothing)
         dup2(err, 2);
         setenv("PYTHONPATH", CPK_BUILD_DIR, 1);
         execl(CPK_LOAD, CPK_LOAD, "mark.pkl", "--map", "--dask", addr,
-              "--input", "in10k", (char *)NULL);
+              "--input", input, (char *)NULL);
         _exit(127);
     }
     wait_for("started", NULL);
@@ -271,7 +293,7 @@ Test(cli_map_dask, killed_worker_loses_nothing)
     free(err);
     char *o = cpk_read_file(out, NULL);
     cr_assert(o != NULL);
-    assert_doubled(o, 10000);
+    assert_doubled(o, n);
     free(o);
 }
 
