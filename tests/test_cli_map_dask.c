@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -118,6 +119,8 @@ start(const char *log, int with_cpk, const char *const *args)
     cr_assert(pid >= 0);
     if (pid == 0) {
         setpgid(0, 0);
+        /* gone with the test even when a timeout kills it (no fini) */
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (chdir(dir) != 0)
             _exit(126);
         int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -268,6 +271,7 @@ Test(cli_map_dask, killed_worker_loses_nothing)
     pid_t pid = fork();
     cr_assert(pid >= 0);
     if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (chdir(dir) != 0)
             _exit(126);
         int fd = open("out", O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -434,6 +438,7 @@ start_load(const char *const *args)
     pid_t pid = fork();
     cr_assert(pid >= 0);
     if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (chdir(dir) != 0)
             _exit(126);
         int fd = open("out", O_WRONLY | O_CREAT | O_TRUNC, 0644);
