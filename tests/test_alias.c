@@ -319,6 +319,9 @@ Test(alias, version_parses_and_names_ccloudpickle)
  * build; the probe reaches both (it is builtins.eval and a str). */
 #define FAKE_CLIENT                                                          \
     "import ccloudpickle, subprocess, sys, ast, pickle\n"                    \
+    "import os\n"                                                            \
+    "san = os.environ.get('CPK_SAN_PRELOAD')\n"                              \
+    "ENV = {'LD_PRELOAD': san} if san else {}\n"                             \
     "class Client:\n"                                                        \
     "    def __init__(self, paths):\n"                                       \
     "        self.paths = paths\n"                                           \
@@ -329,7 +332,8 @@ Test(alias, version_parses_and_names_ccloudpickle)
     "        for name, path in self.paths.items():\n"                        \
     "            r = subprocess.run([PYTHON, '-S', '-c',\n"                  \
     "                'import sys; print(repr(eval(sys.argv[1])))', *args],\n" \
-    "                env={'PYTHONPATH': path}, capture_output=True,\n"       \
+    "                env=dict(os.environ, PYTHONPATH=path, **ENV),\n"       \
+    "                capture_output=True,\n"                                 \
     "                text=True, check=True)\n"                               \
     "            out[name] = ast.literal_eval(r.stdout)\n"                   \
     "        return out\n"
