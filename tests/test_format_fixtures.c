@@ -10,7 +10,6 @@
 
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 TestSuite(format_fixtures, .init = cpk_py_start, .fini = cpk_py_stop);
 
@@ -23,7 +22,8 @@ Test(format_fixtures, every_release_loads)
            "same = sys.version_info[:2] == (3, 11)\n"
            "versions = sorted(d for d in os.listdir(top)\n"
            "                  if os.path.isdir(os.path.join(top, d)))\n"
-           "assert '0.1.0' in versions, versions\n"
+           "want = ['0.1.0', '0.2.0', '0.3.0', '0.4.0', '0.5.0', '0.6.0']\n"
+           "assert versions == want, versions\n"
            "count = 0\n"
            "for v in versions:\n"
            "    with open(os.path.join(top, v, 'MANIFEST')) as f:\n"
@@ -56,8 +56,6 @@ Test(format_fixtures, cloudpickle_load_reads_them)
         snprintf(path, sizeof path,
                  CPK_SOURCE_DIR "/tests/fixtures/formats/%s/closure.pkl",
                  versions[i]);
-        if (access(path, R_OK) != 0)
-            continue; /* a release whose fixtures are not made yet */
         cpk_proc p;
         cpk_spawn(&p, (const char *[]){CPK_BUILD_DIR "/cloudpickle-load",
                                        path, NULL},
