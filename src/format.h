@@ -18,9 +18,11 @@
 #define CPK_FORMAT_STR(n) CPK_FORMAT_STR_(n)
 #define CPK_FORMAT_CURRENT_STR CPK_FORMAT_STR(CPK_FORMAT_CURRENT)
 
-/* The first format whose pickles open with the marker: formats before it
- * are loaded by releases that do not know the marker. */
-#define CPK_FORMAT_MARKED 5
+/* The first format whose pickles open with the marker. Format 5 writes
+ * the bytes of format 4: its releases are the first that read markers,
+ * so a marker is needed only once a format adds a name they lack. Until
+ * then a pickle costs no marker lookup at load, and 0.5.0 loads it. */
+#define CPK_FORMAT_MARKED 6
 
 /* The marker's name in the module: "_format_<N>_<major>_<minor>_<patch>",
  * N the format the pickle needs, then the writer's version. */

@@ -898,6 +898,11 @@ module_exec(PyObject *module)
             return -1;
         }
         st->format_op4_len = len;
+        /* The current marker is an attribute: every load of one of our
+         * pickles finds it in the module dict, without the miss and the
+         * __getattr__ call that older and newer markers take. */
+        if (PyModule_AddObjectRef(module, name, Py_None) < 0)
+            return -1;
     }
 
     if ((st->base_pickler = cpk_import_attr("_pickle", "Pickler")) == NULL ||

@@ -110,7 +110,7 @@ Test(cli_json, schema_keys_and_a_function)
              "'classes', 'load_calls'], list(r)\n"
              "assert r['load_calls'] == []\n"
              "assert r['format'] == 1 and r['status'] == 'ok'\n"
-             "assert r['pickle_format'] == 5, r['pickle_format']\n"
+             "assert r['pickle_format'] is None, r['pickle_format']\n"
              "assert r['signed'] is None\n"
              "assert r['file'] == %s%s%s\n"
              "assert r['protocol'] == 5 and r['result'] == 'function'\n"
