@@ -36,17 +36,21 @@ cpk_format_release(int n)
     return releases[n - 1];
 }
 
-/* Reads a decimal number of 1 to 9 digits at *p (up to end), moving *p
- * past it. -1 when there is none. */
+/* Reads a decimal number at *p (up to end), moving *p past all its
+ * digits. -1 when there is none. A value above CPK_FORMAT_NUMBER_MAX
+ * reads as CPK_FORMAT_NUMBER_MAX: a format number that long is newer
+ * than any loader, and must be refused as one, not taken for an
+ * ordinary (unknown) name. */
 static long
 number(const char **p, const char *end)
 {
     long v = 0;
     int digits = 0;
     while (*p < end && **p >= '0' && **p <= '9') {
-        if (++digits > 9)
-            return -1;
-        v = v * 10 + (**p - '0');
+        int d = **p - '0';
+        digits = 1;
+        v = v > (CPK_FORMAT_NUMBER_MAX - d) / 10 ? CPK_FORMAT_NUMBER_MAX
+                                                 : v * 10 + d;
         (*p)++;
     }
     return digits ? v : -1;

@@ -32,9 +32,14 @@
  * not a format this version knows. */
 const char *cpk_format_release(int n);
 
+/* The largest number a marker's fields read as: more digits saturate
+ * here (a format that large is newer than this loader all the same). */
+#define CPK_FORMAT_NUMBER_MAX 999999999L
+
 /* 1 when name[0, len) is a marker: *format and the writer's version
  * ("0.7.0", in version[0, vsize)) are filled; 0 otherwise (the name is
- * then an ordinary one). A number too long is not a marker. */
+ * then an ordinary one). A number of any length is read, saturating at
+ * CPK_FORMAT_NUMBER_MAX. */
 int cpk_format_parse(const char *name, size_t len, int *format,
                      char *version, size_t vsize);
 

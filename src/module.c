@@ -673,11 +673,15 @@ module_getattr(PyObject *module, PyObject *name)
 {
     int n;
     char writer[48];
-    const char *s = PyUnicode_Check(name) ? PyUnicode_AsUTF8(name) : NULL;
+    Py_ssize_t len = 0;
+    /* With its length: a name with a NUL in it is not a marker (the
+     * static scan reads it whole too). */
+    const char *s =
+        PyUnicode_Check(name) ? PyUnicode_AsUTF8AndSize(name, &len) : NULL;
     if (s == NULL && PyErr_Occurred())
         return NULL;
     if (s != NULL &&
-        cpk_format_parse(s, strlen(s), &n, writer, sizeof writer)) {
+        cpk_format_parse(s, (size_t)len, &n, writer, sizeof writer)) {
         if (n <= CPK_FORMAT_CURRENT)
             Py_RETURN_NONE;
         char msg[256];

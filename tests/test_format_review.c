@@ -1,0 +1,182 @@
+/* test_format_review.c - format markers a hostile or odd pickle places
+ * where cpk_format_sniff does not look (inside a FRAME, memoized, after
+ * other opcodes, by INST), format numbers too long for an int, and names
+ * with a NUL in them: refused or ignored alike by loads, pickle.loads
+ * and cloudpickle-load (src/format.c, cli/scancheck.c, src/module.c). */
+#include "support.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "ccloudpickle.h" /* CPK_VERSION */
+#include "format.h"       /* cpk_format_parse */
+
+TestSuite(format_review, .init = cpk_py_start, .fini = cpk_py_stop);
+
+/* Pickles of the int 7 carrying the marker of format 6 somewhere other
+ * than first; `ran` writes RAN to stderr before the marker (what must
+ * not run when cloudpickle-load refuses). */
+#define HIDDEN                                                               \
+    "import struct, sys\n"                                                   \
+    "def sbu(s): return b'\\x8c' + bytes([len(s)]) + s\n"                    \
+    "M, N = b'ccloudpickle', b'_format_6_9_8_7'\n"                           \
+    "mark = sbu(M) + sbu(N) + b'\\x930'\n"                                   \
+    "seven = b'K\\x07.'\n"                                                   \
+    "inner = mark + seven\n"                                                 \
+    "framed = b'\\x80\\x04\\x95' + struct.pack('<Q', len(inner)) + inner\n"  \
+    "memo = (b'\\x80\\x04' + sbu(M) + b'\\x94' + sbu(N) + b'\\x94\\x93\\x94'" \
+    " + b'0' + seven)\n"                                                     \
+    "ran = (b'\\x80\\x04' + sbu(b'builtins') + sbu(b'print') + b'\\x93'"     \
+    " + sbu(b'RAN') + b'\\x85R0' + mark + seven)\n"                          \
+    "inst = b'\\x80\\x02(iccloudpickle\\n_format_6_9_8_7\\n0' + seven\n"
+
+static const char *const hidden[] = {"framed", "memo", "ran", "inst"};
+
+/* cloudpickle-load refuses a newer format's marker wherever the pickle
+ * has it, with the upgrade message and exit 3, before the report and
+ * before anything in the pickle runs. */
+Test(format_review, cli_refuses_hidden_newer_marker)
+{
+    char dir[64];
+    cpk_tmpdir(dir, sizeof dir);
+    const char *load = CPK_BUILD_DIR "/cloudpickle-load";
+    for (size_t i = 0; i < sizeof hidden / sizeof hidden[0]; i++) {
+        char path[160], code[2048], want[512];
+        snprintf(path, sizeof path, "%s/%s.pkl", dir, hidden[i]);
+        snprintf(code, sizeof code, HIDDEN "sys.stdout.buffer.write(%s)\n",
+                 hidden[i]);
+        cpk_python_to_file(path, code);
+        snprintf(want, sizeof want,
+                 "cloudpickle-load: %s: written by ccloudpickle 9.8.7 for "
+                 "format 6; this is ccloudpickle %s (format %d): upgrade the "
+                 "loading side, or write with format=%d\n",
+                 path, CPK_VERSION, CPK_FORMAT_CURRENT, CPK_FORMAT_CURRENT);
+        const char *const *argvs[] = {
+            (const char *[]){load, path, NULL},
+            (const char *[]){load, "--json", path, NULL},
+            (const char *[]){load, path, "--call", NULL},
+            (const char *[]){load, "--strict", path, "--call", NULL},
+        };
+        for (size_t j = 0; j < sizeof argvs / sizeof argvs[0]; j++) {
+            cpk_proc p;
+            cpk_spawn(&p, argvs[j], NULL, NULL, 0, NULL);
+            cr_assert_str_eq(p.err, want, "%s, argv %zu", hidden[i], j);
+            cpk_assert_exit(&p, 3);
+            cr_assert_eq(p.out_len, 0, "%s, argv %zu", hidden[i], j);
+            cpk_proc_free(&p);
+        }
+    }
+}
+
+/* The module refuses the same pickles with FormatError (the marker's
+ * own place: what comes before it in `ran` runs, as in any pickle). */
+Test(format_review, loads_refuses_hidden_newer_marker)
+{
+    cpk_py(HIDDEN
+           "import ccloudpickle as cp, pickle\n"
+           "for data in (framed, memo, inst):\n"
+           "    for load in (cp.loads, pickle.loads):\n"
+           "        try:\n"
+           "            load(data)\n"
+           "        except cp.FormatError as e:\n"
+           "            assert 'for format 6;' in str(e), e\n"
+           "        else:\n"
+           "            raise AssertionError(data)\n");
+}
+
+/* A format number of more than 9 digits is a marker of a newer format,
+ * not an unknown name (an AttributeError, or a refused import that the
+ * scan called "other"). */
+Test(format_review, long_format_number_is_newer)
+{
+    int fmt = 0;
+    char v[48];
+    const char *n = "_format_99999999999999999999_0_7_0";
+    cr_assert_eq(cpk_format_parse(n, strlen(n), &fmt, v, sizeof v), 1);
+    cr_assert_gt(fmt, CPK_FORMAT_CURRENT);
+    cr_assert_str_eq(v, "0.7.0");
+    n = "_format_6_0_99999999999999999999_0";
+    cr_assert_eq(cpk_format_parse(n, strlen(n), &fmt, v, sizeof v), 1);
+    cr_assert_eq(fmt, 6);
+    cpk_py("import ccloudpickle as cp, pickle\n"
+           "N = b'_format_99999999999999999999_0_7_0'\n"
+           "data = (b'\\x80\\x04\\x8c\\x0cccloudpickle\\x8c' + bytes([len(N)])"
+           " + N + b'\\x930K\\x07.')\n"
+           "for load in (cp.loads, pickle.loads):\n"
+           "    try:\n"
+           "        load(data)\n"
+           "    except cp.FormatError:\n"
+           "        pass\n"
+           "    else:\n"
+           "        raise AssertionError(load)\n");
+
+    char dir[64], path[160], want[512];
+    cpk_tmpdir(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/long.pkl", dir);
+    cpk_python_to_file(path,
+                       "import sys\n"
+                       "N = b'_format_99999999999999999999_0_7_0'\n"
+                       "sys.stdout.buffer.write(b'\\x80\\x04\\x8c\\x0c"
+                       "ccloudpickle\\x8c' + bytes([len(N)]) + N + "
+                       "b'\\x930K\\x07.')\n");
+    snprintf(want, sizeof want,
+             "cloudpickle-load: %s: written by ccloudpickle 0.7.0 for format "
+             "999999999; this is ccloudpickle %s (format %d): upgrade the "
+             "loading side, or write with format=%d\n",
+             path, CPK_VERSION, CPK_FORMAT_CURRENT, CPK_FORMAT_CURRENT);
+    cpk_proc p;
+    cpk_spawn(&p,
+              (const char *[]){CPK_BUILD_DIR "/cloudpickle-load", path,
+                               NULL},
+              NULL, NULL, 0, NULL);
+    cr_assert_str_eq(p.err, want);
+    cpk_assert_exit(&p, 3);
+    cpk_proc_free(&p);
+}
+
+/* A name with a NUL in it is not a marker for the module either (the
+ * scan reads names whole): no None for "_format_1_0_1_0\0anything". */
+Test(format_review, nul_in_name_is_not_a_marker)
+{
+    cpk_py("import ccloudpickle as cp\n"
+           "assert getattr(cp, '_format_1_0_1_0') is None\n"
+           "for name in ('_format_1_0_1_0\\x00x', '_format_9_0_1_0\\x00x'):\n"
+           "    try:\n"
+           "        getattr(cp, name)\n"
+           "    except cp.FormatError:\n"
+           "        raise AssertionError(name)\n"
+           "    except AttributeError:\n"
+           "        pass\n"
+           "    else:\n"
+           "        raise AssertionError(name)\n");
+}
+
+/* format=1 refuses a name 0.1.0 lacks also when the Pickler has a
+ * dispatch_table (which used to skip the check: _make_lock was written
+ * and 0.1.0 failed on it at load). */
+Test(format_review, format1_refuses_through_dispatch_table)
+{
+    cpk_py("import ccloudpickle as cp, copyreg, io, pickle, threading\n"
+           "class P(cp.Pickler):\n"
+           "    dispatch_table = {complex: lambda c: (complex, (1, 2))}\n"
+           "def mine(f):\n"
+           "    p = cp.Pickler(f, format=1)\n"
+           "    p.dispatch_table = copyreg.dispatch_table.copy()\n"
+           "    return p\n"
+           "for make in (lambda f: P(f, format=1), mine):\n"
+           "    f = io.BytesIO()\n"
+           "    try:\n"
+           "        make(f).dump([1, threading.Lock()])\n"
+           "    except pickle.PicklingError as e:\n"
+           "        assert str(e) == (\"Can't pickle for format 1 \"\n"
+           "            '(ccloudpickle 0.1.0): its loaders have no '\n"
+           "            '_make_lock; write a newer format'), e\n"
+           "    else:\n"
+           "        raise AssertionError(f.getvalue())\n"
+           "    f = io.BytesIO()\n"
+           "    make(f).dump(3j)\n"
+           "f = io.BytesIO()\n"
+           "p = P(f, format=2)\n"
+           "p.dump(threading.Lock())\n"
+           "assert b'_make_lock' in f.getvalue()\n");
+}
