@@ -166,6 +166,22 @@ Pickler_reducer_override(PyObject *self, PyObject *obj)
      * this instance's view of the default table (p.dispatch_table[T] = r)
      * live in table_overlay, which CPython does not know: they are looked
      * up here, for every type. */
+    /* A reconstructor of ours the chosen format's release lacks is
+     * refused however it would be written: through the fast path below,
+     * or through a dispatch_table (the user's, or copyreg's entry for
+     * builtin functions), which skip it. */
+    if (kind == CPK_KIND_NONE && type == &PyCFunction_Type &&
+        ext->fmt < CPK_FORMAT_CURRENT &&
+        PyCFunction_GET_SELF(obj) == ext->module) {
+        const char *name = ((PyCFunctionObject *)obj)->m_ml->ml_name;
+        if (!cpk_format_has_name(ext->fmt, name)) {
+            PyErr_Format(st->PicklingError,
+                         "Can't pickle for format %d (ccloudpickle %s): its "
+                         "loaders have no %s; write a newer format",
+                         ext->fmt, cpk_format_release(ext->fmt), name);
+            return NULL;
+        }
+    }
     PyObject *table = *dispatch_slot(self);
     if (table == NULL && ext->table_overlay != NULL &&
         PyDict_GET_SIZE(ext->table_overlay) > 0)
@@ -186,15 +202,6 @@ Pickler_reducer_override(PyObject *self, PyObject *obj)
                 const char *name = ((PyCFunctionObject *)obj)->m_ml->ml_name;
                 if (ext->sink != NULL)
                     cpk_sink_need_prefix(ext->sink);
-                if (!cpk_format_has_name(ext->fmt, name)) {
-                    PyErr_Format(st->PicklingError,
-                                 "Can't pickle for format %d (ccloudpickle "
-                                 "%s): its loaders have no %s; write a "
-                                 "newer format",
-                                 ext->fmt, cpk_format_release(ext->fmt),
-                                 name);
-                    return NULL;
-                }
                 return PyUnicode_FromString(name);
             }
         }
