@@ -906,9 +906,13 @@ cpk_reduce_function(cpk_state *st, PyObject *pickler, PyObject *func)
         goto done;
 
     if (x.closure != NULL) {
+        /* Format 1's loaders (0.1.0) know no "__closure_cells__": they
+         * would set it as an attribute and leave the cell empty. They
+         * get the values, as 0.1.0 wrote them (the cells not shared). */
         closure_vals = closure_values(
             st, x.closure,
-            ext->format == CPK_FORMAT_NATIVE ? &shared_cells : NULL);
+            ext->format == CPK_FORMAT_NATIVE && ext->fmt >= 2 ? &shared_cells
+                                                              : NULL);
         if (closure_vals == NULL)
             goto done;
     }

@@ -180,3 +180,32 @@ Test(format_review, format1_refuses_through_dispatch_table)
            "p.dump(threading.Lock())\n"
            "assert b'_make_lock' in f.getvalue()\n");
 }
+
+/* format=1 gives closures sharing a cell their values in "__closure__":
+ * 0.1.0 knows no "__closure_cells__" (it set it as an attribute and left
+ * the cell empty, so calling the function raised NameError). Here the
+ * 0.1.0 loader's handling is what _function_fill does with __closure__
+ * alone, checked on the state the pickle carries. */
+Test(format_review, format1_shared_cells_carry_values)
+{
+    cpk_py("import ccloudpickle as cp, pickle, pickletools\n"
+           "def make():\n"
+           "    a = 1\n"
+           "    def g(): return a\n"
+           "    def s(v):\n"
+           "        nonlocal a\n"
+           "        a = v\n"
+           "    return g, s\n"
+           "for proto in range(6):\n"
+           "    data = cp.dumps(make(), format=1, protocol=proto)\n"
+           "    assert b'__closure_cells__' not in data, proto\n"
+           "    assert b'_empty_cell_value' not in data, proto\n"
+           "    g, s = cp.loads(data)\n"
+           "    assert g() == 1, proto\n"
+           "    g, s = pickle.loads(data)\n"
+           "    assert g() == 1, proto\n"
+           /* formats 2 and later still share the cell */
+           "    g, s = cp.loads(cp.dumps(make(), format=2, protocol=proto))\n"
+           "    s(9)\n"
+           "    assert g() == 9, proto\n");
+}
