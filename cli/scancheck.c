@@ -194,19 +194,11 @@ cpk_scan_pickle(const char *name, const void *data, size_t len,
      * a FRAME, memoized, later in the pickle, by INST. The load would
      * refuse it too, but only once it reaches it (what comes before
      * would run) and in other words; the report would call it ours. */
-    for (size_t i = 0; i < r->n_imports; i++) {
-        const pkscan_import *im = &r->imports[i];
-        if (im->module.s != NULL && im->name.s != NULL &&
-            im->module.len == sizeof CPK_MODULE_NAME - 1 &&
-            memcmp(im->module.s, CPK_MODULE_NAME, im->module.len) == 0 &&
-            cpk_format_parse(im->name.s, im->name.len, &fmt, writer,
-                             sizeof writer) &&
-            fmt > CPK_FORMAT_CURRENT) {
-            char msg[256];
-            cpk_format_message(msg, sizeof msg, fmt, writer, CPK_VERSION);
-            cpk_error("%s: %s", name, msg);
-            return CPK_EXIT_INPUT;
-        }
+    if (cpk_format_newer_import(r, &fmt, writer, sizeof writer)) {
+        char msg[256];
+        cpk_format_message(msg, sizeof msg, fmt, writer, CPK_VERSION);
+        cpk_error("%s: %s", name, msg);
+        return CPK_EXIT_INPUT;
     }
     /* What pickle.loads accepts but no pickler writes, and what would
      * crash or bloat the load. */

@@ -144,3 +144,21 @@ cpk_format_message(char *out, size_t size, int n, const char *writer,
              "write with format=%d",
              writer, n, self_version, CPK_FORMAT_CURRENT, CPK_FORMAT_CURRENT);
 }
+
+int
+cpk_format_newer_import(const pkscan_report *r, int *format, char *version,
+                        size_t vsize)
+{
+    static const char own[] = "ccloudpickle";
+    for (size_t i = 0; i < r->n_imports; i++) {
+        const pkscan_import *im = &r->imports[i];
+        if (im->module.s != NULL && im->name.s != NULL &&
+            im->module.len == sizeof own - 1 &&
+            memcmp(im->module.s, own, sizeof own - 1) == 0 &&
+            cpk_format_parse(im->name.s, im->name.len, format, version,
+                             vsize) &&
+            *format > CPK_FORMAT_CURRENT)
+            return 1;
+    }
+    return 0;
+}

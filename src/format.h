@@ -8,6 +8,8 @@
 
 #include <stddef.h>
 
+#include "pkscan.h" /* pkscan_report: cpk_format_newer_import */
+
 /* The format this version writes by default, and the oldest it can
  * write (format=N). A new reconstructor shape is a new name and a new
  * number here; doc/FORMAT.md's table says what each number holds. */
@@ -59,6 +61,14 @@ int cpk_format_has_name(int n, const char *name);
  * reads). */
 int cpk_format_sniff(const void *data, size_t len, int *format,
                      char *version, size_t vsize);
+
+/* Whether a scanned pickle names, anywhere, the marker of a format newer
+ * than CPK_FORMAT_CURRENT (inside a FRAME, memoized, after other opcodes,
+ * by INST): 1 with *format and the writer's version filled, else 0. The
+ * load would refuse it too, but only when it reaches it, after what comes
+ * before has run. */
+int cpk_format_newer_import(const pkscan_report *r, int *format,
+                            char *version, size_t vsize);
 
 /* The older loader's message, NUL-terminated in out[0, size): "written
  * by ccloudpickle X for format N; this is ccloudpickle Y (format M):

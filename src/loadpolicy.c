@@ -10,6 +10,7 @@
  */
 #include "internal.h"
 
+#include "format.h" /* cpk_format_newer_import */
 #include "pkscan.h" /* pkscan_scan */
 #include "policy.h" /* cpk_policy, cpk_policy_names */
 
@@ -386,6 +387,16 @@ static_pass(cpk_state *st, const cpk_policy *p, const char *buf,
         (exact || r->status != PKSCAN_ERR_TRAILING)) {
         PyErr_Format(st->UnpicklingError, "%s at byte %zu", r->error,
                      r->error_offset);
+        goto done;
+    }
+    /* A newer format's marker anywhere: refused before anything runs,
+     * as the load would refuse it once it got there. */
+    int fmt;
+    char writer[48];
+    if (cpk_format_newer_import(r, &fmt, writer, sizeof writer)) {
+        char msg[256];
+        cpk_format_message(msg, sizeof msg, fmt, writer, CPK_VERSION);
+        PyErr_SetString(st->FormatError, msg);
         goto done;
     }
     size_t count = cpk_policy_check(p, r, NULL, 0);

@@ -84,6 +84,26 @@ Test(format_review, loads_refuses_hidden_newer_marker)
            "            raise AssertionError(data)\n");
 }
 
+/* Under an import policy, loads reads the whole pickle first: a newer
+ * marker anywhere is refused with FormatError before anything runs (the
+ * print in `ran` would pass allow=['builtins.print']). */
+Test(format_review, policy_loads_refuse_hidden_newer_marker_first)
+{
+    cpk_py(HIDDEN
+           "import ccloudpickle as cp, io, contextlib\n"
+           "for data in (framed, memo, ran, inst):\n"
+           "    for kw in ({'allow': ['builtins.print']}, {'deny': ['os']}):\n"
+           "        out = io.StringIO()\n"
+           "        try:\n"
+           "            with contextlib.redirect_stdout(out):\n"
+           "                cp.loads(data, **kw)\n"
+           "        except cp.FormatError as e:\n"
+           "            assert 'for format 6;' in str(e), e\n"
+           "        else:\n"
+           "            raise AssertionError((data, kw))\n"
+           "        assert out.getvalue() == '', out.getvalue()\n");
+}
+
 /* A format number of more than 9 digits is a marker of a newer format,
  * not an unknown name (an AttributeError, or a refused import that the
  * scan called "other"). */
