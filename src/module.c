@@ -554,7 +554,7 @@ module_load(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
 
 PyDoc_STRVAR(dumps_doc,
 "dumps(obj, protocol=None, buffer_callback=None, *, compat=None,\n"
-"      sign_key=None, diagnose=True, portable=False)\n--\n\n"
+"      sign_key=None, diagnose=True, portable=False, format=None)\n--\n\n"
 "Return the pickle of obj as bytes. Functions and classes that cannot be\n"
 "imported by name on the other side are pickled by value.\n\n"
 "protocol defaults to DEFAULT_PROTOCOL (the highest). compat= writes a\n"
@@ -578,11 +578,14 @@ PyDoc_STRVAR(dumps_doc,
 "portable=True also ships the source of each function carried by value,\n"
 "when it is found and proven to compile to the running code, so that\n"
 "another CPython version can compile and run it (doc/FORMAT.md,\n"
-"_code_portable). Not with compat=: ValueError.");
+"_code_portable). Not with compat=: ValueError.\n\n"
+"format=N (1 to FORMAT) writes what the ccloudpickle release of format N\n"
+"loads, for older workers during an upgrade; an object that format cannot\n"
+"carry raises PicklingError (doc/FORMAT.md). Not with compat=: ValueError.");
 
 PyDoc_STRVAR(dump_doc,
 "dump(obj, file, protocol=None, buffer_callback=None, *, compat=None,\n"
-"     sign_key=None, diagnose=True, portable=False)\n--\n\n"
+"     sign_key=None, diagnose=True, portable=False, format=None)\n--\n\n"
 "Write the pickle of obj to the binary file object file. See dumps().\n"
 "With sign_key, the signed envelope is made in memory and written with\n"
 "one file.write() call.");

@@ -1132,7 +1132,7 @@ static PyMemberDef Pickler_members[3];
 
 PyDoc_STRVAR(Pickler_doc,
 "Pickler(file, protocol=None, buffer_callback=None, *, compat=None,\n"
-"        portable=False)\n--\n\n"
+"        portable=False, format=None)\n--\n\n"
 "A pickle.Pickler that pickles functions, classes and modules by value\n"
 "where they cannot be imported by name on the loading side (cloudpickle's\n"
 "CloudPickler, in C). compat= writes stock cloudpickle's format for the\n"
