@@ -872,8 +872,10 @@ PyObject *cpk_reduce_module(cpk_state *st, PyObject *pickler, int format,
  * versionerror.c looks for them. */
 #define CPK_VERSION_ERROR_PREFIX "this pickle holds code "
 /* versionerror.c: when the pending exception is such an error (exactly
- * UnpicklingError) and the pickle `data` (bytes-like, the whole input of
- * the failed load) holds functions this Python cannot run, replace it
+ * UnpicklingError), or another Exception (not MemoryError, not another
+ * UnpicklingError) that a load of another Python's objects raised before
+ * reaching their code, and the pickle `data` (bytes-like, the whole input
+ * of the failed load) holds functions this Python cannot run, replace it
  * with an UnpicklingError naming both versions and every such function
  * (at most 20, "and N more"), caused by the original. Otherwise, or if
  * that fails, the pending exception is left as it is. Scans `data`

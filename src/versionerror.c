@@ -189,6 +189,22 @@ cpk_version_error_pending(cpk_state *st)
     return is;
 }
 
+/* 1 if the pending exception may be replaced by the version error when
+ * the pickle holds code this Python cannot run: the version errors, and
+ * what a load of another Python's objects raises before it reaches that
+ * code (a 3.11 dataclass Field's state sets kw_only, which 3.9's Field
+ * lacks: AttributeError). Never MemoryError or what is not an Exception,
+ * nor the UnpicklingErrors that say something else (malformed input,
+ * PolicyError, SignatureError, FormatError). */
+static int
+explainable(cpk_state *st)
+{
+    if (cpk_version_error_pending(st))
+        return 1;
+    return cpk_error_clearable() &&
+           !PyErr_ExceptionMatches(st->UnpicklingError);
+}
+
 /* The scan of buf[0, len): a report of status OK or TRAILING, or NULL. */
 static pkscan_report *
 scan(const void *buf, size_t len)
@@ -249,7 +265,7 @@ keep:
 void
 cpk_version_error_explain(cpk_state *st, PyObject *data)
 {
-    if (!cpk_version_error_pending(st))
+    if (!explainable(st))
         return;
     PyObject *type, *exc, *tb;
     Py_buffer view;
@@ -361,7 +377,7 @@ cpk_missing_name_explain(PyObject *module, PyObject *data)
 void
 cpk_version_error_explain_file(cpk_state *st, PyObject *file)
 {
-    if (!cpk_version_error_pending(st))
+    if (!explainable(st))
         return;
     PyObject *type, *exc, *tb;
     PyErr_Fetch(&type, &exc, &tb);
