@@ -1,4 +1,4 @@
-/* fuzz-link: src/pkscan.c src/marshal_scan.c */
+/* fuzz-link: src/pkscan.c src/marshal_scan.c src/format.c */
 /* fuzz-options: -max_len=65536 -timeout=10 */
 /* fuzz_pkscan.c - libFuzzer target for the static pickle inspector
  * (src/pkscan.c) and, through it, the marshal reader (src/marshal_scan.c).
