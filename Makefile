@@ -234,10 +234,22 @@ bench-engines:
 # companion modules (python/*.py), the CCLOUDPICKLE_ALIAS hook
 # (python/*.pth) and the type stubs (stubs/: ccloudpickle.pyi beside the
 # module and the stub-only package ccloudpickle-stubs) in PYSITEDIR, man
-# pages, bash completion. doc/INSTALL.md.
+# pages, bash completion, and the dist-info that lists them all for pip.
+# doc/INSTALL.md.
 INSTALL_PY := $(sort $(wildcard python/*.py))
 INSTALL_PTH := $(sort $(wildcard python/*.pth))
 PROG_NAMES := cloudpickle-dump cloudpickle-load
+# Every file install writes but the dist-info, where it ends up (without
+# DESTDIR): uninstall removes them, the dist-info's RECORD lists them.
+INSTALLED = $(addprefix $(BINDIR)/,$(PROG_NAMES)) \
+            $(addprefix $(MANDIR)/man1/,$(PROG_NAMES:=.1)) \
+            $(addprefix $(BASHCOMPDIR)/,$(PROG_NAMES)) \
+            $(addprefix $(PYSITEDIR)/,ccloudpickle$(EXT_SUFFIX) \
+                ccloudpickle.pyi $(notdir $(INSTALL_PY) $(INSTALL_PTH)) \
+                ccloudpickle-stubs/__init__.pyi ccloudpickle-stubs/py.typed)
+# The dist-info that makes the install pip's to see, upgrade and uninstall
+# (scripts/distinfo.py); one written by pip is pip's to remove.
+DISTINFO = $(PYTHON) scripts/distinfo.py
 
 # make cannot quote a path holding white space: refuse one rather than
 # install into (or remove from) the pieces it would be split into.
@@ -250,6 +262,7 @@ check-install-dirs:
 	fi
 
 install: check-install-dirs all
+	@$(DISTINFO) check '$(DESTDIR)' $(PYSITEDIR)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
 	    $(DESTDIR)$(PYSITEDIR)/ccloudpickle-stubs $(DESTDIR)$(BASHCOMPDIR)
 	install -m 755 $(PROGS) $(DESTDIR)$(BINDIR)/
@@ -261,30 +274,24 @@ install: check-install-dirs all
 	for p in $(PROG_NAMES); do \
 	    install -m 644 completion/cloudpickle $(DESTDIR)$(BASHCOMPDIR)/$$p || exit 1; \
 	done
+	$(DISTINFO) write '$(DESTDIR)' $(PYSITEDIR) $(INSTALLED)
 	@$(PYTHON) scripts/sitedir.py note $(PYSITEDIR)
 
 # install, then strip the programs and the extension module.
 install-strip: install
 	strip $(addprefix $(DESTDIR)$(BINDIR)/,$(PROG_NAMES))
 	strip --strip-unneeded $(DESTDIR)$(PYSITEDIR)/ccloudpickle$(EXT_SUFFIX)
+	$(DISTINFO) write '$(DESTDIR)' $(PYSITEDIR) $(INSTALLED)
 
-# A pip-installed ccloudpickle in the same directory is pip's to remove:
-# taking its files would leave pip's record of them behind.
+# A ccloudpickle that pip installed in the same directory (a dist-info make
+# did not write) is pip's to remove: taking its files would leave pip's
+# record of them behind. So is one install asks to replace.
 uninstall: check-install-dirs
-	@if ls -d $(DESTDIR)$(PYSITEDIR)/ccloudpickle-*.dist-info >/dev/null 2>&1; then \
-	    echo "make: ccloudpickle in $(PYSITEDIR) was installed by pip: run pip uninstall ccloudpickle" >&2; \
-	    exit 2; \
-	fi
-	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(PROG_NAMES))
-	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(PROG_NAMES:=.1))
-	rm -f $(addprefix $(DESTDIR)$(BASHCOMPDIR)/,$(PROG_NAMES))
-	rm -f $(DESTDIR)$(PYSITEDIR)/ccloudpickle$(EXT_SUFFIX) \
-	    $(DESTDIR)$(PYSITEDIR)/ccloudpickle.pyi \
-	    $(addprefix $(DESTDIR)$(PYSITEDIR)/,$(notdir $(INSTALL_PY) $(INSTALL_PTH))) \
+	@$(DISTINFO) check '$(DESTDIR)' $(PYSITEDIR)
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED)) \
 	    $(patsubst python/%.py,$(DESTDIR)$(PYSITEDIR)/__pycache__/%.*.pyc,$(INSTALL_PY))
-	rm -f $(DESTDIR)$(PYSITEDIR)/ccloudpickle-stubs/__init__.pyi \
-	    $(DESTDIR)$(PYSITEDIR)/ccloudpickle-stubs/py.typed
 	rmdir $(DESTDIR)$(PYSITEDIR)/ccloudpickle-stubs 2>/dev/null || true
+	$(DISTINFO) remove '$(DESTDIR)' $(PYSITEDIR)
 
 clean:
 	rm -rf $(BUILD)
