@@ -6,8 +6,10 @@
  * extension, every python/ companion, the .pth hook, the stubs and the
  * licence, with importlib.metadata's version taken from CPK_VERSION, and
  * `pip uninstall` leaves nothing (tests/packaging/pip_check.py does the
- * steps). The stubs (stubs/ccloudpickle.pyi) name exactly the module's
- * public names, with its parameters. */
+ * steps). `make install` writes a dist-info whose RECORD pip uninstalls
+ * and replaces (tests/packaging/make_pip_check.py). The stubs
+ * (stubs/ccloudpickle.pyi) name exactly the module's public names, with
+ * its parameters. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +18,7 @@
 #include "support.h"
 
 #define PIP_CHECK CPK_SOURCE_DIR "/tests/packaging/pip_check.py"
+#define MAKE_PIP_CHECK CPK_SOURCE_DIR "/tests/packaging/make_pip_check.py"
 #define STUB CPK_SOURCE_DIR "/stubs/ccloudpickle.pyi"
 
 static char dir[64];
@@ -134,6 +137,69 @@ Test(pip, venv_with_old_setuptools_is_refused_then_works)
 {
     pyenv_check("CPK_PYTHON_OLD_SETUPTOOLS",
                 "/root/.pyenv/versions/3.9.18/bin/python3");
+}
+
+/* make install and pip (tests/packaging/make_pip_check.py MODE PYTHON BUILD
+ * DIR): a venv of the Python this build is for, make install from this
+ * build directory (up to date: nothing is rebuilt), pip offline. */
+static void
+make_pip_check(const char *mode, const char *python)
+{
+    require_pip();
+    const char *argv[] = {"/usr/bin/python3", MAKE_PIP_CHECK, mode, python,
+                          CPK_BUILD_DIR, dir, NULL};
+    const char *unset[] = {"MAKEFLAGS", "MFLAGS", "MAKELEVEL", "VIRTUAL_ENV",
+                           "PYTHONPATH", NULL};
+    const char *env[] = {"PIP_NO_INDEX=1", NULL};
+    cpk_spawn_opts o = {.argv = argv, .cwd = dir, .env = env,
+                        .unset = unset};
+    cpk_proc p;
+    cpk_spawn_ex(&p, &o);
+    cr_assert(p.exited && p.status == 0, "make_pip_check %s:\n%s%s", mode,
+              p.out, p.err);
+    cr_assert(strstr(p.out, "OK\n") != NULL, "%s", p.out);
+    cpk_proc_free(&p);
+}
+
+TestSuite(make_pip, .init = setup, .fini = remove_dir, .timeout = 400);
+
+/* The dist-info (version, INSTALLER, a RECORD of exactly the files make
+ * wrote, with their hashes) makes pip list and importlib.metadata see the
+ * install, and pip uninstall remove programs, man pages, completion,
+ * module and .pth, and nothing else in the venv. */
+Test(make_pip, make_install_is_seen_and_removed_by_pip)
+{
+    make_pip_check("record", CPK_PYTHON);
+}
+
+/* pip install . over make install uninstalls make's files first: one
+ * install is left, pip's, with the METADATA make wrote. */
+Test(make_pip, pip_install_over_make_install_replaces_it)
+{
+    make_pip_check("pip-over", CPK_PYTHON);
+}
+
+/* make uninstall removes the dist-info; make install replaces one of
+ * make's of another version and refuses one of pip's. */
+Test(make_pip, make_uninstall_removes_the_dist_info)
+{
+    make_pip_check("uninstall", CPK_PYTHON);
+}
+
+/* With DESTDIR, RECORD names the final place; install-strip updates its
+ * hashes. */
+Test(make_pip, destdir_record_names_the_final_place)
+{
+    make_pip_check("destdir", CPK_PYTHON);
+}
+
+/* scripts/distinfo.py's TOML reader (Pythons without tomllib) against
+ * tomllib, and METADATA under pyenv's 3.9 (when installed) as under this
+ * Python. */
+Test(make_pip, metadata_without_tomllib)
+{
+    const char *old = "/root/.pyenv/versions/3.9.18/bin/python3";
+    make_pip_check("toml", access(old, X_OK) == 0 ? old : "/usr/bin/python3");
 }
 
 /* The stub checker: public names of a stub (top-level functions, classes,
