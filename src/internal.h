@@ -877,7 +877,12 @@ PyObject *cpk_reduce_module(cpk_state *st, PyObject *pickler, int format,
  * reaching their code, and the pickle `data` (bytes-like, the whole input
  * of the failed load) holds functions this Python cannot run, replace it
  * with an UnpicklingError naming both versions and every such function
- * (at most 20, "and N more"), caused by the original. Otherwise, or if
+ * (at most 20, "and N more"), caused by the original. When every
+ * function can run here (portable) but some were compiled by a newer
+ * Python, and the exception is what this Python's classes lacking that
+ * Python's state raise (no Python frame; not an ImportError nor
+ * find_class's AttributeError), replace it with the version error
+ * naming both versions and the original, its cause. Otherwise, or if
  * that fails, the pending exception is left as it is. Scans `data`
  * (static, never runs anything): call it on the error path only. */
 void cpk_version_error_explain(cpk_state *st, PyObject *data);
@@ -891,7 +896,8 @@ int cpk_version_error_pending(cpk_state *st);
 void cpk_missing_name_explain(PyObject *module, PyObject *data);
 /* unpickler.c: AttributeError "this pickle needs ccloudpickle.<name>,
  * which ccloudpickle <version> does not have (written by a newer
- * version?)". */
+ * version?)", whose first words versionerror.c looks for. */
+#define CPK_MISSING_OWN_NAME_PREFIX "this pickle needs " CPK_MODULE_NAME "."
 void cpk_missing_own_name(PyObject *name);
 /* The same for load(file), on the error path only: the pickle is found
  * by reading the file again from its start (seek, read), and the file

@@ -34,7 +34,7 @@ void
 cpk_missing_own_name(PyObject *name)
 {
     PyErr_Format(PyExc_AttributeError,
-                 "this pickle needs ccloudpickle.%S, which ccloudpickle %s "
+                 CPK_MISSING_OWN_NAME_PREFIX "%S, which ccloudpickle %s "
                  "does not have (written by a newer version?)",
                  name, CPK_VERSION);
 }

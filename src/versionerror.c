@@ -3,7 +3,8 @@
  * check_version, portable.c's _code_portable), and this file then names
  * every function of the pickle that cannot run here, found by the static
  * scan (pkscan.h), so that one failed load says all that must change.
- * Only the error path pays for the scan. */
+ * Also the error of a portable pickle of a newer CPython whose objects
+ * this one cannot rebuild. Only the error path pays for the scan. */
 #include "internal.h"
 
 #include <string.h>
@@ -75,6 +76,18 @@ cannot_run(const pkscan_function *f, long ours)
     return f->magic >= 0 && f->magic != ours && f->portable != 1;
 }
 
+/* The Python that compiled f's code, as the pickle names it ("3.11"),
+ * else "of bytecode version N": a new reference, or NULL with an error. */
+static PyObject *
+writer(const pkscan_function *f)
+{
+    if (f->python_version.s != NULL)
+        return PyUnicode_DecodeUTF8(f->python_version.s,
+                                    (Py_ssize_t)f->python_version.len,
+                                    "replace");
+    return PyUnicode_FromFormat("of bytecode version %ld", f->magic);
+}
+
 /* The message for the report `r`, which has `n` functions that cannot
  * run here (new reference), or NULL with an error. */
 static PyObject *
@@ -93,12 +106,7 @@ message(const pkscan_report *r, size_t n, long ours)
                 first = &r->functions[i];
             any_portable |= r->functions[i].portable == 0;
         }
-    theirs = first->python_version.s != NULL
-                 ? PyUnicode_DecodeUTF8(first->python_version.s,
-                                        (Py_ssize_t)first->python_version.len,
-                                        "replace")
-                 : PyUnicode_FromFormat("of bytecode version %ld",
-                                        first->magic);
+    theirs = writer(first);
     if (theirs == NULL)
         goto done;
     size_t listed = 0;
@@ -156,6 +164,78 @@ done:
     Py_XDECREF(theirs);
     Py_XDECREF(list);
     Py_XDECREF(empty);
+    return msg;
+}
+
+/* The first function of the report `r` compiled by a newer Python than
+ * this one (bytecode magic numbers grow from one CPython version to the
+ * next), portable or not; NULL if none. */
+static const pkscan_function *
+newer_code(const pkscan_report *r, long ours)
+{
+    for (size_t i = 0; i < r->n_functions; i++)
+        if (r->functions[i].magic > ours)
+            return &r->functions[i];
+    return NULL;
+}
+
+/* 1 if the normalized exception `exc` (traceback `tb`, borrowed) of a
+ * failed load is what a load of a newer Python's objects raises where
+ * this Python's classes lack their state: 3.11's dataclasses.Field state
+ * sets kw_only, a slot 3.9's Field lacks, and setattr raises
+ * AttributeError; 3.12's _DataclassParams state does the same under 3.10
+ * and 3.11. That is an Exception raised by no Python code (the unpickler
+ * restoring a state, a C type called; a __setstate__ or reconstructor
+ * written in Python leaves its frame in the traceback, and its error is
+ * the pickle's own), and none of those that say something else: not an
+ * UnpicklingError (malformed input, policy, signature, format, the
+ * version errors themselves), an ImportError (a missing module), a
+ * MemoryError, nor find_class's AttributeError for a name a module lacks
+ * (CPython's "Can't get attribute", every supported version, and
+ * cpk_missing_own_name's): the pickle needs an object that cannot be
+ * loaded, said as such. */
+static int
+rebuild_failure(cpk_state *st, PyObject *exc, PyObject *tb)
+{
+    if (exc == NULL || tb != NULL ||
+        !PyErr_GivenExceptionMatches(exc, PyExc_Exception) ||
+        PyErr_GivenExceptionMatches(exc, PyExc_MemoryError) ||
+        PyErr_GivenExceptionMatches(exc, PyExc_ImportError) ||
+        PyErr_GivenExceptionMatches(exc, st->UnpicklingError))
+        return 0;
+    PyObject *own_tb = PyException_GetTraceback(exc);
+    if (own_tb != NULL) {
+        Py_DECREF(own_tb);
+        return 0;
+    }
+    if (!PyErr_GivenExceptionMatches(exc, PyExc_AttributeError))
+        return 1;
+    PyObject *text = PyObject_Str(exc);
+    const char *t = text ? PyUnicode_AsUTF8(text) : NULL;
+    int found = t == NULL ||
+                strncmp(t, "Can't get attribute ", 20) == 0 ||
+                strncmp(t, CPK_MISSING_OWN_NAME_PREFIX,
+                        strlen(CPK_MISSING_OWN_NAME_PREFIX)) == 0;
+    Py_XDECREF(text);
+    return !found;
+}
+
+/* The message for a load that failed rebuilding the objects of the
+ * newer Python that compiled f's code, with the exception `exc` (new
+ * reference), or NULL with an error. */
+static PyObject *
+rebuild_message(const pkscan_function *f, PyObject *exc)
+{
+    PyObject *mine = cpk_python_version();
+    PyObject *theirs = mine ? writer(f) : NULL;
+    PyObject *msg = NULL;
+    if (theirs != NULL)
+        msg = PyUnicode_FromFormat(
+            CPK_VERSION_ERROR_PREFIX "compiled by Python %U, with objects "
+            "Python %U cannot rebuild (%s: %S): load it with Python %U",
+            theirs, mine, Py_TYPE(exc)->tp_name, exc, theirs);
+    Py_XDECREF(mine);
+    Py_XDECREF(theirs);
     return msg;
 }
 
@@ -220,9 +300,11 @@ scan(const void *buf, size_t len)
     return r;
 }
 
-/* Replace the pending version error (checked by the caller) with the
- * one naming every function of the report `r` (owned by the caller)
- * that cannot run here, if it has any: 1 if replaced, else 0. */
+/* Replace the pending error (explainable, checked by the caller) with
+ * the version error, if the report `r` (owned by the caller) has
+ * functions that cannot run here (the error names every one), or else
+ * code of a newer Python and the error is a rebuild_failure: 1 if
+ * replaced, else 0. */
 static int
 explain_report(cpk_state *st, const pkscan_report *r)
 {
@@ -234,9 +316,12 @@ explain_report(cpk_state *st, const pkscan_report *r)
     size_t n = 0;
     for (size_t i = 0; exc != NULL && i < r->n_functions; i++)
         n += cannot_run(&r->functions[i], ours);
-    if (n == 0)
-        goto keep;
-    msg = message(r, n, ours);
+    const pkscan_function *newer = NULL;
+    if (n > 0)
+        msg = message(r, n, ours);
+    else if (exc != NULL && (newer = newer_code(r, ours)) != NULL &&
+             rebuild_failure(st, exc, tb))
+        msg = rebuild_message(newer, exc);
     if (msg == NULL)
         goto keep;
     /* The new error, caused by the one the load raised. */
