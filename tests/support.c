@@ -528,7 +528,12 @@ cpk_read_file(const char *path, size_t *len)
 void
 cpk_tmpdir(char *buf, size_t cap)
 {
-    snprintf(buf, cap, "/tmp/cpk-test-XXXXXX");
+    /* under TMPDIR, which scripts/run-tests sets and removes per binary */
+    const char *base = getenv("TMPDIR");
+    if (base == NULL || base[0] != '/')
+        base = "/tmp";
+    int n = snprintf(buf, cap, "%s/cpk-test-XXXXXX", base);
+    cr_assert(n > 0 && (size_t)n < cap, "TMPDIR too long: %s", base);
     cr_assert(mkdtemp(buf) != NULL, "mkdtemp: %s", strerror(errno));
 }
 
