@@ -62,8 +62,10 @@ run(cpk_proc *p, const char *const *args, const char *path)
 }
 
 /* 20 million ints in a dict, 2 million distinct memoised strings in a
- * list: a 120 MB pickle that pickle.load takes about a gigabyte for. */
-Test(cli_bigdata, a_120_mb_data_pickle_describes_and_loads)
+ * list: a 120 MB pickle that pickle.load takes about a gigabyte for.
+ * Some 20 s here; make sanitize (ASan, CPython's malloc_debug on every
+ * one of the 22 million objects) takes minutes on a busy machine. */
+Test(cli_bigdata, a_120_mb_data_pickle_describes_and_loads, .timeout = 600)
 {
     unsigned long long avail = mem_available();
     if (avail < (4ULL << 30))
