@@ -173,9 +173,18 @@ done:
 static const pkscan_function *
 newer_code(const pkscan_report *r, long ours)
 {
-    for (size_t i = 0; i < r->n_functions; i++)
-        if (r->functions[i].magic > ours)
-            return &r->functions[i];
+    char mine[16];
+    int n = snprintf(mine, sizeof(mine), "%d.%d", PY_MAJOR_VERSION,
+                     PY_MINOR_VERSION);
+    for (size_t i = 0; i < r->n_functions; i++) {
+        const pkscan_function *f = &r->functions[i];
+        /* a higher magic that says our own version is no newer Python */
+        if (f->magic > ours &&
+            !(f->python_version.s != NULL &&
+              f->python_version.len == (size_t)n &&
+              memcmp(f->python_version.s, mine, (size_t)n) == 0))
+            return f;
+    }
     return NULL;
 }
 
@@ -184,24 +193,22 @@ newer_code(const pkscan_report *r, long ours)
  * this Python's classes lack their state: 3.11's dataclasses.Field state
  * sets kw_only, a slot 3.9's Field lacks, and setattr raises
  * AttributeError; 3.12's _DataclassParams state does the same under 3.10
- * and 3.11. That is an Exception raised by no Python code (the unpickler
+ * and 3.11. That is what a state or a constructor's arguments that do not
+ * fit raise, an AttributeError or a TypeError (nothing else: a ValueError,
+ * an OSError, an EOFError at the end of a stream, a RecursionError say
+ * something of their own), raised by no Python code (the unpickler
  * restoring a state, a C type called; a __setstate__ or reconstructor
  * written in Python leaves its frame in the traceback, and its error is
- * the pickle's own), and none of those that say something else: not an
- * UnpicklingError (malformed input, policy, signature, format, the
- * version errors themselves), an ImportError (a missing module), a
- * MemoryError, nor find_class's AttributeError for a name a module lacks
- * (CPython's "Can't get attribute", every supported version, and
- * cpk_missing_own_name's): the pickle needs an object that cannot be
- * loaded, said as such. */
+ * the pickle's own), and not find_class's AttributeError for a name a
+ * module lacks (CPython's "Can't get attribute" and "Can't get/pickle
+ * local attribute" of 3.9-3.13, and cpk_missing_own_name's): the pickle
+ * needs an object that cannot be loaded, said as such. */
 static int
-rebuild_failure(cpk_state *st, PyObject *exc, PyObject *tb)
+rebuild_failure(PyObject *exc, PyObject *tb)
 {
     if (exc == NULL || tb != NULL ||
-        !PyErr_GivenExceptionMatches(exc, PyExc_Exception) ||
-        PyErr_GivenExceptionMatches(exc, PyExc_MemoryError) ||
-        PyErr_GivenExceptionMatches(exc, PyExc_ImportError) ||
-        PyErr_GivenExceptionMatches(exc, st->UnpicklingError))
+        !(PyErr_GivenExceptionMatches(exc, PyExc_AttributeError) ||
+          PyErr_GivenExceptionMatches(exc, PyExc_TypeError)))
         return 0;
     PyObject *own_tb = PyException_GetTraceback(exc);
     if (own_tb != NULL) {
@@ -210,14 +217,17 @@ rebuild_failure(cpk_state *st, PyObject *exc, PyObject *tb)
     }
     if (!PyErr_GivenExceptionMatches(exc, PyExc_AttributeError))
         return 1;
+    static const char *const lookups[] = {
+        "Can't get attribute ", "Can't get local attribute ",
+        "Can't pickle local attribute ", CPK_MISSING_OWN_NAME_PREFIX};
     PyObject *text = PyObject_Str(exc);
     const char *t = text ? PyUnicode_AsUTF8(text) : NULL;
-    int found = t == NULL ||
-                strncmp(t, "Can't get attribute ", 20) == 0 ||
-                strncmp(t, CPK_MISSING_OWN_NAME_PREFIX,
-                        strlen(CPK_MISSING_OWN_NAME_PREFIX)) == 0;
+    int lookup = t == NULL; /* unreadable: not ours to explain */
+    for (size_t i = 0; t != NULL && i < sizeof(lookups) / sizeof(*lookups);
+         i++)
+        lookup |= strncmp(t, lookups[i], strlen(lookups[i])) == 0;
     Py_XDECREF(text);
-    return !found;
+    return !lookup;
 }
 
 /* The message for a load that failed rebuilding the objects of the
@@ -302,11 +312,12 @@ scan(const void *buf, size_t len)
 
 /* Replace the pending error (explainable, checked by the caller) with
  * the version error, if the report `r` (owned by the caller) has
- * functions that cannot run here (the error names every one), or else
- * code of a newer Python and the error is a rebuild_failure: 1 if
- * replaced, else 0. */
+ * functions that cannot run here (the error names every one), or else,
+ * when `rebuild` is set (r is surely the pickle that failed), code of a
+ * newer Python and the error is a rebuild_failure: 1 if replaced, else
+ * 0. */
 static int
-explain_report(cpk_state *st, const pkscan_report *r)
+explain_report(cpk_state *st, const pkscan_report *r, int rebuild)
 {
     PyObject *type, *exc, *tb;
     PyErr_Fetch(&type, &exc, &tb);
@@ -319,8 +330,9 @@ explain_report(cpk_state *st, const pkscan_report *r)
     const pkscan_function *newer = NULL;
     if (n > 0)
         msg = message(r, n, ours);
-    else if (exc != NULL && (newer = newer_code(r, ours)) != NULL &&
-             rebuild_failure(st, exc, tb))
+    else if (rebuild && exc != NULL &&
+             (newer = newer_code(r, ours)) != NULL &&
+             rebuild_failure(exc, tb))
         msg = rebuild_message(newer, exc);
     if (msg == NULL)
         goto keep;
@@ -365,7 +377,7 @@ cpk_version_error_explain(cpk_state *st, PyObject *data)
     pkscan_report *r = scan(view.buf, (size_t)view.len);
     PyBuffer_Release(&view);
     if (r != NULL)
-        (void)explain_report(st, r);
+        (void)explain_report(st, r, 1);
     pkscan_free(r);
 }
 
@@ -466,6 +478,7 @@ cpk_version_error_explain_file(cpk_state *st, PyObject *file)
         return;
     PyObject *type, *exc, *tb;
     PyErr_Fetch(&type, &exc, &tb);
+    long ours = PyLong_AsLong(st->magic_int) & 0xFFFF; /* a small int */
     PyObject *data = NULL, *r = NULL;
     PyObject *at = PyObject_CallMethod(file, "tell", NULL);
     Py_ssize_t pos = at && PyLong_Check(at) ? PyLong_AsSsize_t(at) : -1;
@@ -507,13 +520,25 @@ cpk_version_error_explain_file(cpk_state *st, PyObject *file)
      * BytesIO stops inside it or at its end, a buffered file (which
      * _pickle reads ahead of, with peek) at its first byte, the end of
      * the one before. The first of those with code that cannot run here
-     * is it. */
+     * is it. A newer Python's objects that failed (rebuild_failure) are
+     * told only where the failing pickle is sure: the position inside
+     * one, or at an end that no pickle follows, or between two that both
+     * hold a newer Python's code. */
     while (off < len && off <= (size_t)pos) {
         pkscan_report *rep = scan(buf + off, len - off);
         if (rep == NULL)
             break;
         size_t end = off + rep->stop_offset + 1;
-        int done = end >= (size_t)pos && explain_report(st, rep);
+        int done = 0;
+        if (end >= (size_t)pos) {
+            int rebuild = end > (size_t)pos || end >= len;
+            if (!rebuild && newer_code(rep, ours) != NULL) {
+                pkscan_report *next = scan(buf + end, len - end);
+                rebuild = next != NULL && newer_code(next, ours) != NULL;
+                pkscan_free(next);
+            }
+            done = explain_report(st, rep, rebuild);
+        }
         pkscan_free(rep);
         if (done || end <= off)
             break;

@@ -186,3 +186,21 @@ Test(portable_newer, forged_newer_python)
               want);
     cpk_proc_free(&p);
 }
+
+/* tests/portable/newer_rule.py: the rule's both sides on forged newer
+ * pickles of a portable function (every Python): a C type refusing its
+ * arguments is the version error; an OSError, a ValueError, an EOFError,
+ * a same-version "newer" magic keep their own; a stream of newer pickles
+ * read to its end ends with EOFError; a plain pickle failing after a
+ * newer one in a file is not blamed on it. */
+Test(portable_newer, rule_on_forged_pickles)
+{
+    char dir[64], code[512];
+    cpk_tmpdir(dir, sizeof(dir));
+    snprintf(code, sizeof(code),
+             "TMP = '%s'\n"
+             "path = '" CPK_SOURCE_DIR "/tests/portable/newer_rule.py'\n"
+             "exec(compile(open(path).read(), path, 'exec'))\n",
+             dir);
+    cpk_py(code);
+}
