@@ -226,6 +226,16 @@ def record(base, build, tmp):
 
 def pip_over(base, build, tmp):
     v = Venv(base, tmp)
+    # 3.12's venvs come without setuptools, which pip's build needs here:
+    # Debian's wheel, offline, before the snapshot
+    r = subprocess.run([v.python, "-c", "import setuptools"],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    if r.returncode != 0:
+        wheels = sorted(glob.glob("/usr/share/python-wheels/"
+                                  "setuptools-*.whl"))
+        assert wheels, "no Debian setuptools wheel for %s's venv" % base
+        v.pip("install", wheels[-1])
+        v.before = files_under(v.root)
     make(v.python, build, "install")
     ver = distinfo.version()
     with open(os.path.join(v.infos()[0], "METADATA")) as f:
