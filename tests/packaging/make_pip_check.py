@@ -226,9 +226,12 @@ def record(base, build, tmp):
 
 def pip_over(base, build, tmp):
     v = Venv(base, tmp)
-    # 3.12's venvs come without setuptools, which pip's build needs here:
-    # Debian's wheel, offline, before the snapshot
-    r = subprocess.run([v.python, "-c", "import setuptools"],
+    # pip's build needs setuptools >= 61 here, which venvs of 3.12 on lack
+    # and those of pyenv's 3.9 and 3.10 have older: Debian's wheel,
+    # offline, before the snapshot
+    r = subprocess.run([v.python, "-c", "import setuptools\n"
+                        "v = setuptools.__version__.split('.')[0]\n"
+                        "assert int(v) >= 61, v"],
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     if r.returncode != 0:
         wheels = sorted(glob.glob("/usr/share/python-wheels/"
