@@ -10,6 +10,7 @@
 #include "dumpspans.h" /* cpk_spans_measure */
 #include "envelope.h"  /* cpk_envelope_parse: the pickle inside --sign's */
 #include "pkscan.h"    /* names, sources, imports */
+#include "pycompat_scan.h" /* CPK_PY_SCAN_FLAGS */
 #include "safetext.h"  /* cpk_put_safe */
 #include "scancheck.h" /* cpk_scan_import_name */
 
@@ -277,8 +278,7 @@ cpk_dump_report(FILE *out, const unsigned char *written, size_t len,
         pickle = env.pickle;
         plen = env.pickle_len;
     }
-    pkscan_report *r = pkscan_scan(pickle, plen,
-                                   PKSCAN_PY_FLAGS(PY_VERSION_HEX));
+    pkscan_report *r = pkscan_scan(pickle, plen, CPK_PY_SCAN_FLAGS);
     cpk_spans sp;
     int measured = r != NULL && r->status == PKSCAN_OK
                        ? cpk_spans_measure(pickle, plen, &sp)

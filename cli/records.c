@@ -2,12 +2,12 @@
 #include "records.h"
 
 #include <errno.h>
-#include <patchlevel.h> /* PY_VERSION_HEX: pkscan models this CPython */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "pkscan.h"
+#include "pycompat_scan.h" /* CPK_PY_SCAN_FLAGS: this CPython */
 
 #define READ_BLOCK ((size_t)64 << 10)
 
@@ -167,7 +167,7 @@ next_pickle(cpk_reader *r, const char **rec, size_t *len)
         return CPK_READ_MORE;
     pkscan_report *s =
         pkscan_scan_limited(r->buf + r->start, avail,
-                            PKSCAN_PY_FLAGS(PY_VERSION_HEX), r->max_scan);
+                            CPK_PY_SCAN_FLAGS, r->max_scan);
     if (s == NULL) {
         errno = ENOMEM;
         return CPK_READ_BAD;

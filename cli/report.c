@@ -60,10 +60,8 @@ str_attr(PyObject *o, const char *name, PyObject **v)
 static PyObject *
 cut(PyObject *s, Py_ssize_t max)
 {
-#if PY_VERSION_HEX < 0x030C0000
-    if (PyUnicode_READY(s) < 0) /* as in row() */
+    if (cpk_py_unicode_ready(s) < 0) /* as in row() */
         return NULL;
-#endif
     if (PyUnicode_GET_LENGTH(s) <= max) {
         Py_INCREF(s);
         return s;
@@ -252,11 +250,8 @@ must_escape(Py_UCS4 c)
 static int
 row(FILE *out, const char *key, PyObject *value)
 {
-#if PY_VERSION_HEX < 0x030C0000
-    /* Legacy (not ready) strings exist until 3.12 (PEP 623). */
-    if (PyUnicode_READY(value) < 0)
+    if (cpk_py_unicode_ready(value) < 0)
         return -1;
-#endif
     Py_ssize_t n = PyUnicode_GET_LENGTH(value);
     char *buf = PyMem_Malloc((size_t)n * 6 + 1);
     if (buf == NULL) {

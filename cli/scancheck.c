@@ -2,7 +2,6 @@
 #include "scancheck.h"
 
 #include <errno.h>
-#include <patchlevel.h> /* PY_VERSION_HEX: pkscan models this CPython */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +10,7 @@
 #include "envelope.h" /* CPK_ENV_MAGIC */
 #include "format.h"   /* cpk_format_sniff: a format newer than ours */
 #include "message.h"
+#include "pycompat_scan.h" /* CPK_PY_SCAN_FLAGS: this CPython */
 #include "safetext.h"
 
 /* While the input arrives, what was read so far is scanned after the
@@ -72,7 +72,7 @@ early_check(void *ctx, const char *data, size_t len, int eof)
     while (c->next <= len)
         c->next = c->next > ((size_t)-1) / 2 ? (size_t)-1 : c->next * 2;
     pkscan_report *r = pkscan_scan_limited(
-        data, len, PKSCAN_PY_FLAGS(PY_VERSION_HEX), c->max_scan);
+        data, len, CPK_PY_SCAN_FLAGS, c->max_scan);
     if (r != NULL && prefix_stable(r->status)) {
         c->early = r;
         return EARLY_REFUSED;
@@ -176,7 +176,7 @@ cpk_scan_pickle(const char *name, const void *data, size_t len,
         return CPK_EXIT_INPUT;
     }
     pkscan_report *r = pkscan_scan_limited(
-        data, len, PKSCAN_PY_FLAGS(PY_VERSION_HEX), max_scan);
+        data, len, CPK_PY_SCAN_FLAGS, max_scan);
     *report = r;
     if (r == NULL || r->status == PKSCAN_ERR_NOMEM) {
         cpk_error("%s: out of memory scanning %zu bytes", name, len);

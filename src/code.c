@@ -239,32 +239,18 @@ norm_object(cpk_reader *r, cpk_membuf *out)
     case 'c':
         if (cpk_membuf_put(out, &t, 1) < 0)
             return -1;
-#if PY_VERSION_HEX >= 0x030B0000
-        /* 3.11-3.13 (marshal.c w_complex_object): argcount,
-         * posonlyargcount, kwonlyargcount, stacksize, flags; code,
-         * consts, names, localsplusnames, localspluskinds, filename, name,
-         * qualname; firstlineno; linetable, exceptiontable. */
-        if (norm_raw(r, out, 5 * 4) < 0)
+        /* Fields as CPK_PY_CODE_MARSHAL_* count them. */
+        if (norm_raw(r, out, CPK_PY_CODE_MARSHAL_INTS * 4) < 0)
             return -1;
-        for (int i = 0; i < 8; i++)
+        for (int i = 0; i < CPK_PY_CODE_MARSHAL_OBJECTS; i++)
             if (norm_object(r, out) < 0)
                 return -1;
-        if (norm_raw(r, out, 4) < 0)
+        if (norm_raw(r, out, 4) < 0) /* co_firstlineno */
             return -1;
-        return norm_object(r, out) < 0 ? -1 : norm_object(r, out);
-#else
-        /* 3.9, 3.10: argcount, posonlyargcount, kwonlyargcount, nlocals,
-         * stacksize, flags; code, consts, names, varnames, freevars,
-         * cellvars, filename, name; firstlineno; lnotab/linetable. */
-        if (norm_raw(r, out, 6 * 4) < 0)
-            return -1;
-        for (int i = 0; i < 8; i++)
+        for (int i = 0; i < CPK_PY_CODE_MARSHAL_TAIL - 1; i++)
             if (norm_object(r, out) < 0)
                 return -1;
-        if (norm_raw(r, out, 4) < 0)
-            return -1;
         return norm_object(r, out);
-#endif
     default:
         return -1;
     }
@@ -322,28 +308,6 @@ cpk_marshal_compact_into(PyObject *obj, cpk_membuf *out)
     return 1;
 }
 
-/* The constructor arguments of this version's types.CodeType, in order
- * (the layout stock cloudpickle 3.x uses for 3.11 and later). */
-static const char *const code_fields[] = {
-    "co_argcount",     "co_posonlyargcount", "co_kwonlyargcount",
-    "co_nlocals",      "co_stacksize",       "co_flags",
-    "co_code",         "co_consts",          "co_names",
-    "co_varnames",     "co_filename",        "co_name",
-#if PY_VERSION_HEX >= 0x030B0000
-    "co_qualname",
-#endif
-    "co_firstlineno",
-#if PY_VERSION_HEX >= 0x030A0000
-    "co_linetable",
-#else
-    "co_lnotab",
-#endif
-#if PY_VERSION_HEX >= 0x030B0000
-    "co_exceptiontable",
-#endif
-    "co_freevars",     "co_cellvars",        NULL,
-};
-
 /* A tuple of names as our private copies (cpk_name), new reference. */
 static PyObject *
 names_tuple(cpk_state *st, PyObject *names)
@@ -372,18 +336,18 @@ static PyObject *
 code_args(cpk_state *st, PyObject *code)
 {
     Py_ssize_t n = 0;
-    while (code_fields[n] != NULL)
+    while (cpk_py_code_fields[n] != NULL)
         n++;
     PyObject *args = PyTuple_New(n);
     if (args == NULL)
         return NULL;
     for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *v = PyObject_GetAttrString(code, code_fields[i]);
+        PyObject *v = PyObject_GetAttrString(code, cpk_py_code_fields[i]);
         if (v == NULL) {
             Py_DECREF(args);
             return NULL;
         }
-        const char *f = code_fields[i];
+        const char *f = cpk_py_code_fields[i];
         if (strcmp(f, "co_name") == 0 || strcmp(f, "co_qualname") == 0 ||
             strcmp(f, "co_filename") == 0)
             Py_SETREF(v, cpk_name(st, v));
@@ -530,148 +494,20 @@ each_code(PyCodeObject *co, int (*ok)(PyCodeObject *), PyCodeObject **bad,
     return 1;
 }
 
-#if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000
-/* CPython 3.11's PyCode_GetCode (co.co_code, marshal.dumps, our globals
- * scan) copies the bytecode and writes one CACHE unit per inline cache of
- * each instruction (deopt_code), past the end of the copy when the
- * bytecode stops inside them: a heap overflow, found by fuzz_loads. The
- * walk below reads the code units in place, mapping specialised opcodes
- * (a code object that ran) to their base ones as dis.deoptmap does. The
- * tables are the interpreter's, the same for every module state. */
-#include "opcode311.h" /* the tables of every 3.11 release */
-
-static unsigned char op_caches[256], op_deopt[256];
-static int have_op_tables;
-
-static int
-op_tables(void)
-{
-    if (have_op_tables)
-        return 0;
-    /* Every 3.11 release has the tables of opcode311.h; a pre-release
-     * with another bytecode magic reads its own. */
-    long magic = PyImport_GetMagicNumber();
-    if (magic == -1 && PyErr_Occurred())
-        return -1;
-    if ((magic & 0xFFFF) == CPK_OPCODE311_MAGIC) {
-        memcpy(op_caches, cpk_op_caches_311, sizeof(op_caches));
-        memcpy(op_deopt, cpk_op_deopt_311, sizeof(op_deopt));
-        have_op_tables = 1;
-        return 0;
-    }
-    /* opcode, not dis (which builds the same map, but imports much more):
-     * specialised instructions take the unused opcode numbers in order,
-     * as dis._all_opmap assigns them. */
-    PyObject *opcode = PyImport_ImportModule("opcode");
-    if (opcode == NULL)
-        return -1;
-    int r = -1;
-    PyObject *caches = PyObject_GetAttrString(opcode, "_inline_cache_entries");
-    PyObject *names = caches ? PyObject_GetAttrString(opcode, "opname") : NULL;
-    PyObject *opmap = names ? PyObject_GetAttrString(opcode, "opmap") : NULL;
-    PyObject *spec = opmap ? PyObject_GetAttrString(
-                                 opcode, "_specialized_instructions")
-                           : NULL;
-    PyObject *families = spec ? PyObject_GetAttrString(opcode,
-                                                       "_specializations")
-                              : NULL;
-    if (families == NULL)
-        goto done;
-    if (!PyList_Check(caches) || PyList_GET_SIZE(caches) != 256 ||
-        !PyList_Check(names) || PyList_GET_SIZE(names) != 256 ||
-        !PyDict_Check(opmap) || !PyList_Check(spec) ||
-        !PyDict_Check(families)) {
-        PyErr_SetString(PyExc_RuntimeError,
-                        "opcode has no tables of the expected shape");
-        goto done;
-    }
-    for (int i = 0; i < 256; i++) {
-        long n = PyLong_AsLong(PyList_GET_ITEM(caches, i));
-        if (n < 0 || n > 255) {
-            if (!PyErr_Occurred())
-                PyErr_SetString(PyExc_RuntimeError,
-                                "bad opcode._inline_cache_entries");
-            goto done;
-        }
-        op_caches[i] = (unsigned char)n;
-        op_deopt[i] = (unsigned char)i;
-    }
-    /* The number of each specialised instruction, then its base's. */
-    int slot = 0;
-    for (Py_ssize_t k = 0; k < PyList_GET_SIZE(spec); k++, slot++) {
-        while (slot < 256) {
-            PyObject *nm = PyList_GET_ITEM(names, slot);
-            if (PyUnicode_Check(nm) && PyUnicode_READ_CHAR(nm, 0) == '<')
-                break;
-            slot++;
-        }
-        if (slot >= 256)
-            break;
-        PyObject *sname = PyList_GET_ITEM(spec, k);
-        Py_ssize_t pos = 0;
-        PyObject *base, *family;
-        while (PyDict_Next(families, &pos, &base, &family)) {
-            int in = PySequence_Contains(family, sname);
-            if (in < 0)
-                goto done;
-            if (!in)
-                continue;
-            PyObject *b = PyDict_GetItemWithError(opmap, base);
-            if (b == NULL) {
-                if (PyErr_Occurred())
-                    goto done;
-                break;
-            }
-            long bn = PyLong_AsLong(b);
-            if (bn >= 0 && bn < 256)
-                op_deopt[slot] = (unsigned char)bn;
-            break;
-        }
-    }
-    have_op_tables = 1;
-    r = 0;
-done:
-    Py_XDECREF(caches);
-    Py_XDECREF(names);
-    Py_XDECREF(opmap);
-    Py_XDECREF(spec);
-    Py_XDECREF(families);
-    Py_DECREF(opcode);
-    return r;
-}
-
-/* 1 if co's bytecode ends on an instruction boundary, 0 if not, -1 with
- * an error. */
-static int
-ends_on_boundary(PyCodeObject *co)
-{
-    if (op_tables() < 0)
-        return -1;
-    const _Py_CODEUNIT *code = _PyCode_CODE(co);
-    Py_ssize_t n = Py_SIZE(co), i = 0;
-    while (i < n)
-        i += 1 + op_caches[op_deopt[_Py_OPCODE(code[i])]];
-    return i == n;
-}
-#endif
-
 int
 cpk_code_check_pickle(cpk_state *st, PyObject *code)
 {
-#if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000
+    if (!cpk_py_code_may_end_in_caches())
+        return 1;
     PyCodeObject *bad = NULL;
-    int r = each_code((PyCodeObject *)code, ends_on_boundary, &bad, 0);
+    int r = each_code((PyCodeObject *)code, cpk_py_code_ends_on_boundary,
+                      &bad, 0);
     if (r == 0)
         PyErr_Format(st->PicklingError,
                      "cannot pickle code %R: its bytecode ends inside the "
                      "inline caches of its last instruction (corrupt "
                      "code)", bad->co_name);
     return r > 0 ? 1 : 0;
-#else
-    (void)st;
-    (void)code;
-    return 1;
-#endif
 }
 
 /* 1 if co's argument counts are covered by its local variables, else 0.
@@ -694,17 +530,17 @@ int
 cpk_code_check(cpk_state *st, const char *fname, PyObject *code)
 {
     PyCodeObject *co = (PyCodeObject *)code;
-#if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000
-    PyCodeObject *bad = NULL;
-    int complete = each_code(co, ends_on_boundary, &bad, 0);
-    if (complete < 0)
-        return 0;
-    if (complete == 0)
-        return cpk_arg_error(st, 1, fname,
-                             "code %R ends inside the inline caches of its "
-                             "last instruction: corrupt code",
-                             bad->co_name);
-#endif
+    if (cpk_py_code_may_end_in_caches()) {
+        PyCodeObject *bad = NULL;
+        int complete = each_code(co, cpk_py_code_ends_on_boundary, &bad, 0);
+        if (complete < 0)
+            return 0;
+        if (complete == 0)
+            return cpk_arg_error(st, 1, fname,
+                                 "code %R ends inside the inline caches of "
+                                 "its last instruction: corrupt code",
+                                 bad->co_name);
+    }
     PyCodeObject *bad_counts = NULL;
     int r = each_code(co, counts_cover_args, &bad_counts, 0);
     if (r < 0)

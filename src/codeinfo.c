@@ -13,28 +13,6 @@
 
 #include <opcode.h>
 
-#if PY_VERSION_HEX >= 0x030C0000
-#define cpk_request_code_index PyUnstable_Eval_RequestCodeExtraIndex
-#define cpk_code_get_extra PyUnstable_Code_GetExtra
-#define cpk_code_set_extra PyUnstable_Code_SetExtra
-#else
-#define cpk_request_code_index _PyEval_RequestCodeExtraIndex
-#define cpk_code_get_extra _PyCode_GetExtra
-#define cpk_code_set_extra _PyCode_SetExtra
-#endif
-
-/* Bytecode with specialised instructions and inline caches undone (the
- * caches read as zeros, CACHE is opcode 0). New reference. */
-static PyObject *
-code_bytes(PyCodeObject *co)
-{
-#if PY_VERSION_HEX >= 0x030B0000
-    return PyCode_GetCode(co);
-#else
-    return Py_NewRef(co->co_code);
-#endif
-}
-
 static int
 add_name(PyObject *names, PyObject *co_names, Py_ssize_t index)
 {
@@ -50,7 +28,7 @@ add_name(PyObject *names, PyObject *co_names, Py_ssize_t index)
 static int
 walk(PyCodeObject *co, PyObject *names, PyObject *all, int nested)
 {
-    PyObject *code = code_bytes(co);
+    PyObject *code = cpk_py_code_bytes(co);
     if (code == NULL)
         return -1;
     const unsigned char *b = (const unsigned char *)PyBytes_AS_STRING(code);
@@ -68,12 +46,8 @@ walk(PyCodeObject *co, PyObject *names, PyObject *all, int nested)
         ext = 0;
         switch (op) {
         case LOAD_GLOBAL:
-#if PY_VERSION_HEX >= 0x030B0000
-            /* 3.11: the low bit says "push NULL first" (bpo-46314). */
-            r = add_name(names, co_names, (Py_ssize_t)(arg >> 1));
-#else
-            r = add_name(names, co_names, (Py_ssize_t)arg);
-#endif
+            r = add_name(names, co_names,
+                         (Py_ssize_t)cpk_py_load_global_name(arg));
             break;
         case STORE_GLOBAL:
         case DELETE_GLOBAL:
@@ -144,9 +118,9 @@ int
 cpk_codeinfo_init(cpk_state *st)
 {
     /* -1: all slots taken by other tools; we then compute every time. */
-    st->code_extra_index = cpk_request_code_index(free_info);
-    st->code_reduce_index = cpk_request_code_index(free_info);
-    st->code_portable_index = cpk_request_code_index(free_info);
+    st->code_extra_index = cpk_py_code_extra_index(free_info);
+    st->code_reduce_index = cpk_py_code_extra_index(free_info);
+    st->code_portable_index = cpk_py_code_extra_index(free_info);
     return 0;
 }
 
@@ -156,7 +130,7 @@ cpk_code_cache_get(PyObject *code, Py_ssize_t index)
     void *cached = NULL;
     if (index < 0)
         return NULL;
-    if (cpk_code_get_extra(code, index, &cached) < 0)
+    if (cpk_py_code_get_extra(code, index, &cached) < 0)
         return NULL;
     return cached != NULL ? Py_NewRef((PyObject *)cached) : NULL;
 }
@@ -168,7 +142,7 @@ cpk_code_cache_set(PyObject *code, Py_ssize_t index, PyObject *value)
         return 0;
     /* The slot takes its own reference. */
     Py_INCREF(value);
-    if (cpk_code_set_extra(code, index, value) < 0) {
+    if (cpk_py_code_set_extra(code, index, value) < 0) {
         Py_DECREF(value);
         return -1;
     }

@@ -116,45 +116,19 @@ cw_code(cw *w, PyCodeObject *co)
 {
     if (cw_byte(w, 'c') < 0)
         return -1;
-#if PY_VERSION_HEX >= 0x030B0000
-    const int head[] = {co->co_argcount, co->co_posonlyargcount,
-                        co->co_kwonlyargcount, co->co_stacksize,
-                        co->co_flags};
-    PyObject *bytecode = PyCode_GetCode(co);
-    if (bytecode == NULL)
+    int head[CPK_PY_CODE_MARSHAL_INTS];
+    PyObject *body[CPK_PY_CODE_MARSHAL_OBJECTS];
+    PyObject *tail[CPK_PY_CODE_MARSHAL_TAIL];
+    if (cpk_py_code_marshal_fields(co, head, body, tail) < 0)
         return -1;
-    PyObject *const body[] = {bytecode,
-                              co->co_consts,
-                              co->co_names,
-                              co->co_localsplusnames,
-                              co->co_localspluskinds,
-                              co->co_filename,
-                              co->co_name,
-                              co->co_qualname};
-    PyObject *const tail[] = {co->co_linetable, co->co_exceptiontable};
-#else
-    const int head[] = {co->co_argcount, co->co_posonlyargcount,
-                        co->co_kwonlyargcount, co->co_nlocals,
-                        co->co_stacksize, co->co_flags};
-    PyObject *bytecode = Py_NewRef(co->co_code);
-    PyObject *const body[] = {bytecode,         co->co_consts,
-                              co->co_names,     co->co_varnames,
-                              co->co_freevars,  co->co_cellvars,
-                              co->co_filename,  co->co_name};
-#if PY_VERSION_HEX >= 0x030A0000
-    PyObject *const tail[] = {co->co_linetable};
-#else
-    PyObject *const tail[] = {co->co_lnotab};
-#endif
-#endif
-    int r = cw_ints(w, head, (int)(sizeof(head) / sizeof(*head)));
+    int r = cw_ints(w, head, CPK_PY_CODE_MARSHAL_INTS);
     if (r == 1)
-        r = cw_objects(w, body, (int)(sizeof(body) / sizeof(*body)));
+        r = cw_objects(w, body, CPK_PY_CODE_MARSHAL_OBJECTS);
     if (r == 1)
         r = cw_long(w, co->co_firstlineno);
     if (r == 1)
-        r = cw_objects(w, tail, (int)(sizeof(tail) / sizeof(*tail)));
-    Py_DECREF(bytecode);
+        r = cw_objects(w, tail, CPK_PY_CODE_MARSHAL_TAIL);
+    Py_DECREF(body[0]); /* the bytecode */
     return r;
 }
 

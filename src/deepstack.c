@@ -105,23 +105,14 @@ trampoline(unsigned int hi, unsigned int lo)
 }
 
 /* The thread's recursion budget, raised by `n` levels (negative: lowered
- * back). Each CPython keeps it differently: 3.9/3.10 count the depth
- * against the interpreter's limit, 3.11 counts what remains (Python
- * frames included), 3.12 split off a C-only counter, which is the one
- * Py_EnterRecursiveCall (so the pickler) spends. Raising it as an offset,
- * rather than setting it, keeps sys.setrecursionlimit() during the call
- * exact: 3.11 recomputes the remainder from the depth, which the offset
- * shifts by the same amount. */
+ * back); each CPython keeps it differently (cpk_py_recursion_headroom_add).
+ * Raising it as an offset, rather than setting it, keeps
+ * sys.setrecursionlimit() during the call exact: 3.11 recomputes the
+ * remainder from the depth, which the offset shifts by the same amount. */
 static void
 add_headroom(PyThreadState *ts, int n)
 {
-#if PY_VERSION_HEX >= 0x030C0000
-    ts->c_recursion_remaining += n;
-#elif PY_VERSION_HEX >= 0x030B0000
-    ts->recursion_remaining += n;
-#else
-    ts->recursion_depth -= n;
-#endif
+    cpk_py_recursion_headroom_add(ts, n);
 }
 
 PyObject *

@@ -492,42 +492,6 @@ root_name(cpk_state *st, PyObject *obj, PyObject *path)
     return PyUnicode_FromFormat("<%s object>", Py_TYPE(obj)->tp_name);
 }
 
-/* Put `note` on the exception `exc`: add_note() on 3.11+ (PEP 678), the
- * message ("...; when pickling ...") before, where args is one str and
- * str(exc) is that str, so nothing but the message changes. 0 or -1. */
-static int
-attach(PyObject *exc, PyObject *note)
-{
-#if PY_VERSION_HEX >= 0x030B0000
-    PyObject *r = PyObject_CallMethod(exc, "add_note", "O", note);
-    Py_XDECREF(r);
-    return r != NULL ? 0 : -1;
-#else
-    PyObject *args = PyObject_GetAttrString(exc, "args");
-    if (args == NULL)
-        return -1;
-    int rc = 0;
-    if (PyTuple_CheckExact(args) && PyTuple_GET_SIZE(args) == 1 &&
-        PyUnicode_CheckExact(PyTuple_GET_ITEM(args, 0))) {
-        PyObject *msg = PyTuple_GET_ITEM(args, 0);
-        PyObject *str = PyObject_Str(exc);
-        rc = str == NULL ? -1 : 0;
-        if (str != NULL && PyUnicode_Compare(str, msg) == 0) {
-            PyObject *full = PyUnicode_FromFormat("%U; %U", msg, note);
-            PyObject *nargs = full ? PyTuple_Pack(1, full) : NULL;
-            rc = nargs ? PyObject_SetAttrString(exc, "args", nargs) : -1;
-            Py_XDECREF(nargs);
-            Py_XDECREF(full);
-        }
-        else if (str != NULL && PyErr_Occurred())
-            rc = -1;
-        Py_XDECREF(str);
-    }
-    Py_DECREF(args);
-    return rc;
-#endif
-}
-
 /* The diagnosis proper: 0 (note added or none to add) or -1. */
 static int
 diagnose(PyObject *pickler, PyObject *obj, PyObject *exc)
@@ -583,7 +547,7 @@ diagnose(PyObject *pickler, PyObject *obj, PyObject *exc)
     if (root != NULL) {
         PyObject *note = PyUnicode_FromFormat("when pickling %U%U (%s)", root,
                                               path, Py_TYPE(culprit)->tp_name);
-        rc = note != NULL ? attach(exc, note) : -1;
+        rc = note != NULL ? cpk_py_exception_note(exc, note) : -1;
         Py_XDECREF(note);
         Py_DECREF(root);
     }

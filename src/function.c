@@ -312,9 +312,7 @@ cpk_find_submodules(cpk_state *st, PyObject *all_names, PyObject *fglobals,
 typedef struct {
     PyObject *code, *globals, *closure, *defaults, *kwdefaults, *doc;
     PyObject *name, *qualname, *module, *dict;
-#if PY_VERSION_HEX >= 0x030C0000
-    PyObject *typeparams; /* 3.12: PEP 695 type parameters */
-#endif
+    PyObject *typeparams; /* 3.12: PEP 695 type parameters, else NULL */
 } fn_fields;
 
 static void
@@ -330,9 +328,7 @@ fields_get(fn_fields *x, PyFunctionObject *f)
     x->qualname = Py_NewRef(f->func_qualname);
     x->module = Py_NewRef(f->func_module ? f->func_module : Py_None);
     x->dict = Py_XNewRef(f->func_dict);
-#if PY_VERSION_HEX >= 0x030C0000
-    x->typeparams = Py_XNewRef(f->func_typeparams);
-#endif
+    x->typeparams = Py_XNewRef(cpk_py_func_typeparams(f));
 }
 
 static void
@@ -348,9 +344,7 @@ fields_release(fn_fields *x)
     Py_XDECREF(x->qualname);
     Py_XDECREF(x->module);
     Py_XDECREF(x->dict);
-#if PY_VERSION_HEX >= 0x030C0000
     Py_XDECREF(x->typeparams);
-#endif
 }
 
 /* The __doc__ PyFunction_New derives from the code (CPython 3.8-3.13: the
@@ -446,13 +440,9 @@ native_state(cpk_state *st, PyFunctionObject *f, const fn_fields *x,
         if (annotations == NULL)
             goto error;
     }
-#if PY_VERSION_HEX >= 0x030B0000
     /* Portable: always carried, as the Python that compiles the code
      * again may derive another default (before 3.11: co_name). */
-    PyObject *default_qualname = portable ? NULL : co->co_qualname;
-#else
-    PyObject *default_qualname = portable ? NULL : co->co_name;
-#endif
+    PyObject *default_qualname = portable ? NULL : cpk_py_code_qualname(co);
     if (cpk_dict_get_ref(base, st->str___name__, &default_module) < 0)
         goto error;
     if (default_module == NULL)
@@ -486,13 +476,11 @@ native_state(cpk_state *st, PyFunctionObject *f, const fn_fields *x,
         set_if(state, st->str___submodules__, submodules,
                PyList_GET_SIZE(submodules) > 0) < 0)
         goto error;
-#if PY_VERSION_HEX >= 0x030C0000
     if (x->typeparams != NULL &&
         set_if(state, st->str___type_params__, x->typeparams,
                PyTuple_Check(x->typeparams) &&
                    PyTuple_GET_SIZE(x->typeparams) > 0) < 0)
         goto error;
-#endif
     Py_XDECREF(annotations);
     Py_DECREF(default_module);
     return state;

@@ -11,63 +11,7 @@
 #include "ccloudpickle.h"
 #include "format.h" /* the format numbers, the marker */
 
-#if PY_VERSION_HEX < 0x03090000
-/* Heap types that know their module (PEP 573) arrived in 3.9. */
-#error "ccloudpickle needs CPython 3.9 or later"
-#endif
-
-#include "pycompat.h" /* Py_NewRef, Py_XNewRef before 3.10 */
-
-#if PY_VERSION_HEX < 0x030A0000
-/* 3.10 added PyModule_AddObjectRef. */
-static inline int
-PyModule_AddObjectRef(PyObject *m, const char *name, PyObject *value)
-{
-    int r = PyModule_AddObject(m, name, value);
-    if (r == 0)
-        Py_INCREF(value);
-    return r;
-}
-#endif
-
-#if PY_VERSION_HEX < 0x030D0000
-/* 3.13 made _PyObject_LookupAttr public under this name. */
-static inline int
-PyObject_GetOptionalAttr(PyObject *obj, PyObject *name, PyObject **result)
-{
-    return _PyObject_LookupAttr(obj, name, result);
-}
-
-static inline int
-PyObject_GetOptionalAttrString(PyObject *obj, const char *name,
-                               PyObject **result)
-{
-    PyObject *n = PyUnicode_FromString(name);
-    if (n == NULL) {
-        *result = NULL;
-        return -1;
-    }
-    int r = _PyObject_LookupAttr(obj, n, result);
-    Py_DECREF(n);
-    return r;
-}
-#endif
-
-/* d[key] as a new reference in *result: 1 found, 0 missing (*result
- * NULL), -1 error. What 3.13's PyDict_GetItemRef does; the lookup may run
- * Python code (a colliding key's __eq__), so a borrowed result could be
- * gone by the time the caller uses it. */
-static inline int
-cpk_dict_get_ref(PyObject *d, PyObject *key, PyObject **result)
-{
-#if PY_VERSION_HEX >= 0x030D0000
-    return PyDict_GetItemRef(d, key, result);
-#else
-    PyObject *v = PyDict_GetItemWithError(d, key);
-    *result = Py_XNewRef(v);
-    return v != NULL ? 1 : PyErr_Occurred() ? -1 : 0;
-#endif
-}
+#include "pycompat.h" /* every difference between Python versions */
 
 /* 1 if the pending exception may be cleared where cloudpickle's `except
  * Exception` would swallow it; 0 for KeyboardInterrupt, SystemExit and the
@@ -79,55 +23,6 @@ cpk_error_clearable(void)
     return PyErr_ExceptionMatches(PyExc_Exception) &&
            !PyErr_ExceptionMatches(PyExc_MemoryError);
 }
-
-/* The referent of a weak reference as a new reference, NULL if it died
- * (3.13 deprecates PyWeakref_GET_OBJECT for PyWeakref_GetRef). */
-static inline PyObject *
-cpk_weakref_get(PyObject *ref)
-{
-#if PY_VERSION_HEX >= 0x030D0000
-    PyObject *obj;
-    if (PyWeakref_GetRef(ref, &obj) < 0)
-        PyErr_Clear();
-    return obj;
-#else
-    PyObject *obj = PyWeakref_GET_OBJECT(ref);
-    return obj == Py_None ? NULL : Py_NewRef(obj);
-#endif
-}
-
-/* A type's namespace, new reference. 3.12 keeps static builtin types'
- * dicts per interpreter: their tp_dict is NULL (PyType_GetDict). */
-static inline PyObject *
-cpk_type_dict(PyTypeObject *type)
-{
-#if PY_VERSION_HEX >= 0x030C0000
-    return PyType_GetDict(type);
-#else
-    return Py_NewRef(type->tp_dict);
-#endif
-}
-
-#if PY_VERSION_HEX < 0x030B0000
-/* 3.11 added PyType_GetModuleByDef: the module of the first class in the
- * MRO that a module with `def` defined. Borrowed reference. */
-static inline PyObject *
-PyType_GetModuleByDef(PyTypeObject *type, PyModuleDef *def)
-{
-    PyObject *mro = type->tp_mro;
-    for (Py_ssize_t i = 0; mro && i < PyTuple_GET_SIZE(mro); i++) {
-        PyTypeObject *t = (PyTypeObject *)PyTuple_GET_ITEM(mro, i);
-        if (!(t->tp_flags & Py_TPFLAGS_HEAPTYPE))
-            continue;
-        PyObject *m = ((PyHeapTypeObject *)t)->ht_module;
-        if (m != NULL && PyModule_GetDef(m) == def)
-            return m;
-    }
-    PyErr_Format(PyExc_TypeError, "%s is not a ccloudpickle type",
-                 type->tp_name);
-    return NULL;
-}
-#endif
 
 /* Interned attribute and key names, one `str_<name>` field each. */
 #define CPK_NAMES(X)                                                         \
@@ -507,17 +402,6 @@ extern Py_ssize_t cpk_dispatch_table_offset;
     ((cpk_pickler_ext *)((char *)(self) + cpk_pickler_ext_offset))
 #define CPK_UNPICKLER_EXT(self) \
     ((cpk_unpickler_ext *)((char *)(self) + cpk_unpickler_ext_offset))
-
-/* Number of free variables (closure cells) a code object needs. */
-static inline Py_ssize_t
-cpk_code_nfreevars(PyObject *code)
-{
-#if PY_VERSION_HEX >= 0x030B0000
-    return ((PyCodeObject *)code)->co_nfreevars;
-#else
-    return PyTuple_GET_SIZE(((PyCodeObject *)code)->co_freevars);
-#endif
-}
 
 static inline cpk_state *
 cpk_get_state(PyObject *module)

@@ -53,27 +53,13 @@ static const char *const singleton_names[CPK_LAZY_COUNT] = {
 };
 
 /* A stamp that changes whenever sys.modules changes, so the common call
- * (nothing imported since the last dump) costs one compare. CPython 3.6-3.13
- * bump the dict's ma_version_tag on every mutation (PEP 509; deprecated in
- * 3.12, gone in 3.14): where it is missing, return 0, which makes every
- * call look the modules up (correct, only slower). */
+ * (nothing imported since the last dump) costs one compare. Where the
+ * Python has no such stamp it is 0, which makes every call look the
+ * modules up (correct, only slower): cpk_py_dict_stamp. */
 static uint64_t
 modules_stamp(PyObject *modules)
 {
-#if PY_VERSION_HEX < 0x030E0000
-    if (PyDict_Check(modules)) {
-#if defined(__GNUC__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
-#endif
-        return ((PyDictObject *)modules)->ma_version_tag;
-#if defined(__GNUC__)
-#pragma GCC diagnostic pop
-#endif
-    }
-#endif
-    (void)modules;
-    return 0;
+    return cpk_py_dict_stamp(modules);
 }
 
 /* Count of used slots in the exact-type table. */

@@ -13,6 +13,7 @@
 #include "format.h" /* cpk_format_newer_import */
 #include "pkscan.h" /* pkscan_scan */
 #include "policy.h" /* cpk_policy, cpk_policy_names */
+#include "pycompat_scan.h" /* CPK_PY_SCAN_FLAGS */
 
 #include <string.h>
 
@@ -363,14 +364,14 @@ static_pass(cpk_state *st, const cpk_policy *p, const char *buf,
         Py_BEGIN_ALLOW_THREADS
         r = pkscan_scan_limited(buf, (size_t)len,
                                 (fix_imports ? 0 : PKSCAN_NO_FIX_IMPORTS) |
-                                    PKSCAN_PY_FLAGS(PY_VERSION_HEX),
+                                    CPK_PY_SCAN_FLAGS,
                                 CPK_POLICY_SCAN_LIMIT);
         Py_END_ALLOW_THREADS
     }
     else
         r = pkscan_scan_limited(buf, (size_t)len,
                                 (fix_imports ? 0 : PKSCAN_NO_FIX_IMPORTS) |
-                                    PKSCAN_PY_FLAGS(PY_VERSION_HEX),
+                                    CPK_PY_SCAN_FLAGS,
                                 CPK_POLICY_SCAN_LIMIT);
     cpk_policy_names *names = NULL;
     if (r == NULL || r->status == PKSCAN_ERR_NOMEM) {

@@ -1,10 +1,10 @@
 /* opcode311.h - CPython 3.11's inline-cache sizes and specialised ->
- * base opcode map (dis.deoptmap), for code.c's bytecode walk: the same
+ * base opcode map (dis.deoptmap), for pycompat.c's bytecode walk: the same
  * for every 3.11 release (bytecode magic 3495), so copied here rather than
  * read from `import opcode` at the first dump or load (0.7 ms of a
  * program's start). Made by reading opcode._inline_cache_entries,
  * opname, opmap, _specialized_instructions and _specializations as
- * code.c's op_tables() does; tests/test_opcode_tables.c checks them
+ * pycompat.c's op_tables() does; tests/test_opcode_tables.c checks them
  * against the running 3.11's opcode module. */
 #ifndef CPK_OPCODE311_H
 #define CPK_OPCODE311_H

@@ -23,12 +23,10 @@ cpk_table_add(cpk_state *st, PyTypeObject *type, int kind)
     st->table[i].kind = kind;
 }
 
-#if PY_VERSION_HEX < 0x030D0000
-/* CPython's Pickler.persistent_id getter (a getset before 3.13), found
- * once (find_persid_getter). */
+/* CPython's Pickler.persistent_id getter where it is a getset
+ * (cpk_py_pickler_persid_getset), found once (find_persid_getter). */
 static getter persid_get;
 static void *persid_closure;
-#endif
 
 static PyObject **
 dispatch_slot(PyObject *pickler)
@@ -61,11 +59,10 @@ cpk_pickler_user_hooks(PyObject *pickler)
         if (r == 0)
             r = cpk_pickler_overridden(st, pickler, "persistent_id");
     }
-#if PY_VERSION_HEX < 0x030D0000
     /* Before 3.13 p.persistent_id = f goes to CPython's slot (so does
      * what __init__ finds: a subclass's __getattr__): its own getter, a
      * C call that runs no Python code, says whether it is set. */
-    if (r == 0 && persid_get != NULL) {
+    if (r == 0 && cpk_py_pickler_persid_getset() && persid_get != NULL) {
         PyObject *pid = persid_get(pickler, persid_closure);
         if (pid != NULL) {
             Py_DECREF(pid);
@@ -76,7 +73,6 @@ cpk_pickler_user_hooks(PyObject *pickler)
             r = -1;
         }
     }
-#endif
     if (r < 0)
         return -1;
     return ext->user_hooks = r;
@@ -707,14 +703,8 @@ int
 cpk_pickler_type_pristine(cpk_state *st)
 {
     PyTypeObject *tp = st->pickler_type;
-#if PY_VERSION_HEX < 0x030C0000
-    /* 3.9-3.10 clear only this flag on a change, keeping the old tag
-     * until the next lookup gives a new one; 3.12 drops the tag itself
-     * (and 3.13 no longer sets the flag). */
-    if (!(tp->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG))
-        return 0;
-#endif
-    return st->pickler_tag != 0 && tp->tp_version_tag == st->pickler_tag;
+    return cpk_py_type_tag_valid(tp) && st->pickler_tag != 0 &&
+           tp->tp_version_tag == st->pickler_tag;
 }
 
 static int
@@ -1168,7 +1158,6 @@ base_descriptor(PyObject *base, const char *name, PyTypeObject *kind)
     return descr;
 }
 
-#if PY_VERSION_HEX < 0x030D0000
 /* CPython's getter of Pickler.persistent_id, from its descriptor. */
 static int
 find_persid_getter(PyObject *base)
@@ -1187,7 +1176,6 @@ find_persid_getter(PyObject *base)
     persid_closure = gs->closure;
     return 0;
 }
-#endif
 
 /* Find the offset of PicklerObject.dispatch_table from its member
  * descriptor, so we never mirror CPython's private struct. */
@@ -1212,9 +1200,8 @@ int
 cpk_pickler_init_type(PyObject *module, cpk_state *st)
 {
     if (find_dispatch_table_offset(st->base_pickler) < 0 ||
-#if PY_VERSION_HEX < 0x030D0000
-        find_persid_getter(st->base_pickler) < 0 ||
-#endif
+        (cpk_py_pickler_persid_getset() &&
+         find_persid_getter(st->base_pickler) < 0) ||
         cpk_base_slots_get((PyTypeObject *)st->base_pickler,
                            &base_slots) < 0)
         return -1;

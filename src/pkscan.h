@@ -544,7 +544,8 @@ typedef struct {
 /* Model the fix_imports table of CPython 3.13 and later, which dropped
  * `Tix` -> `tkinter.tix` (without it: 3.9 to 3.12's, which map it). The
  * tables are otherwise the same on every supported version. A caller
- * built against Python.h passes PKSCAN_PY_FLAGS(PY_VERSION_HEX). */
+ * passes the flags of the CPython it is built for, CPK_PY_SCAN_FLAGS
+ * (pycompat_scan.h). */
 #define PKSCAN_PY313 0x2
 /* Bits 8-15: the minor version of the CPython that would load (3.X): a
  * portable function's code of another version is compiled from its

@@ -73,11 +73,7 @@ static PyObject *
 not_portable(PyObject *code, PyObject *why)
 {
     PyCodeObject *co = (PyCodeObject *)code;
-#if PY_VERSION_HEX >= 0x030B0000
-    PyObject *name = co->co_qualname;
-#else
-    PyObject *name = co->co_name;
-#endif
+    PyObject *name = cpk_py_code_qualname(co);
     return PyUnicode_FromFormat("%U (%U, line %d): %U", name,
                                 co->co_filename, co->co_firstlineno, why);
 }

@@ -136,13 +136,11 @@ contextvar_default(PyObject *var, PyObject **dflt)
 static PyObject *
 reduce_contextvar(cpk_state *st, int format, PyObject *obj)
 {
-#if PY_VERSION_HEX < 0x030A0000
     /* 3.9's ContextVar type names no module (its __module__ is
      * "builtins"; 3.10's is "_contextvars"): plain pickle cannot name it
      * for a stock loader, so those formats refuse it as before. */
-    if (format != CPK_FORMAT_NATIVE)
+    if (!cpk_py_contextvar_named() && format != CPK_FORMAT_NATIVE)
         Py_RETURN_NOTIMPLEMENTED;
-#endif
     PyObject *name = PyObject_GetAttrString(obj, "name");
     if (name == NULL)
         return NULL;

@@ -559,24 +559,9 @@ static PyMethodDef watcher_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-#if PY_VERSION_HEX < 0x030A0000
-/* Made only by cpk_stock_init (3.10 has Py_TPFLAGS_DISALLOW_INSTANTIATION
- * for this, bpo-43916). */
-static PyObject *
-Watcher_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
-{
-    (void)args;
-    (void)kwargs;
-    PyErr_Format(PyExc_TypeError, "cannot create '%s' instances",
-                 type->tp_name);
-    return NULL;
-}
-#endif
-
+/* Made only by cpk_stock_init. */
 static PyType_Slot watcher_slots[] = {
-#if PY_VERSION_HEX < 0x030A0000
-    {Py_tp_new, Watcher_new},
-#endif
+    CPK_PY_DISALLOW_NEW_SLOT
     {Py_tp_methods, watcher_methods},
     {Py_tp_repr, Watcher_repr},
     {Py_tp_traverse, Watcher_traverse},
@@ -588,11 +573,8 @@ static PyType_Slot watcher_slots[] = {
 static PyType_Spec watcher_spec = {
     .name = "ccloudpickle._StockWatcher",
     .basicsize = sizeof(cpk_watcher),
-    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC
-#if PY_VERSION_HEX >= 0x030A0000
-             | Py_TPFLAGS_DISALLOW_INSTANTIATION
-#endif
-    ,
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC |
+             CPK_PY_TPFLAGS_DISALLOW_INSTANTIATION,
     .slots = watcher_slots,
 };
 

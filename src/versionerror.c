@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "pkscan.h" /* pkscan_scan_limited: the pickle's functions */
+#include "pycompat_scan.h" /* CPK_PY_SCAN_FLAGS */
 
 /* The message names at most this many functions ("and N more"), each in
  * at most this many bytes of the pickle's own text; the scan holds at
@@ -299,8 +300,7 @@ explainable(cpk_state *st)
 static pkscan_report *
 scan(const void *buf, size_t len)
 {
-    pkscan_report *r = pkscan_scan_limited(buf, len,
-                                           PKSCAN_PY_FLAGS(PY_VERSION_HEX),
+    pkscan_report *r = pkscan_scan_limited(buf, len, CPK_PY_SCAN_FLAGS,
                                            CPK_EXPLAIN_SCAN_LIMIT);
     if (r != NULL && r->status != PKSCAN_OK &&
         r->status != PKSCAN_ERR_TRAILING) {
