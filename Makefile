@@ -80,7 +80,8 @@ CRYPTO_LIBS := $(shell pkg-config --libs libcrypto 2>/dev/null || echo -lcrypto)
 .SECONDARY:
 
 .PHONY: all check test demo bench bench-quick bench-engines memcheck sanitize coverage \
-        check-pythons check-install-dirs install install-strip uninstall clean deps lint-man fuzz fuzz-smoke
+        check-pythons check-install-dirs install install-strip uninstall clean deps lint-man \
+        lint-compat fuzz fuzz-smoke
 
 all: $(EXT) $(COMPANION) $(PROGS)
 
@@ -131,7 +132,7 @@ $(BUILD)/tests/test_codewrite: ALL_LDFLAGS += -Wl,--wrap=cpk_code_compact
 # binary runs even after a failure; the summary names each failing one.
 # TEST_SKIP: test names (e.g. test_packaging) this run leaves out.
 TEST_RUN = $(filter-out $(TEST_SKIP:%=$(BUILD)/tests/%),$(TEST_BIN))
-test: all $(TEST_RUN) lint-man
+test: all $(TEST_RUN) lint-man lint-compat
 	@scripts/run-tests --summary $(BUILD)/tests/summary $(TEST_RUN) -- $(TEST_ARGS)
 
 # Then the fuzz targets for a short time each, where clang's fuzzer
@@ -147,6 +148,20 @@ check:
 
 lint-man:
 	@for m in man/*.1; do mandoc -Tlint -W warning $$m || exit 1; done
+
+# Every CPython-version branch lives in the Python-version layer, so that
+# a port to a new version changes these files only (doc/INSTALL.md): a
+# PY_VERSION_HEX anywhere else in src/ or cli/ fails, naming file:line.
+# tests/ may test versions (they check per-version behaviour).
+COMPAT_LAYER := src/pycompat.h src/pycompat.c src/pycompat_scan.h
+lint-compat:
+	@bad=$$(grep -rn --include='*.[ch]' --include='*.inc' PY_VERSION_HEX src cli | \
+	    grep -v $(foreach f,$(COMPAT_LAYER),-e '^$(f):')); \
+	if [ -n "$$bad" ]; then \
+	    echo "$$bad" | sed 's/^\([^:]*:[0-9]*\):.*/lint-compat: \1: PY_VERSION_HEX outside the Python-version layer/' >&2; \
+	    echo "lint-compat: move the branch into $(COMPAT_LAYER) as a named function" >&2; \
+	    exit 1; \
+	fi
 
 # The whole suite under valgrind memcheck (leaks, invalid reads, refcounts
 # that free too early). Slow: minutes.
