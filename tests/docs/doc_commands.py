@@ -105,9 +105,13 @@ def matches(want, got):
 
 
 def environment(top, build):
+    # What would change the programs' behaviour goes; what make sanitize
+    # and make coverage set (LD_PRELOAD, ASAN_OPTIONS, PYTHONMALLOC,
+    # CPK_COVERAGE) stays.
     env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("PYTHON", "CCLOUDPICKLE", "CLOUDPICKLE",
-                                "CPK_", "VIRTUAL_ENV", "LC_"))}
+           if k == "PYTHONMALLOC" or
+           not k.startswith(("PYTHON", "CCLOUDPICKLE", "CLOUDPICKLE",
+                             "VIRTUAL_ENV", "LC_"))}
     pybin = os.path.join(top, ".bin")
     env.update(
         PATH=os.pathsep.join([os.path.join(top, "build"), pybin,
