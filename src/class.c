@@ -611,7 +611,8 @@ enum_members(cpk_state *st, PyObject *cls)
         /* Member names are names the loader interns (cpk_name). */
         PyObject *value = PyObject_GetAttr(PyTuple_GET_ITEM(pair, 1),
                                            st->str__value_);
-        PyObject *key = cpk_name(st, PyTuple_GET_ITEM(pair, 0));
+        PyObject *key =
+            value == NULL ? NULL : cpk_name(st, PyTuple_GET_ITEM(pair, 0));
         if (value == NULL || key == NULL ||
             PyDict_SetItem(out, key, value) < 0)
             Py_CLEAR(out);
@@ -709,11 +710,11 @@ reduce_enum(cpk_state *st, int format, PyTypeObject *cls)
     PyObject *members = NULL, *name = NULL, *qualname = NULL, *module = NULL;
     PyObject *tid = NULL, *args = NULL, *state = NULL, *r = NULL;
     PyObject *bases = NULL, *other = NULL;
-    members = enum_members(st, o);
-    name = PyObject_GetAttr(o, st->str___name__);
-    qualname = PyObject_GetAttr(o, st->str___qualname__);
-    module = PyObject_GetAttr(o, st->str___module__);
-    if (members == NULL || name == NULL || qualname == NULL || module == NULL)
+    /* Each step runs Python code: none may run with an error set. */
+    if ((members = enum_members(st, o)) == NULL ||
+        (name = PyObject_GetAttr(o, st->str___name__)) == NULL ||
+        (qualname = PyObject_GetAttr(o, st->str___qualname__)) == NULL ||
+        (module = PyObject_GetAttr(o, st->str___module__)) == NULL)
         goto done;
     tid = cpk_tracker_get_or_create_id(st, o);
     if (tid == NULL)
@@ -721,8 +722,10 @@ reduce_enum(cpk_state *st, int format, PyTypeObject *cls)
     bases = Py_NewRef(cls->tp_bases);
     args = PyTuple_Pack(7, bases, name, qualname, members, module, tid,
                         Py_None);
+    if (args == NULL)
+        goto done;
     state = class_state(st, cls, 0, NULL, &other);
-    if (args == NULL || state == NULL ||
+    if (state == NULL ||
         refuse_other_keys(st, cls, other, "an enum's pickle") < 0 ||
         pop_enum_internals(st, PyTuple_GET_ITEM(state, 0), members) < 0)
         goto done;

@@ -105,3 +105,26 @@ Test(enums, enum_round_trip_in_process_is_identity)
            "    assert cp.loads(cp.dumps(E, protocol=proto)) is E\n"
            "    assert cp.loads(cp.dumps(E.B, protocol=proto)) is E.A\n");
 }
+
+/* A class whose _member_map_ was tampered with: the dump fails with the
+ * error that says why, never a SystemError (a call made with an error
+ * already set). */
+Test(enums, tampered_member_map_refused_with_its_error)
+{
+    cpk_py("import enum, ccloudpickle\n"
+           "class E(enum.Enum):\n"
+           "    X = 1\n"
+           "class M(dict):\n"
+           "    def items(self):\n"
+           "        return [('X',)]\n"
+           "def why(cls):\n"
+           "    try:\n"
+           "        ccloudpickle.dumps(cls)\n"
+           "    except Exception as e:\n"
+           "        return type(e), str(e)\n"
+           "E._member_map_ = M(X=E.X)\n"
+           "assert why(E) == (TypeError, 'bad enum _member_map_'), why(E)\n"
+           "E._member_map_ = {'X': object()}\n"
+           "t, m = why(E)\n"
+           "assert t is AttributeError and '_value_' in m, (t, m)\n");
+}
