@@ -188,9 +188,9 @@ Test(cov_marshal_fields, every_constant_kind_is_read_through)
 Test(cov_marshal_fields, malformed_constants_are_refused)
 {
     /* A text float longer than the data left. */
-    assert_refused("mk(311, consts=Raw(b'f\\x05ab'))", MAGIC_311);
-    /* A complex missing its imaginary part. */
-    assert_refused("mk(311, consts=Raw(b'x\\x011'))", MAGIC_311);
+    assert_refused("mk(311, consts=Raw(b'f\\xffab'))", MAGIC_311);
+    /* A complex whose imaginary part is longer than the data left. */
+    assert_refused("mk(311, consts=Raw(b'x\\x011\\xff'))", MAGIC_311);
     /* A long digit of 16 bits ("digit out of range in long"). */
     assert_refused("mk(311, consts=Raw(b'l\\x01\\x00\\x00\\x00\\x00\\x80'))",
                    MAGIC_311);
@@ -233,6 +233,23 @@ Test(cov_marshal_fields, whole_input_checks)
     cr_assert(cpk_mscan_code(NULL, 0, MAGIC_311, &mc) == 0);
     cr_assert(cpk_mscan_code(NULL, 4, MAGIC_311, &mc) == 0);
     free(data);
+    /* Every proper prefix of code holding every constant kind. */
+    static const char *const full[] = {
+        "mk(311, consts=Raw(marshal.dumps((1.5, 2j, -2**100, [1, 'a'],\n"
+        "   {1}, frozenset({2}), b'x', 'y', {'k': 1}), 0)))",
+        "mk(311, consts=Raw(marshal.dumps(('s', 's', 1.5, 2j), 4)))",
+        "mk(310, flags=0x04, varnames=('a', 'b', 'c'), freevars=('z',))",
+    };
+    for (size_t k = 0; k < sizeof full / sizeof full[0]; k++) {
+        long magic = k == 2 ? MAGIC_310 : MAGIC_311;
+        data = make(full[k], &len);
+        cr_assert(cpk_mscan_code(data, len, magic, &mc) == 1, "%zu", k);
+        cpk_mscan_free(&mc);
+        for (size_t n = 1; n < len; n++)
+            cr_assert(cpk_mscan_code(data, n, magic, &mc) == 0,
+                      "%zu: prefix of %zu bytes read", k, n);
+        free(data);
+    }
     /* A code object whose constants refer back to itself while it is
      * being read (FLAG_REF on the code, then reference 0). */
     data = make("(lambda b: bytes([b[0] | 0x80]) + b[1:])(\n"
