@@ -3,7 +3,8 @@
  * options --merge or -e cannot take, a spec that is no MODULE:ATTR, an
  * -o whose directory is a file; and a module whose import raises (named
  * with the file and line when the code has a file). Nothing is written
- * on standard output. */
+ * on standard output. A key file that is a device is refused before
+ * anything runs. */
 #include <stdio.h>
 #include <string.h>
 
@@ -58,6 +59,16 @@ static struct refusal refusals[] = {
      TRY_LOAD},
     {0, {"--merge"}, 2,
      "cloudpickle-load: --merge needs the files to merge\n" TRY_LOAD},
+    {0, {"--max-size", "1KQ", "f.pkl"}, 2,
+     "cloudpickle-load: invalid size '1KQ' for --max-size (bytes, or with a "
+     "K, M, G or T suffix)\n" TRY_LOAD},
+    {0, {"--max-size", "99999999999T", "f.pkl"}, 2,
+     "cloudpickle-load: invalid size '99999999999T' for --max-size (bytes, "
+     "or with a K, M, G or T suffix)\n" TRY_LOAD},
+    {0, {"--verify", "/dev/null", "f.pkl"}, 2,
+     "cloudpickle-load: /dev/null: not a regular file\n"},
+    {1, {"--sign", "/dev/null", "-e", "1"}, 2,
+     "cloudpickle-dump: /dev/null: not a regular file\n"},
     {1, {"-e", "1", "mod:f"}, 2,
      "cloudpickle-dump: give -e EXPR or MODULE:ATTR, not both ('mod:f')\n"
      TRY_DUMP},
