@@ -80,6 +80,7 @@ Test(cov_venv_cfg, odd_lines_are_read_as_the_venv_tool_writes_them)
     char home[256], cfg[512];
     home_of_python(home, sizeof(home));
     snprintf(cfg, sizeof(cfg),
+             "include-system-site-packages = false\n"
              "homepage = nowhere\n"
              "home\n"
              "home = \n"
