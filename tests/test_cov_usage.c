@@ -69,6 +69,12 @@ static struct refusal refusals[] = {
      "cloudpickle-load: /dev/null: not a regular file\n"},
     {1, {"--sign", "/dev/null", "-e", "1"}, 2,
      "cloudpickle-dump: /dev/null: not a regular file\n"},
+    {0, {"--max-scan-memory", "x", "f.pkl"}, 2,
+     "cloudpickle-load: invalid size 'x' for --max-scan-memory (bytes, or "
+     "with a K, M, G or T suffix)\n" TRY_LOAD},
+    {0, {"--json", "--map", "f.pkl"}, 2,
+     "cloudpickle-load: --json is for the static report; it cannot be "
+     "combined with --map\n" TRY_LOAD},
     {1, {"-e", "1", "mod:f"}, 2,
      "cloudpickle-dump: give -e EXPR or MODULE:ATTR, not both ('mod:f')\n"
      TRY_DUMP},
