@@ -4,8 +4,10 @@
  * when the companion cannot be imported, its Runner cannot start or
  * refuses, gives no window, fails a submit, answers "not done yet",
  * returns what is no (seconds, outcomes) pair, too few outcomes, or
- * malformed ones; and an exception raised by the function, traceback
- * and all, stops the run or becomes an error record. */
+ * malformed ones, or raises in next(); records refused as they are read
+ * (over --max-size, a bad pickle) and records that arrive slowly; and an
+ * exception raised by the function, traceback and all, stops the run or
+ * becomes an error record. */
 #include <stdio.h>
 #include <string.h>
 
@@ -30,6 +32,20 @@ setup(void)
 }
 
 TestSuite(cov_dask_stub, .init = setup);
+
+static void
+run_args(cpk_proc *p, const char *mode, const char *in, const char *a1,
+         const char *a2, const char *a3)
+{
+    char env_mode[64];
+    snprintf(env_mode, sizeof(env_mode), "CPK_STUB_MODE=%s", mode);
+    const char *env[] = {"PYTHONPATH=" CPK_SOURCE_DIR "/tests/dask_stub:"
+                         CPK_BUILD_DIR,
+                         env_mode, NULL};
+    const char *argv[] = {CPK_LOAD, "--map", "--dask", "stub:1", "f.pkl",
+                          a1, a2, a3, NULL};
+    cpk_spawn(p, argv, dir, in, strlen(in), env);
+}
 
 static void
 run(cpk_proc *p, const char *mode, const char *in, int keep_going)
@@ -161,5 +177,56 @@ Test(cov_dask_stub, raise_under_keep_going_is_an_error_record)
     size_t n = strlen(p.out), m = strlen(tail);
     cr_assert(n >= m && strcmp(p.out + n - m, tail) == 0, "stdout:\n%s",
               p.out);
+    cpk_proc_free(&p);
+}
+
+Test(cov_dask_stub, next_that_raises)
+{
+    refused("nextraise", 5, "cloudpickle-load: RuntimeError: next failed\n");
+}
+
+Test(cov_dask_stub, record_over_max_size)
+{
+    char in[3100];
+    memset(in, '9', sizeof(in) - 1);
+    memcpy(in, "1\n", 2);
+    memcpy(in + sizeof(in) - 4, "\n2\n", 4);
+    cpk_proc p;
+    run_args(&p, "", in, "--max-size", "1K", NULL);
+    cpk_assert_exit(&p, 3);
+    cr_assert_str_eq(p.out, "2\n");
+    cr_assert_str_eq(p.err, "cloudpickle-load: standard input: record 2: "
+                            "longer than 1 KiB (raise it with --max-size)\n");
+    cpk_proc_free(&p);
+}
+
+Test(cov_dask_stub, pickled_record_with_an_unknown_opcode)
+{
+    /* pickle.dumps(1, protocol=2), then a bad one (no NUL inside) */
+    const char in[] = "\x80\x02K\x01.\x80\x05K\x01\xff.";
+    cpk_proc p;
+    run_args(&p, "", in, "--in", "pickle", NULL);
+    cpk_assert_exit(&p, 3);
+    cr_assert_str_eq(p.out, "2\n");
+    cr_assert_str_eq(p.err, "cloudpickle-load: standard input: record 2: "
+                            "not a valid pickle: invalid load key, '\\xff' "
+                            "at byte 4\n");
+    cpk_proc_free(&p);
+}
+
+Test(cov_dask_stub, records_that_arrive_slowly)
+{
+    const char *env[] = {"PYTHONPATH=" CPK_SOURCE_DIR "/tests/dask_stub:"
+                         CPK_BUILD_DIR,
+                         "CPK_STUB_MODE=slow", NULL};
+    const char *argv[] = {"/bin/sh", "-c",
+                          "(echo 1; sleep 0.3; echo 2; sleep 0.3; echo 4) | "
+                          CPK_LOAD " --map --dask stub:1 f.pkl",
+                          NULL};
+    cpk_proc p;
+    cpk_spawn(&p, argv, dir, NULL, 0, env);
+    cpk_assert_exit(&p, 0);
+    cr_assert_str_eq(p.out, "2\n3\n5\n");
+    cr_assert_str_eq(p.err, "");
     cpk_proc_free(&p);
 }

@@ -43,6 +43,8 @@ class Runner:
             return None  # not done yet: the program asks again
         if MODE == "garbage":
             return "garbage"
+        if MODE == "nextraise":
+            raise RuntimeError("next failed")
         out = []
         for args, kwargs in self.pending.pop(0):
             try:
