@@ -316,7 +316,7 @@ cpk_mapdask_run(cpk_mapdask *d, cpk_reader *rd, cpk_mapwork *w,
             else
                 target = 1;
             cpk_batch_reset(&b, rd->count + 1);
-            int rc = CPK_READ_MORE;
+            int rc = CPK_READ_MORE, read_failed = 0;
             for (;;) {
                 const char *rec;
                 size_t len;
@@ -350,18 +350,23 @@ cpk_mapdask_run(cpk_mapdask *d, cpk_reader *rd, cpk_mapwork *w,
                             goto done;
                         continue;
                     }
-                    rc = -1;
+                    read_failed = 1;
                     input_errno = errno;
                     break;
                 }
             }
-            if (rc == CPK_READ_END)
+            /* A read error ends the input as the other modes end it:
+             * the records before it run, then "NAME: strerror". */
+            if (read_failed) {
+                input_done = 1;
+                input_rc = -1;
+            }
+            else if (rc == CPK_READ_END)
                 input_done = 1;
             else if (rc != CPK_READ_MORE && rc != CPK_READ_RECORD) {
                 input_done = 1;
                 input_rc = rc;
-                if (rc != -1)
-                    input_errno = errno;
+                input_errno = errno;
             }
             if (b.n == 0)
                 break;

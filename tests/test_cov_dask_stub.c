@@ -230,3 +230,15 @@ Test(cov_dask_stub, records_that_arrive_slowly)
     cr_assert_str_eq(p.err, "");
     cpk_proc_free(&p);
 }
+
+/* An input that fails to read ends the run with the reason and status 3,
+ * as -j N and the serial loop do, never as a clean end of input. */
+Test(cov_dask_stub, input_read_error_is_reported)
+{
+    cpk_proc p;
+    run_args(&p, "", "", "--input", ".", NULL);
+    cpk_assert_exit(&p, 3);
+    cr_assert_str_eq(p.err, "cloudpickle-load: .: Is a directory\n");
+    cr_assert_eq(p.out_len, 0, "stdout: %s", p.out);
+    cpk_proc_free(&p);
+}
