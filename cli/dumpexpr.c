@@ -179,11 +179,12 @@ cpk_expr_eval(const char *source, int *status)
         if (src == NULL)
             goto system_error;
     }
-    filename = PyUnicode_FromString(CPK_EXPR_FILENAME);
-    ast = PyImport_ImportModule("ast");
-    builtins = PyImport_ImportModule("builtins");
-    compile = builtins ? PyObject_GetAttrString(builtins, "compile") : NULL;
-    if (filename == NULL || ast == NULL || compile == NULL ||
+    /* Each step runs Python code: none may run with an error set (a
+     * user's ast.py that raises must be the error reported). */
+    if ((filename = PyUnicode_FromString(CPK_EXPR_FILENAME)) == NULL ||
+        (ast = PyImport_ImportModule("ast")) == NULL ||
+        (builtins = PyImport_ImportModule("builtins")) == NULL ||
+        (compile = PyObject_GetAttrString(builtins, "compile")) == NULL ||
         register_source(src, filename) < 0)
         goto system_error;
 

@@ -94,3 +94,10 @@ Test(cov_shadowed_stdlib, functools_for_protocol_2)
                   "cloudpickle-dump: cannot import functools: ImportError: no "
                   "functools here\n");
 }
+
+/* An ast that cannot be imported: its own error is the one reported. */
+Test(cov_shadowed_stdlib, ast_that_cannot_be_imported)
+{
+    shadowed("ast.py", "raise ImportError('no ast here')\n",
+             "cloudpickle-dump: -e: ImportError: no ast here\n");
+}
