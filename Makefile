@@ -151,17 +151,12 @@ lint-man:
 
 # Every CPython-version branch lives in the Python-version layer, so that
 # a port to a new version changes these files only (doc/INSTALL.md): a
-# PY_VERSION_HEX anywhere else in src/ or cli/ fails, naming file:line.
-# tests/ may test versions (they check per-version behaviour).
+# PY_VERSION_HEX, a conditional on the version macros or a feature test
+# of a CPython name anywhere else in src/ or cli/ fails, naming file:line
+# (scripts/lint-compat). tests/ may test versions.
 COMPAT_LAYER := src/pycompat.h src/pycompat.c src/pycompat_scan.h
 lint-compat:
-	@bad=$$(grep -rn --include='*.[ch]' --include='*.inc' PY_VERSION_HEX src cli | \
-	    grep -v $(foreach f,$(COMPAT_LAYER),-e '^$(f):')); \
-	if [ -n "$$bad" ]; then \
-	    echo "$$bad" | sed 's/^\([^:]*:[0-9]*\):.*/lint-compat: \1: PY_VERSION_HEX outside the Python-version layer/' >&2; \
-	    echo "lint-compat: move the branch into $(COMPAT_LAYER) as a named function" >&2; \
-	    exit 1; \
-	fi
+	@scripts/lint-compat $(COMPAT_LAYER) -- src cli
 
 # The whole suite under valgrind memcheck (leaks, invalid reads, refcounts
 # that free too early). Slow: minutes.

@@ -792,14 +792,12 @@ cpk_reduce_class(cpk_state *st, PyObject *pickler, PyObject *obj)
      * ("it's not the same object as sys.flags"). */
     if (by_ref || !(cls->tp_flags & Py_TPFLAGS_HEAPTYPE))
         Py_RETURN_NOTIMPLEMENTED;
-#ifdef Py_TPFLAGS_IMMUTABLETYPE
     /* The same for a heap type of a C module (3.10+ marks them immutable;
      * no class statement makes one): _operator.itemgetter, named
      * operator.itemgetter, pickled while operator itself is not imported.
      * Its copy would lack the C layout; by name, the load imports it. */
-    if (cls->tp_flags & Py_TPFLAGS_IMMUTABLETYPE)
+    if (cls->tp_flags & CPK_PY_TPFLAGS_IMMUTABLETYPE)
         Py_RETURN_NOTIMPLEMENTED;
-#endif
     PyObject *enum_type = st->lazy_types[CPK_LAZY_ENUM];
     if (enum_type != NULL && PyType_IsSubtype(cls, (PyTypeObject *)enum_type))
         return reduce_enum(st, format, cls);

@@ -171,6 +171,14 @@ cpk_py_new_disallowed(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 #define CPK_PY_DISALLOW_NEW_SLOT {Py_tp_new, (void *)cpk_py_new_disallowed},
 #endif
 
+/* The flag of heap types that C modules create immutable: 3.10 has it
+ * (bpo-43908); before it no type carries it, so 0. */
+#ifdef Py_TPFLAGS_IMMUTABLETYPE
+#define CPK_PY_TPFLAGS_IMMUTABLETYPE Py_TPFLAGS_IMMUTABLETYPE
+#else
+#define CPK_PY_TPFLAGS_IMMUTABLETYPE 0
+#endif
+
 /* 0 if `tp` changed since it got its tp_version_tag although the tag is
  * still there: before 3.12 a change clears only
  * Py_TPFLAGS_VALID_VERSION_TAG, keeping the old tag until the next lookup

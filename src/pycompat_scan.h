@@ -1,6 +1,7 @@
-/* pycompat_scan.h - the Python-version layer's part for files without
- * Python.h (cli/scancheck.c, cli/records.c): what pkscan models of the
- * CPython we are built for. The rest of the layer is pycompat.h.
+/* pycompat_scan.h - the Python-version layer's part that pkscan's users
+ * need: what pkscan models of the CPython we are built for. It needs only
+ * <patchlevel.h>, so pkscan.h itself stays free of Python. The rest of
+ * the layer is pycompat.h.
  */
 #ifndef CPK_PYCOMPAT_SCAN_H
 #define CPK_PYCOMPAT_SCAN_H
