@@ -73,9 +73,14 @@ Test(cov_dump_expr_report, too_deep_to_parse_is_a_usage_error)
     dump_e(&p, src);
     free(src);
     cpk_assert_exit(&p, 2);
-    cr_assert_str_eq(p.err, "cloudpickle-dump: -e: RecursionError: maximum "
-                            "recursion depth exceeded during ast "
-                            "construction\n");
+    /* CPython's wording differs by version ("during ast construction",
+     * 3.9: "while traversing 'expr' node") */
+    cr_assert(strncmp(p.err,
+                      "cloudpickle-dump: -e: RecursionError: maximum "
+                      "recursion depth exceeded ",
+                      71) == 0,
+              "%s", p.err);
+    cr_assert(strchr(p.err, '\n') == p.err + strlen(p.err) - 1, "%s", p.err);
     cr_assert_eq(p.out_len, 0);
     cpk_proc_free(&p);
 }
@@ -126,8 +131,13 @@ static void
 assert_classy(const char *err)
 {
     cr_assert(strstr(err, " in 3 parts (") != NULL, "%s", err);
-    cr_assert(strstr(err, "  class     __main__.C  <cloudpickle-dump -e> "
-                          "(inside ") != NULL, "%s", err);
+    /* the name column is as wide as the longest name */
+    const char *c = strstr(err, "  class     __main__.C ");
+    cr_assert(c != NULL, "%s", err);
+    c += strlen("  class     __main__.C ");
+    c += strspn(c, " ");
+    cr_assert(strncmp(c, "<cloudpickle-dump -e> (inside ", 30) == 0, "%s",
+              err);
     cr_assert(strstr(err, "by ref     6 imports\n") != NULL, "%s", err);
     cr_assert(strstr(err, "  name     collections.OrderedDict\n") != NULL,
               "%s", err);

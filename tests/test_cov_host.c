@@ -107,7 +107,10 @@ Test(cov_host, exception_whose_str_raises)
     cpk_proc p;
     cpk_spawn(&p, argv, dir, NULL, 0, NULL);
     cpk_assert_exit(&p, 4);
-    cr_assert(strstr(p.err, "\nE: <exception str() failed>\n") != NULL,
+    /* CPython's stand-in for the message: 3.9 and 3.10 print
+     * "<unprintable E object>" */
+    cr_assert(strstr(p.err, "\nE: <exception str() failed>\n") != NULL ||
+                  strstr(p.err, "\nE: <unprintable E object>\n") != NULL,
               "%s", p.err);
     cr_assert_str_eq(last_line(p.err), "cloudpickle-dump: -e: E\n");
     cpk_proc_free(&p);
