@@ -101,15 +101,31 @@ Test(cov_pool, garbage_in_the_result_pipe_ends_a_keep_going_run)
 
 Test(cov_pool, worker_dying_between_batches)
 {
-    /* Record 1 (worker 1) leaves a timer that ends its process while
-     * worker 2 still runs record 2: no record is lost, the death is
+    /* Record 1 (worker 1) leaves a timer that ends its process after its
+     * result went out; record 2 (worker 2) returns only once worker 1 is
+     * gone, however loaded the machine: no record is lost, the death is
      * reported after both results. */
     dump("later.pkl", "import os, time, threading\n"
+                      "def gone(pid):\n"
+                      "    try:\n"
+                      "        with open('/proc/%d/stat' % pid) as f:\n"
+                      "            return f.read().split(') ')[1][0] == 'Z'\n"
+                      "    except OSError:\n"
+                      "        return True\n"
                       "def f(x):\n"
                       "    if x == 1:\n"
-                      "        threading.Timer(0.3, os._exit, (9,)).start()\n"
+                      "        with open('w1.pid', 'w') as f:\n"
+                      "            f.write(str(os.getpid()))\n"
+                      "        threading.Timer(2.0, os._exit, (9,)).start()\n"
                       "    if x == 2:\n"
-                      "        time.sleep(1.5)\n"
+                      "        for _ in range(600):\n"
+                      "            try:\n"
+                      "                pid = int(open('w1.pid').read())\n"
+                      "            except (OSError, ValueError):\n"
+                      "                pid = None\n"
+                      "            if pid is not None and gone(pid):\n"
+                      "                break\n"
+                      "            time.sleep(0.05)\n"
                       "    return x\n"
                       "f");
     const char *argv[] = {CPK_LOAD, "--map", "-j", "2", "later.pkl", NULL};
