@@ -86,11 +86,12 @@ static refusal refusals[] = {
      PKSCAN_ERR_VALUE, 2, "global name is not valid UTF-8",
      "UnicodeDecodeError", "'utf-8' codec can't decode"},
     {"int_double_underscore", "I1__0\n.", 0, PKSCAN_ERR_VALUE, 0,
-     "invalid literal for int() with base 0", "ValueError", ""},
+     "invalid literal for int() with base 0", "ValueError",
+     "could not convert string to int"},
     {"long_double_underscore", "L1__0L\n.", 0, PKSCAN_ERR_VALUE, 0,
      "invalid literal for int() with base 0", "ValueError",
      "invalid literal for int()"},
-    {"invalid_opcode", "N\xff.", 0, PKSCAN_ERR_OPCODE, 1, "",
+    {"invalid_opcode", "N\xff.", 0, PKSCAN_ERR_OPCODE, 1, "invalid load key",
      "UnpicklingError", "invalid load key, '\\xff'"},
 };
 

@@ -67,6 +67,7 @@ Test(cov_worker_streams, failing_flush_in_workers)
     map(&p, "badflush.pkl", "2");
     cpk_assert_exit(&p, 0);
     cr_assert_str_eq(p.out, "10\n20\n30\n");
+    cr_assert_str_eq(p.err, "");
     cpk_proc_free(&p);
 }
 
