@@ -266,8 +266,8 @@ now_ms(void)
  * action and none blocked, whatever the test runner inherited (nohup
  * ignores SIGHUP, a CI runner or terminal may ignore SIGINT or block
  * signals), so a test's result does not depend on how it was started. */
-static void
-reset_signals(void)
+void
+cpk_reset_signals(void)
 {
     struct sigaction dfl;
     memset(&dfl, 0, sizeof(dfl));
@@ -300,7 +300,7 @@ cpk_spawn_ex(cpk_proc *p, const cpk_spawn_opts *o)
         for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
             if (fds[i] > 2)
                 close(fds[i]);
-        reset_signals();
+        cpk_reset_signals();
         if (o->cwd != NULL && chdir(o->cwd) != 0)
             _exit(126);
         /* make sanitize: the ASan runtime must be loaded first in a

@@ -110,6 +110,12 @@ typedef struct {
 
 void cpk_spawn_ex(cpk_proc *p, const cpk_spawn_opts *o);
 
+/* For a test's own fork() before exec: every signal at its default action
+ * and none blocked, as cpk_spawn's children start (a runner that ignores
+ * SIGINT, such as a background job of a script, or nohup's SIGHUP, must
+ * not change what the program under test does with a signal). */
+void cpk_reset_signals(void);
+
 /* Run argv in `cwd` (NULL: current), feeding `in` (in_len bytes; NULL:
  * nothing), with extra environment `env` (NULL-terminated, may be NULL). */
 void cpk_spawn(cpk_proc *p, const char *const argv[], const char *cwd,

@@ -118,6 +118,7 @@ start(const char *log, int with_cpk, const char *const *args)
     pid_t pid = fork();
     cr_assert(pid >= 0);
     if (pid == 0) {
+        cpk_reset_signals();
         setpgid(0, 0);
         /* gone with the test even when a timeout kills it (no fini) */
         prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -271,6 +272,7 @@ Test(cli_map_dask, killed_worker_loses_nothing)
     pid_t pid = fork();
     cr_assert(pid >= 0);
     if (pid == 0) {
+        cpk_reset_signals();
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (chdir(dir) != 0)
             _exit(126);
@@ -438,6 +440,7 @@ start_load(const char *const *args)
     pid_t pid = fork();
     cr_assert(pid >= 0);
     if (pid == 0) {
+        cpk_reset_signals();
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (chdir(dir) != 0)
             _exit(126);
