@@ -295,13 +295,17 @@ cpk_mapdask_run(cpk_mapdask *d, cpk_reader *rd, cpk_mapwork *w,
     if (give == NULL)
         goto done;
     cw.fn = keep;
-    /* The second pass reads JSON "0" records, each one call of `give`. */
+    /* The second pass reads JSON "0" records, each one call of `give`.
+     * What cpk_mapwork_init makes (and cpk_mapwork_free drops) is rw's
+     * own: the copies of w's references are not. */
     rw.fn = give;
     rw.in = CPK_IN_JSON;
     rw.kwargs = 0;
+    rw.enc = NULL;
+    rw.scan_once = rw.json_loads = rw.loads_exact = NULL;
+    rw_ready = 1; /* a failed init leaves what it made for the free */
     if (cpk_mapwork_init(&rw) < 0)
         goto done;
-    rw_ready = 1;
 
     for (;;) {
         if (PyErr_CheckSignals() < 0)
