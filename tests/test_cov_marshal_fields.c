@@ -57,13 +57,15 @@ static uint8_t *make(const char *expr, size_t *len)
     return (uint8_t *)cpk_py_bytes(expr, len);
 }
 
+/* The names in *mc point into the bytes read: they stay until the next
+ * call. */
 static int read_code(const char *expr, long magic, cpk_mcode *mc)
 {
+    static uint8_t *data;
     size_t len;
-    uint8_t *data = make(expr, &len);
-    int r = cpk_mscan_code(data, len, magic, mc);
     free(data);
-    return r;
+    data = make(expr, &len);
+    return cpk_mscan_code(data, len, magic, mc);
 }
 
 static int mstr_is(cpk_mstr s, const char *lit)
