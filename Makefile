@@ -60,7 +60,8 @@ LIB_SRC := $(sort $(wildcard src/*.c))
 CLI_SHARED_SRC := $(filter-out cli/cloudpickle-dump.c cli/cloudpickle-load.c,$(sort $(wildcard cli/*.c)))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 CLI_SHARED_OBJ := $(CLI_SHARED_SRC:%.c=$(BUILD)/%.o)
-HEADERS := $(wildcard src/*.h src/*.inc cli/*.h)
+# Each object depends on the headers it includes (-MMD -MP: build/**/*.d).
+DEPFLAGS = -MMD -MP
 
 EXT := $(BUILD)/ccloudpickle$(EXT_SUFFIX)
 # Companion modules (python/): the Python-level glue of src/glue.c, next to
@@ -88,9 +89,9 @@ all: $(EXT) $(COMPANION) $(PROGS)
 deps:
 	@scripts/install-deps build
 
-$(BUILD)/%.o: %.c $(HEADERS) $(PY_STAMP)
+$(BUILD)/%.o: %.c $(PY_STAMP)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -c $< -o $@
+	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 # portable.c embeds src/portable_source.py as src/portable_source.h
 # (scripts/embed-py), kept in the tree so that pip builds need no step of
@@ -113,9 +114,9 @@ $(BUILD)/cloudpickle-%: $(BUILD)/cli/cloudpickle-%.o $(CLI_SHARED_OBJ) $(LIB_OBJ
 
 # Tests ---------------------------------------------------------------------
 
-$(BUILD)/tests/%.o: tests/%.c $(HEADERS) tests/support.h tests/engine_run.h $(PY_STAMP)
+$(BUILD)/tests/%.o: tests/%.c $(PY_STAMP)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(CRITERION_FLAGS) \
+	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) $(CRITERION_FLAGS) \
 	    -DCPK_BUILD_DIR='"$(abspath $(BUILD))"' \
 	    -DCPK_SOURCE_DIR='"$(abspath .)"' \
 	    -DCPK_PYTHON='"$(PYTHON)"' -c $< -o $@
@@ -310,3 +311,6 @@ uninstall: check-install-dirs
 
 clean:
 	rm -rf $(BUILD)
+
+# Header dependencies recorded by the last compile of each object.
+-include $(wildcard $(foreach d,src cli tests,$(BUILD)/$(d)/*.d $(BUILD)/$(d)/*/*.d))
