@@ -1,6 +1,7 @@
-/* module.c - the ccloudpickle module: definition, state (fill, traverse,
- * clear) and the public functions dumps, dump, loads, load: the top of the
- * include graph, which no other file calls into. The Pickler and
+/* module.c - the ccloudpickle module: its exec (fills the state) and the
+ * public functions dumps, dump, loads, load: the top of the include
+ * graph, which no other file calls into. The definition and the state's
+ * traverse and clear are state.c's. The Pickler and
  * Unpickler types live in pickler.c and unpickler.c, the by-value registry
  * functions in lookup.c, the reconstructors in reconstruct.c and compat.c.
  */
@@ -717,68 +718,7 @@ static PyMethodDef module_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-/* State ------------------------------------------------------------------ */
-
-static int
-module_traverse(PyObject *module, visitproc visit, void *arg)
-{
-    cpk_state *st = cpk_get_state(module);
-    if (st == NULL)
-        return 0;
-#define VISIT(f) Py_VISIT(st->f);
-    CPK_STATE_OBJECTS(VISIT)
-#undef VISIT
-    for (int i = 0; i < CPK_LAZY_COUNT; i++) {
-        Py_VISIT(st->lazy_types[i]);
-        Py_VISIT(st->lazy_modules[i]);
-        Py_VISIT(st->lazy_sources[i]);
-    }
-    return 0;
-}
-
-static int
-module_clear(PyObject *module)
-{
-    cpk_state *st = cpk_get_state(module);
-    if (st == NULL)
-        return 0;
-#define CLEAR(f) Py_CLEAR(st->f);
-    CPK_STATE_OBJECTS(CLEAR)
-#undef CLEAR
-#define CLEAR_NAME(n) Py_CLEAR(st->str_##n);
-    CPK_NAMES(CLEAR_NAME)
-#undef CLEAR_NAME
-    /* Borrowed from base_loads, cleared above. */
-    st->base_loads_fast = NULL;
-    st->base_loads_self = NULL;
-    for (int i = 0; i < CPK_LAZY_COUNT; i++) {
-        Py_CLEAR(st->lazy_types[i]);
-        Py_CLEAR(st->lazy_modules[i]);
-        Py_CLEAR(st->lazy_sources[i]);
-    }
-    /* The table's entries are borrowed from the fields cleared above. */
-    memset(st->table, 0, sizeof(st->table));
-    return 0;
-}
-
-static void
-module_free(void *module)
-{
-    (void)module_clear((PyObject *)module);
-}
-
 /* Exec --------------------------------------------------------------- */
-
-PyObject *
-cpk_import_attr(const char *module, const char *name)
-{
-    PyObject *mod = PyImport_ImportModule(module);
-    if (mod == NULL)
-        return NULL;
-    PyObject *attr = PyObject_GetAttrString(mod, name);
-    Py_DECREF(mod);
-    return attr;
-}
 
 /* Fetch the module-level object `name` we defined (new reference). */
 static PyObject *
@@ -1058,20 +998,12 @@ PyDoc_STRVAR(module_doc,
 "list_registry_pickle_by_value, DEFAULT_PROTOCOL. PolicyError and\n"
 "SignatureError (both pickle.UnpicklingError) are loads' own refusals.");
 
-PyModuleDef cpk_module_def = {
-    PyModuleDef_HEAD_INIT,
-    .m_name = CPK_MODULE_NAME,
-    .m_doc = module_doc,
-    .m_size = sizeof(cpk_state),
-    .m_methods = module_methods,
-    .m_slots = module_slots,
-    .m_traverse = module_traverse,
-    .m_clear = module_clear,
-    .m_free = module_free,
-};
-
 PyMODINIT_FUNC
 PyInit_ccloudpickle(void)
 {
+    /* The definition is state.c's; its methods and exec are this file's. */
+    cpk_module_def.m_doc = module_doc;
+    cpk_module_def.m_methods = module_methods;
+    cpk_module_def.m_slots = module_slots;
     return PyModuleDef_Init(&cpk_module_def);
 }

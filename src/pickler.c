@@ -13,16 +13,6 @@
 /* CPython's Pickler slots, the same for every module instance. */
 static cpk_base_slots base_slots;
 
-void
-cpk_table_add(cpk_state *st, PyTypeObject *type, int kind)
-{
-    size_t i = ((uintptr_t)type >> 4) & (CPK_TYPE_TABLE_SIZE - 1);
-    while (st->table[i].type != NULL && st->table[i].type != type)
-        i = (i + 1) & (CPK_TYPE_TABLE_SIZE - 1);
-    st->table[i].type = type;
-    st->table[i].kind = kind;
-}
-
 /* CPython's Pickler.persistent_id getter where it is a getset
  * (cpk_py_pickler_persid_getset), found once (find_persid_getter). */
 static getter persid_get;
