@@ -75,8 +75,7 @@ picklable(search *s, PyObject *obj)
         cpk_pickler_ext *ext = CPK_PICKLER_EXT(p);
         ext->format = s->format;
         if (s->table != NULL) {
-            PyObject **slot =
-                (PyObject **)((char *)p + cpk_dispatch_table_offset);
+            PyObject **slot = cpk_pickler_dispatch_slot(p);
             Py_XSETREF(*slot, Py_NewRef(s->table));
         }
         if (s->overlay != NULL)
@@ -426,28 +425,6 @@ find_unpicklable(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
  * inside it (a user reducer's own dumps() call) gets none of its own. */
 #define BUSY_KEY "ccloudpickle.diagnosing"
 
-/* 1 if a Python-level override of `name` (a method of the class or an
- * instance attribute) decides what this Pickler does, which a search with
- * a plain Pickler cannot reproduce; 0 if not; -1 on error. */
-int
-cpk_pickler_overridden(cpk_state *st, PyObject *pickler, const char *name)
-{
-    PyObject *n = PyUnicode_InternFromString(name);
-    if (n == NULL)
-        return -1;
-    int r = _PyType_Lookup(Py_TYPE(pickler), n) !=
-            _PyType_Lookup(st->pickler_type, n);
-    PyObject *dict = CPK_PICKLER_EXT(pickler)->dict;
-    if (!r && dict != NULL && PyDict_Check(dict)) {
-        /* An exact str key: no Python code runs. */
-        r = PyDict_GetItemWithError(dict, n) != NULL ? 1
-            : PyErr_Occurred()                      ? -1
-                                                    : 0;
-    }
-    Py_DECREF(n);
-    return r;
-}
-
 /* Whether to diagnose a failed dump of this Pickler: 1, 0, -1 on error.
  * Its `diagnose` attribute (True on the class) says so, and subclasses
  * that pickle by their own reducer_override or persistent_id are left
@@ -513,8 +490,7 @@ diagnose(PyObject *pickler, PyObject *obj, PyObject *exc)
         return -1;
     }
     /* Held for the search: a reducer may replace the Pickler's table. */
-    PyObject *table = Py_XNewRef(
-        *(PyObject **)((char *)pickler + cpk_dispatch_table_offset));
+    PyObject *table = Py_XNewRef(*cpk_pickler_dispatch_slot(pickler));
     PyObject *overlay = ext->table_overlay != NULL &&
                                 PyDict_GET_SIZE(ext->table_overlay) > 0
                             ? Py_NewRef(ext->table_overlay)

@@ -397,6 +397,14 @@ extern PyModuleDef cpk_module_def;
 extern Py_ssize_t cpk_pickler_ext_offset;
 extern Py_ssize_t cpk_unpickler_ext_offset;
 extern Py_ssize_t cpk_dispatch_table_offset;
+/* A Pickler's dispatch_table slot in CPython's record. */
+static inline PyObject **
+cpk_pickler_dispatch_slot(PyObject *pickler)
+{
+    return (PyObject **)((char *)pickler + cpk_dispatch_table_offset);
+}
+/* CPython's Pickler.persistent_id getter (pickler.c finds it). */
+void cpk_pickler_set_persid_getter(getter get, void *closure);
 
 #define CPK_PICKLER_EXT(self) \
     ((cpk_pickler_ext *)((char *)(self) + cpk_pickler_ext_offset))

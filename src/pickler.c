@@ -13,61 +13,6 @@
 /* CPython's Pickler slots, the same for every module instance. */
 static cpk_base_slots base_slots;
 
-/* CPython's Pickler.persistent_id getter where it is a getset
- * (cpk_py_pickler_persid_getset), found once (find_persid_getter). */
-static getter persid_get;
-static void *persid_closure;
-
-static PyObject **
-dispatch_slot(PyObject *pickler)
-{
-    return (PyObject **)((char *)pickler + cpk_dispatch_table_offset);
-}
-
-/* Whether the user may write objects our reducers would write by name
- * (function.c's leaves): a reducer_override or persistent_id of theirs, or
- * a dispatch_table. Asked once per dump. 1, 0, -1 with an error. */
-int
-cpk_pickler_user_hooks(PyObject *pickler)
-{
-    cpk_pickler_ext *ext = CPK_PICKLER_EXT(pickler);
-    cpk_state *st = ext->st;
-    if (ext->user_hooks >= 0)
-        return ext->user_hooks;
-    /* A dispatch table; our class changed (Pickler.reducer_override = f
-     * changes what every instance sees, and what we compare with). */
-    int r = *dispatch_slot(pickler) != NULL ||
-            (ext->table_overlay != NULL &&
-             PyDict_GET_SIZE(ext->table_overlay) > 0) ||
-            !cpk_pickler_type_pristine(st);
-    /* A subclass's methods, or an instance attribute (none to look for
-     * on our own type without an instance dict). */
-    if (r == 0 && (Py_TYPE(pickler) != st->pickler_type ||
-                   (ext->dict != NULL && (!PyDict_Check(ext->dict) ||
-                                          PyDict_GET_SIZE(ext->dict) > 0)))) {
-        r = cpk_pickler_overridden(st, pickler, "reducer_override");
-        if (r == 0)
-            r = cpk_pickler_overridden(st, pickler, "persistent_id");
-    }
-    /* Before 3.13 p.persistent_id = f goes to CPython's slot (so does
-     * what __init__ finds: a subclass's __getattr__): its own getter, a
-     * C call that runs no Python code, says whether it is set. */
-    if (r == 0 && cpk_py_pickler_persid_getset() && persid_get != NULL) {
-        PyObject *pid = persid_get(pickler, persid_closure);
-        if (pid != NULL) {
-            Py_DECREF(pid);
-            r = 1;
-        } else if (PyErr_ExceptionMatches(PyExc_AttributeError)) {
-            PyErr_Clear();
-        } else {
-            r = -1;
-        }
-    }
-    if (r < 0)
-        return -1;
-    return ext->user_hooks = r;
-}
-
 /* The reducer for `type` in `table` (a user's mapping), called on obj.
  * Returns a new reference to its result; NULL with an exception on error;
  * NULL without one when the table has no entry for the type. The table and
@@ -168,7 +113,7 @@ Pickler_reducer_override(PyObject *self, PyObject *obj)
             return NULL;
         }
     }
-    PyObject *table = *dispatch_slot(self);
+    PyObject *table = *cpk_pickler_dispatch_slot(self);
     if (table == NULL && ext->table_overlay != NULL &&
         PyDict_GET_SIZE(ext->table_overlay) > 0)
         table = ext->table_overlay;
@@ -684,19 +629,6 @@ cpk_dumps_pickler_give(cpk_state *st, PyObject *pickler, PyObject *sink,
     return 0;
 }
 
-/* Is ccloudpickle.Pickler as module exec left it? CPython reads a
- * Pickler's persistent_id and dispatch_table once, in __init__: after an
- * assignment to the class, a kept spare would not see it, nor would the
- * plain-data path, which skips our Pickler. Any assignment changes the
- * type's version tag. */
-int
-cpk_pickler_type_pristine(cpk_state *st)
-{
-    PyTypeObject *tp = st->pickler_type;
-    return cpk_py_type_tag_valid(tp) && st->pickler_tag != 0 &&
-           tp->tp_version_tag == st->pickler_tag;
-}
-
 static int
 Pickler_init(PyObject *self, PyObject *args, PyObject *kwds)
 {
@@ -989,7 +921,7 @@ TableDescr_get(PyObject *self, PyObject *obj, PyObject *type)
             PyErr_SetString(PyExc_TypeError, "not a ccloudpickle.Pickler");
             return NULL;
         }
-        PyObject *slot = *dispatch_slot(obj);
+        PyObject *slot = *cpk_pickler_dispatch_slot(obj);
         if (slot != NULL)
             return Py_NewRef(slot);
         if (CPK_PICKLER_EXT(obj)->in_init) {
@@ -1014,7 +946,7 @@ TableDescr_set(PyObject *self, PyObject *obj, PyObject *value)
         PyErr_SetString(PyExc_TypeError, "not a ccloudpickle.Pickler");
         return -1;
     }
-    PyObject **slot = dispatch_slot(obj);
+    PyObject **slot = cpk_pickler_dispatch_slot(obj);
     cpk_pickler_ext *ext = CPK_PICKLER_EXT(obj);
     if (value != NULL && value == ext->table_view) {
         /* p.dispatch_table = p.dispatch_table: its own view again. */
@@ -1162,8 +1094,7 @@ find_persid_getter(PyObject *base)
                         "_pickle.Pickler.persistent_id has no getter");
         return -1;
     }
-    persid_get = gs->get;
-    persid_closure = gs->closure;
+    cpk_pickler_set_persid_getter(gs->get, gs->closure);
     return 0;
 }
 

@@ -1,8 +1,9 @@
 /* subtype.c - what the Pickler and Unpickler types share as subclasses of
  * CPython's _pickle types: where their own record starts (after the base's
  * instance, whose size differs between CPython versions: never mirrored),
- * the base slots they chain to, and type creation. The types themselves are
- * in pickler.c and unpickler.c.
+ * the base slots they chain to, and type creation; and the questions the
+ * reducers ask of a Pickler's record (a user's hooks, overrides). The
+ * types themselves are in pickler.c and unpickler.c.
  */
 #include "internal.h"
 
@@ -57,4 +58,97 @@ cpk_make_subtype(PyObject *module, PyObject *base, const char *name,
     PyObject *type = PyType_FromModuleAndSpec(module, &spec, bases);
     Py_DECREF(bases);
     return (PyTypeObject *)type;
+}
+
+/* A Pickler's hooks ------------------------------------------------------ */
+
+/* Is ccloudpickle.Pickler as module exec left it? CPython reads a
+ * Pickler's persistent_id and dispatch_table once, in __init__: after an
+ * assignment to the class, a kept spare would not see it, nor would the
+ * plain-data path, which skips our Pickler. Any assignment changes the
+ * type's version tag. */
+int
+cpk_pickler_type_pristine(cpk_state *st)
+{
+    PyTypeObject *tp = st->pickler_type;
+    return cpk_py_type_tag_valid(tp) && st->pickler_tag != 0 &&
+           tp->tp_version_tag == st->pickler_tag;
+}
+
+/* 1 if a Python-level override of `name` (a method of the class or an
+ * instance attribute) decides what this Pickler does, which a search with
+ * a plain Pickler cannot reproduce; 0 if not; -1 on error. */
+int
+cpk_pickler_overridden(cpk_state *st, PyObject *pickler, const char *name)
+{
+    PyObject *n = PyUnicode_InternFromString(name);
+    if (n == NULL)
+        return -1;
+    int r = _PyType_Lookup(Py_TYPE(pickler), n) !=
+            _PyType_Lookup(st->pickler_type, n);
+    PyObject *dict = CPK_PICKLER_EXT(pickler)->dict;
+    if (!r && dict != NULL && PyDict_Check(dict)) {
+        /* An exact str key: no Python code runs. */
+        r = PyDict_GetItemWithError(dict, n) != NULL ? 1
+            : PyErr_Occurred()                      ? -1
+                                                    : 0;
+    }
+    Py_DECREF(n);
+    return r;
+}
+
+/* CPython's Pickler.persistent_id getter where it is a getset
+ * (cpk_py_pickler_persid_getset), found once (find_persid_getter). */
+static getter persid_get;
+static void *persid_closure;
+
+void
+cpk_pickler_set_persid_getter(getter get, void *closure)
+{
+    persid_get = get;
+    persid_closure = closure;
+}
+
+/* Whether the user may write objects our reducers would write by name
+ * (function.c's leaves): a reducer_override or persistent_id of theirs, or
+ * a dispatch_table. Asked once per dump. 1, 0, -1 with an error. */
+int
+cpk_pickler_user_hooks(PyObject *pickler)
+{
+    cpk_pickler_ext *ext = CPK_PICKLER_EXT(pickler);
+    cpk_state *st = ext->st;
+    if (ext->user_hooks >= 0)
+        return ext->user_hooks;
+    /* A dispatch table; our class changed (Pickler.reducer_override = f
+     * changes what every instance sees, and what we compare with). */
+    int r = *cpk_pickler_dispatch_slot(pickler) != NULL ||
+            (ext->table_overlay != NULL &&
+             PyDict_GET_SIZE(ext->table_overlay) > 0) ||
+            !cpk_pickler_type_pristine(st);
+    /* A subclass's methods, or an instance attribute (none to look for
+     * on our own type without an instance dict). */
+    if (r == 0 && (Py_TYPE(pickler) != st->pickler_type ||
+                   (ext->dict != NULL && (!PyDict_Check(ext->dict) ||
+                                          PyDict_GET_SIZE(ext->dict) > 0)))) {
+        r = cpk_pickler_overridden(st, pickler, "reducer_override");
+        if (r == 0)
+            r = cpk_pickler_overridden(st, pickler, "persistent_id");
+    }
+    /* Before 3.13 p.persistent_id = f goes to CPython's slot (so does
+     * what __init__ finds: a subclass's __getattr__): its own getter, a
+     * C call that runs no Python code, says whether it is set. */
+    if (r == 0 && cpk_py_pickler_persid_getset() && persid_get != NULL) {
+        PyObject *pid = persid_get(pickler, persid_closure);
+        if (pid != NULL) {
+            Py_DECREF(pid);
+            r = 1;
+        } else if (PyErr_ExceptionMatches(PyExc_AttributeError)) {
+            PyErr_Clear();
+        } else {
+            r = -1;
+        }
+    }
+    if (r < 0)
+        return -1;
+    return ext->user_hooks = r;
 }
