@@ -288,3 +288,104 @@ cpk_check_args(cpk_state *st, const cpk_signature *sig, PyObject *const *args,
     }
     return 1;
 }
+
+/* Code objects given as arguments ----------------------------------- */
+
+/* CPython 3.9-3.13's _PyCode_Validate (3.9-3.10: the constructor)
+ * checks that co_varnames covers the arguments as
+ * `nlocals - argcount - kwonlyargcount - ... < 0` in int: counts near
+ * INT_MAX wrap around and pass, and a call of such code then copies and
+ * checks arguments far past its frame. Summed in long long here, with
+ * the other counts' ranges. */
+/* 1 if `ok` holds for co and every code object nested in its constants,
+ * 0 if it fails for one (*bad is then it, borrowed), -1 with an error.
+ * `ok` returns 1, 0 or -1 likewise. */
+static int
+each_code(PyCodeObject *co, int (*ok)(PyCodeObject *), PyCodeObject **bad,
+          int depth)
+{
+    if (depth > 200) {
+        PyErr_SetString(PyExc_RecursionError,
+                        "code objects nested too deeply");
+        return -1;
+    }
+    int r = ok(co);
+    if (r <= 0) {
+        if (r == 0)
+            *bad = co;
+        return r;
+    }
+    PyObject *consts = co->co_consts;
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(consts); k++) {
+        PyObject *c = PyTuple_GET_ITEM(consts, k);
+        if (PyCode_Check(c)) {
+            r = each_code((PyCodeObject *)c, ok, bad, depth + 1);
+            if (r <= 0)
+                return r;
+        }
+    }
+    return 1;
+}
+
+int
+cpk_code_check_pickle(cpk_state *st, PyObject *code)
+{
+    if (!cpk_py_code_may_end_in_caches())
+        return 1;
+    PyCodeObject *bad = NULL;
+    int r = each_code((PyCodeObject *)code, cpk_py_code_ends_on_boundary,
+                      &bad, 0);
+    if (r == 0)
+        PyErr_Format(st->PicklingError,
+                     "cannot pickle code %R: its bytecode ends inside the "
+                     "inline caches of its last instruction (corrupt "
+                     "code)", bad->co_name);
+    return r > 0 ? 1 : 0;
+}
+
+/* 1 if co's argument counts are covered by its local variables, else 0.
+ * CPython's own check sums the counts in an int, so counts near INT_MAX
+ * pass it and a call reads past the frame; nested code is called too (a
+ * function made at run time from it), hence each_code. */
+static int
+counts_cover_args(PyCodeObject *co)
+{
+    long long args = (long long)co->co_argcount + co->co_kwonlyargcount +
+                     ((co->co_flags & CO_VARARGS) != 0) +
+                     ((co->co_flags & CO_VARKEYWORDS) != 0);
+    return co->co_argcount >= 0 && co->co_posonlyargcount >= 0 &&
+           co->co_kwonlyargcount >= 0 &&
+           co->co_posonlyargcount <= co->co_argcount &&
+           co->co_nlocals >= 0 && args <= co->co_nlocals;
+}
+
+int
+cpk_code_check(cpk_state *st, const char *fname, PyObject *code)
+{
+    PyCodeObject *co = (PyCodeObject *)code;
+    if (cpk_py_code_may_end_in_caches()) {
+        PyCodeObject *bad = NULL;
+        int complete = each_code(co, cpk_py_code_ends_on_boundary, &bad, 0);
+        if (complete < 0)
+            return 0;
+        if (complete == 0)
+            return cpk_arg_error(st, 1, fname,
+                                 "code %R ends inside the inline caches of "
+                                 "its last instruction: corrupt code",
+                                 bad->co_name);
+    }
+    PyCodeObject *bad_counts = NULL;
+    int r = each_code(co, counts_cover_args, &bad_counts, 0);
+    if (r < 0)
+        return 0;
+    if (r > 0)
+        return 1;
+    return cpk_arg_error(st, 1, fname,
+                         "code %R has argument counts its variables do not "
+                         "cover (argcount %d, posonlyargcount %d, "
+                         "kwonlyargcount %d, nlocals %d): corrupt code",
+                         bad_counts->co_name, bad_counts->co_argcount,
+                         bad_counts->co_posonlyargcount,
+                         bad_counts->co_kwonlyargcount,
+                         bad_counts->co_nlocals);
+}

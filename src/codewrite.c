@@ -4,7 +4,7 @@
  * first writing marshal's own bytes and then rewriting them: the first
  * pickle of a function paid marshal, a UTF-8 encoding of every name, and
  * a second pass over the bytes. The result is byte for byte what
- * payload_normalize(marshal.dumps(code, 2)) gives (tests/test_codewrite.c
+ * cpk_marshal_normalize(marshal.dumps(code, 2)) gives (tests/test_codewrite.c
  * checks it on every code object of the standard library). Floats,
  * complex numbers and large ints are handed to that path for that one
  * object; code holding anything else (frozensets, constants put there by
@@ -13,6 +13,309 @@
  * bytes are the same.
  */
 #include "internal.h"
+
+#include <marshal.h>
+
+/* The byte buffer; marshal's own bytes made compact ----------------- */
+
+/* marshal version 2: the newest one that writes no object references.
+ * From version 3 on, marshal flags every object whose reference count is
+ * above 1 as shareable (FLAG_REF) and marks interned strings: the bytes
+ * would then depend on who else holds the code's constants and on what
+ * the process interned, not on the code (cloudpickle 3.x promises the same
+ * bytes for the same function). Version 2 writes each object by value;
+ * any version loads it.
+ *
+ * Then one pass over those bytes (cpk_marshal_normalize) makes them as
+ * compact as version 4's forms without its references: ASCII strings in
+ * the short forms (TYPE_SHORT_ASCII, TYPE_ASCII, not interned: the code
+ * constructor interns what it needs), small tuples as TYPE_SMALL_TUPLE;
+ * and sorts the elements of sets by their bytes, as 3.11's marshal does
+ * (bpo-37596; before 3.11 their order is the hash order, which
+ * PYTHONHASHSEED changes for str and bytes). Without references each object is a self-contained
+ * run of bytes, which is what makes the moves possible. */
+
+int
+cpk_membuf_grow_put(cpk_membuf *b, const char *p, size_t n)
+{
+    if (n > PY_SSIZE_T_MAX - b->len) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    if (b->len + n > b->cap) {
+        size_t cap = b->cap ? b->cap : 256;
+        while (cap < b->len + n)
+            cap *= 2;
+        /* A caller's own first buffer is copied, never reallocated. */
+        char *d = b->fixed ? PyMem_Malloc(cap) : PyMem_Realloc(b->data, cap);
+        if (d == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        if (b->fixed && b->len > 0)
+            memcpy(d, b->data, b->len);
+        b->data = d;
+        b->cap = cap;
+        b->fixed = 0;
+    }
+    memcpy(b->data + b->len, p, n);
+    b->len += n;
+    return 0;
+}
+
+void
+cpk_membuf_release(cpk_membuf *b)
+{
+    if (!b->fixed)
+        PyMem_Free(b->data);
+    b->data = NULL;
+    b->len = b->cap = 0;
+    b->fixed = 0;
+}
+
+typedef struct {
+    const unsigned char *p, *end;
+} cpk_reader;
+
+static int
+rd_long(cpk_reader *r, long *v)
+{
+    if (r->end - r->p < 4)
+        return -1;
+    uint32_t x = (uint32_t)r->p[0] | (uint32_t)r->p[1] << 8 |
+                 (uint32_t)r->p[2] << 16 | (uint32_t)r->p[3] << 24;
+    *v = (long)(int32_t)x;
+    return 0;
+}
+
+static int norm_object(cpk_reader *r, cpk_membuf *out);
+
+/* Copy n raw bytes. */
+static int
+norm_raw(cpk_reader *r, cpk_membuf *out, size_t n)
+{
+    if ((size_t)(r->end - r->p) < n)
+        return -1;
+    if (cpk_membuf_put(out, (const char *)r->p, n) < 0)
+        return -1;
+    r->p += n;
+    return 0;
+}
+
+typedef struct {
+    char *data;
+    size_t len;
+} cpk_item;
+
+static int
+item_cmp(const void *a, const void *b)
+{
+    const cpk_item *x = a, *y = b;
+    size_t n = x->len < y->len ? x->len : y->len;
+    int c = memcmp(x->data, y->data, n);
+    return c != 0 ? c : (x->len > y->len) - (x->len < y->len);
+}
+
+/* A set's n elements, each normalized apart, written sorted. */
+static int
+norm_set(cpk_reader *r, cpk_membuf *out, long n)
+{
+    if (n < 0 || n > r->end - r->p)
+        return -1;
+    cpk_item *items = PyMem_Calloc((size_t)n + 1, sizeof(*items));
+    if (items == NULL)
+        return -1;
+    int rc = 0;
+    for (long i = 0; i < n && rc == 0; i++) {
+        cpk_membuf b = {0};
+        rc = norm_object(r, &b);
+        items[i].data = b.data;
+        items[i].len = b.len;
+    }
+    if (rc == 0) {
+        qsort(items, (size_t)n, sizeof(*items), item_cmp);
+        for (long i = 0; i < n && rc == 0; i++)
+            rc = cpk_membuf_put(out, items[i].data, items[i].len);
+    }
+    for (long i = 0; i < n; i++)
+        PyMem_Free(items[i].data);
+    PyMem_Free(items);
+    return rc;
+}
+
+int
+cpk_membuf_put_long(cpk_membuf *out, long v)
+{
+    unsigned char b[4] = {(unsigned char)(v & 0xff),
+                          (unsigned char)((v >> 8) & 0xff),
+                          (unsigned char)((v >> 16) & 0xff),
+                          (unsigned char)((v >> 24) & 0xff)};
+    return cpk_membuf_put(out, (const char *)b, 4);
+}
+
+static int
+is_ascii(const unsigned char *p, long n)
+{
+    for (long i = 0; i < n; i++)
+        if (p[i] >= 128)
+            return 0;
+    return 1;
+}
+
+/* Copy one object of a version 2 marshal stream of this interpreter's
+ * code objects, rewritten as described above. -1 on anything unexpected
+ * (the caller then keeps marshal's bytes). */
+static int
+norm_object(cpk_reader *r, cpk_membuf *out)
+{
+    if (r->p >= r->end)
+        return -1;
+    int type = *r->p++;
+    long n;
+    char t = (char)type;
+    switch (type) {
+    case '0': case 'N': case 'F': case 'T': case 'S': case '.':
+        return cpk_membuf_put(out, &t, 1);
+    case 'i':
+        return cpk_membuf_put(out, &t, 1) < 0 ? -1 : norm_raw(r, out, 4);
+    case 'g':
+        return cpk_membuf_put(out, &t, 1) < 0 ? -1 : norm_raw(r, out, 8);
+    case 'y':
+        return cpk_membuf_put(out, &t, 1) < 0 ? -1 : norm_raw(r, out, 16);
+    case 'l':
+        if (cpk_membuf_put(out, &t, 1) < 0 || rd_long(r, &n) < 0 ||
+            norm_raw(r, out, 4) < 0)
+            return -1;
+        n = n < 0 ? -n : n;
+        return n > (r->end - r->p) / 2 ? -1 : norm_raw(r, out, 2 * (size_t)n);
+    case 's':
+        if (cpk_membuf_put(out, &t, 1) < 0 || rd_long(r, &n) < 0 || n < 0 ||
+            norm_raw(r, out, 4) < 0)
+            return -1;
+        return norm_raw(r, out, (size_t)n);
+    case 'u':
+        if (rd_long(r, &n) < 0 || n < 0 || n > r->end - r->p - 4)
+            return -1;
+        r->p += 4;
+        if (!is_ascii(r->p, n)) {
+            if (cpk_membuf_put(out, &t, 1) < 0 || cpk_membuf_put_long(out, n) < 0)
+                return -1;
+        }
+        else if (n < 256) {
+            char h[2] = {'z', (char)(unsigned char)n};
+            if (cpk_membuf_put(out, h, 2) < 0)
+                return -1;
+        }
+        else {
+            char a = 'a';
+            if (cpk_membuf_put(out, &a, 1) < 0 || cpk_membuf_put_long(out, n) < 0)
+                return -1;
+        }
+        return norm_raw(r, out, (size_t)n);
+    case '(': case '[':
+        if (rd_long(r, &n) < 0 || n < 0 || n > r->end - r->p)
+            return -1;
+        r->p += 4;
+        if (type == '(' && n < 256) {
+            char h[2] = {')', (char)(unsigned char)n};
+            if (cpk_membuf_put(out, h, 2) < 0)
+                return -1;
+        }
+        else if (cpk_membuf_put(out, &t, 1) < 0 || cpk_membuf_put_long(out, n) < 0)
+            return -1;
+        for (long i = 0; i < n; i++)
+            if (norm_object(r, out) < 0)
+                return -1;
+        return 0;
+    case '<': case '>':
+        if (cpk_membuf_put(out, &t, 1) < 0 || rd_long(r, &n) < 0 ||
+            norm_raw(r, out, 4) < 0)
+            return -1;
+        return norm_set(r, out, n);
+    case '{':
+        if (cpk_membuf_put(out, &t, 1) < 0)
+            return -1;
+        for (;;) {
+            if (r->p >= r->end)
+                return -1;
+            if (*r->p == '0')
+                return norm_raw(r, out, 1);
+            if (norm_object(r, out) < 0 || norm_object(r, out) < 0)
+                return -1;
+        }
+    case 'c':
+        if (cpk_membuf_put(out, &t, 1) < 0)
+            return -1;
+        /* Fields as CPK_PY_CODE_MARSHAL_* count them. */
+        if (norm_raw(r, out, CPK_PY_CODE_MARSHAL_INTS * 4) < 0)
+            return -1;
+        for (int i = 0; i < CPK_PY_CODE_MARSHAL_OBJECTS; i++)
+            if (norm_object(r, out) < 0)
+                return -1;
+        if (norm_raw(r, out, 4) < 0) /* co_firstlineno */
+            return -1;
+        for (int i = 0; i < CPK_PY_CODE_MARSHAL_TAIL - 1; i++)
+            if (norm_object(r, out) < 0)
+                return -1;
+        return norm_object(r, out);
+    default:
+        return -1;
+    }
+}
+
+/* The payload rewritten by norm_object (new reference; the payload itself
+ * if its bytes are not what we expect). Steals `payload`. */
+PyObject *
+cpk_marshal_normalize(PyObject *payload)
+{
+    cpk_reader r = {(const unsigned char *)PyBytes_AS_STRING(payload),
+                    (const unsigned char *)PyBytes_AS_STRING(payload) +
+                        PyBytes_GET_SIZE(payload)};
+    cpk_membuf out = {0};
+    if (norm_object(&r, &out) < 0 || r.p != r.end) {
+        PyMem_Free(out.data);
+        if (PyErr_Occurred()) {
+            Py_DECREF(payload);
+            return NULL;
+        }
+        return payload; /* unexpected: leave it as marshal wrote it */
+    }
+    PyObject *compact = PyBytes_FromStringAndSize(out.data,
+                                                  (Py_ssize_t)out.len);
+    PyMem_Free(out.data);
+    Py_DECREF(payload);
+    return compact;
+}
+
+/* marshal's version 2 bytes of one object, made compact by norm_object,
+ * appended to `out`: codewrite.c's way for the constants it does not
+ * write itself. 1; 0 without an error if marshal refuses the object or
+ * writes what norm_object does not expect (the caller then takes the
+ * old path, which decides); -1 with an error. */
+int
+cpk_marshal_compact_into(PyObject *obj, cpk_membuf *out)
+{
+    PyObject *raw = PyMarshal_WriteObjectToString(obj, CPK_MARSHAL_VERSION);
+    if (raw == NULL) {
+        if (!PyErr_ExceptionMatches(PyExc_ValueError))
+            return -1;
+        PyErr_Clear();
+        return 0;
+    }
+    cpk_reader r = {(const unsigned char *)PyBytes_AS_STRING(raw),
+                    (const unsigned char *)PyBytes_AS_STRING(raw) +
+                        PyBytes_GET_SIZE(raw)};
+    size_t mark = out->len;
+    int rc = norm_object(&r, out) < 0 || r.p != r.end ? -1 : 1;
+    Py_DECREF(raw);
+    if (rc < 0) {
+        out->len = mark;
+        return PyErr_Occurred() ? -1 : 0;
+    }
+    return 1;
+}
+
+/* The direct writer -------------------------------------------------- */
 
 /* Nesting deeper than this goes the old way (marshal itself stops at
  * 2000, with an error code.c handles). */

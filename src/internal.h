@@ -488,7 +488,7 @@ int cpk_check_items(cpk_state *st, const char *fname, const char *what,
  * (value 1): "<fname>() <fmt...>". Returns 0. */
 int cpk_arg_error(cpk_state *st, int value, const char *fname,
                   const char *fmt, ...);
-/* code.c: 1 if a code object's argument counts agree with its locals
+/* args.c: 1 if a code object's argument counts agree with its locals
  * (what CPython's own check means to ensure but, its sum overflowing int,
  * does not: a function of such code reads past its frame when called)
  * and, on 3.11, its bytecode does not end inside an instruction's inline
@@ -498,7 +498,7 @@ int cpk_code_check(cpk_state *st, const char *fname, PyObject *code);
 /* reconstruct.c: refuse to fill what an imported module owns. */
 int cpk_namespace_is_imported(cpk_state *st, PyObject *globals);
 int cpk_check_fill_target(cpk_state *st, const char *fname, PyObject *func);
-/* code.c: a growable byte buffer (`fixed`: data is the caller's own first
+/* codewrite.c: a growable byte buffer (`fixed`: data is the caller's own first
  * buffer, copied when it grows, never freed). */
 typedef struct {
     char *data;
@@ -519,9 +519,15 @@ cpk_membuf_put(cpk_membuf *b, const char *p, size_t n)
 }
 int cpk_membuf_put_long(cpk_membuf *b, long v);
 void cpk_membuf_release(cpk_membuf *b);
-/* code.c: marshal's version 2 bytes of obj, made compact, appended: 1, 0
- * (refused or unexpected, no error), -1 (error). */
+/* codewrite.c: the marshal version code objects travel in (2: no
+ * references, so the bytes depend on the code only). */
+#define CPK_MARSHAL_VERSION 2
+/* codewrite.c: marshal's version 2 bytes of obj, made compact, appended:
+ * 1, 0 (refused or unexpected, no error), -1 (error). */
 int cpk_marshal_compact_into(PyObject *obj, cpk_membuf *out);
+/* codewrite.c: marshal version 2 bytes made compact (new reference; the
+ * payload itself if its bytes are not what is expected). Steals it. */
+PyObject *cpk_marshal_normalize(PyObject *payload);
 /* codewrite.c: the compact marshal bytes of a code object (new reference),
  * or NULL: with an error, or without one where the caller is to marshal
  * it and make it compact itself. */
@@ -530,8 +536,8 @@ PyObject *cpk_code_compact(PyObject *code);
 /* The largest marshal data whose code _code_unmarshal keeps (code.c), so
  * that every load of it gives the same code object. */
 #define CPK_CODE_CACHE_ENTRY (64 * 1024)
-/* The same bytecode check before pickling code (and a function's code):
- * 1, or 0 with PicklingError (or another error) set. */
+/* args.c: the same bytecode check before pickling code (and a
+ * function's code): 1, or 0 with PicklingError (or another error) set. */
 int cpk_code_check_pickle(cpk_state *st, PyObject *code);
 
 /* subtype.c: subclasses of _pickle's types. */
