@@ -647,11 +647,6 @@ PyObject *cpk_load_policed(cpk_state *st, PyObject *file, PyObject *allow,
 /* Create and export PolicyError and SignatureError (subclasses of
  * pickle.UnpicklingError): the module's own refusals. 0 or -1. */
 int cpk_loadpolicy_init(PyObject *module, cpk_state *st);
-/* find_class under a policy: 0 if find_class(module, name) may run, else
- * -1 with PolicyError naming it. */
-int cpk_policy_find_class(cpk_state *st,
-                          const struct cpk_policy_names *names,
-                          PyObject *module, PyObject *name);
 
 /* lookup.c: by reference or by value. */
 int cpk_is_registered_by_value(cpk_state *st, PyObject *module_name);

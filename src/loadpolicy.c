@@ -659,28 +659,3 @@ done:
     cpk_policy_free(p);
     return result;
 }
-
-int
-cpk_policy_find_class(cpk_state *st, const cpk_policy_names *names,
-                      PyObject *module, PyObject *name)
-{
-    if (PyUnicode_Check(module) && PyUnicode_Check(name)) {
-        Py_ssize_t ml, nl;
-        const char *m = PyUnicode_AsUTF8AndSize(module, &ml);
-        const char *n = m ? PyUnicode_AsUTF8AndSize(name, &nl) : NULL;
-        if (n != NULL &&
-            cpk_policy_names_has(names, m, (size_t)ml, n, (size_t)nl))
-            return 0;
-        if (n == NULL) {
-            /* a lone surrogate: nothing the scan listed */
-            if (!cpk_error_clearable())
-                return -1;
-            PyErr_Clear();
-        }
-    }
-    PyErr_Format(st->PolicyError,
-                 "import policy refuses find_class(%R, %R): not among the "
-                 "imports the static check permitted",
-                 module, name);
-    return -1;
-}

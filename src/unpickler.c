@@ -77,6 +77,33 @@ find_class_impl(PyObject *self, cpk_unpickler_ext *ext, cpk_state *st,
     return PyObject_Vectorcall(st->base_find_class, bargs, 3, NULL);
 }
 
+/* find_class under a policy (loads(allow=/deny=)): 0 if
+ * find_class(module, name) may run, else -1 with PolicyError naming it. */
+static int
+policy_find_class(cpk_state *st, const cpk_policy_names *names,
+                  PyObject *module, PyObject *name)
+{
+    if (PyUnicode_Check(module) && PyUnicode_Check(name)) {
+        Py_ssize_t ml, nl;
+        const char *m = PyUnicode_AsUTF8AndSize(module, &ml);
+        const char *n = m ? PyUnicode_AsUTF8AndSize(name, &nl) : NULL;
+        if (n != NULL &&
+            cpk_policy_names_has(names, m, (size_t)ml, n, (size_t)nl))
+            return 0;
+        if (n == NULL) {
+            /* a lone surrogate: nothing the scan listed */
+            if (!cpk_error_clearable())
+                return -1;
+            PyErr_Clear();
+        }
+    }
+    PyErr_Format(st->PolicyError,
+                 "import policy refuses find_class(%R, %R): not among the "
+                 "imports the static check permitted",
+                 module, name);
+    return -1;
+}
+
 static PyObject *
 Unpickler_find_class(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -94,7 +121,7 @@ Unpickler_find_class(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
      * escape it. Then no module object: pickles name modules through
      * reconstructors (subimport), and a module in hand starts attribute
      * paths the static check cannot follow. */
-    if (cpk_policy_find_class(st, ext->policy_names, module, name) < 0)
+    if (policy_find_class(st, ext->policy_names, module, name) < 0)
         return NULL;
     PyObject *obj = find_class_impl(self, ext, st, module, name);
     if (obj != NULL && PyModule_Check(obj)) {
