@@ -53,18 +53,28 @@ endif
 # SAN: flags for both compiling and linking (make sanitize, make coverage).
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -fPIC -fvisibility=hidden $(WARN) \
              -DCPK_HOME='"$(PY_HOME)"' \
-             $(PY_CFLAGS) -Isrc $(SAN) $(CFLAGS)
+             $(PY_CFLAGS) $(LAYER_INCLUDES) $(SAN) $(CFLAGS)
 ALL_LDFLAGS = $(SAN) $(LDFLAGS)
 
-LIB_SRC := $(sort $(wildcard src/*.c))
-CLI_SHARED_SRC := $(filter-out cli/cloudpickle-dump.c cli/cloudpickle-load.c,$(sort $(wildcard cli/*.c)))
+# The layers, lowest first (doc/ARCHITECTURE.md; make check-layers).
+SRC_LAYERS := common scan core types engine
+LIB_SRC := $(sort $(foreach d,$(SRC_LAYERS),$(wildcard src/$(d)/*.c))) src/module.c
+CLI_COMMON_SRC := $(sort $(wildcard cli/common/*.c))
+CLI_MAP_SRC := $(sort $(wildcard cli/map/*.c))
+CLI_LOAD_SRC := $(sort $(wildcard cli/load/*.c))
+CLI_DUMP_SRC := $(sort $(wildcard cli/dump/*.c))
+CLI_SRC := $(CLI_COMMON_SRC) $(CLI_MAP_SRC) $(CLI_LOAD_SRC) $(CLI_DUMP_SRC)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
-CLI_SHARED_OBJ := $(CLI_SHARED_SRC:%.c=$(BUILD)/%.o)
+CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/%.o)
+# Each folder's headers are found by bare name (no basename repeats).
+LAYER_INCLUDES := -Isrc $(SRC_LAYERS:%=-Isrc/%) -Icli/common -Icli/map \
+                  -Icli/load -Icli/dump
 # Each object depends on the headers it includes (-MMD -MP: build/**/*.d).
 DEPFLAGS = -MMD -MP
 
 EXT := $(BUILD)/ccloudpickle$(EXT_SUFFIX)
-# Companion modules (python/): the Python-level glue of src/glue.c, next to
+# Companion modules (python/): the Python-level glue of src/engine/glue.c,
+# next to
 # the extension in the build directory as where it is installed.
 COMPANION := $(patsubst python/%,$(BUILD)/%,$(sort $(wildcard python/*.py)))
 PROGS := $(BUILD)/cloudpickle-dump $(BUILD)/cloudpickle-load
@@ -74,7 +84,7 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 TEST_SUPPORT_OBJ := $(BUILD)/tests/support.o
 CRITERION_FLAGS := $(shell pkg-config --cflags criterion 2>/dev/null)
 CRITERION_LIBS := $(shell pkg-config --libs criterion 2>/dev/null || echo -lcriterion)
-# OpenSSL's libcrypto (HMAC-SHA256 of signed pickles, src/envelope.c).
+# OpenSSL's libcrypto (HMAC-SHA256 of signed pickles, src/scan/envelope.c).
 CRYPTO_LIBS := $(shell pkg-config --libs libcrypto 2>/dev/null || echo -lcrypto)
 
 # Keep test objects between runs.
@@ -93,13 +103,13 @@ $(BUILD)/%.o: %.c $(PY_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
-# portable.c embeds src/portable_source.py as src/portable_source.h
+# portable.c embeds src/types/portable_source.py as src/types/portable_source.h
 # (scripts/embed-py), kept in the tree so that pip builds need no step of
 # their own; remade here when the .py changes (test_portable checks they
 # agree).
-src/portable_source.h: src/portable_source.py scripts/embed-py
+src/types/portable_source.h: src/types/portable_source.py scripts/embed-py
 	scripts/embed-py portable_source_py $< > $@.tmp && mv $@.tmp $@
-$(BUILD)/src/portable.o: src/portable_source.h
+$(BUILD)/src/types/portable.o: src/types/portable_source.h
 
 $(EXT): $(LIB_OBJ)
 	$(CC) -shared $(ALL_LDFLAGS) -o $@ $(LIB_OBJ) $(CRYPTO_LIBS)
@@ -108,8 +118,14 @@ $(BUILD)/%.py: python/%.py
 	@mkdir -p $(@D)
 	cp $< $@
 
-# The programs open libcrypto on first use (cli/cryptolazy.c), not at start.
-$(BUILD)/cloudpickle-%: $(BUILD)/cli/cloudpickle-%.o $(CLI_SHARED_OBJ) $(LIB_OBJ)
+# The programs open libcrypto on first use (cli/common/cryptolazy.c), not at start.
+# Each program links its own folder and the folders below it.
+$(BUILD)/cloudpickle-dump: $(CLI_DUMP_SRC:%.c=$(BUILD)/%.o) \
+                           $(CLI_COMMON_SRC:%.c=$(BUILD)/%.o) $(LIB_OBJ)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PROG_LDFLAGS) -ldl
+$(BUILD)/cloudpickle-load: $(CLI_LOAD_SRC:%.c=$(BUILD)/%.o) \
+                           $(CLI_MAP_SRC:%.c=$(BUILD)/%.o) \
+                           $(CLI_COMMON_SRC:%.c=$(BUILD)/%.o) $(LIB_OBJ)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PROG_LDFLAGS) -ldl
 
 # Tests ---------------------------------------------------------------------
@@ -125,7 +141,7 @@ $(BUILD)/tests/test_%: $(BUILD)/tests/test_%.o $(TEST_SUPPORT_OBJ) $(LIB_OBJ)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PY_LDFLAGS) $(CRITERION_LIBS) -lutil \
 	    $(CRYPTO_LIBS)
 # A unit test of one file of cli/ links that file too.
-$(BUILD)/tests/test_callio: $(BUILD)/cli/callio.o
+$(BUILD)/tests/test_callio: $(BUILD)/cli/map/callio.o
 # test_codewrite counts the pickler's calls of the code writer.
 $(BUILD)/tests/test_codewrite: ALL_LDFLAGS += -Wl,--wrap=cpk_code_compact
 
@@ -155,7 +171,7 @@ lint-man:
 # PY_VERSION_HEX, a conditional on the version macros or a feature test
 # of a CPython name anywhere else in src/ or cli/ fails, naming file:line
 # (scripts/lint-compat). tests/ may test versions.
-COMPAT_LAYER := src/pycompat.h src/pycompat.c src/pycompat_scan.h
+COMPAT_LAYER := src/common/pycompat.h src/common/pycompat.c src/scan/pycompat_scan.h
 lint-compat:
 	@scripts/lint-compat $(COMPAT_LAYER) -- src cli
 

@@ -1,6 +1,7 @@
 """Build the ccloudpickle extension with setuptools (pyproject.toml).
 
-The same sources and flags as the Makefile's extension: src/*.c with
+The same sources and flags as the Makefile's extension: src/*/*.c and
+src/module.c with
 -std=c11 -D_GNU_SOURCE -fvisibility=hidden, linked with OpenSSL's libcrypto
 (Debian: libssl-dev). The version is CPK_VERSION in src/ccloudpickle.h,
 read here, written nowhere else.
@@ -86,10 +87,14 @@ setup(
     version=read_version(),
     ext_modules=[Extension(
         "ccloudpickle",
-        sources=sorted(glob.glob(os.path.join("src", "*.c"))),
-        depends=sorted(glob.glob(os.path.join("src", "*.h")) +
-                       glob.glob(os.path.join("src", "*.inc"))),
-        include_dirs=["src"],
+        sources=sorted(glob.glob(os.path.join("src", "*", "*.c")) +
+                       [os.path.join("src", "module.c")]),
+        depends=sorted(glob.glob(os.path.join("src", "**", "*.h"),
+                                 recursive=True) +
+                       glob.glob(os.path.join("src", "*", "*.inc"))),
+        # The layer folders (Makefile's LAYER_INCLUDES, src/ part).
+        include_dirs=["src"] + [os.path.join("src", d) for d in
+                                ("common", "scan", "core", "types", "engine")],
         libraries=["crypto"],
         extra_compile_args=["-std=c11", "-D_GNU_SOURCE", "-fvisibility=hidden",
                             "-Wno-unused-parameter",

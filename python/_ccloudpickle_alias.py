@@ -1,4 +1,4 @@
-"""The opt-in ``cloudpickle`` alias (companion of src/glue.c).
+"""The opt-in ``cloudpickle`` alias (companion of src/engine/glue.c).
 
 ``ccloudpickle.install_alias()`` (forwarded here) makes ``import
 cloudpickle``, ``cloudpickle.cloudpickle`` and ``cloudpickle.cloudpickle_fast``

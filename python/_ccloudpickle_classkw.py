@@ -1,4 +1,4 @@
-"""Class keywords read back from source (companion of src/classkw.c).
+"""Class keywords read back from source (companion of src/types/classkw.c).
 
 ``class CsvReader(Reader, fmt="csv")`` passes ``fmt`` to the metaclass
 and to ``Reader.__init_subclass__``, and CPython keeps it nowhere on the

@@ -1,4 +1,4 @@
-"""The dask back end of ``cloudpickle-load --map --dask`` (cli/mapdask.c).
+"""The dask back end of ``cloudpickle-load --map --dask`` (cli/map/mapdask.c).
 
 The program decodes the records and renders every result itself, as it
 does for ``-j N``; this module only moves calls to a ``distributed``

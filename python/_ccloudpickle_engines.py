@@ -1,7 +1,7 @@
 """ccloudpickle as multiprocessing's pickler, and wrap() for single objects.
 
 `ccloudpickle.install_multiprocessing()` and `ccloudpickle.wrap()` (the C
-forwarders of src/glue.c) call the functions of the same names here.
+forwarders of src/engine/glue.c) call the functions of the same names here.
 
 multiprocessing pickles everything it sends (Pool tasks and results,
 Queue, SimpleQueue, Pipe/Connection.send, concurrent.futures'

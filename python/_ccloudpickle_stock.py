@@ -1,4 +1,4 @@
-"""Stock cloudpickle imported after ccloudpickle (companion of src/stock.c).
+"""Stock cloudpickle imported after ccloudpickle (companion of src/core/stock.c).
 
 ccloudpickle's meta path watcher (the C type ``ccloudpickle._StockWatcher``,
 first on ``sys.meta_path``) calls :func:`find_spec` when

@@ -1,6 +1,6 @@
 /* Issue 12: per-process objects (locks, events, conditions, semaphores,
  * ContextVar, struct.Struct, weak dicts) referenced by shipped code are
- * rebuilt new where loaded (src/primitives.c). The scenarios in
+ * rebuilt new where loaded (src/types/primitives.c). The scenarios in
  * tests/beyond load in a fresh process; the tests below check, in this
  * one, what loads accepts (allow=[], the stock formats), what it refuses
  * (hostile reconstructor arguments) and what the reducers leave alone

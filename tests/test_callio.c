@@ -1,11 +1,11 @@
-/* test_callio.c - cli/callio.c in-process: results encoded as repr, JSON
+/* test_callio.c - cli/map/callio.c in-process: results encoded as repr, JSON
  * (byte for byte what json.dumps(ensure_ascii=False, separators=(",",
  * ":"), allow_nan=False) writes, C fast path or not), pickle and none,
  * what cannot be encoded (the one-line why), and exceptions as error
  * records. The programs' use of it is test_cli_call_io.c's. */
 #include <string.h>
 
-#include "../cli/callio.h"
+#include "../cli/map/callio.h"
 #include "support.h"
 #include "pycompat.h" /* Py_NewRef before 3.10 */
 

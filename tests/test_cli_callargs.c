@@ -1,5 +1,5 @@
 /* test_cli_callargs.c - cloudpickle-load --call's arguments
- * (cli/callargs.c): literals, keywords and strings by the rules of
+ * (cli/load/callargs.c): literals, keywords and strings by the rules of
  * callargs.h; malformed literals and option-like or badly named arguments
  * are usage errors, not strings; arguments that do not fit the signature
  * are usage errors naming the callable, before it is called. */

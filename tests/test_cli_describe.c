@@ -1,5 +1,5 @@
 /* test_cli_describe.c - `cloudpickle-load FILE` without --load or --call:
- * the static report (cli/describe.c over src/pkscan.h), which never loads
+ * the static report (cli/load/describe.c over src/scan/pkscan.h), which never loads
  * the pickle. A pickle that would run os.system, eval or exec is reported
  * with the danger flagged and nothing runs (a marker file proves it; with
  * --load the same pickle does run, so the pickle is a real one); modules

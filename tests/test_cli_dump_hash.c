@@ -244,7 +244,7 @@ Test(cli_dump_hash, gen_key_refuses_it)
     cpk_proc_free(&p);
 }
 
-/* libcrypto is opened on first use (cli/cryptolazy.c): without it the
+/* libcrypto is opened on first use (cli/common/cryptolazy.c): without it the
  * dump still works, and --hash says what is missing and why. */
 Test(cli_dump_hash, missing_libcrypto_is_named)
 {

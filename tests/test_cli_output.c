@@ -1,4 +1,4 @@
-/* test_cli_output.c - cloudpickle-dump -o FILE (cli/output.c): the target
+/* test_cli_output.c - cloudpickle-dump -o FILE (cli/common/output.c): the target
  * is untouched or the complete new pickle whatever signal arrives when,
  * symbolic links are written through, and the new file's mode. The
  * windows around the temp file's creation and rename are widened by an

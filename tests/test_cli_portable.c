@@ -1,10 +1,10 @@
 /* test_cli_portable.c - portable pickles in the programs:
  * `cloudpickle-dump --portable` (refused with --compat and --gen-key),
  * its --report's portable section, the static report's `portable` line
- * and JSON keys (src/pkscan.c reads _code_portable as _code_unmarshal),
+ * and JSON keys (src/scan/pkscan.c reads _code_portable as _code_unmarshal),
  * and the error of a pickle whose code this Python cannot run: one
  * message naming both versions and every such function
- * (src/versionerror.c), from ccloudpickle.loads, load (also of the second
+ * (src/engine/versionerror.c), from ccloudpickle.loads, load (also of the second
  * pickle of a file), loads under a policy, and cloudpickle-load (exit 3).
  * A pickle "of another Python" is this one's with a forged bytecode
  * magic (9999, Python "3.99"): a function that ships its source compiles

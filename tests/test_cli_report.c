@@ -1,4 +1,4 @@
-/* test_cli_report.c - cloudpickle-load's report (cli/report.c) of hostile
+/* test_cli_report.c - cloudpickle-load's report (cli/load/report.c) of hostile
  * objects: every attribute it reads comes from the pickle, so metaclass
  * properties of the wrong type, lookups that raise, repr() that raises or
  * returns megabytes, and names full of terminal control characters must

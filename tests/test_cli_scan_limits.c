@@ -1,5 +1,5 @@
-/* test_cli_scan_limits.c - what cloudpickle-load's scan (cli/scancheck.c
- * with src/pkscan.c) refuses before loading beyond malformed bytes:
+/* test_cli_scan_limits.c - what cloudpickle-load's scan (cli/common/scancheck.c
+ * with src/scan/pkscan.c) refuses before loading beyond malformed bytes:
  * nesting depth (a tuple nested 300,000 deep crashed CPython's hash), what
  * is left on the stack at STOP (the "]" bomb), memo indices far past the
  * input; and what it lets through: a reused pickler's later pickles,

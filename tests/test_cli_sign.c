@@ -1,6 +1,6 @@
 /* test_cli_sign.c - cloudpickle-dump --gen-key and --sign: a new key file
  * is 32 random bytes, mode 0600, never written over an existing file; a
- * signed output parses and verifies (src/envelope.h) with the key, names
+ * signed output parses and verifies (src/scan/envelope.h) with the key, names
  * this build's versions and protocol, and its pickle loads; a key file
  * refused (too open, short, huge, missing, a directory, not a regular
  * file) writes nothing and imports nothing. */

@@ -194,7 +194,7 @@ Test(cli_stdio, closed_standard_output_is_one_line)
 }
 
 /* sys.stdout while a module is imported is the programs' own stand-in
- * (cli/secondary.c): it takes weak references, as the Python class it
+ * (cli/common/secondary.c): it takes weak references, as the Python class it
  * replaced did. */
 Test(cli_stdio, weak_reference_to_stdout_at_import)
 {

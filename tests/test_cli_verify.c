@@ -1,6 +1,6 @@
 /* test_cli_verify.c - cloudpickle-load's side of signed pickles and of the
  * import policy: --verify KEYFILE and CLOUDPICKLE_VERIFY_KEY check the
- * envelope (src/envelope.h) before a single opcode is scanned or loaded;
+ * envelope (src/scan/envelope.h) before a single opcode is scanned or loaded;
  * unsigned, tampered (at every byte), truncated (at every length),
  * wrong-key input and a signature by another Python are refused with one
  * line and exit 3, and nothing runs (a marker file proves it); the static

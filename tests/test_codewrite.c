@@ -1,5 +1,5 @@
 /* test_codewrite.c - code objects are written straight in the compact
- * marshal form (src/codewrite.c). The oracle is the definition: marshal's
+ * marshal form (src/types/codewrite.c). The oracle is the definition: marshal's
  * version 2 bytes rewritten as doc/FORMAT.md says (ASCII strings in the
  * short forms, small tuples as TYPE_SMALL_TUPLE, set elements sorted),
  * done here in Python on marshal.dumps(code, 2). Every code object of the

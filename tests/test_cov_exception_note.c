@@ -1,5 +1,5 @@
 /* test_cov_exception_note.c - the traceback note an exception carries
- * when pickled (src/exceptions.c) is written by the traceback module:
+ * when pickled (src/types/exceptions.c) is written by the traceback module:
  * when that module cannot be imported, or its format_tb raises or gives
  * no lines of text, the dump fails with that error rather than pickling
  * the exception without its note; with it back, the note travels. */

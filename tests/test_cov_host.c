@@ -1,4 +1,4 @@
-/* test_cov_host.c - the embedding host (cli/host.c) as users meet it:
+/* test_cov_host.c - the embedding host (cli/common/host.c) as users meet it:
  * -P naming a file is a usage error before Python starts; PYTHONMALLOC
  * (malloc, malloc_debug) is honoured and the pickle is the same; an
  * exception whose message holds a lone surrogate is one line with the

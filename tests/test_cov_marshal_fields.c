@@ -1,4 +1,4 @@
-/* test_cov_marshal_fields.c - the marshal reader (src/marshal_scan.h) on
+/* test_cov_marshal_fields.c - the marshal reader (src/scan/marshal_scan.h) on
  * code objects written field by field: both layouts (3.9/3.10 and 3.11+)
  * give back the name, parameters and free variables they were written
  * with, a field of the wrong type or a count its names do not cover is

@@ -1,4 +1,4 @@
-/* test_cov_output_unit.c - cli/output.c compiled in, for what neither
+/* test_cov_output_unit.c - cli/common/output.c compiled in, for what neither
  * program reaches from its command line: the umask read from
  * /proc/self/status when cpk_output_init was not called (a new file is
  * 0666 less it), names too long for the temp file or for a link's
@@ -15,8 +15,8 @@
 
 #include "support.h"
 
-#include "../cli/message.c"
-#include "../cli/output.c"
+#include "../cli/common/message.c"
+#include "../cli/common/output.c"
 
 static char dir[64];
 

@@ -1,4 +1,4 @@
-/* test_cov_reducer_errors.c - objects the reducers of src/reducers.c
+/* test_cov_reducer_errors.c - objects the reducers of src/types/reducers.c
  * cannot read: a released memoryview, a mapping proxy over a mapping
  * whose keys() raises, a logger or dataclasses field sentinel that lost
  * its name. The dump fails with the error that stopped the reducer, or,

@@ -1,4 +1,4 @@
-/* test_cov_safetext.c - cli/safetext.c compiled in: untrusted text made
+/* test_cov_safetext.c - cli/common/safetext.c compiled in: untrusted text made
  * safe for a terminal (cpk_put_safe) and for JSON (cpk_put_json_str).
  * UTF-8 of every length passes, including the edges of the 3- and 4-byte
  * ranges; overlong, surrogate, out-of-range and cut-short sequences are
@@ -10,7 +10,7 @@
 
 #include "support.h"
 
-#include "../cli/safetext.c"
+#include "../cli/common/safetext.c"
 
 static char *
 safe(const char *s, size_t n, int json)

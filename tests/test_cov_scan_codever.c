@@ -1,6 +1,6 @@
 /* test_cov_scan_codever.c - the static scan's account of a function's
  * code when _code_unmarshal's python_version argument is not a str: the
- * version then comes from the bytecode magic (src/marshal_scan.h's
+ * version then comes from the bytecode magic (src/scan/marshal_scan.h's
  * table), 3.12 for 3.12's magic; a magic no release had leaves it
  * unknown. The load itself refuses such an argument. */
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* test_cov_scan_refusals.c - the static inspector (src/pkscan.h) on
+/* test_cov_scan_refusals.c - the static inspector (src/scan/pkscan.h) on
  * hand-made pickles at the less travelled edges of its opcode reader:
  * each malformed one is refused with the right status, reason and
  * offset, and CPython's own unpickler refuses the same bytes (so the scan

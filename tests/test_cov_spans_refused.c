@@ -1,4 +1,4 @@
-/* test_cov_spans_refused.c - what the --report walker (cli/dumpspans.c,
+/* test_cov_spans_refused.c - what the --report walker (cli/dump/dumpspans.c,
  * compiled in) says of pickles it cannot walk, beyond
  * test_coverage_spans.c's cases: memo opcodes with nothing to store, an
  * index never stored or out of range or not a number, stack underflow
@@ -10,7 +10,7 @@
 
 #include "support.h"
 
-#include "../cli/dumpspans.c"
+#include "../cli/dump/dumpspans.c"
 
 struct refusal {
     const char *data;

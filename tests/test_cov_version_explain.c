@@ -1,5 +1,5 @@
 /* test_cov_version_explain.c - the message of a load that meets code
- * compiled by another Python (src/versionerror.c): each function named
+ * compiled by another Python (src/engine/versionerror.c): each function named
  * with its file and first line, a name longer than the message keeps cut
  * short with "...", a function whose code could not be read named by its
  * byte offset. The pickles are this Python's, with the bytecode magic and

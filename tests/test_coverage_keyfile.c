@@ -1,11 +1,11 @@
-/* test_coverage_keyfile.c - cpk_keyfile_generate (cli/keyfile.c, behind
+/* test_coverage_keyfile.c - cpk_keyfile_generate (cli/common/keyfile.c, behind
  * cloudpickle-dump --gen-key) when the kernel's random source fails: no
  * getrandom(2) (ENOSYS on an old kernel, or a seccomp filter), then
  * /dev/urandom missing, unreadable, cut short or interrupted, and when
  * writing the new key fails. keyfile.c is compiled into this test with
  * its system calls renamed to the stand-ins below, which fail on request
  * and otherwise call the real ones: the program itself has no test hook.
- * (This file includes cli/keyfile.c: after editing that file, rebuild
+ * (This file includes cli/common/keyfile.c: after editing that file, rebuild
  * this test's object too.) */
 #include <errno.h>
 #include <fcntl.h>
@@ -144,7 +144,7 @@ fake_fsync(int fd)
 #define read fake_read
 #define write fake_write
 #define fsync fake_fsync
-#include "../cli/keyfile.c"
+#include "../cli/common/keyfile.c"
 #undef getrandom
 #undef open
 #undef read

@@ -1,4 +1,4 @@
-/* test_coverage_marshal.c - the marshal reader (src/marshal_scan.c) on
+/* test_coverage_marshal.c - the marshal reader (src/scan/marshal_scan.c) on
  * code objects whose constants hold a dict (TYPE_DICT: pairs up to a
  * TYPE_NULL) or a slice (TYPE_SLICE, marshal version 5, CPython 3.14):
  * read through to the code's name and parameters when well formed,

@@ -1,4 +1,4 @@
-/* test_coverage_memo.c - assigning Pickler.memo (src/pickler.c): the
+/* test_coverage_memo.c - assigning Pickler.memo (src/engine/pickler.c): the
  * memo given is the one the next dump uses, it is kept after a dump that
  * fails, as pickle.Pickler keeps it (only a memo known to be empty is
  * emptied again), and what CPython refuses to assign is refused. */

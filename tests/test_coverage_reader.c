@@ -1,5 +1,5 @@
 /* test_coverage_reader.c - readinto() of the in-memory file that loads
- * under a policy read from (src/memio.c's Reader). CPython's unpickler
+ * under a policy read from (src/core/memio.c's Reader). CPython's unpickler
  * calls it only for bytes past what peek() gave it, and peek() gives it
  * the whole rest of the pickle: a load reaches readinto() only for data
  * that is not there, which the static check refuses first. So the test

@@ -1,18 +1,18 @@
 /* test_coverage_spans.c - the byte counts of cloudpickle-dump --report
- * (cli/dumpspans.c) for pickles of every protocol, 0 to 5: the walk
+ * (cli/dump/dumpspans.c) for pickles of every protocol, 0 to 5: the walk
  * models each opcode a pickler writes (protocols 0 and 1 use the line
  * based and memo forms that the default protocol never does), finds each
  * part carried by value, and its figures add up (the parts' own bytes
  * are the by-value total, a part's bytes hold its nested parts'). A
  * pickle it cannot walk is refused with a reason and an offset. The
  * walker is pure C; this test compiles it in (after editing
- * cli/dumpspans.c, rebuild this test's object too). */
+ * cli/dump/dumpspans.c, rebuild this test's object too). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "support.h"
 
-#include "../cli/dumpspans.c"
+#include "../cli/dump/dumpspans.c"
 
 TestSuite(coverage_spans, .init = cpk_py_start, .fini = cpk_py_stop);
 

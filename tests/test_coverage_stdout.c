@@ -1,5 +1,5 @@
 /* test_coverage_stdout.c - the sys.stdout that cloudpickle-dump gives
- * user code while the pickle owns standard output (cli/secondary.c): what
+ * user code while the pickle owns standard output (cli/common/secondary.c): what
  * a module writes at import through writelines() and flush() goes to
  * standard error, the stand-in keeps attributes and weak references like
  * the stream it wraps, a standard error no one reads loses that text

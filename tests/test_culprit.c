@@ -1,5 +1,5 @@
 /* test_culprit.c - a failed ccloudpickle.dumps(), dump() or Pickler.dump()
- * names the path to what cannot be pickled (src/diagnose.c), on the very
+ * names the path to what cannot be pickled (src/engine/diagnose.c), on the very
  * exception raised: a note on 3.11+ ("when pickling f.__globals__['LOCK']
  * (_thread._local)"), its message before ("...; when pickling ..."). The
  * exception keeps its type, identity, traceback and cause; a search that

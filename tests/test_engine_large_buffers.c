@@ -1,6 +1,6 @@
 /* test_engine_large_buffers.c - dumps() of pickles carrying large buffers,
  * as mpi4py sends them (MPI.pickle calls ccloudpickle.dumps(obj) and
- * sends the bytes): the in-memory sink (src/memio.c) keeps them whole and
+ * sends the bytes): the in-memory sink (src/core/memio.c) keeps them whole and
  * asks the allocator for one block a little above their size, which glibc
  * serves again from the same memory at the next dump of the same size.
  * Page faults are counted, not time: a block doubled past the result's

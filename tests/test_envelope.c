@@ -1,4 +1,4 @@
-/* test_envelope.c - the signed envelope's C API (src/envelope.h): a sealed
+/* test_envelope.c - the signed envelope's C API (src/scan/envelope.h): a sealed
  * pickle parses and verifies with its key, every field sits where the
  * documented layout puts it, and every alteration is refused with the
  * status that names it: each byte of a small signed file flipped, every

@@ -1,4 +1,4 @@
-/* test_format_marker.c - the format numbers (src/format.c, doc/FORMAT.md):
+/* test_format_marker.c - the format numbers (src/scan/format.c, doc/FORMAT.md):
  * format 5 writes format 4's bytes (no marker: a marker opens a pickle
  * only from the first format that adds a name, CPK_FORMAT_MARKED);
  * format=N writes what the release of format N loads (_function_make's

@@ -2,7 +2,7 @@
  * where cpk_format_sniff does not look (inside a FRAME, memoized, after
  * other opcodes, by INST), format numbers too long for an int, and names
  * with a NUL in them: refused or ignored alike by loads, pickle.loads
- * and cloudpickle-load (src/format.c, cli/scancheck.c, src/module.c). */
+ * and cloudpickle-load (src/scan/format.c, cli/common/scancheck.c, src/module.c). */
 #include "support.h"
 
 #include <stdio.h>

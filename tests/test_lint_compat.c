@@ -113,8 +113,14 @@ Test(lint_compat, defined_feature_test)
 /* The tree of this checkout passes: every branch is in the layer. */
 Test(lint_compat, this_tree_passes)
 {
-    const char *argv[] = {LINT, "src/pycompat.h", "src/pycompat.c",
-                          "src/pycompat_scan.h", "--", "src", "cli", NULL};
+    const char *argv[] = {LINT,
+                          "src/common/pycompat.h",
+                          "src/common/pycompat.c",
+                          "src/scan/pycompat_scan.h",
+                          "--",
+                          "src",
+                          "cli",
+                          NULL};
     cpk_proc p;
     cpk_spawn(&p, argv, CPK_SOURCE_DIR, NULL, 0, NULL);
     cpk_assert_exit(&p, 0);

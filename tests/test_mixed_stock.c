@@ -1,5 +1,5 @@
 /* test_mixed_stock.c - ccloudpickle and stock cloudpickle in one process
- * (src/stock.c): one by-value registry, whichever registers and in
+ * (src/core/stock.c): one by-value registry, whichever registers and in
  * whichever order the two are imported, and one class identity: a class
  * one of them rebuilt keeps its tracker id when the other pickles it, so
  * it comes back to the process that defined it as the same class. Each

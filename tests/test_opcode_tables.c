@@ -1,4 +1,4 @@
-/* test_opcode_tables.c - src/opcode311.h, the inline-cache sizes and the
+/* test_opcode_tables.c - src/common/opcode311.h, the inline-cache sizes and the
  * specialised -> base opcode map pycompat.c uses on 3.11 instead of importing
  * opcode, equal the running 3.11's opcode module, computed as dis does;
  * and a dump or load on 3.11 no longer imports opcode. */

@@ -1,4 +1,4 @@
-/* test_policy.c - the import policy in C (src/policy.h): which patterns
+/* test_policy.c - the import policy in C (src/scan/policy.h): which patterns
  * are accepted and which refused, how they match, the verdict of
  * restricted and deny-only policies on each kind of import, the static
  * check of a whole report, and the find_class lookup set built from it.

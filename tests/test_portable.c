@@ -312,21 +312,21 @@ Test(portable, compat_refused)
            "    cp.dumps(M.top, portable=False, compat=compat)\n");
 }
 
-/* src/portable_source.h is src/portable_source.py as scripts/embed-py
+/* src/types/portable_source.h is src/types/portable_source.py as scripts/embed-py
  * writes it: the library runs the .py a reader sees. */
 Test(portable, embedded_helper_matches_its_source)
 {
     cpk_proc p;
     const char *argv[] = {"/bin/sh", CPK_SOURCE_DIR "/scripts/embed-py",
                           "portable_source_py",
-                          "src/portable_source.py", NULL};
+                          "src/types/portable_source.py", NULL};
     cpk_spawn(&p, argv, CPK_SOURCE_DIR, NULL, 0, NULL);
     cpk_assert_exit(&p, 0);
     size_t len;
-    char *h = cpk_read_file(CPK_SOURCE_DIR "/src/portable_source.h", &len);
+    char *h = cpk_read_file(CPK_SOURCE_DIR "/src/types/portable_source.h", &len);
     cr_assert(h != NULL);
     cr_assert(len == p.out_len && memcmp(h, p.out, len) == 0,
-              "src/portable_source.h is out of date: run make");
+              "src/types/portable_source.h is out of date: run make");
     free(h);
     cpk_proc_free(&p);
 }

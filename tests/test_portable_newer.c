@@ -2,7 +2,7 @@
  * (tests/fixtures/newer/, written by 3.11 with its write.py): where this
  * Python's classes lack the state that one's objects carry (3.9's
  * dataclasses.Field has no kw_only), the load fails with the version
- * error, exit 3 (src/versionerror.c), caused by the original error; where
+ * error, exit 3 (src/engine/versionerror.c), caused by the original error; where
  * they have it, the pickle loads and works. Errors that are the pickle's
  * own stay as they are under every version: a __setstate__ that raises,
  * a missing module, a name a module lacks (exit 4). A forged "3.99"

@@ -1,5 +1,5 @@
-/* test_scan.c - the static pickle inspector (src/pkscan.h) and its marshal
- * reader (src/marshal_scan.h): well-formed pickles of every protocol are
+/* test_scan.c - the static pickle inspector (src/scan/pkscan.h) and its marshal
+ * reader (src/scan/marshal_scan.h): well-formed pickles of every protocol are
  * accepted with the right facts, malformed ones refused with CPython's
  * reason at the right byte, nothing is executed, functions and classes
  * carried by value are described. Pickles are made in-process by Python

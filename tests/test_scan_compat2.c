@@ -1,4 +1,4 @@
-/* test_scan_compat2.c - the static report (src/pkscan.h, `cloudpickle-load
+/* test_scan_compat2.c - the static report (src/scan/pkscan.h, `cloudpickle-load
  * FILE`) of functions that cloudpickle 2.0, and ccloudpickle's
  * compat="cloudpickle2", build as types.FunctionType(code, globals, name,
  * argdefs, closure) reached as cloudpickle's _builtin_type("LambdaType"),

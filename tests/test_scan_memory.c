@@ -1,5 +1,5 @@
 /* test_scan_memory.c - the memory the static scan holds
- * (pkscan_scan_limited, src/pkscan.h): a pickle of one-byte opcodes needs
+ * (pkscan_scan_limited, src/scan/pkscan.h): a pickle of one-byte opcodes needs
  * tens of bytes of model per input byte, so a cap stops the scan with
  * PKSCAN_ERR_LIMIT instead of running out of memory (checked under an
  * address-space limit it would otherwise blow); cloudpickle-load's

@@ -1,5 +1,5 @@
 /* test_scan_paths.c - protocol 4 dotted names and getattr chains that walk
- * out of a "plain" module (src/pkscan.h, "Dangerous names"/"Plain data"):
+ * out of a "plain" module (src/scan/pkscan.h, "Dangerous names"/"Plain data"):
  * STACK_GLOBAL('dataclasses', 'inspect.os.system') is os.system, so it is
  * flagged as os.system is, not called plain; a path through anything but
  * a harmless dunder is "other"; cloudpickle-load --strict refuses such a

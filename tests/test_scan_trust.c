@@ -1,4 +1,4 @@
-/* test_scan_trust.c - what the static inspector (src/pkscan.h) must not
+/* test_scan_trust.c - what the static inspector (src/scan/pkscan.h) must not
  * call harmless, after the hostile review of issue 8: names of "plain"
  * modules that eval, exec or run commands (typing._eval_type,
  * dataclasses._create_fn, uuid._get_command_stdout); BUILD on an imported

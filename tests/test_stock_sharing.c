@@ -1,5 +1,5 @@
 /* test_stock_sharing.c - the edges of sharing with stock cloudpickle
- * (src/stock.c, python/_ccloudpickle_stock.py) that hostile review B of
+ * (src/core/stock.c, python/_ccloudpickle_stock.py) that hostile review B of
  * issue 9 found: a class's tracker id and an id's class decided under
  * stock's lock (a racing stock pickle or load is adopted, not doubled);
  * stock's lock held by this very thread costs no wait and the classes

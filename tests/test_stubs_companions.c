@@ -1,4 +1,4 @@
-/* test_stubs_companions.c - the functions src/glue.c forwards to the
+/* test_stubs_companions.c - the functions src/engine/glue.c forwards to the
  * companion modules (python/): install_alias, install_multiprocessing and
  * wrap. Their C text signatures (inspect.signature(ccloudpickle.X), from
  * the docstrings) and their stubs (stubs/ccloudpickle.pyi) must say what

@@ -1,6 +1,6 @@
 """A stand-in for _ccloudpickle_dask, for tests/test_cov_dask_stub.c.
 
-It speaks the Runner protocol that cli/mapdask.c uses (Runner(address,
+It speaks the Runner protocol that cli/map/mapdask.c uses (Runner(address,
 data, window), .window, submit(calls), next(timeout), close()), runs the
 calls in this process, no cluster, and misbehaves as CPK_STUB_MODE says,
 so that the program's side of each broken promise can be checked.

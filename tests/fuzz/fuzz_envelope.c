@@ -1,11 +1,11 @@
-/* fuzz-link: src/envelope.c */
+/* fuzz-link: src/scan/envelope.c */
 /* fuzz-ldflags: -lcrypto */
 /* fuzz_envelope.c - libFuzzer target for the signed-envelope parser and
- * verifier (src/envelope.c). Seeds in tests/fuzz/corpus_envelope (made by
+ * verifier (src/scan/envelope.c). Seeds in tests/fuzz/corpus_envelope (made by
  * tests/fuzz/make_corpus_envelope.py with the key below).
  *
  * Built and run by scripts/fuzz (make fuzz), linked as the lines above
- * say (src/envelope.c, OpenSSL's libcrypto).
+ * say (src/scan/envelope.c, OpenSSL's libcrypto).
  *
  * Beyond "no crash, no read outside the input" (ASan/UBSan), it asserts
  * the parser's contract: on success every part lies inside the input and

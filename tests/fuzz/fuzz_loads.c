@@ -1,4 +1,4 @@
-/* fuzz-link: src/[a-z]*.c */
+/* fuzz-link: src/[a-z]*[a-z]/[a-z]*.c src/module.c */
 /* fuzz-cflags: $PY_CFLAGS -fvisibility=hidden */
 /* fuzz-ldflags: $PY_LDFLAGS $(pkg-config --libs libcrypto 2>/dev/null) */
 /* fuzz-options: -max_len=65536 -timeout=20 */

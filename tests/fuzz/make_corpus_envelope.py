@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Write the seed corpus of tests/fuzz/fuzz_envelope.c: envelopes signed
 with the fuzz target's key (bytes 1..32), built here from the layout in
-src/envelope.h (no ccloudpickle needed), plus edge cases.
+src/scan/envelope.h (no ccloudpickle needed), plus edge cases.
 
     tests/fuzz/make_corpus_envelope.py [DIR]   (default tests/fuzz/corpus_envelope)
 """

@@ -1,6 +1,6 @@
 /* scancheck.h - cloudpickle-load's input check, before the interpreter
  * starts: read the input (input.c), refuse garbage early while a stream
- * arrives, scan it whole with the static inspector (src/pkscan.h), refuse
+ * arrives, scan it whole with the static inspector (src/scan/pkscan.h), refuse
  * what is malformed or what no pickler writes, and the --strict verdict.
  * The report printers are describe.c and describe_json.c. */
 #ifndef CPK_SCANCHECK_H

@@ -1,6 +1,6 @@
 /* dumpreport.c - the --report of cloudpickle-dump (dumpreport.h): joins
  * the byte counts of dumpspans.c with the names, source files and imports
- * the static scanner (src/pkscan.c) finds in the same bytes, and prints
+ * the static scanner (src/scan/pkscan.c) finds in the same bytes, and prints
  * them as one table. */
 #include "dumpreport.h"
 

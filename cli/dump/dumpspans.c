@@ -4,7 +4,7 @@
  * and what little is needed to recognise the reconstructors (strings,
  * imported names, the first two items of a tuple, which part a value is).
  * The full static model of a pickle, for untrusted input, is
- * src/pkscan.c; this one only measures what this program wrote. */
+ * src/scan/pkscan.c; this one only measures what this program wrote. */
 #include "dumpspans.h"
 
 #include <stdint.h>

@@ -8,7 +8,7 @@
  *     cloudpickle-load [options] --call --args-json FILE|- FILE|-
  *
  * Options and exit statuses: man/cloudpickle-load.1. The input is read
- * and scanned by scancheck.c (with src/pkscan.c) before anything else:
+ * and scanned by scancheck.c (with src/scan/pkscan.c) before anything else:
  * malformed input and, with --strict, unwanted imports are refused there.
  * The static report (describe.c, describe_json.c) needs no interpreter and
  * starts none. --load's live report is report.c's; --call arguments are
@@ -733,7 +733,7 @@ malformed(PyObject *type, PyObject *tb, const char *line)
 }
 
 /* 1 if `type` is ccloudpickle.PolicyError (or a subclass): the import
- * policy's own refusal (src/loadpolicy.c). */
+ * policy's own refusal (src/engine/loadpolicy.c). */
 static int
 policy_error(PyObject *type)
 {

@@ -21,7 +21,7 @@
 #define CPK_SCAN_NOGIL_SIZE 65536
 
 /* The most memory the static pass may hold (pkscan_scan_limited), as
- * cloudpickle-load's default --max-scan-memory (cli/scancheck.h): some
+ * cloudpickle-load's default --max-scan-memory (cli/common/scancheck.h): some
  * 30 million values. A pickle that needs more raises UnpicklingError
  * ("too large to inspect ...", documented in loads' docstring) instead
  * of exhausting memory: a hostile pickle of one-byte opcodes needs 40 to
@@ -29,7 +29,7 @@
 #define CPK_POLICY_SCAN_LIMIT ((size_t)2 << 30)
 
 /* Deepest nesting a policed load accepts: the same limit as
- * cloudpickle-load's (cli/scancheck.h), for the same reason. */
+ * cloudpickle-load's (cli/common/scancheck.h), for the same reason. */
 #define CPK_POLICY_MAX_DEPTH 10000
 
 /* Add each str of the iterable `patterns` as a rule, and append it to
@@ -405,7 +405,7 @@ static_pass(cpk_state *st, const cpk_policy *p, const char *buf,
         raise_refused(st, p, r, count);
         goto done;
     }
-    /* As deep as cloudpickle-load accepts (cli/scancheck.h): deeper
+    /* As deep as cloudpickle-load accepts (cli/common/scancheck.h): deeper
      * nesting can exhaust the C stack when CPython frees it. */
     if (r->max_depth > CPK_POLICY_MAX_DEPTH) {
         PyErr_Format(st->UnpicklingError,

@@ -1,6 +1,6 @@
 /* marshal_scan.c - bounded reader of marshal data (format versions 4 and
  * 5, CPython 3.9-3.14) that extracts what a code object says about itself.
- * The pickle walker that calls it is src/pkscan.c; the contract is in
+ * The pickle walker that calls it is src/scan/pkscan.c; the contract is in
  * src/marshal_scan.h.
  *
  * Model: Python/marshal.c r_object(). Each object becomes a small value in

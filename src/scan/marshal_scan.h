@@ -2,7 +2,7 @@
  * parameters, file and line of the code a pickle carries, read without
  * marshal.loads (which CPython documents as unsafe on crafted data).
  *
- * Pure C11, no Python.h, no global state. Used by src/pkscan.c for
+ * Pure C11, no Python.h, no global state. Used by src/scan/pkscan.c for
  * ccloudpickle's `_code_unmarshal(python_version, magic, data)`; fuzzed
  * through tests/fuzz/fuzz_pkscan.c. It never trusts a length (each is
  * checked against the bytes left), bounds-checks every back-reference,

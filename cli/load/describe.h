@@ -1,5 +1,5 @@
 /* describe.h - the static report of cloudpickle-load: what a scan
- * (src/pkscan.h) found in a pickle, printed without loading it. Text for
+ * (src/scan/pkscan.h) found in a pickle, printed without loading it. Text for
  * people (describe.c), one JSON document for programs (describe_json.c,
  * schema in doc/REPORT-JSON.md). The live report of a loaded object is
  * report.c's. */

@@ -1,4 +1,4 @@
-"""Source text for portable pickles (companion of src/portable.c).
+"""Source text for portable pickles (companion of src/types/portable.c).
 
 ``dumps(obj, portable=True)`` ships, beside each by-value function's
 bytecode, the source it was compiled from, so that another CPython version

@@ -1,5 +1,5 @@
 /* dumphash.c - the --hash line of cloudpickle-dump (dumphash.h), with
- * OpenSSL's libcrypto, which signing (src/envelope.c) links already. */
+ * OpenSSL's libcrypto, which signing (src/scan/envelope.c) links already. */
 #include "dumphash.h"
 
 #include <openssl/evp.h>

@@ -1,6 +1,6 @@
-/* Generated from src/portable_source.py by scripts/embed-py: do not edit. */
+/* Generated from src/types/portable_source.py by scripts/embed-py: do not edit. */
 static const char portable_source_py[] =
-    "\"\"\"Source text for portable pickles (companion of src/portable.c).\n"
+    "\"\"\"Source text for portable pickles (companion of src/types/portable.c).\n"
     "\n"
     "``dumps(obj, portable=True)`` ships, beside each by-value function's\n"
     "bytecode, the source it was compiled from, so that another CPython version\n"

@@ -2,7 +2,7 @@
  * use. Linked as a needed library it cost every run its load: 4,191 symbol
  * relocations, ~2.5 M instructions and ~130 page faults before main(),
  * though only --sign, signed input and --hash use it. The functions the
- * programs call (src/envelope.c, cli/dumphash.c) are defined here with
+ * programs call (src/scan/envelope.c, cli/dump/dumphash.c) are defined here with
  * OpenSSL's prototypes and forward to the library's; they are hidden
  * (-fvisibility=hidden), so an extension module that links libcrypto
  * itself still binds to the real ones. The ccloudpickle extension and the

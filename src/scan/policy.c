@@ -1,8 +1,8 @@
-/* policy.c - the import policy (contract: src/policy.h): pattern rules,
+/* policy.c - the import policy (contract: src/scan/policy.h): pattern rules,
  * the verdict on one import of a pkscan report, the static check of a
  * whole report, and the set of find_class lookups a policed load may make.
  * Pure C; the Python side (loads' allow=/deny=, the Unpickler's
- * find_class) is src/loadpolicy.c and src/unpickler.c. */
+ * find_class) is src/engine/loadpolicy.c and src/unpickler.c. */
 #include "policy.h"
 
 #include "growarray.h" /* cpk_grow */

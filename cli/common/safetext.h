@@ -1,7 +1,7 @@
 /* safetext.h - bytes from an untrusted pickle, written so that they cannot
  * act on a terminal or fake a line of a report: the text printer
  * (describe.c) and the JSON printer (describe_json.c) use these, the
- * scan itself is src/pkscan.h's. */
+ * scan itself is src/scan/pkscan.h's. */
 #ifndef CPK_SAFETEXT_H
 #define CPK_SAFETEXT_H
 

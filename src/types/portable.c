@@ -2,8 +2,8 @@
  * carried by value also carries the source it was compiled from, when
  * that source is found and proven to compile to it, so that another
  * CPython version can compile it again. Finding, proving and compiling
- * are Python (src/portable_source.py, embedded in the library as a
- * string, src/portable_source.h, made by scripts/embed-py, and made a
+ * are Python (src/types/portable_source.py, embedded in the library as a
+ * string, src/types/portable_source.h, made by scripts/embed-py, and made a
  * private module at first use: the programs and the module need no file
  * beside them).
  *

@@ -3248,7 +3248,7 @@ static const code_info *code_read(analysis *an, uint32_t id, int made,
     /* _code_portable(python_version, magic, data, source): the first
      * three as _code_unmarshal's; source a tuple (text, filename, name,
      * line, flags, shift) another Python compiles, or a str saying why the
-     * function has none (src/portable.c). Anything else there is
+     * function has none (src/types/portable.c). Anything else there is
      * refused by the reconstructor: portable unknown. */
     int portable = made == MADE_PORTABLE;
     if (portable && tuple_n(sc, args, 4)) {

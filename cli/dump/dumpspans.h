@@ -1,7 +1,7 @@
 /* dumpspans.h - how many bytes of a pickle each part carried by value
  * takes: cloudpickle-dump --report's measurements (the report itself,
  * names, sources and imports, is dumpreport.c's; what the parts are named
- * comes from the static scanner, src/pkscan.h).
+ * comes from the static scanner, src/scan/pkscan.h).
  *
  * Why a walk of the written bytes rather than counters in the pickler:
  * the bytes are the truth (frames, memo opcodes, the state set after the

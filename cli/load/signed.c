@@ -1,5 +1,5 @@
 /* signed.c - open and check a signed pickle before anything reads its
- * opcodes (signed.h); the envelope itself is src/envelope.c's. */
+ * opcodes (signed.h); the envelope itself is src/scan/envelope.c's. */
 #include "signed.h"
 
 #include <patchlevel.h> /* PY_MAJOR_VERSION, PY_MINOR_VERSION */

@@ -1,6 +1,6 @@
 /* records.h - the input of cloudpickle-load --map, cut into records:
  * JSON Lines (one record per line) or a stream of pickles (one record per
- * pickle, its end found by the static scanner, src/pkscan.h), read from a
+ * pickle, its end found by the static scanner, src/scan/pkscan.h), read from a
  * descriptor in large blocks and handed out in batches. What the records
  * mean is mapwork.c's; the loop that feeds batches to the function or to
  * worker processes is map.c's and pool.c's.

@@ -2,7 +2,7 @@
  * `ccloudpickle.loads(data, allow=[...], deny=[...])`: one rule set,
  * checked statically against a pkscan report before a load and again by
  * the Unpickler's find_class during it, so the two cannot disagree.
- * Implementation: src/policy.c; the Python glue (loads' allow=/deny=):
+ * Implementation: src/scan/policy.c; the Python glue (loads' allow=/deny=):
  * src/loadpolicy.c.
  *
  * Pure C11, no Python.h, no global mutable state.

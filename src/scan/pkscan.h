@@ -3,9 +3,9 @@
  * found WITHOUT executing or importing anything.
  *
  * Pure C11, no Python.h, no global mutable state (thread-safe: scans may
- * run in parallel). The unpickler model lives in src/pkscan.c, the bounded
- * marshal reader it uses for code objects in src/marshal_scan.c
- * (src/marshal_scan.h). The CLI (`cloudpickle-load FILE`) prints the report;
+ * run in parallel). The unpickler model lives in src/scan/pkscan.c, the bounded
+ * marshal reader it uses for code objects in src/scan/marshal_scan.c
+ * (src/scan/marshal_scan.h). The CLI (`cloudpickle-load FILE`) prints the report;
  * tests/test_scan.c and tests/fuzz/fuzz_pkscan.c exercise it.
  *
  * The walker models CPython's C unpickler (Modules/_pickle.c, load()):
