@@ -92,7 +92,7 @@ CRYPTO_LIBS := $(shell pkg-config --libs libcrypto 2>/dev/null || echo -lcrypto)
 
 .PHONY: all check test demo bench bench-quick bench-engines memcheck sanitize coverage \
         check-pythons check-install-dirs install install-strip uninstall clean deps lint-man \
-        lint-compat fuzz fuzz-smoke
+        lint-compat check-layers fuzz fuzz-smoke
 
 all: $(EXT) $(COMPANION) $(PROGS)
 
@@ -156,12 +156,19 @@ test: all $(TEST_RUN) lint-man lint-compat
 # runtime is installed (install-deps check installs it).
 check:
 	@scripts/install-deps check
+	@$(MAKE) --no-print-directory check-layers
 	@$(MAKE) --no-print-directory test
 	@if scripts/fuzz --can-build; then \
 	    $(MAKE) --no-print-directory fuzz-smoke; \
 	else \
 	    echo "fuzz-smoke: skipped (clang's fuzzer runtime not installed; scripts/install-deps fuzz)"; \
 	fi
+
+# Every include and call points down the layers (doc/ARCHITECTURE.md):
+# folders, includes as paths, the objects' symbols (nm), no call cycle,
+# src/common and src/scan without Python's headers.
+check-layers: all
+	@scripts/check-layers $(BUILD) $(CC)
 
 lint-man:
 	@for m in man/*.1; do mandoc -Tlint -W warning $$m || exit 1; done

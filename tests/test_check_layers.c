@@ -1,0 +1,147 @@
+/* test_check_layers.c - scripts/check-layers (make check-layers) on a
+ * small tree of its own: a call or an include from a lower layer to a
+ * higher one, a cycle inside one folder, Python's headers in scan/, a
+ * file outside the layer folders and an object a program links but never
+ * reaches each fail, naming the file; the same tree without them passes,
+ * and so does this checkout's own build. */
+#include <stdio.h>
+#include <string.h>
+
+#include "support.h"
+
+#define CHECK CPK_SOURCE_DIR "/scripts/check-layers"
+
+static char dir[64];
+
+/* Write `text` to dir/rel, making its folders. */
+static void
+put(const char *rel, const char *text)
+{
+    char cmd[256];
+    snprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname '%s/%s')\"", dir, rel);
+    cr_assert(system(cmd) == 0);
+    char path[192];
+    snprintf(path, sizeof(path), "%s/%s", dir, rel);
+    cpk_write_file(path, text);
+}
+
+/* A tree that keeps the rule: engine calls core, core calls scan, the
+ * dump program's main calls cli/common. */
+static void
+setup(void)
+{
+    cpk_tmpdir(dir, sizeof(dir));
+    put("src/scan/s.h", "int cpk_s(void);\n");
+    put("src/scan/s.c", "#include \"s.h\"\nint cpk_s(void) { return 1; }\n");
+    put("src/core/c.c", "#include \"s.h\"\n"
+                        "int cpk_c(void) { return cpk_s(); }\n");
+    put("src/engine/e.c", "int cpk_c(void);\n"
+                          "int cpk_e(void) { return cpk_c(); }\n");
+    put("cli/common/m.c", "int cpk_m(void) { return 2; }\n");
+    put("cli/dump/cloudpickle-dump.c", "int cpk_m(void);\n"
+                                       "int main(void) { return cpk_m(); }\n");
+}
+
+TestSuite(check_layers, .init = setup);
+
+/* Compile every .c of the tree into dir/build and run the check. */
+static void
+check(cpk_proc *p)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof(cmd),
+             "cd '%s' && rm -rf build && for f in $(find src cli -name "
+             "'*.c'); do mkdir -p build/$(dirname $f) && cc -std=c11 "
+             "-Isrc -Isrc/common -Isrc/scan -Isrc/core -Isrc/engine "
+             "-c $f -o build/${f%%.c}.o || exit 1; done",
+             dir);
+    cr_assert(system(cmd) == 0, "compiling the test tree failed");
+    const char *argv[] = {CHECK, "--root", dir, "build", "cc", NULL};
+    cpk_spawn(p, argv, dir, NULL, 0, NULL);
+}
+
+static void
+refused(const char *message)
+{
+    cpk_proc p;
+    check(&p);
+    cpk_assert_exit(&p, 1);
+    cr_assert(strstr(p.out, message) != NULL, "stdout: %s\nstderr: %s",
+              p.out, p.err);
+    cpk_proc_free(&p);
+}
+
+Test(check_layers, clean_tree_passes)
+{
+    cpk_proc p;
+    check(&p);
+    cpk_assert_exit(&p, 0);
+    cr_assert(strstr(p.out, "every dependency points down") != NULL,
+              "stdout: %s", p.out);
+    cpk_proc_free(&p);
+}
+
+Test(check_layers, upward_call_fails)
+{
+    put("src/scan/up.c", "int cpk_e(void);\n"
+                         "int cpk_up(void) { return cpk_e(); }\n");
+    refused("check-layers: src/scan/up.c: calls cpk_e of src/engine/e: "
+            "src/scan may not use src/engine");
+}
+
+Test(check_layers, upward_include_fails)
+{
+    put("src/core/core.h", "int cpk_c(void);\n");
+    put("src/scan/inc.c", "#include \"core.h\"\nint cpk_inc;\n");
+    refused("check-layers: src/scan/inc.c:1: includes \"core.h\" "
+            "(src/core/core.h): src/scan may not use src/core");
+}
+
+Test(check_layers, cli_calling_the_library_inside_fails)
+{
+    put("cli/common/deep.c", "int cpk_c(void);\n"
+                             "int cpk_deep(void) { return cpk_c(); }\n");
+    refused("check-layers: cli/common/deep.c: calls cpk_c of src/core/c: "
+            "cli/common may not use src/core");
+}
+
+Test(check_layers, cycle_in_one_folder_fails)
+{
+    put("src/core/a.c", "int cpk_b(void);\n"
+                        "int cpk_a(int n) { return n ? cpk_b() : 0; }\n");
+    put("src/core/b.c", "int cpk_a(int);\n"
+                        "int cpk_b(void) { return cpk_a(0); }\n");
+    refused("call cycle between src/core/a, src/core/b: "
+            "src/core/a -> src/core/b (cpk_b); "
+            "src/core/b -> src/core/a (cpk_a)");
+}
+
+Test(check_layers, python_in_scan_fails)
+{
+    put("src/scan/py.h", "#include <Python.h>\n");
+    refused("check-layers: src/scan/py.h: does not compile without "
+            "Python's headers");
+}
+
+Test(check_layers, file_outside_the_layers_fails)
+{
+    put("src/loose.h", "int cpk_loose;\n");
+    refused("check-layers: src/loose.h: not in a layer folder");
+}
+
+Test(check_layers, unreached_object_in_a_program_fails)
+{
+    put("cli/dump/orphan.c", "int cpk_orphan(void) { return 3; }\n");
+    refused("links cli/dump/orphan.o, which cloudpickle-dump's main never "
+            "reaches");
+}
+
+/* This checkout, as make check-layers runs it. */
+Test(check_layers, this_tree_passes)
+{
+    const char *argv[] = {CHECK, CPK_BUILD_DIR, "cc", NULL};
+    cpk_proc p;
+    cpk_spawn(&p, argv, CPK_SOURCE_DIR, NULL, 0, NULL);
+    cpk_assert_exit(&p, 0);
+    cpk_proc_free(&p);
+}
