@@ -6,7 +6,7 @@
  * OpenSSL's prototypes and forward to the library's; they are hidden
  * (-fvisibility=hidden), so an extension module that links libcrypto
  * itself still binds to the real ones. The ccloudpickle extension and the
- * tests link libcrypto as before (Makefile). A libcrypto call added to
+ * tests link libcrypto itself (Makefile). A libcrypto call added to
  * src/ or cli/ fails the programs' link until it is added here. */
 #include <dlfcn.h>
 #include <pthread.h>

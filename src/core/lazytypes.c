@@ -2,8 +2,8 @@
  * typing.TypeVar, enum.Enum, ...): an object of such a class cannot exist
  * before its module is imported, so each is resolved from sys.modules once
  * the module is there, and again when the module is replaced (popped from
- * sys.modules and imported anew). The exact-type table they join is
- * pickler.c's.
+ * sys.modules and imported anew). The exact-type table they join is the
+ * module state's (state.c); pickler.c's reducer_override reads it.
  */
 #include "internal.h"
 

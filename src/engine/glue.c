@@ -5,8 +5,8 @@
  * multiprocessing's pickler, building module objects): short in Python,
  * long and fragile in C, and never on a hot path. They live in companion
  * modules installed next to the extension (python/ in the source tree)
- * and are imported on first call, so `import ccloudpickle` stays as cheap
- * as before.
+ * and are imported on first call, so `import ccloudpickle` does not pay
+ * for them.
  */
 #include "internal.h"
 

@@ -450,7 +450,7 @@ data_bytes(PyObject *data)
  * bytes; the load decodes them with `encoding`. Only encodings that give
  * every ASCII byte itself keep the two the same ('bytes' gives bytes,
  * which no reconstructor takes for a name): an escaping codec turned
- * "\x72unpy" into runpy past deny=['runpy'] (review i11f), EBCDIC would
+ * "\x72unpy" into runpy past deny=['runpy'], EBCDIC would
  * spell names in other bytes. 1 if the load may use it, else 0 with
  * PolicyError set, -1 on another error. */
 static int

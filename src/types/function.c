@@ -944,7 +944,8 @@ cpk_reduce_function(cpk_state *st, PyObject *pickler, PyObject *func)
     /* A leaf subset's modules go by name (split_modules): the state gets
      * the rest, and the whole subset only if the split form is written. */
     PyObject *plain = fglobals, *pairs = NULL;
-    /* Formats before 4 take no modules argument: subimport, as before. */
+    /* Formats before 4 take no modules argument: modules go by
+     * subimport. */
     if (split != NULL && PyTuple_GET_ITEM(split, 2) != Py_None &&
         ext->fmt >= 4) {
         plain = PyTuple_GET_ITEM(split, 1);

@@ -138,7 +138,7 @@ reduce_contextvar(cpk_state *st, int format, PyObject *obj)
 {
     /* 3.9's ContextVar type names no module (its __module__ is
      * "builtins"; 3.10's is "_contextvars"): plain pickle cannot name it
-     * for a stock loader, so those formats refuse it as before. */
+     * for a stock loader, so those formats refuse it. */
     if (!cpk_py_contextvar_named() && format != CPK_FORMAT_NATIVE)
         Py_RETURN_NOTIMPLEMENTED;
     PyObject *name = PyObject_GetAttrString(obj, "name");

@@ -159,7 +159,7 @@ done:
 
 /* ParamSpec (3.10) and TypeVarTuple (3.11): by value in our format only;
  * stock loaders have no reconstructor for them, so compat formats go by
- * name as before (loading needs the defining module). */
+ * name (loading needs the defining module). */
 PyObject *
 cpk_reduce_typeparam(cpk_state *st, int format, PyObject *obj,
                      int spec)
@@ -186,7 +186,7 @@ done:
 
 /* NewType (a class from 3.10; on 3.9 a function, which goes by value as
  * any function does): (_make_newtype, (qualname, supertype, module,
- * tracker_id)). Compat formats: by name, as before. */
+ * tracker_id)). Compat formats: by name. */
 PyObject *
 cpk_reduce_newtype(cpk_state *st, int format, PyObject *nt)
 {
