@@ -10,6 +10,8 @@
 
 #include <marshal.h>
 
+#include "marshal_codes.h" /* CPK_MC_*: norm_object */
+
 /* marshal version 2: the newest one that writes no object references.
  * From version 3 on, marshal flags every object whose reference count is
  * above 1 as shareable (FLAG_REF) and marks interned strings: the bytes
@@ -167,26 +169,27 @@ norm_object(cpk_reader *r, cpk_membuf *out)
     long n;
     char t = (char)type;
     switch (type) {
-    case '0': case 'N': case 'F': case 'T': case 'S': case '.':
+    case CPK_MC_NULL: case CPK_MC_NONE: case CPK_MC_FALSE: case CPK_MC_TRUE:
+    case CPK_MC_STOPITER: case CPK_MC_ELLIPSIS:
         return cpk_membuf_put(out, &t, 1);
-    case 'i':
+    case CPK_MC_INT:
         return cpk_membuf_put(out, &t, 1) < 0 ? -1 : norm_raw(r, out, 4);
-    case 'g':
+    case CPK_MC_BINARY_FLOAT:
         return cpk_membuf_put(out, &t, 1) < 0 ? -1 : norm_raw(r, out, 8);
-    case 'y':
+    case CPK_MC_BINARY_COMPLEX:
         return cpk_membuf_put(out, &t, 1) < 0 ? -1 : norm_raw(r, out, 16);
-    case 'l':
+    case CPK_MC_LONG:
         if (cpk_membuf_put(out, &t, 1) < 0 || rd_long(r, &n) < 0 ||
             norm_raw(r, out, 4) < 0)
             return -1;
         n = n < 0 ? -n : n;
         return n > (r->end - r->p) / 2 ? -1 : norm_raw(r, out, 2 * (size_t)n);
-    case 's':
+    case CPK_MC_STRING:
         if (cpk_membuf_put(out, &t, 1) < 0 || rd_long(r, &n) < 0 || n < 0 ||
             norm_raw(r, out, 4) < 0)
             return -1;
         return norm_raw(r, out, (size_t)n);
-    case 'u':
+    case CPK_MC_UNICODE:
         if (rd_long(r, &n) < 0 || n < 0 || n > r->end - r->p - 4)
             return -1;
         r->p += 4;
@@ -195,22 +198,22 @@ norm_object(cpk_reader *r, cpk_membuf *out)
                 return -1;
         }
         else if (n < 256) {
-            char h[2] = {'z', (char)(unsigned char)n};
+            char h[2] = {CPK_MC_SHORT_ASCII, (char)(unsigned char)n};
             if (cpk_membuf_put(out, h, 2) < 0)
                 return -1;
         }
         else {
-            char a = 'a';
+            char a = CPK_MC_ASCII;
             if (cpk_membuf_put(out, &a, 1) < 0 || cpk_membuf_put_long(out, n) < 0)
                 return -1;
         }
         return norm_raw(r, out, (size_t)n);
-    case '(': case '[':
+    case CPK_MC_TUPLE: case CPK_MC_LIST:
         if (rd_long(r, &n) < 0 || n < 0 || n > r->end - r->p)
             return -1;
         r->p += 4;
-        if (type == '(' && n < 256) {
-            char h[2] = {')', (char)(unsigned char)n};
+        if (type == CPK_MC_TUPLE && n < 256) {
+            char h[2] = {CPK_MC_SMALL_TUPLE, (char)(unsigned char)n};
             if (cpk_membuf_put(out, h, 2) < 0)
                 return -1;
         }
@@ -220,23 +223,23 @@ norm_object(cpk_reader *r, cpk_membuf *out)
             if (norm_object(r, out) < 0)
                 return -1;
         return 0;
-    case '<': case '>':
+    case CPK_MC_SET: case CPK_MC_FROZENSET:
         if (cpk_membuf_put(out, &t, 1) < 0 || rd_long(r, &n) < 0 ||
             norm_raw(r, out, 4) < 0)
             return -1;
         return norm_set(r, out, n);
-    case '{':
+    case CPK_MC_DICT:
         if (cpk_membuf_put(out, &t, 1) < 0)
             return -1;
         for (;;) {
             if (r->p >= r->end)
                 return -1;
-            if (*r->p == '0')
+            if (*r->p == CPK_MC_NULL)
                 return norm_raw(r, out, 1);
             if (norm_object(r, out) < 0 || norm_object(r, out) < 0)
                 return -1;
         }
-    case 'c':
+    case CPK_MC_CODE:
         if (cpk_membuf_put(out, &t, 1) < 0)
             return -1;
         /* Fields as CPK_PY_CODE_MARSHAL_* count them. */

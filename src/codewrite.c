@@ -13,6 +13,7 @@
  * bytes are the same.
  */
 #include "internal.h"
+#include "marshal_codes.h" /* CPK_MC_* */
 
 /* Nesting deeper than this goes the old way (marshal itself stops at
  * 2000, with an error code.c handles). */
@@ -58,19 +59,20 @@ cw_str(cw *w, PyObject *v)
         Py_ssize_t n = PyUnicode_GET_LENGTH(v);
         const char *p = (const char *)PyUnicode_1BYTE_DATA(v);
         if (n < 256) {
-            char h[2] = {'z', (char)(unsigned char)n};
+            char h[2] = {CPK_MC_SHORT_ASCII, (char)(unsigned char)n};
             return cpk_membuf_put(&w->b, h, 2) < 0 ||
                            cpk_membuf_put(&w->b, p, (size_t)n) < 0
                        ? -1
                        : 1;
         }
-        return cw_sized(w, 'a', p, n);
+        return cw_sized(w, CPK_MC_ASCII, p, n);
     }
     /* As marshal encodes it: lone surrogates pass. */
     PyObject *utf8 = PyUnicode_AsEncodedString(v, "utf8", "surrogatepass");
     if (utf8 == NULL)
         return -1;
-    int r = cw_sized(w, 'u', PyBytes_AS_STRING(utf8), PyBytes_GET_SIZE(utf8));
+    int r = cw_sized(w, CPK_MC_UNICODE, PyBytes_AS_STRING(utf8),
+                     PyBytes_GET_SIZE(utf8));
     Py_DECREF(utf8);
     return r;
 }
@@ -81,11 +83,13 @@ cw_tuple(cw *w, PyObject *v)
     Py_ssize_t n = PyTuple_GET_SIZE(v);
     int r;
     if (n < 256) {
-        char h[2] = {')', (char)(unsigned char)n};
+        char h[2] = {CPK_MC_SMALL_TUPLE, (char)(unsigned char)n};
         r = cpk_membuf_put(&w->b, h, 2) < 0 ? -1 : 1;
     }
     else
-        r = n > INT32_MAX ? 0 : cw_byte(w, '(') < 0 ? -1 : cw_long(w, (long)n);
+        r = n > INT32_MAX ? 0
+            : cw_byte(w, CPK_MC_TUPLE) < 0 ? -1
+                                           : cw_long(w, (long)n);
     for (Py_ssize_t i = 0; r == 1 && i < n; i++)
         r = cw_object(w, PyTuple_GET_ITEM(v, i));
     return r;
@@ -114,7 +118,7 @@ cw_objects(cw *w, PyObject *const *v, int n)
 static int
 cw_code(cw *w, PyCodeObject *co)
 {
-    if (cw_byte(w, 'c') < 0)
+    if (cw_byte(w, CPK_MC_CODE) < 0)
         return -1;
     int head[CPK_PY_CODE_MARSHAL_INTS];
     PyObject *body[CPK_PY_CODE_MARSHAL_OBJECTS];
@@ -136,13 +140,13 @@ static int
 cw_object(cw *w, PyObject *v)
 {
     if (v == Py_None)
-        return cw_byte(w, 'N');
+        return cw_byte(w, CPK_MC_NONE);
     if (v == Py_False)
-        return cw_byte(w, 'F');
+        return cw_byte(w, CPK_MC_FALSE);
     if (v == Py_True)
-        return cw_byte(w, 'T');
+        return cw_byte(w, CPK_MC_TRUE);
     if (v == Py_Ellipsis)
-        return cw_byte(w, '.');
+        return cw_byte(w, CPK_MC_ELLIPSIS);
     if (w->depth >= CW_MAX_DEPTH)
         return 0;
     int r;
@@ -152,7 +156,8 @@ cw_object(cw *w, PyObject *v)
     else if (PyTuple_CheckExact(v))
         r = cw_tuple(w, v);
     else if (PyBytes_CheckExact(v))
-        r = cw_sized(w, 's', PyBytes_AS_STRING(v), PyBytes_GET_SIZE(v));
+        r = cw_sized(w, CPK_MC_STRING, PyBytes_AS_STRING(v),
+                     PyBytes_GET_SIZE(v));
     else if (PyCode_Check(v))
         r = cw_code(w, (PyCodeObject *)v);
     else {
@@ -162,7 +167,7 @@ cw_object(cw *w, PyObject *v)
                                       : 0;
         if (PyLong_CheckExact(v) && !overflow && x >= INT32_MIN &&
             x <= INT32_MAX)
-            r = cw_byte(w, 'i') < 0 ? -1 : cw_long(w, x);
+            r = cw_byte(w, CPK_MC_INT) < 0 ? -1 : cw_long(w, x);
         else if (PyErr_Occurred())
             r = -1;
         else if (PyFloat_CheckExact(v) || PyComplex_CheckExact(v) ||
