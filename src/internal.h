@@ -12,17 +12,7 @@
 #include "format.h" /* the format numbers, the marker */
 
 #include "pycompat.h" /* every difference between Python versions */
-
-/* 1 if the pending exception may be cleared where cloudpickle's `except
- * Exception` would swallow it; 0 for KeyboardInterrupt, SystemExit and the
- * other BaseException-only ones, and for MemoryError (STYLE.md), which
- * must propagate. */
-static inline int
-cpk_error_clearable(void)
-{
-    return PyErr_ExceptionMatches(PyExc_Exception) &&
-           !PyErr_ExceptionMatches(PyExc_MemoryError);
-}
+#include "pyerr.h"    /* cpk_error_clearable: the clearable-error rule */
 
 /* Interned attribute and key names, one `str_<name>` field each. */
 #define CPK_NAMES(X)                                                         \

@@ -836,6 +836,8 @@ module_exec(PyObject *module)
             return -1;
         }
         st->format_op_len = len;
+        /* SHORT_BINUNICODE module, SHORT_BINUNICODE name, STACK_GLOBAL,
+         * POP */
         len = snprintf(st->format_op4, sizeof st->format_op4,
                        "\x8c%c%s\x8c%c%s\x93" "0",
                        (char)strlen(CPK_MODULE_NAME), CPK_MODULE_NAME,

@@ -14,6 +14,7 @@
 
 #include "ccloudpickle.h"
 #include "message.h"
+#include "pyerr.h"     /* cpk_error_clear_if_clearable */
 #include "secondary.h" /* cpk_secondary_stdout */
 
 _Noreturn void
@@ -642,11 +643,7 @@ import_pickle(void)
         Py_XDECREF(stand_in);
         Py_XDECREF(partial);
         /* No _functools: the ordinary import below, in the caller. */
-        if (!PyErr_ExceptionMatches(PyExc_Exception) ||
-            PyErr_ExceptionMatches(PyExc_MemoryError))
-            return -1;
-        PyErr_Clear();
-        return 0;
+        return cpk_error_clear_if_clearable();
     }
     Py_DECREF(partial);
     PyObject *pickle = PyImport_ImportModule("_pickle");

@@ -11,6 +11,7 @@
 #include "envelope.h"  /* cpk_envelope_parse: the pickle inside --sign's */
 #include "pkscan.h"    /* names, sources, imports */
 #include "pycompat_scan.h" /* CPK_PY_SCAN_FLAGS */
+#include "pyerr.h"     /* cpk_error_clear_if_clearable */
 #include "safetext.h"  /* cpk_put_safe */
 #include "scancheck.h" /* cpk_scan_import_name */
 
@@ -23,18 +24,6 @@ typedef struct {
     char *name;          /* malloc'd, escaped: module.qualname */
     char *source;        /* malloc'd, escaped; NULL: unknown */
 } row;
-
-/* Clear what `except Exception` would catch (0), or leave it (-1). */
-static int
-swallow(void)
-{
-    if (PyErr_ExceptionMatches(PyExc_Exception) &&
-        !PyErr_ExceptionMatches(PyExc_MemoryError)) {
-        PyErr_Clear();
-        return 0;
-    }
-    return -1;
-}
 
 /* p[0, n) escaped (safetext.h), as a malloc'd string; NULL when out of
  * memory. */
@@ -85,24 +74,24 @@ module_file(const char *name, size_t len, char **file)
                                          "surrogateescape");
     if (key == NULL || modules == NULL) {
         Py_XDECREF(key);
-        return key == NULL ? swallow() : 0;
+        return key == NULL ? cpk_error_clear_if_clearable() : 0;
     }
     Py_INCREF(modules);
     PyObject *mod = PyObject_GetItem(modules, key);
     Py_DECREF(modules);
     Py_DECREF(key);
     if (mod == NULL)
-        return swallow();
+        return cpk_error_clear_if_clearable();
     PyObject *f = PyObject_GetAttrString(mod, "__file__");
     Py_DECREF(mod);
     if (f == NULL)
-        return swallow();
+        return cpk_error_clear_if_clearable();
     int rc = 0;
     if (PyUnicode_Check(f)) {
         PyObject *b = PyUnicode_AsEncodedString(f, "utf-8",
                                                 "surrogateescape");
         if (b == NULL)
-            rc = swallow();
+            rc = cpk_error_clear_if_clearable();
         else {
             *file = escaped(PyBytes_AS_STRING(b),
                             (size_t)PyBytes_GET_SIZE(b));

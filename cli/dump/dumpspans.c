@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pickle_ops.h" /* CPK_OP_* */
+
 enum {
     A_OTHER,
     A_STR,    /* s: the text (str operands of STACK_GLOBAL, names) */
@@ -373,7 +375,8 @@ parse_index(walker *w, size_t at, const unsigned char *p, size_t len,
 static int
 is_memo_put(unsigned char op)
 {
-    return op == 'p' || op == 'q' || op == 'r' || op == 0x94;
+    return op == CPK_OP_PUT || op == CPK_OP_BINPUT ||
+           op == CPK_OP_LONG_BINPUT || op == CPK_OP_MEMOIZE;
 }
 
 /* One opcode at `at` (w->pos is past the opcode byte). 1 at STOP, 0 to go
@@ -385,13 +388,13 @@ step(walker *w, size_t at, unsigned char op, long *pending, int *then_pop)
     size_t len, first, mark_at;
     slot a, b, c, r;
     switch (op) {
-    case '.': /* STOP */
+    case CPK_OP_STOP:
         return 1;
-    case 0x80: /* PROTO */
+    case CPK_OP_PROTO:
         return take(w, at, 1, &p);
-    case 0x95: /* FRAME */
+    case CPK_OP_FRAME:
         return take(w, at, 8, &p);
-    case '(': /* MARK */
+    case CPK_OP_MARK:
         if (grow(w, (void **)&w->marks, &w->capmarks, w->nmarks + 1,
                  sizeof(size_t)) < 0 ||
             grow(w, (void **)&w->mark_off, &w->capmarkoff, w->nmarks + 1,
@@ -400,68 +403,71 @@ step(walker *w, size_t at, unsigned char op, long *pending, int *then_pop)
         w->marks[w->nmarks] = w->nstack;
         w->mark_off[w->nmarks++] = at;
         return 0;
-    case '0': /* POP: an item, or the MARK when none is above it */
+    case CPK_OP_POP: /* an item, or the MARK when none is above it */
         if (w->nstack > fence(w)) {
             w->nstack--;
             return 0;
         }
         return pop_mark(w, at, &first, &mark_at);
-    case '1': /* POP_MARK */
+    case CPK_OP_POP_MARK:
         return pop_mark(w, at, &first, &mark_at);
-    case '2': /* DUP */
+    case CPK_OP_DUP:
         if (w->nstack <= fence(w))
             return bad(w, at, "stack underflow");
         a = w->stack[w->nstack - 1];
         a.start = at;
         return push(w, &a);
-    case 'N': case 0x88: case 0x89: case '}': case ']': case 0x8f:
-    case 0x97: /* NONE, bools, empty dict/list/set, NEXT_BUFFER */
+    case CPK_OP_NONE: case CPK_OP_NEWTRUE: case CPK_OP_NEWFALSE:
+    case CPK_OP_EMPTY_DICT: case CPK_OP_EMPTY_LIST: case CPK_OP_EMPTY_SET:
+    case CPK_OP_NEXT_BUFFER:
         return push_other(w, at);
-    case ')': /* EMPTY_TUPLE */
+    case CPK_OP_EMPTY_TUPLE:
         make_tuple(w, 0, 0, at, &r);
         return push(w, &r);
-    case 'K': case 0x82:
+    case CPK_OP_BININT1: case CPK_OP_EXT1:
         return take(w, at, 1, &p) < 0 ? -1 : push_other(w, at);
-    case 'M': case 0x83:
+    case CPK_OP_BININT2: case CPK_OP_EXT2:
         return take(w, at, 2, &p) < 0 ? -1 : push_other(w, at);
-    case 'J': case 0x84:
+    case CPK_OP_BININT: case CPK_OP_EXT4:
         return take(w, at, 4, &p) < 0 ? -1 : push_other(w, at);
-    case 'G':
+    case CPK_OP_BINFLOAT:
         return take(w, at, 8, &p) < 0 ? -1 : push_other(w, at);
-    case 0x8a: /* LONG1 */
+    case CPK_OP_LONG1:
         return take_counted(w, at, 1, &p, &len) < 0 ? -1
                                                    : push_other(w, at);
-    case 0x8b: case 'T': case 'B': /* LONG4, BINSTRING, BINBYTES */
+    case CPK_OP_LONG4: case CPK_OP_BINSTRING: case CPK_OP_BINBYTES:
         return take_counted(w, at, 4, &p, &len) < 0 ? -1
                                                    : push_other(w, at);
-    case 'U': case 'C': /* SHORT_BINSTRING, SHORT_BINBYTES */
+    case CPK_OP_SHORT_BINSTRING: case CPK_OP_SHORT_BINBYTES:
         return take_counted(w, at, 1, &p, &len) < 0 ? -1
                                                    : push_other(w, at);
-    case 0x8e: case 0x96: /* BINBYTES8, BYTEARRAY8 */
+    case CPK_OP_BINBYTES8: case CPK_OP_BYTEARRAY8:
         return take_counted(w, at, 8, &p, &len) < 0 ? -1
                                                    : push_other(w, at);
-    case 'I': case 'L': case 'F': case 'S': case 'P':
-        /* INT, LONG, FLOAT, STRING, PERSID */
+    case CPK_OP_INT: case CPK_OP_LONG: case CPK_OP_FLOAT: case CPK_OP_STRING:
+    case CPK_OP_PERSID:
         return take_line(w, at, &p, &len) < 0 ? -1 : push_other(w, at);
-    case 0x8c: case 'X': case 0x8d: case 'V': {
-        /* SHORT_BINUNICODE, BINUNICODE, BINUNICODE8, UNICODE (protocol
-         * 0's raw-unicode-escape: names are ASCII, verbatim) */
-        int rc = op == 'V'    ? take_line(w, at, &p, &len)
-                 : op == 0x8c ? take_counted(w, at, 1, &p, &len)
-                 : op == 'X'  ? take_counted(w, at, 4, &p, &len)
-                              : take_counted(w, at, 8, &p, &len);
+    case CPK_OP_SHORT_BINUNICODE: case CPK_OP_BINUNICODE:
+    case CPK_OP_BINUNICODE8: case CPK_OP_UNICODE: {
+        /* UNICODE is protocol 0's raw-unicode-escape: names are ASCII,
+         * verbatim */
+        int rc = op == CPK_OP_UNICODE ? take_line(w, at, &p, &len)
+                 : op == CPK_OP_SHORT_BINUNICODE
+                     ? take_counted(w, at, 1, &p, &len)
+                 : op == CPK_OP_BINUNICODE ? take_counted(w, at, 4, &p, &len)
+                                           : take_counted(w, at, 8, &p, &len);
         if (rc < 0)
             return -1;
         slot s = {.start = at, .a = {A_STR, p, NULL, len, 0, -1}};
         return push(w, &s);
     }
-    case 'c': /* GLOBAL "module\nname\n" */
-    case 'i': { /* INST: the same, applied to the items since MARK */
+    case CPK_OP_GLOBAL: /* "module\nname\n" */
+    case CPK_OP_INST: { /* the same, applied to the items since MARK */
         const unsigned char *m, *nm;
         size_t ml, nml;
         if (take_line(w, at, &m, &ml) < 0 || take_line(w, at, &nm, &nml) < 0)
             return -1;
-        if (op == 'i') {
+        if (op == CPK_OP_INST) {
             if (pop_mark(w, at, &first, &mark_at) < 0)
                 return -1;
             return push_other(w, mark_at);
@@ -469,7 +475,7 @@ step(walker *w, size_t at, unsigned char op, long *pending, int *then_pop)
         slot s = {.start = at, .a = {A_GLOBAL, m, nm, ml, nml, -1}};
         return push(w, &s);
     }
-    case 0x93: /* STACK_GLOBAL */
+    case CPK_OP_STACK_GLOBAL:
         if (pop(w, at, &b) < 0 || pop(w, at, &a) < 0)
             return -1;
         memset(&r, 0, sizeof(r));
@@ -478,12 +484,12 @@ step(walker *w, size_t at, unsigned char op, long *pending, int *then_pop)
         if (a.a.kind == A_STR && b.a.kind == A_STR)
             r.a = (atom){A_GLOBAL, a.a.s, b.a.s, a.a.sl, b.a.sl, -1};
         return push(w, &r);
-    case 'R': /* REDUCE */
+    case CPK_OP_REDUCE:
         if (pop(w, at, &b) < 0 || pop(w, at, &a) < 0 ||
             reduce(w, at, &a, &b, &r, pending, then_pop) < 0)
             return -1;
         return push(w, &r);
-    case 'b': /* BUILD: the state is set on the object below it */
+    case CPK_OP_BUILD: /* the state is set on the object below it */
         if (pop(w, at, &b) < 0)
             return -1;
         if (w->nstack <= fence(w))
@@ -495,30 +501,32 @@ step(walker *w, size_t at, unsigned char op, long *pending, int *then_pop)
                 return -1;
         }
         return 0;
-    case 'a': /* APPEND */
+    case CPK_OP_APPEND:
         if (pop(w, at, &a) < 0)
             return -1;
         return w->nstack > fence(w) ? 0 : bad(w, at, "stack underflow");
-    case 's': /* SETITEM */
+    case CPK_OP_SETITEM:
         if (pop(w, at, &b) < 0 || pop(w, at, &a) < 0)
             return -1;
         return w->nstack > fence(w) ? 0 : bad(w, at, "stack underflow");
-    case 'e': case 'u': case 0x90: /* APPENDS, SETITEMS, ADDITEMS */
+    case CPK_OP_APPENDS: case CPK_OP_SETITEMS: case CPK_OP_ADDITEMS:
         if (pop_mark(w, at, &first, &mark_at) < 0)
             return -1;
         return w->nstack > fence(w) ? 0 : bad(w, at, "stack underflow");
-    case 't': case 'l': case 'd': case 0x91: case 'o': {
-        /* TUPLE, LIST, DICT, FROZENSET, OBJ: the items since MARK, still
-         * in the array above the new top until the next push */
+    case CPK_OP_TUPLE: case CPK_OP_LIST: case CPK_OP_DICT:
+    case CPK_OP_FROZENSET: case CPK_OP_OBJ: {
+        /* the items since MARK, still in the array above the new top
+         * until the next push */
         size_t old = w->nstack;
         if (pop_mark(w, at, &first, &mark_at) < 0)
             return -1;
-        make_tuple(w, first, op == 't' ? old - first : 0, mark_at, &r);
-        r.is_tuple = op == 't';
+        make_tuple(w, first, op == CPK_OP_TUPLE ? old - first : 0, mark_at,
+                   &r);
+        r.is_tuple = op == CPK_OP_TUPLE;
         return push(w, &r);
     }
-    case 0x85: case 0x86: case 0x87: { /* TUPLE1, TUPLE2, TUPLE3 */
-        size_t k = (size_t)(op - 0x84);
+    case CPK_OP_TUPLE1: case CPK_OP_TUPLE2: case CPK_OP_TUPLE3: {
+        size_t k = (size_t)(op - CPK_OP_TUPLE1 + 1);
         if (w->nstack < fence(w) + k)
             return bad(w, at, "stack underflow");
         first = w->nstack - k;
@@ -526,36 +534,36 @@ step(walker *w, size_t at, unsigned char op, long *pending, int *then_pop)
         w->nstack = first;
         return push(w, &r);
     }
-    case 0x81: /* NEWOBJ */
+    case CPK_OP_NEWOBJ:
         if (pop(w, at, &b) < 0 || pop(w, at, &a) < 0)
             return -1;
         return push_other(w, a.start);
-    case 0x92: /* NEWOBJ_EX */
+    case CPK_OP_NEWOBJ_EX:
         if (pop(w, at, &c) < 0 || pop(w, at, &b) < 0 || pop(w, at, &a) < 0)
             return -1;
         return push_other(w, a.start);
-    case 'Q': /* BINPERSID */
+    case CPK_OP_BINPERSID:
         if (pop(w, at, &a) < 0)
             return -1;
         return push_other(w, a.start);
-    case 0x98: /* READONLY_BUFFER */
+    case CPK_OP_READONLY_BUFFER:
         return w->nstack > fence(w) ? 0 : bad(w, at, "stack underflow");
-    case 0x94: /* MEMOIZE */
+    case CPK_OP_MEMOIZE:
         return memo_put(w, at, w->memo_next++);
-    case 'q':
+    case CPK_OP_BINPUT:
         return take(w, at, 1, &p) < 0 ? -1 : memo_put(w, at, p[0]);
-    case 'r':
+    case CPK_OP_LONG_BINPUT:
         return take(w, at, 4, &p) < 0 ? -1 : memo_put(w, at, le(p, 4));
-    case 'h':
+    case CPK_OP_BINGET:
         return take(w, at, 1, &p) < 0 ? -1 : memo_get(w, at, p[0]);
-    case 'j':
+    case CPK_OP_LONG_BINGET:
         return take(w, at, 4, &p) < 0 ? -1 : memo_get(w, at, le(p, 4));
-    case 'p': case 'g': {
+    case CPK_OP_PUT: case CPK_OP_GET: {
         uint64_t idx;
         if (take_line(w, at, &p, &len) < 0 ||
             parse_index(w, at, p, len, &idx) < 0)
             return -1;
-        return op == 'p' ? memo_put(w, at, idx) : memo_get(w, at, idx);
+        return op == CPK_OP_PUT ? memo_put(w, at, idx) : memo_get(w, at, idx);
     }
     default:
         return bad(w, at, "unknown opcode");
@@ -644,7 +652,7 @@ cpk_spans_measure(const unsigned char *data, size_t len, cpk_spans *out)
         }
         else if (pending >= 0 && is_memo_put(op))
             w.ranges[pending].hi = w.pos;
-        else if (pending >= 0 && op == '0' && pending_pop) {
+        else if (pending >= 0 && op == CPK_OP_POP && pending_pop) {
             w.ranges[pending].hi = w.pos; /* the setter's None */
             pending = -1;
         }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "message.h"
+#include "pyerr.h" /* cpk_error_clearable */
 
 #define SHOWN_MAX 60 /* bytes of an argument quoted in a message */
 
@@ -123,8 +124,7 @@ callable_name(PyObject *callable, char *buf, size_t cap)
     for (size_t i = 0; i < 2; i++) {
         PyObject *v = PyObject_GetAttrString(callable, attrs[i]);
         if (v == NULL) {
-            if (!PyErr_ExceptionMatches(PyExc_Exception) ||
-                PyErr_ExceptionMatches(PyExc_MemoryError))
+            if (!cpk_error_clearable())
                 return -1;
             PyErr_Clear();
             continue;
@@ -254,8 +254,7 @@ check_binding(PyObject *callable, PyObject *args, PyObject *kwargs)
         Py_DECREF(bound);
         return 0;
     }
-    if (!PyErr_ExceptionMatches(PyExc_Exception) ||
-        PyErr_ExceptionMatches(PyExc_MemoryError))
+    if (!cpk_error_clearable())
         return -1;
     if (!PyErr_ExceptionMatches(PyExc_TypeError) || bind == NULL) {
         /* No signature (a builtin without one: ValueError), or one that
@@ -391,8 +390,7 @@ type_name_of(PyObject *v, char *buf, size_t cap)
 static int
 json_error(char *buf, size_t cap)
 {
-    if (!PyErr_ExceptionMatches(PyExc_Exception) ||
-        PyErr_ExceptionMatches(PyExc_MemoryError))
+    if (!cpk_error_clearable())
         return -1;
     int deep = PyErr_ExceptionMatches(PyExc_RecursionError);
     PyObject *type, *exc, *tb;

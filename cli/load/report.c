@@ -14,23 +14,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "pyerr.h" /* cpk_error_clear_if_clearable */
+#include "pickle_ops.h" /* CPK_OP_PROTO */
+
 #define VALUE_MAX 200  /* characters of a repr shown */
 #define PAIR_MAX 60    /* ... in a closure or globals entry */
 #define NAME_MAX_ 200  /* ... of a name */
 #define CODE_DEPTH 32  /* nested code objects searched for global names */
-
-/* After a failed call: clear what `except Exception` would catch (0), or
- * leave it set (-1). MemoryError is never swallowed. */
-static int
-swallow(void)
-{
-    if (PyErr_ExceptionMatches(PyExc_Exception) &&
-        !PyErr_ExceptionMatches(PyExc_MemoryError)) {
-        PyErr_Clear();
-        return 0;
-    }
-    return -1;
-}
 
 /* Attribute `name` of o into *v (new reference), or *v = NULL when it is
  * missing or its lookup raised an Exception. Returns 0, or -1 with an
@@ -40,7 +30,7 @@ attr(PyObject *o, const char *name, PyObject **v)
 {
     *v = PyObject_GetAttrString(o, name);
     if (*v == NULL)
-        return swallow();
+        return cpk_error_clear_if_clearable();
     return 0;
 }
 
@@ -184,7 +174,7 @@ text(PyObject *o, int use_repr, Py_ssize_t max)
 {
     PyObject *s = use_repr ? repr_bounded(o) : PyObject_Str(o);
     if (s == NULL) {
-        if (swallow() < 0)
+        if (cpk_error_clear_if_clearable() < 0)
             return NULL;
         return PyUnicode_FromFormat("<unprintable %s>", Py_TYPE(o)->tp_name);
     }
@@ -386,7 +376,7 @@ signature_row(FILE *out, PyObject *obj, PyObject *name)
     PyObject *sig = PyObject_CallMethod(inspect, "signature", "(O)", obj);
     Py_DECREF(inspect);
     if (sig == NULL)
-        return swallow();
+        return cpk_error_clear_if_clearable();
     PyObject *s = text(sig, 0, VALUE_MAX);
     Py_DECREF(sig);
     if (s == NULL)
@@ -418,7 +408,7 @@ pairs_row(FILE *out, const char *key, PyObject *pairs)
         PyObject *part = NULL;
         if (PyModule_Check(v)) {
             PyObject *mname = PyModule_GetNameObject(v);
-            if (mname == NULL && swallow() < 0)
+            if (mname == NULL && cpk_error_clear_if_clearable() < 0)
                 goto error;
             PyObject *shown = mname ? cut(mname, PAIR_MAX) : NULL;
             Py_XDECREF(mname);
@@ -493,7 +483,7 @@ source_row(FILE *out, PyCodeObject *co)
     if (loc == NULL)
         return -1;
     PyObject *path = PyUnicode_EncodeFSDefault(file);
-    if (path == NULL && swallow() < 0) {
+    if (path == NULL && cpk_error_clear_if_clearable() < 0) {
         Py_DECREF(loc);
         return -1;
     }
@@ -575,7 +565,7 @@ globals_row(FILE *out, PyObject *func, PyObject *code)
         /* A key of the globals with a hostile __eq__ can run here. */
         PyObject *v = PyDict_GetItemWithError(globals, k);
         if (v == NULL) {
-            if (PyErr_Occurred() && swallow() < 0)
+            if (PyErr_Occurred() && cpk_error_clear_if_clearable() < 0)
                 goto done;
             continue;
         }
@@ -744,7 +734,7 @@ done:
         return -1;
 
     char line[128];
-    if (len >= 2 && (unsigned char)data[0] == 0x80)
+    if (len >= 2 && (unsigned char)data[0] == CPK_OP_PROTO)
         snprintf(line, sizeof(line), "%zu bytes, protocol %d", len,
                  (unsigned char)data[1]);
     else

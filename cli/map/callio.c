@@ -11,6 +11,7 @@
  * over with json's own C encoder, made once, so that its answer and its
  * error are json's. */
 #include "pycompat.h" /* Py_NewRef before 3.10 */
+#include "pyerr.h"    /* cpk_error_clearable */
 #include "callio.h"
 
 #include <math.h>
@@ -99,16 +100,6 @@ cpk_buf_free(cpk_buf *b)
 
 /* Exceptions -------------------------------------------------------------- */
 
-/* Whether the pending exception is one `except Exception` would catch and
- * not MemoryError: 1 for those (the object could not be encoded), 0 for
- * what must propagate. */
-static int
-swallowable(void)
-{
-    return PyErr_ExceptionMatches(PyExc_Exception) &&
-           !PyErr_ExceptionMatches(PyExc_MemoryError);
-}
-
 /* A type's name as json and pickle say it: __name__ (tp_name after its
  * last dot). */
 static const char *
@@ -162,7 +153,7 @@ append_object_str(cpk_buf *b, PyObject *o)
     PyObject *bytes = s ? utf8_lenient(s) : NULL;
     Py_XDECREF(s);
     if (bytes == NULL) {
-        if (!swallowable())
+        if (!cpk_error_clearable())
             return -1;
         PyErr_Clear();
         return 1;
@@ -193,7 +184,7 @@ append_exception(cpk_buf *b, PyObject *value, int with_type)
         b->len = with_type ? before_msg : start; /* no message */
     PyObject *notes = PyObject_GetAttrString(value, "__notes__");
     if (notes == NULL) {
-        if (!swallowable())
+        if (!cpk_error_clearable())
             return -1;
         PyErr_Clear();
         return 0;
@@ -317,7 +308,7 @@ json_str(cpk_buf *b, PyObject *s)
     Py_ssize_t n;
     const char *u = PyUnicode_AsUTF8AndSize(s, &n);
     if (u == NULL) {
-        if (!swallowable())
+        if (!cpk_error_clearable())
             return FAST_ERR;
         PyErr_Clear();
         return FAST_NO;
@@ -347,7 +338,7 @@ json_long(cpk_buf *b, PyObject *o)
      * (ValueError): json's encoder gives that error. */
     PyObject *r = PyLong_Type.tp_repr(o);
     if (r == NULL) {
-        if (!swallowable())
+        if (!cpk_error_clearable())
             return FAST_ERR;
         PyErr_Clear();
         return FAST_NO;
@@ -512,7 +503,7 @@ encode_json(cpk_encoder *e, PyObject *obj, cpk_buf *out, char **why)
         if (s != NULL && PyErr_ExceptionMatches(PyExc_UnicodeEncodeError))
             surrogate_error(s);
         Py_XDECREF(s);
-        if (!swallowable())
+        if (!cpk_error_clearable())
             return -1;
         return unencodable(Py_TYPE(obj), "as JSON", 0, 1, why);
     }
@@ -534,7 +525,7 @@ encode_repr(PyObject *obj, cpk_buf *out, char **why)
 {
     PyObject *r = PyObject_Repr(obj);
     if (r == NULL) {
-        if (!swallowable())
+        if (!cpk_error_clearable())
             return -1;
         return unencodable(Py_TYPE(obj), "with repr()", 1, 1, why);
     }
@@ -542,7 +533,7 @@ encode_repr(PyObject *obj, cpk_buf *out, char **why)
     const char *u = PyUnicode_AsUTF8AndSize(r, &n);
     PyObject *bytes = NULL;
     if (u == NULL) {
-        if (!swallowable()) {
+        if (!cpk_error_clearable()) {
             Py_DECREF(r);
             return -1;
         }
@@ -574,7 +565,7 @@ encode_pickle(cpk_encoder *e, PyObject *obj, cpk_buf *out, char **why)
     PyObject *args[2] = {obj, e->protocol};
     PyObject *data = PyObject_Vectorcall(e->dumps, args, 1, e->kwnames);
     if (data == NULL) {
-        if (!swallowable())
+        if (!cpk_error_clearable())
             return -1;
         return unencodable(Py_TYPE(obj), "as a pickle", 1, 1, why);
     }
@@ -625,7 +616,7 @@ make_json(cpk_encoder *e)
         make ? PyObject_GetAttrString(cjson, "encode_basestring") : NULL;
     Py_XDECREF(cjson);
     if (basestring == NULL) {
-        if (!swallowable()) {
+        if (!cpk_error_clearable()) {
             Py_XDECREF(make);
             Py_DECREF(enc);
             return -1;
@@ -727,7 +718,7 @@ cpk_encode_result(cpk_encoder *e, PyObject *obj, cpk_buf *out, char **why)
 static int
 must_propagate(void)
 {
-    return PyErr_Occurred() && !swallowable();
+    return PyErr_Occurred() && !cpk_error_clearable();
 }
 
 /* `s` (a str) with UTF-8 guaranteed: lone surrogates backslash-escaped.

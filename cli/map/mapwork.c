@@ -11,6 +11,7 @@
 
 #include "message.h"
 #include "pycompat.h" /* Py_NewRef before 3.10 */
+#include "pyerr.h"    /* cpk_error_clearable */
 #include "safetext.h"
 #include "scancheck.h"
 
@@ -407,8 +408,7 @@ decode_json(cpk_mapwork *w, uint64_t record, const char *p, size_t n,
         }
     }
     Py_XDECREF(pair);
-    if (PyErr_Occurred() && (!PyErr_ExceptionMatches(PyExc_Exception) ||
-                             PyErr_ExceptionMatches(PyExc_MemoryError))) {
+    if (PyErr_Occurred() && !cpk_error_clearable()) {
         Py_DECREF(s);
         return NULL;
     }
@@ -420,8 +420,7 @@ decode_json(cpk_mapwork *w, uint64_t record, const char *p, size_t n,
         Py_DECREF(v);
         PyErr_SetString(PyExc_ValueError, "undecodable");
     }
-    if (!PyErr_ExceptionMatches(PyExc_Exception) ||
-        PyErr_ExceptionMatches(PyExc_MemoryError))
+    if (!cpk_error_clearable())
         return NULL;
     PyObject *type, *value, *tb;
     PyErr_Fetch(&type, &value, &tb);
@@ -488,15 +487,12 @@ decode_pickle(cpk_mapwork *w, uint64_t record, const char *p, size_t n,
     Py_XDECREF(args);
     if (v != NULL)
         return v;
-    if (!PyErr_ExceptionMatches(PyExc_Exception) ||
-        PyErr_ExceptionMatches(PyExc_MemoryError))
+    if (!cpk_error_clearable())
         return NULL;
     PyObject *type, *value, *tb;
     PyErr_Fetch(&type, &value, &tb);
     PyObject *msg = value ? PyObject_Str(value) : NULL;
-    if (msg == NULL && PyErr_Occurred() &&
-        (!PyErr_ExceptionMatches(PyExc_Exception) ||
-         PyErr_ExceptionMatches(PyExc_MemoryError))) {
+    if (msg == NULL && PyErr_Occurred() && !cpk_error_clearable()) {
         /* str() of it raised what must propagate (KeyboardInterrupt) */
         Py_XDECREF(type);
         Py_XDECREF(value);
@@ -703,8 +699,7 @@ one(cpk_mapwork *w, uint64_t record, const char *p, size_t n,
         }
         /* What `except Exception` would not catch ends the program
          * (MemoryError included), as anywhere else. */
-        if (!PyErr_ExceptionMatches(PyExc_Exception) ||
-            PyErr_ExceptionMatches(PyExc_MemoryError))
+        if (!cpk_error_clearable())
             return -1;
         kind = CPK_REC_RAISED;
         status = CPK_EXIT_RAISED;

@@ -17,6 +17,7 @@
 
 #include "host.h"
 #include "message.h"
+#include "pyerr.h" /* cpk_error_clearable */
 #include "output.h"
 
 #define MAX_INFLIGHT 2                  /* batches per worker */
@@ -111,8 +112,7 @@ flush_python(void)
         Py_DECREF(f);
         /* A failed flush is the stream's (a closed stderr); what must
          * propagate (KeyboardInterrupt) stays set for the caller. */
-        if (r == NULL && PyErr_ExceptionMatches(PyExc_Exception) &&
-            !PyErr_ExceptionMatches(PyExc_MemoryError))
+        if (r == NULL && cpk_error_clearable())
             PyErr_Clear();
         if (PyErr_Occurred())
             return;

@@ -12,6 +12,7 @@
  * bytes were left unread (cloudpickle-load refuses trailing data).
  */
 #include "internal.h"
+#include "pickle_ops.h" /* CPK_OP_PROTO */
 
 #include <structmember.h>
 
@@ -47,7 +48,7 @@ typedef struct {
 static Py_ssize_t
 prefix_at(const char *data, Py_ssize_t n)
 {
-    return n >= 2 && (unsigned char)data[0] == 0x80 ? 2 : 0;
+    return n >= 2 && (unsigned char)data[0] == CPK_OP_PROTO ? 2 : 0;
 }
 
 /* data[0, at) + prefix + data[at, n) as a new bytes object. */

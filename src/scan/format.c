@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "pickle_ops.h" /* CPK_OP_PROTO, CPK_OP_STACK_GLOBAL */
+
 /* Format n was first written by releases[n - 1] (doc/FORMAT.md). */
 static const char *const releases[] = {
     "0.1.0", /* 1: the first reconstructors */
@@ -89,7 +91,7 @@ cpk_format_sniff(const void *data, size_t len, int *format, char *version,
     static const char text[] = "cccloudpickle\n";
     static const char bin[] = "\x8c\x0c" "ccloudpickle\x8c";
     const unsigned char *p = data;
-    if (len >= 2 && p[0] == 0x80) { /* after PROTO */
+    if (len >= 2 && p[0] == CPK_OP_PROTO) { /* skip it and its argument */
         p += 2;
         len -= 2;
     }
@@ -105,7 +107,7 @@ cpk_format_sniff(const void *data, size_t len, int *format, char *version,
         /* SHORT_BINUNICODE module, SHORT_BINUNICODE name, STACK_GLOBAL */
         size_t nl = p[bl];
         const char *name = (const char *)p + bl + 1;
-        return len > bl + 1 + nl && p[bl + 1 + nl] == 0x93 &&
+        return len > bl + 1 + nl && p[bl + 1 + nl] == CPK_OP_STACK_GLOBAL &&
                cpk_format_parse(name, nl, format, version, vsize);
     }
     return 0;

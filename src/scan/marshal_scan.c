@@ -11,6 +11,7 @@
  * allocated for it, recursion is limited to CPK_MSCAN_MAX_DEPTH. */
 #include "marshal_scan.h"
 #include "growarray.h"
+#include "marshal_codes.h" /* CPK_MC_* */
 
 #include <stdlib.h>
 #include <string.h>
@@ -292,29 +293,30 @@ static long r_object(mreader *r, int depth)
     uint8_t code;
     if (depth > CPK_MSCAN_MAX_DEPTH || r_u8(r, &code))
         return -1;
-    int flag = (code & 0x80) != 0;
-    uint8_t type = code & 0x7f;
+    int flag = (code & CPK_MC_FLAG_REF) != 0;
+    uint8_t type = code & CPK_MC_TYPE_MASK;
     long id;
     size_t n;
     long x;
 
     switch (type) {
-    case '0': /* TYPE_NULL: no value, no ref slot */
+    case CPK_MC_NULL: /* no value, no ref slot */
         return new_val(r, MV_NULL);
-    case 'N':
+    case CPK_MC_NONE:
         if ((id = new_val(r, MV_NONE)) < 0 || reserve_ref(r, flag, id))
             return -1;
         return id;
-    case 'F': case 'T': case 'S': case '.':
+    case CPK_MC_FALSE: case CPK_MC_TRUE: case CPK_MC_STOPITER:
+    case CPK_MC_ELLIPSIS:
         if ((id = new_val(r, MV_SCALAR)) < 0 || reserve_ref(r, flag, id))
             return -1;
         return id;
-    case 'i':
+    case CPK_MC_INT:
         if (r_i32(r, &x) || (id = new_val(r, MV_INT)) < 0)
             return -1;
         r->vals[id].ival = x;
         return reserve_ref(r, flag, id) ? -1 : id;
-    case 'l': { /* TYPE_LONG: count of 15-bit digits, sign in the count */
+    case CPK_MC_LONG: { /* count of 15-bit digits, sign in the count */
         if (r_i32(r, &x) || x < -(1L << 30) || x > (1L << 30))
             return -1;
         size_t nd = (size_t)(x < 0 ? -x : x);
@@ -330,8 +332,9 @@ static long r_object(mreader *r, int depth)
             return -1;
         return reserve_ref(r, flag, id) ? -1 : id;
     }
-    case 'f': case 'x': { /* text float; complex is two of them */
-        for (int k = 0; k < (type == 'x' ? 2 : 1); k++) {
+    case CPK_MC_FLOAT: case CPK_MC_COMPLEX: {
+        /* text float; complex is two of them */
+        for (int k = 0; k < (type == CPK_MC_COMPLEX ? 2 : 1); k++) {
             if (r_count(r, &n, 1) || need(r, n))
                 return -1;
             r->pos += n;
@@ -340,45 +343,52 @@ static long r_object(mreader *r, int depth)
             return -1;
         return reserve_ref(r, flag, id) ? -1 : id;
     }
-    case 'g': case 'y':
-        if (need(r, type == 'g' ? 8 : 16))
+    case CPK_MC_BINARY_FLOAT: case CPK_MC_BINARY_COMPLEX:
+        if (need(r, type == CPK_MC_BINARY_FLOAT ? 8 : 16))
             return -1;
-        r->pos += type == 'g' ? 8 : 16;
+        r->pos += type == CPK_MC_BINARY_FLOAT ? 8 : 16;
         if ((id = new_val(r, MV_SCALAR)) < 0)
             return -1;
         return reserve_ref(r, flag, id) ? -1 : id;
-    case 's': case 'u': case 't': case 'a': case 'A': case 'z': case 'Z': {
-        int width = (type == 'z' || type == 'Z') ? 1 : 4;
+    case CPK_MC_STRING: case CPK_MC_UNICODE: case CPK_MC_INTERNED:
+    case CPK_MC_ASCII: case CPK_MC_ASCII_INTERNED: case CPK_MC_SHORT_ASCII:
+    case CPK_MC_SHORT_ASCII_INTERNED: {
+        int width = (type == CPK_MC_SHORT_ASCII ||
+                     type == CPK_MC_SHORT_ASCII_INTERNED) ? 1 : 4;
         if (r_count(r, &n, width) || need(r, n))
             return -1;
-        if ((id = new_val(r, type == 's' ? MV_BYTES : MV_STR)) < 0)
+        if ((id = new_val(r, type == CPK_MC_STRING ? MV_BYTES : MV_STR)) < 0)
             return -1;
         r->vals[id].off = r->pos;
         r->vals[id].len = n;
         r->pos += n;
         return reserve_ref(r, flag, id) ? -1 : id;
     }
-    case 'r': /* TYPE_REF */
+    case CPK_MC_REF:
         if (r_i32(r, &x) || x < 0 || (size_t)x >= r->nrefs)
             return -1;
         id = (long)r->refs[x];
         if (r->vals[id].kind == MV_INVALID) /* a code object being read */
             return -1;
         return id;
-    case '(': case ')': case '[': case '<': case '>': {
-        if (r_count(r, &n, type == ')' ? 1 : 4))
+    case CPK_MC_TUPLE: case CPK_MC_SMALL_TUPLE: case CPK_MC_LIST:
+    case CPK_MC_SET: case CPK_MC_FROZENSET: {
+        if (r_count(r, &n, type == CPK_MC_SMALL_TUPLE ? 1 : 4))
             return -1;
         /* A tuple is readable (through a ref) while its items are read;
          * a frozenset's slot is only filled at the end. */
-        if ((id = new_val(r, type == '>' ? MV_INVALID : MV_TUPLE)) < 0 ||
+        if ((id = new_val(r, type == CPK_MC_FROZENSET ? MV_INVALID
+                                                      : MV_TUPLE)) < 0 ||
             reserve_ref(r, flag, id))
             return -1;
         if (r_items(r, id, n, depth))
             return -1;
-        r->vals[id].kind = (type == '(' || type == ')') ? MV_TUPLE : MV_OTHER;
+        r->vals[id].kind = (type == CPK_MC_TUPLE || type == CPK_MC_SMALL_TUPLE)
+                               ? MV_TUPLE
+                               : MV_OTHER;
         return id;
     }
-    case '{': /* key/value pairs up to TYPE_NULL */
+    case CPK_MC_DICT: /* key/value pairs up to TYPE_NULL */
         if ((id = new_val(r, MV_OTHER)) < 0 || reserve_ref(r, flag, id))
             return -1;
         for (;;) {
@@ -392,7 +402,7 @@ static long r_object(mreader *r, int depth)
                 return -1;
         }
         return id;
-    case ':': { /* TYPE_SLICE (marshal version 5, 3.14) */
+    case CPK_MC_SLICE: { /* marshal version 5, 3.14 */
         if ((id = new_val(r, MV_INVALID)) < 0 || reserve_ref(r, flag, id))
             return -1;
         for (int k = 0; k < 3; k++) {
@@ -403,13 +413,13 @@ static long r_object(mreader *r, int depth)
         r->vals[id].kind = MV_OTHER;
         return id;
     }
-    case 'c':
+    case CPK_MC_CODE:
         if ((id = new_val(r, MV_INVALID)) < 0 || reserve_ref(r, flag, id))
             return -1;
         if (r_code(r, id, depth))
             return -1;
         return id;
-    default: /* includes '?' TYPE_UNKNOWN */
+    default: /* includes CPK_MC_UNKNOWN */
         return -1;
     }
 }
@@ -447,7 +457,7 @@ int cpk_mscan_code(const uint8_t *data, size_t len, long magic,
     r.layout = (strcmp(v, "3.9") == 0 || strcmp(v, "3.10") == 0) ? 310 : 311;
     r.out = out;
     int ok = 0;
-    if (len > 0 && (data[0] & 0x7f) == 'c') {
+    if (len > 0 && (data[0] & CPK_MC_TYPE_MASK) == CPK_MC_CODE) {
         long id = r_object(&r, 0);
         ok = id >= 0 && r.vals[id].kind == MV_CODE && r.pos == r.n;
     }

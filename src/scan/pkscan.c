@@ -15,6 +15,8 @@
 #include "marshal_scan.h" /* cpk_mscan_code */
 #include "growarray.h"      /* cpk_grow */
 #include "format.h"         /* cpk_format_parse: the format markers */
+#include "marshal_codes.h"  /* CPK_MC_CODE, CPK_MC_TYPE_MASK */
+#include "pickle_ops.h"     /* CPK_OP_* */
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -333,12 +335,13 @@ static int is_lazy(const scanner *sc, uint32_t e)
 static int scalar_kind(uint8_t op)
 {
     switch (op) {
-    case 'N': return K_NONE;
-    case 0x88: case 0x89: return K_BOOL;
-    case 'G': return K_FLOAT;
-    case 'C': case 'B': case 0x8e: return K_BYTES;
-    case 0x96: return K_BYTEARRAY;
-    default: return K_INT; /* J K M, LONG1 */
+    case CPK_OP_NONE: return K_NONE;
+    case CPK_OP_NEWTRUE: case CPK_OP_NEWFALSE: return K_BOOL;
+    case CPK_OP_BINFLOAT: return K_FLOAT;
+    case CPK_OP_SHORT_BINBYTES: case CPK_OP_BINBYTES: case CPK_OP_BINBYTES8:
+        return K_BYTES;
+    case CPK_OP_BYTEARRAY8: return K_BYTEARRAY;
+    default: return K_INT; /* BININT, BININT1, BININT2, LONG1 */
     }
 }
 
@@ -362,14 +365,14 @@ static uint32_t scalar_node(scanner *sc, size_t off)
     node *nd = &sc->nodes[id];
     int k;
     switch (op) {
-    case 0x88: case 0x89:
-        nd->u.ival = op == 0x88;
+    case CPK_OP_NEWTRUE: case CPK_OP_NEWFALSE:
+        nd->u.ival = op == CPK_OP_NEWTRUE;
         break;
-    case 'J': case 'K': case 'M':
-        k = op == 'J' ? 4 : op == 'K' ? 1 : 2;
+    case CPK_OP_BININT: case CPK_OP_BININT1: case CPK_OP_BININT2:
+        k = op == CPK_OP_BININT ? 4 : op == CPK_OP_BININT1 ? 1 : 2;
         nd->u.ival = k == 4 ? (int64_t)(int32_t)le(p, 4) : (int64_t)le(p, k);
         break;
-    case 0x8a: /* LONG1 */
+    case CPK_OP_LONG1:
         k = p[0];
         if (k <= 8) {
             uint64_t v = le(p + 1, k);
@@ -380,8 +383,9 @@ static uint32_t scalar_node(scanner *sc, size_t off)
             nd->flags |= NF_BIGINT;
         }
         break;
-    case 'C': case 'B': case 0x8e: case 0x96:
-        k = op == 'C' ? 1 : op == 'B' ? 4 : 8;
+    case CPK_OP_SHORT_BINBYTES: case CPK_OP_BINBYTES: case CPK_OP_BINBYTES8:
+    case CPK_OP_BYTEARRAY8:
+        k = op == CPK_OP_SHORT_BINBYTES ? 1 : op == CPK_OP_BINBYTES ? 4 : 8;
         nd->u.s.at = (uint32_t)(off + 1 + (size_t)k);
         nd->u.s.len = (uint32_t)le(p, k);
         break;
@@ -1312,20 +1316,31 @@ static const char *kname(const scanner *sc, uint32_t id)
 /* --- opcodes ------------------------------------------------------------- */
 
 static const int8_t op_proto[256] = {
-    ['('] = 1, ['.'] = 1, ['0'] = 1, ['1'] = 2, ['2'] = 1, ['F'] = 1,
-    ['I'] = 1, ['J'] = 2, ['K'] = 2, ['L'] = 1, ['M'] = 2, ['N'] = 1,
-    ['P'] = 1, ['Q'] = 2, ['R'] = 1, ['S'] = 1, ['T'] = 2, ['U'] = 2,
-    ['V'] = 1, ['X'] = 2, ['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1,
-    ['}'] = 2, ['e'] = 2, ['g'] = 1, ['h'] = 2, ['i'] = 1, ['j'] = 2,
-    ['l'] = 1, [']'] = 2, ['o'] = 2, ['p'] = 1, ['q'] = 2, ['r'] = 2,
-    ['s'] = 1, ['t'] = 1, [')'] = 2, ['u'] = 2, ['G'] = 2,
-    [0x80] = 3, [0x81] = 3, [0x82] = 3, [0x83] = 3, [0x84] = 3,
-    [0x85] = 3, [0x86] = 3, [0x87] = 3, [0x88] = 3, [0x89] = 3,
-    [0x8a] = 3, [0x8b] = 3,
-    ['B'] = 4, ['C'] = 4,
-    [0x8c] = 5, [0x8d] = 5, [0x8e] = 5, [0x8f] = 5, [0x90] = 5,
-    [0x91] = 5, [0x92] = 5, [0x93] = 5, [0x94] = 5, [0x95] = 5,
-    [0x96] = 6, [0x97] = 6, [0x98] = 6,
+    [CPK_OP_MARK] = 1, [CPK_OP_STOP] = 1, [CPK_OP_POP] = 1, [CPK_OP_DUP] = 1,
+    [CPK_OP_FLOAT] = 1, [CPK_OP_INT] = 1, [CPK_OP_LONG] = 1, [CPK_OP_NONE] = 1,
+    [CPK_OP_PERSID] = 1, [CPK_OP_REDUCE] = 1, [CPK_OP_STRING] = 1,
+    [CPK_OP_UNICODE] = 1, [CPK_OP_APPEND] = 1, [CPK_OP_BUILD] = 1,
+    [CPK_OP_GLOBAL] = 1, [CPK_OP_DICT] = 1, [CPK_OP_GET] = 1,
+    [CPK_OP_INST] = 1, [CPK_OP_LIST] = 1, [CPK_OP_PUT] = 1,
+    [CPK_OP_SETITEM] = 1, [CPK_OP_TUPLE] = 1,
+    [CPK_OP_POP_MARK] = 2, [CPK_OP_BININT] = 2, [CPK_OP_BININT1] = 2,
+    [CPK_OP_BININT2] = 2, [CPK_OP_BINPERSID] = 2, [CPK_OP_BINSTRING] = 2,
+    [CPK_OP_SHORT_BINSTRING] = 2, [CPK_OP_BINUNICODE] = 2,
+    [CPK_OP_EMPTY_DICT] = 2, [CPK_OP_APPENDS] = 2, [CPK_OP_BINGET] = 2,
+    [CPK_OP_LONG_BINGET] = 2, [CPK_OP_EMPTY_LIST] = 2, [CPK_OP_OBJ] = 2,
+    [CPK_OP_BINPUT] = 2, [CPK_OP_LONG_BINPUT] = 2, [CPK_OP_EMPTY_TUPLE] = 2,
+    [CPK_OP_SETITEMS] = 2, [CPK_OP_BINFLOAT] = 2,
+    [CPK_OP_PROTO] = 3, [CPK_OP_NEWOBJ] = 3, [CPK_OP_EXT1] = 3,
+    [CPK_OP_EXT2] = 3, [CPK_OP_EXT4] = 3, [CPK_OP_TUPLE1] = 3,
+    [CPK_OP_TUPLE2] = 3, [CPK_OP_TUPLE3] = 3, [CPK_OP_NEWTRUE] = 3,
+    [CPK_OP_NEWFALSE] = 3, [CPK_OP_LONG1] = 3, [CPK_OP_LONG4] = 3,
+    [CPK_OP_BINBYTES] = 4, [CPK_OP_SHORT_BINBYTES] = 4,
+    [CPK_OP_SHORT_BINUNICODE] = 5, [CPK_OP_BINUNICODE8] = 5,
+    [CPK_OP_BINBYTES8] = 5, [CPK_OP_EMPTY_SET] = 5, [CPK_OP_ADDITEMS] = 5,
+    [CPK_OP_FROZENSET] = 5, [CPK_OP_NEWOBJ_EX] = 5, [CPK_OP_STACK_GLOBAL] = 5,
+    [CPK_OP_MEMOIZE] = 5, [CPK_OP_FRAME] = 5,
+    [CPK_OP_BYTEARRAY8] = 6, [CPK_OP_NEXT_BUFFER] = 6,
+    [CPK_OP_READONLY_BUFFER] = 6,
 }; /* protocol + 1; 0: not an opcode */
 
 static int do_append(scanner *sc, size_t x, size_t off)
@@ -1521,7 +1536,7 @@ static int step(scanner *sc, size_t *pos, size_t off, int *stop)
     r->n_opcodes++;
 
     switch (op) {
-    case 0x80: /* PROTO */
+    case CPK_OP_PROTO:
         if (read_n(sc, pos, 1, off, &p))
             return -1;
         if (p[0] > 5)
@@ -1531,7 +1546,7 @@ static int step(scanner *sc, size_t *pos, size_t off, int *stop)
         if (r->protocol < 0)
             r->protocol = p[0];
         return 0;
-    case 0x95: /* FRAME */
+    case CPK_OP_FRAME:
         if (read_n(sc, pos, 8, off, &p))
             return -1;
         u = le(p, 8);
@@ -1551,7 +1566,7 @@ static int step(scanner *sc, size_t *pos, size_t off, int *stop)
         sc->frame_end = *pos + (size_t)u;
         r->n_frames++;
         return 0;
-    case '.': /* STOP */
+    case CPK_OP_STOP:
         r->stop_stack = sc->nstack;
         r->stop_marks = sc->nmarks;
         if (pop(sc, off, &id))
@@ -1561,33 +1576,33 @@ static int step(scanner *sc, size_t *pos, size_t off, int *stop)
         sc->nstack++; /* keep it for the analysis */
         *stop = 1;
         return 0;
-    case '(': /* MARK */
+    case CPK_OP_MARK:
         if (sgrow(sc->acct, (void **)&sc->marks, &sc->capmarks,
                   sc->nmarks + 1, sizeof(uint32_t)))
             return nomem(sc, off);
         sc->marks[sc->nmarks++] = (uint32_t)sc->nstack;
         sc->fence = sc->nstack;
         return 0;
-    case '0': /* POP */
+    case CPK_OP_POP:
         if (sc->nmarks && sc->marks[sc->nmarks - 1] == sc->nstack) {
             sc->nmarks--;
             sc->fence = sc->nmarks ? sc->marks[sc->nmarks - 1] : 0;
             return 0;
         }
         return pop(sc, off, &id);
-    case '1': /* POP_MARK */
+    case CPK_OP_POP_MARK:
         if (marker(sc, off, &mk))
             return -1;
         sc->nstack = mk;
         return 0;
-    case '2': /* DUP */
+    case CPK_OP_DUP:
         if (sc->nstack <= sc->fence)
             return underflow(sc, off);
         return push(sc, at(sc, sc->nstack - 1), off);
-    case 'N':
-    case 0x88: case 0x89: /* NEWTRUE, NEWFALSE */
+    case CPK_OP_NONE:
+    case CPK_OP_NEWTRUE: case CPK_OP_NEWFALSE:
         return push(sc, scalar(sc, off), off);
-    case 'I': { /* INT */
+    case CPK_OP_INT: {
         if (read_line(sc, pos, off, 2, &s, &len))
             return -1;
         int neg;
@@ -1607,7 +1622,7 @@ static int step(scanner *sc, size_t *pos, size_t off, int *stop)
                                                            : (int64_t)u;
         return push(sc, id, off);
     }
-    case 'L': { /* LONG */
+    case CPK_OP_LONG: {
         if (read_line(sc, pos, off, 2, &s, &len))
             return -1;
         int neg;
@@ -1622,22 +1637,23 @@ static int step(scanner *sc, size_t *pos, size_t off, int *stop)
                                                            : (int64_t)u;
         return push(sc, id, off);
     }
-    case 'J': case 'K': case 'M': { /* BININT, BININT1, BININT2 */
-        int k = op == 'J' ? 4 : op == 'K' ? 1 : 2;
+    case CPK_OP_BININT: case CPK_OP_BININT1: case CPK_OP_BININT2: {
+        int k = op == CPK_OP_BININT ? 4 : op == CPK_OP_BININT1 ? 1 : 2;
         if (read_n(sc, pos, (size_t)k, off, &p))
             return -1;
         return push(sc, scalar(sc, off), off);
     }
-    case 0x8a: case 0x8b: { /* LONG1, LONG4 */
-        if (read_n(sc, pos, op == 0x8a ? 1 : 4, off, &p))
+    case CPK_OP_LONG1: case CPK_OP_LONG4: {
+        if (read_n(sc, pos, op == CPK_OP_LONG1 ? 1 : 4, off, &p))
             return -1;
-        int64_t n = op == 0x8a ? (int64_t)p[0] : (int64_t)(int32_t)le(p, 4);
+        int64_t n = op == CPK_OP_LONG1 ? (int64_t)p[0]
+                                       : (int64_t)(int32_t)le(p, 4);
         if (n < 0)
             return fail(sc, PKSCAN_ERR_LENGTH, off,
                         "LONG pickle has negative byte count");
         if (read_len(sc, pos, (uint64_t)n, off, "LONG", &p))
             return -1;
-        if (op == 0x8a)
+        if (op == CPK_OP_LONG1)
             return push(sc, scalar(sc, off), off);
         id = new_node(sc, K_INT, off);
         if (id == NONE_ID)
@@ -1652,7 +1668,7 @@ static int step(scanner *sc, size_t *pos, size_t off, int *stop)
         }
         return push(sc, id, off);
     }
-    case 'F': /* FLOAT */
+    case CPK_OP_FLOAT:
         if (read_line(sc, pos, off, 2, &s, &len))
             return -1;
         if (!float_ok(s, len))
@@ -1662,11 +1678,11 @@ static int step(scanner *sc, size_t *pos, size_t off, int *stop)
             return fail(sc, PKSCAN_ERR_VALUE, off,
                         "value too large to convert to float");
         return push(sc, new_node(sc, K_FLOAT, off), off);
-    case 'G': /* BINFLOAT */
+    case CPK_OP_BINFLOAT:
         if (read_n(sc, pos, 8, off, &p))
             return -1;
         return push(sc, scalar(sc, off), off);
-    case 'S': { /* STRING */
+    case CPK_OP_STRING: {
         if (read_line(sc, pos, off, 1, &s, &len))
             return -1;
         if (!(len >= 2 && s[0] == s[len - 1] && (s[0] == '\'' ||
@@ -1682,10 +1698,12 @@ static int step(scanner *sc, size_t *pos, size_t off, int *stop)
                         "'ascii' codec can't decode STRING bytes");
         return push(sc, new_dstr(sc, o, ol, off), off);
     }
-    case 'T': case 'U': { /* BINSTRING, SHORT_BINSTRING */
-        if (read_n(sc, pos, op == 'T' ? 4 : 1, off, &p))
+    case CPK_OP_BINSTRING: case CPK_OP_SHORT_BINSTRING: {
+        if (read_n(sc, pos, op == CPK_OP_BINSTRING ? 4 : 1, off, &p))
             return -1;
-        int64_t n = op == 'U' ? (int64_t)p[0] : (int64_t)(int32_t)le(p, 4);
+        int64_t n = op == CPK_OP_SHORT_BINSTRING
+                        ? (int64_t)p[0]
+                        : (int64_t)(int32_t)le(p, 4);
         if (n < 0)
             return fail(sc, PKSCAN_ERR_LENGTH, off,
                         "BINSTRING pickle has negative byte count");
@@ -1697,13 +1715,15 @@ static int step(scanner *sc, size_t *pos, size_t off, int *stop)
         return push(sc, new_str(sc, K_STR, (const char *)p, (size_t)n, off),
                     off);
     }
-    case 'B': case 'C': case 0x8e: case 0x96: {
-        /* BINBYTES, SHORT_BINBYTES, BINBYTES8, BYTEARRAY8 */
-        int k = op == 'C' ? 1 : op == 'B' ? 4 : 8;
+    case CPK_OP_BINBYTES: case CPK_OP_SHORT_BINBYTES: case CPK_OP_BINBYTES8:
+    case CPK_OP_BYTEARRAY8: {
+        int k = op == CPK_OP_SHORT_BINBYTES ? 1
+              : op == CPK_OP_BINBYTES       ? 4
+                                            : 8;
         if (read_n(sc, pos, (size_t)k, off, &p))
             return -1;
         u = le(p, k);
-        const char *what = op == 0x96 ? "BYTEARRAY8" : "BINBYTES";
+        const char *what = op == CPK_OP_BYTEARRAY8 ? "BYTEARRAY8" : "BINBYTES";
         if (u > (uint64_t)INT64_MAX)
             return fail(sc, PKSCAN_ERR_LENGTH, off,
                         "%s exceeds system's maximum size of %lld bytes",
@@ -1712,7 +1732,7 @@ static int step(scanner *sc, size_t *pos, size_t off, int *stop)
             return -1;
         return push(sc, scalar(sc, off), off);
     }
-    case 'V': { /* UNICODE */
+    case CPK_OP_UNICODE: {
         if (read_line(sc, pos, off, 1, &s, &len))
             return -1;
         const char *o = NULL;
@@ -1721,9 +1741,11 @@ static int step(scanner *sc, size_t *pos, size_t off, int *stop)
             return -1;
         return push(sc, new_dstr(sc, o, ol, off), off);
     }
-    case 'X': case 0x8c: case 0x8d: {
-        /* BINUNICODE, SHORT_BINUNICODE, BINUNICODE8 */
-        int k = op == 0x8c ? 1 : op == 'X' ? 4 : 8;
+    case CPK_OP_BINUNICODE: case CPK_OP_SHORT_BINUNICODE:
+    case CPK_OP_BINUNICODE8: {
+        int k = op == CPK_OP_SHORT_BINUNICODE ? 1
+              : op == CPK_OP_BINUNICODE       ? 4
+                                              : 8;
         if (read_n(sc, pos, (size_t)k, off, &p))
             return -1;
         u = le(p, k);
@@ -1739,23 +1761,25 @@ static int step(scanner *sc, size_t *pos, size_t off, int *stop)
         return push(sc, new_str(sc, K_STR, (const char *)p, (size_t)u, off),
                     off);
     }
-    case ')': /* EMPTY_TUPLE */
+    case CPK_OP_EMPTY_TUPLE:
         return push(sc, new_node(sc, K_TUPLE, off), off);
-    case 0x85: case 0x86: case 0x87: { /* TUPLE1/2/3 */
-        size_t k = (size_t)(op - 0x84);
+    case CPK_OP_TUPLE1: case CPK_OP_TUPLE2: case CPK_OP_TUPLE3: {
+        size_t k = (size_t)(op - CPK_OP_TUPLE1 + 1);
         if (sc->nstack < k)
             return underflow(sc, off);
         return push(sc, pop_into(sc, K_TUPLE, sc->nstack - k, off), off);
     }
-    case 't': case 'l': /* TUPLE, LIST */
+    case CPK_OP_TUPLE: case CPK_OP_LIST:
         if (marker(sc, off, &mk))
             return -1;
-        return push(sc, pop_into(sc, op == 't' ? K_TUPLE : K_LIST, mk, off),
+        return push(sc,
+                    pop_into(sc, op == CPK_OP_TUPLE ? K_TUPLE : K_LIST, mk,
+                             off),
                     off);
-    case ']': return push(sc, new_node(sc, K_LIST, off), off);
-    case '}': return push(sc, new_node(sc, K_DICT, off), off);
-    case 0x8f: return push(sc, new_node(sc, K_SET, off), off);
-    case 'd': /* DICT */
+    case CPK_OP_EMPTY_LIST: return push(sc, new_node(sc, K_LIST, off), off);
+    case CPK_OP_EMPTY_DICT: return push(sc, new_node(sc, K_DICT, off), off);
+    case CPK_OP_EMPTY_SET: return push(sc, new_node(sc, K_SET, off), off);
+    case CPK_OP_DICT:
         if (marker(sc, off, &mk))
             return -1;
         if ((sc->nstack - mk) % 2 != 0)
@@ -1766,7 +1790,7 @@ static int step(scanner *sc, size_t *pos, size_t off, int *stop)
                 return fail(sc, PKSCAN_ERR_TYPE, off, "unhashable type: '%s'",
                             kname(sc, sc->stack[i]));
         return push(sc, pop_into(sc, K_DICT, mk, off), off);
-    case 0x91: /* FROZENSET */
+    case CPK_OP_FROZENSET:
         if (marker(sc, off, &mk))
             return -1;
         for (size_t i = mk; i < sc->nstack; i++)
@@ -1774,21 +1798,21 @@ static int step(scanner *sc, size_t *pos, size_t off, int *stop)
                 return fail(sc, PKSCAN_ERR_TYPE, off, "unhashable type: '%s'",
                             kname(sc, sc->stack[i]));
         return push(sc, pop_into(sc, K_FROZENSET, mk, off), off);
-    case 'a': /* APPEND */
+    case CPK_OP_APPEND:
         return do_append(sc, sc->nstack ? sc->nstack - 1 : 0, off);
-    case 'e': /* APPENDS */
+    case CPK_OP_APPENDS:
         if (marker(sc, off, &mk))
             return -1;
         return do_append(sc, mk, off);
-    case 's': /* SETITEM */
+    case CPK_OP_SETITEM:
         if (sc->nstack < 2)
             return underflow(sc, off);
         return do_setitems(sc, sc->nstack - 2, off);
-    case 'u': /* SETITEMS */
+    case CPK_OP_SETITEMS:
         if (marker(sc, off, &mk))
             return -1;
         return do_setitems(sc, mk, off);
-    case 0x90: { /* ADDITEMS */
+    case CPK_OP_ADDITEMS: {
         if (marker(sc, off, &mk))
             return -1;
         if (mk > sc->nstack || mk <= sc->fence)
@@ -1812,7 +1836,7 @@ static int step(scanner *sc, size_t *pos, size_t off, int *stop)
         sc->nstack = mk;
         return 0;
     }
-    case 'p': { /* PUT */
+    case CPK_OP_PUT: {
         int neg;
         if (read_line(sc, pos, off, 2, &s, &len))
             return -1;
@@ -1828,13 +1852,13 @@ static int step(scanner *sc, size_t *pos, size_t off, int *stop)
                         "Python int too large to convert to C ssize_t");
         return memo_put(sc, u, off);
     }
-    case 'q': case 'r': /* BINPUT, LONG_BINPUT */
-        if (read_n(sc, pos, op == 'q' ? 1 : 4, off, &p))
+    case CPK_OP_BINPUT: case CPK_OP_LONG_BINPUT:
+        if (read_n(sc, pos, op == CPK_OP_BINPUT ? 1 : 4, off, &p))
             return -1;
-        return memo_put(sc, op == 'q' ? p[0] : le(p, 4), off);
-    case 0x94: /* MEMOIZE */
+        return memo_put(sc, op == CPK_OP_BINPUT ? p[0] : le(p, 4), off);
+    case CPK_OP_MEMOIZE:
         return memo_put(sc, sc->memo_len, off);
-    case 'g': { /* GET */
+    case CPK_OP_GET: {
         int neg;
         if (read_line(sc, pos, off, 2, &s, &len))
             return -1;
@@ -1846,15 +1870,15 @@ static int step(scanner *sc, size_t *pos, size_t off, int *stop)
                         "Python int too large to convert to C ssize_t");
         return memo_get(sc, u, neg && u, off);
     }
-    case 'h': case 'j': /* BINGET, LONG_BINGET */
-        if (read_n(sc, pos, op == 'h' ? 1 : 4, off, &p))
+    case CPK_OP_BINGET: case CPK_OP_LONG_BINGET:
+        if (read_n(sc, pos, op == CPK_OP_BINGET ? 1 : 4, off, &p))
             return -1;
-        return memo_get(sc, op == 'h' ? p[0] : le(p, 4), 0, off);
-    case 'c': /* GLOBAL */
+        return memo_get(sc, op == CPK_OP_BINGET ? p[0] : le(p, 4), 0, off);
+    case CPK_OP_GLOBAL:
         if (do_global_names(sc, pos, off, 0, &id))
             return -1;
         return push(sc, id, off);
-    case 0x93: /* STACK_GLOBAL */
+    case CPK_OP_STACK_GLOBAL:
         if (pop(sc, off, &b) || pop(sc, off, &a))
             return -1;
         if ((!opaque(sc, a) && sc->nodes[a].kind != K_STR) ||
@@ -1872,7 +1896,7 @@ static int step(scanner *sc, size_t *pos, size_t off, int *stop)
             }
         }
         return push(sc, id, off);
-    case 'i': /* INST */
+    case CPK_OP_INST:
         if (marker(sc, off, &mk))
             return -1;
         if (do_global_names(sc, pos, off, 1, &a))
@@ -1890,7 +1914,7 @@ static int step(scanner *sc, size_t *pos, size_t off, int *stop)
         use(sc, a);
         use(sc, b);
         return push(sc, id, off);
-    case 'o': /* OBJ */
+    case CPK_OP_OBJ:
         if (marker(sc, off, &mk))
             return -1;
         if (sc->nstack < mk + 1)
@@ -1908,7 +1932,7 @@ static int step(scanner *sc, size_t *pos, size_t off, int *stop)
         use(sc, a);
         use(sc, b);
         return push(sc, id, off);
-    case 'R': /* REDUCE: CPython only finds a bad callable by calling */
+    case CPK_OP_REDUCE: /* CPython only finds a bad callable by calling */
         if (pop(sc, off, &b) || pop(sc, off, &a))
             return -1;
         id = new_node(sc, K_REDUCE, off);
@@ -1921,11 +1945,11 @@ static int step(scanner *sc, size_t *pos, size_t off, int *stop)
         use(sc, a);
         use(sc, b);
         return push(sc, id, off);
-    case 0x81: return do_newobj(sc, 0, off);
-    case 0x92: return do_newobj(sc, 1, off);
-    case 'b': return do_build(sc, off);
-    case 0x82: case 0x83: case 0x84: { /* EXT1, EXT2, EXT4 */
-        int k = op == 0x82 ? 1 : op == 0x83 ? 2 : 4;
+    case CPK_OP_NEWOBJ: return do_newobj(sc, 0, off);
+    case CPK_OP_NEWOBJ_EX: return do_newobj(sc, 1, off);
+    case CPK_OP_BUILD: return do_build(sc, off);
+    case CPK_OP_EXT1: case CPK_OP_EXT2: case CPK_OP_EXT4: {
+        int k = op == CPK_OP_EXT1 ? 1 : op == CPK_OP_EXT2 ? 2 : 4;
         if (read_n(sc, pos, (size_t)k, off, &p))
             return -1;
         int64_t code = k == 4 ? (int64_t)(int32_t)le(p, 4) : (int64_t)le(p, k);
@@ -1936,14 +1960,14 @@ static int step(scanner *sc, size_t *pos, size_t off, int *stop)
             sc->nodes[id].u.ival = code;
         return push(sc, id, off);
     }
-    case 'P': case 'Q': /* PERSID, BINPERSID */
+    case CPK_OP_PERSID: case CPK_OP_BINPERSID:
         return fail(sc, PKSCAN_ERR_UNSUPPORTED, off,
                     "A load persistent id instruction was encountered, but "
                     "no persistent_load function was specified.");
-    case 0x97: /* NEXT_BUFFER */
+    case CPK_OP_NEXT_BUFFER:
         r->n_buffers++;
         return push(sc, new_node(sc, K_BUFFER, off), off);
-    case 0x98: /* READONLY_BUFFER */
+    case CPK_OP_READONLY_BUFFER:
         if (sc->nstack <= sc->fence)
             return underflow(sc, off);
         id = sc->stack[sc->nstack - 1];
@@ -2848,8 +2872,9 @@ static int resolve_pass(analysis *an)
                 node_is_str(sc, nd->u.w.wn, &ri.wn, &ri.wnl);
             }
             uint8_t op = sc->d[nd->off];
-            ri.via = op == 'c' ? PKSCAN_VIA_GLOBAL
-                   : op == 'i' ? PKSCAN_VIA_INST : PKSCAN_VIA_STACK_GLOBAL;
+            ri.via = op == CPK_OP_GLOBAL ? PKSCAN_VIA_GLOBAL
+                   : op == CPK_OP_INST   ? PKSCAN_VIA_INST
+                                         : PKSCAN_VIA_STACK_GLOBAL;
             if (add_raw(an, ri))
                 return -1;
         } else if (nd->kind == K_DYNAMIC) {
@@ -3720,7 +3745,7 @@ static int function_type_call(analysis *an, const node *nd, size_t *nargs,
         !res_is(c, "types", "LambdaType"))
         return 0;
     size_t n = sc->nodes[nd->b].n;
-    int ex = nd->kind == K_NEWOBJ && sc->d[nd->off] == 0x92;
+    int ex = nd->kind == K_NEWOBJ && sc->d[nd->off] == CPK_OP_NEWOBJ_EX;
     if (n > 6 || (n < 2 && !ex))
         return 0;
     *nargs = n;
@@ -3904,7 +3929,7 @@ static int makes_code(const analysis *an, const node *nd)
             kind_of(sc, it[2]) != K_BYTES)
             return 0;
         node_bytes(sc, it[2], &b, &bl);
-        return bl > 0 && (b[0] & 0x7f) == 'c';
+        return bl > 0 && (b[0] & CPK_MC_TYPE_MASK) == CPK_MC_CODE;
     }
     if (!call_kind(nd->kind))
         return 0;

@@ -16,6 +16,8 @@
 
 #include <marshal.h>
 
+#include "marshal_codes.h" /* CPK_MC_* */
+
 /* The byte buffer; marshal's own bytes made compact ----------------- */
 
 /* marshal version 2: the newest one that writes no object references.
@@ -174,26 +176,27 @@ norm_object(cpk_reader *r, cpk_membuf *out)
     long n;
     char t = (char)type;
     switch (type) {
-    case '0': case 'N': case 'F': case 'T': case 'S': case '.':
+    case CPK_MC_NULL: case CPK_MC_NONE: case CPK_MC_FALSE: case CPK_MC_TRUE:
+    case CPK_MC_STOPITER: case CPK_MC_ELLIPSIS:
         return cpk_membuf_put(out, &t, 1);
-    case 'i':
+    case CPK_MC_INT:
         return cpk_membuf_put(out, &t, 1) < 0 ? -1 : norm_raw(r, out, 4);
-    case 'g':
+    case CPK_MC_BINARY_FLOAT:
         return cpk_membuf_put(out, &t, 1) < 0 ? -1 : norm_raw(r, out, 8);
-    case 'y':
+    case CPK_MC_BINARY_COMPLEX:
         return cpk_membuf_put(out, &t, 1) < 0 ? -1 : norm_raw(r, out, 16);
-    case 'l':
+    case CPK_MC_LONG:
         if (cpk_membuf_put(out, &t, 1) < 0 || rd_long(r, &n) < 0 ||
             norm_raw(r, out, 4) < 0)
             return -1;
         n = n < 0 ? -n : n;
         return n > (r->end - r->p) / 2 ? -1 : norm_raw(r, out, 2 * (size_t)n);
-    case 's':
+    case CPK_MC_STRING:
         if (cpk_membuf_put(out, &t, 1) < 0 || rd_long(r, &n) < 0 || n < 0 ||
             norm_raw(r, out, 4) < 0)
             return -1;
         return norm_raw(r, out, (size_t)n);
-    case 'u':
+    case CPK_MC_UNICODE:
         if (rd_long(r, &n) < 0 || n < 0 || n > r->end - r->p - 4)
             return -1;
         r->p += 4;
@@ -202,22 +205,22 @@ norm_object(cpk_reader *r, cpk_membuf *out)
                 return -1;
         }
         else if (n < 256) {
-            char h[2] = {'z', (char)(unsigned char)n};
+            char h[2] = {CPK_MC_SHORT_ASCII, (char)(unsigned char)n};
             if (cpk_membuf_put(out, h, 2) < 0)
                 return -1;
         }
         else {
-            char a = 'a';
+            char a = CPK_MC_ASCII;
             if (cpk_membuf_put(out, &a, 1) < 0 || cpk_membuf_put_long(out, n) < 0)
                 return -1;
         }
         return norm_raw(r, out, (size_t)n);
-    case '(': case '[':
+    case CPK_MC_TUPLE: case CPK_MC_LIST:
         if (rd_long(r, &n) < 0 || n < 0 || n > r->end - r->p)
             return -1;
         r->p += 4;
-        if (type == '(' && n < 256) {
-            char h[2] = {')', (char)(unsigned char)n};
+        if (type == CPK_MC_TUPLE && n < 256) {
+            char h[2] = {CPK_MC_SMALL_TUPLE, (char)(unsigned char)n};
             if (cpk_membuf_put(out, h, 2) < 0)
                 return -1;
         }
@@ -227,23 +230,23 @@ norm_object(cpk_reader *r, cpk_membuf *out)
             if (norm_object(r, out) < 0)
                 return -1;
         return 0;
-    case '<': case '>':
+    case CPK_MC_SET: case CPK_MC_FROZENSET:
         if (cpk_membuf_put(out, &t, 1) < 0 || rd_long(r, &n) < 0 ||
             norm_raw(r, out, 4) < 0)
             return -1;
         return norm_set(r, out, n);
-    case '{':
+    case CPK_MC_DICT:
         if (cpk_membuf_put(out, &t, 1) < 0)
             return -1;
         for (;;) {
             if (r->p >= r->end)
                 return -1;
-            if (*r->p == '0')
+            if (*r->p == CPK_MC_NULL)
                 return norm_raw(r, out, 1);
             if (norm_object(r, out) < 0 || norm_object(r, out) < 0)
                 return -1;
         }
-    case 'c':
+    case CPK_MC_CODE:
         if (cpk_membuf_put(out, &t, 1) < 0)
             return -1;
         /* Fields as CPK_PY_CODE_MARSHAL_* count them. */
@@ -361,19 +364,20 @@ cw_str(cw *w, PyObject *v)
         Py_ssize_t n = PyUnicode_GET_LENGTH(v);
         const char *p = (const char *)PyUnicode_1BYTE_DATA(v);
         if (n < 256) {
-            char h[2] = {'z', (char)(unsigned char)n};
+            char h[2] = {CPK_MC_SHORT_ASCII, (char)(unsigned char)n};
             return cpk_membuf_put(&w->b, h, 2) < 0 ||
                            cpk_membuf_put(&w->b, p, (size_t)n) < 0
                        ? -1
                        : 1;
         }
-        return cw_sized(w, 'a', p, n);
+        return cw_sized(w, CPK_MC_ASCII, p, n);
     }
     /* As marshal encodes it: lone surrogates pass. */
     PyObject *utf8 = PyUnicode_AsEncodedString(v, "utf8", "surrogatepass");
     if (utf8 == NULL)
         return -1;
-    int r = cw_sized(w, 'u', PyBytes_AS_STRING(utf8), PyBytes_GET_SIZE(utf8));
+    int r = cw_sized(w, CPK_MC_UNICODE, PyBytes_AS_STRING(utf8),
+                     PyBytes_GET_SIZE(utf8));
     Py_DECREF(utf8);
     return r;
 }
@@ -384,11 +388,13 @@ cw_tuple(cw *w, PyObject *v)
     Py_ssize_t n = PyTuple_GET_SIZE(v);
     int r;
     if (n < 256) {
-        char h[2] = {')', (char)(unsigned char)n};
+        char h[2] = {CPK_MC_SMALL_TUPLE, (char)(unsigned char)n};
         r = cpk_membuf_put(&w->b, h, 2) < 0 ? -1 : 1;
     }
     else
-        r = n > INT32_MAX ? 0 : cw_byte(w, '(') < 0 ? -1 : cw_long(w, (long)n);
+        r = n > INT32_MAX ? 0
+            : cw_byte(w, CPK_MC_TUPLE) < 0 ? -1
+                                           : cw_long(w, (long)n);
     for (Py_ssize_t i = 0; r == 1 && i < n; i++)
         r = cw_object(w, PyTuple_GET_ITEM(v, i));
     return r;
@@ -417,7 +423,7 @@ cw_objects(cw *w, PyObject *const *v, int n)
 static int
 cw_code(cw *w, PyCodeObject *co)
 {
-    if (cw_byte(w, 'c') < 0)
+    if (cw_byte(w, CPK_MC_CODE) < 0)
         return -1;
     int head[CPK_PY_CODE_MARSHAL_INTS];
     PyObject *body[CPK_PY_CODE_MARSHAL_OBJECTS];
@@ -439,13 +445,13 @@ static int
 cw_object(cw *w, PyObject *v)
 {
     if (v == Py_None)
-        return cw_byte(w, 'N');
+        return cw_byte(w, CPK_MC_NONE);
     if (v == Py_False)
-        return cw_byte(w, 'F');
+        return cw_byte(w, CPK_MC_FALSE);
     if (v == Py_True)
-        return cw_byte(w, 'T');
+        return cw_byte(w, CPK_MC_TRUE);
     if (v == Py_Ellipsis)
-        return cw_byte(w, '.');
+        return cw_byte(w, CPK_MC_ELLIPSIS);
     if (w->depth >= CW_MAX_DEPTH)
         return 0;
     int r;
@@ -455,7 +461,8 @@ cw_object(cw *w, PyObject *v)
     else if (PyTuple_CheckExact(v))
         r = cw_tuple(w, v);
     else if (PyBytes_CheckExact(v))
-        r = cw_sized(w, 's', PyBytes_AS_STRING(v), PyBytes_GET_SIZE(v));
+        r = cw_sized(w, CPK_MC_STRING, PyBytes_AS_STRING(v),
+                     PyBytes_GET_SIZE(v));
     else if (PyCode_Check(v))
         r = cw_code(w, (PyCodeObject *)v);
     else {
@@ -465,7 +472,7 @@ cw_object(cw *w, PyObject *v)
                                       : 0;
         if (PyLong_CheckExact(v) && !overflow && x >= INT32_MIN &&
             x <= INT32_MAX)
-            r = cw_byte(w, 'i') < 0 ? -1 : cw_long(w, x);
+            r = cw_byte(w, CPK_MC_INT) < 0 ? -1 : cw_long(w, x);
         else if (PyErr_Occurred())
             r = -1;
         else if (PyFloat_CheckExact(v) || PyComplex_CheckExact(v) ||
