@@ -817,43 +817,46 @@ add_static_types(cpk_state *st)
     return 0;
 }
 
+/* The format marker: its opcodes for protocols 0-3 and 4+, and the
+ * current one as an attribute. */
 static int
-module_exec(PyObject *module)
+add_format_marker(PyObject *module, cpk_state *st)
 {
-    cpk_state *st = cpk_get_state(module);
-    if (init_names(st) < 0)
+    /* GLOBAL ccloudpickle _format_N_..., POP (format.h) */
+    char name[48];
+    int n = cpk_format_marker(name, sizeof name, CPK_FORMAT_CURRENT,
+                              CPK_VERSION);
+    int len = n < 0 ? -1
+                    : snprintf(st->format_op, sizeof st->format_op,
+                               "c%s\n%s\n0", CPK_MODULE_NAME, name);
+    if (len < 0 || (size_t)len >= sizeof st->format_op) {
+        PyErr_SetString(PyExc_SystemError, "format marker too long");
         return -1;
-    {
-        /* GLOBAL ccloudpickle _format_N_..., POP (format.h) */
-        char name[48];
-        int n = cpk_format_marker(name, sizeof name, CPK_FORMAT_CURRENT,
-                                  CPK_VERSION);
-        int len = n < 0 ? -1
-                        : snprintf(st->format_op, sizeof st->format_op,
-                                   "c%s\n%s\n0", CPK_MODULE_NAME, name);
-        if (len < 0 || (size_t)len >= sizeof st->format_op) {
-            PyErr_SetString(PyExc_SystemError, "format marker too long");
-            return -1;
-        }
-        st->format_op_len = len;
-        /* SHORT_BINUNICODE module, SHORT_BINUNICODE name, STACK_GLOBAL,
-         * POP */
-        len = snprintf(st->format_op4, sizeof st->format_op4,
-                       "\x8c%c%s\x8c%c%s\x93" "0",
-                       (char)strlen(CPK_MODULE_NAME), CPK_MODULE_NAME,
-                       (char)n, name);
-        if (len < 0 || (size_t)len >= sizeof st->format_op4) {
-            PyErr_SetString(PyExc_SystemError, "format marker too long");
-            return -1;
-        }
-        st->format_op4_len = len;
-        /* The current marker is an attribute: every load of one of our
-         * pickles finds it in the module dict, without the miss and the
-         * __getattr__ call that older and newer markers take. */
-        if (PyModule_AddObjectRef(module, name, Py_None) < 0)
-            return -1;
     }
+    st->format_op_len = len;
+    /* SHORT_BINUNICODE module, SHORT_BINUNICODE name, STACK_GLOBAL, POP */
+    len = snprintf(st->format_op4, sizeof st->format_op4,
+                   "\x8c%c%s\x8c%c%s\x93" "0",
+                   (char)strlen(CPK_MODULE_NAME), CPK_MODULE_NAME,
+                   (char)n, name);
+    if (len < 0 || (size_t)len >= sizeof st->format_op4) {
+        PyErr_SetString(PyExc_SystemError, "format marker too long");
+        return -1;
+    }
+    st->format_op4_len = len;
+    /* The current marker is an attribute: every load of one of our
+     * pickles finds it in the module dict, without the miss and the
+     * __getattr__ call that older and newer markers take. */
+    if (PyModule_AddObjectRef(module, name, Py_None) < 0)
+        return -1;
+    return 0;
+}
 
+/* What the module builds on: _pickle's classes and functions, copyreg's
+ * table, the io and abc types, sys.modules and builtins. */
+static int
+import_bases(cpk_state *st)
+{
     if ((st->base_pickler = cpk_import_attr("_pickle", "Pickler")) == NULL ||
         (st->base_dumps = cpk_import_attr("_pickle", "dumps")) == NULL ||
         (st->base_unpickler = cpk_import_attr("_pickle", "Unpickler")) ==
@@ -882,13 +885,18 @@ module_exec(PyObject *module)
         (st->import_ = PyObject_GetAttrString(st->builtins_module,
                                               "__import__")) == NULL)
         return -1;
+    return 0;
+}
 
+/* The state's containers, then each part's types and state. */
+static int
+init_parts(PyObject *module, cpk_state *st)
+{
     if ((st->by_value = PySet_New(NULL)) == NULL ||
         (st->extrefs = PyDict_New()) == NULL ||
         (st->singletons = PyDict_New()) == NULL ||
         (st->abc_types = PyList_New(0)) == NULL)
         return -1;
-
     if (cpk_memio_init_types(module, st) < 0 ||
         cpk_pickler_init_type(module, st) < 0 ||
         cpk_unpickler_init_type(module, st) < 0 ||
@@ -898,7 +906,14 @@ module_exec(PyObject *module)
         cpk_loadpolicy_init(module, st) < 0 ||
         cpk_primitives_init(module, st) < 0)
         return -1;
+    return 0;
+}
 
+/* The module's functions, the state's references to those pickles name,
+ * and the empty-cell sentinel. */
+static int
+add_functions(PyObject *module, cpk_state *st)
+{
     if (PyModule_AddFunctions(module, cpk_reconstruct_methods) < 0 ||
         PyModule_AddFunctions(module, cpk_compat_methods) < 0 ||
         PyModule_AddFunctions(module, cpk_reducer_methods) < 0 ||
@@ -948,18 +963,19 @@ module_exec(PyObject *module)
             NULL ||
         (st->compat_import = own(module, "_import")) == NULL)
         return -1;
-
     /* The empty-cell sentinel: one instance, found again by name. */
     st->empty_cell_value = PyType_GenericAlloc(st->sentinel_type, 0);
     if (st->empty_cell_value == NULL ||
         PyModule_AddObjectRef(module, "_empty_cell_value",
                               st->empty_cell_value) < 0)
         return -1;
+    return 0;
+}
 
-    if (add_static_types(st) < 0 || cpk_refresh_lazy_types(st) < 0 ||
-        cpk_gc_register_at_fork(module) < 0)
-        return -1;
-
+/* The public names: the classes, the exceptions and the constants. */
+static int
+add_constants(PyObject *module, cpk_state *st)
+{
     if (PyModule_AddObjectRef(module, "Pickler",
                               (PyObject *)st->pickler_type) < 0 ||
         PyModule_AddObjectRef(module, "CloudPickler",
@@ -983,6 +999,19 @@ module_exec(PyObject *module)
         st->UnpicklingError, NULL);
     if (st->FormatError == NULL ||
         PyModule_AddObjectRef(module, "FormatError", st->FormatError) < 0)
+        return -1;
+    return 0;
+}
+
+static int
+module_exec(PyObject *module)
+{
+    cpk_state *st = cpk_get_state(module);
+    if (init_names(st) < 0 || add_format_marker(module, st) < 0 ||
+        import_bases(st) < 0 || init_parts(module, st) < 0 ||
+        add_functions(module, st) < 0 || add_static_types(st) < 0 ||
+        cpk_refresh_lazy_types(st) < 0 ||
+        cpk_gc_register_at_fork(module) < 0 || add_constants(module, st) < 0)
         return -1;
     /* Last: from here stock cloudpickle may call into the module. */
     return cpk_stock_init(module, st);

@@ -177,129 +177,121 @@ parse_protocol(const char *s, int *out)
     return 0;
 }
 
+/* One option, after getopt_long returned it: 0, or an exit status (-h
+ * and -V exit here). */
 static int
-parse_options(int argc, char **argv, options *o)
+take_option(int c, char **argv, options *o)
 {
-    memset(o, 0, sizeof(*o));
-    o->protocol = -1;
-    o->paths = calloc((size_t)argc, sizeof(char *));
-    o->by_value = calloc((size_t)argc, sizeof(char *));
-    if (o->paths == NULL || o->by_value == NULL) {
-        cpk_error("out of memory");
-        return CPK_EXIT_SYSTEM;
+    switch (c) {
+    case 'e':
+        if (o->expr != NULL)
+            return cpk_usage_error("-e given more than once");
+        o->expr = optarg;
+        break;
+    case OPT_REPORT:
+        o->report = 1;
+        break;
+    case OPT_HASH:
+        o->hash = 1;
+        break;
+    case 'o':
+        o->output = optarg;
+        break;
+    case 'p':
+        if (parse_protocol(optarg, &o->protocol) < 0)
+            return cpk_usage_error("invalid protocol '%s' (0 to 5)",
+                                   optarg);
+        break;
+    case 'P':
+        o->paths[o->npaths++] = optarg;
+        break;
+    case 'f':
+        o->force = 1;
+        break;
+    case OPT_BY_REF:
+        o->by_ref = 1;
+        break;
+    case OPT_BY_VALUE:
+        /* `--by-value m:f` took the spec as its module. */
+        if (strchr(optarg, ':') != NULL)
+            return cpk_usage_error("--by-value takes a MODULE name, not "
+                                   "'%s' (give the module before "
+                                   "MODULE:ATTR)",
+                                   optarg);
+        o->by_value[o->nby_value++] = optarg;
+        break;
+    case OPT_COMPAT:
+        if (!cpk_compat_valid(optarg))
+            return cpk_usage_error("unknown --compat format '%s' "
+                                   "(accepted: " CPK_COMPAT_VALUES ")",
+                                   optarg);
+        o->compat = optarg;
+        break;
+    case OPT_PORTABLE:
+        o->portable = 1;
+        break;
+    case OPT_FORMAT: {
+        char *end;
+        errno = 0;
+        long n = strtol(optarg, &end, 10);
+        if (optarg[0] < '0' || optarg[0] > '9' || *end != '\0' ||
+            errno != 0 || n < CPK_FORMAT_OLDEST ||
+            n > CPK_FORMAT_CURRENT)
+            return cpk_usage_error("invalid --format '%s' (accepted: "
+                                   "%d to %d)",
+                                   optarg, CPK_FORMAT_OLDEST,
+                                   CPK_FORMAT_CURRENT);
+        o->format = (int)n;
+        break;
     }
-    int c;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":o:p:P:fe:hV", longopts, NULL)) !=
-           -1) {
-        switch (c) {
-        case 'e':
-            if (o->expr != NULL)
-                return cpk_usage_error("-e given more than once");
-            o->expr = optarg;
-            break;
-        case OPT_REPORT:
-            o->report = 1;
-            break;
-        case OPT_HASH:
-            o->hash = 1;
-            break;
-        case 'o':
-            o->output = optarg;
-            break;
-        case 'p':
-            if (parse_protocol(optarg, &o->protocol) < 0)
-                return cpk_usage_error("invalid protocol '%s' (0 to 5)",
-                                       optarg);
-            break;
-        case 'P':
-            o->paths[o->npaths++] = optarg;
-            break;
-        case 'f':
-            o->force = 1;
-            break;
-        case OPT_BY_REF:
-            o->by_ref = 1;
-            break;
-        case OPT_BY_VALUE:
-            /* `--by-value m:f` took the spec as its module. */
-            if (strchr(optarg, ':') != NULL)
-                return cpk_usage_error("--by-value takes a MODULE name, not "
-                                       "'%s' (give the module before "
-                                       "MODULE:ATTR)",
-                                       optarg);
-            o->by_value[o->nby_value++] = optarg;
-            break;
-        case OPT_COMPAT:
-            if (!cpk_compat_valid(optarg))
-                return cpk_usage_error("unknown --compat format '%s' "
-                                       "(accepted: " CPK_COMPAT_VALUES ")",
-                                       optarg);
-            o->compat = optarg;
-            break;
-        case OPT_PORTABLE:
-            o->portable = 1;
-            break;
-        case OPT_FORMAT: {
-            char *end;
-            errno = 0;
-            long n = strtol(optarg, &end, 10);
-            if (optarg[0] < '0' || optarg[0] > '9' || *end != '\0' ||
-                errno != 0 || n < CPK_FORMAT_OLDEST ||
-                n > CPK_FORMAT_CURRENT)
-                return cpk_usage_error("invalid --format '%s' (accepted: "
-                                       "%d to %d)",
-                                       optarg, CPK_FORMAT_OLDEST,
-                                       CPK_FORMAT_CURRENT);
-            o->format = (int)n;
-            break;
-        }
-        case OPT_SIGN:
-            o->sign = optarg;
-            break;
-        case OPT_GEN_KEY:
-            o->gen_key = optarg;
-            break;
-        case 'h':
-            usage();
-            exit(fflush(stdout) == 0 ? CPK_EXIT_OK : CPK_EXIT_SYSTEM);
-        case 'V':
-            printf("%s (ccloudpickle) %s, Python %d.%d.%d\n", cpk_prog,
-                   CPK_VERSION, PY_MAJOR_VERSION, PY_MINOR_VERSION,
-                   PY_MICRO_VERSION);
-            exit(fflush(stdout) == 0 ? CPK_EXIT_OK : CPK_EXIT_SYSTEM);
-        default:
-            return cpk_option_error(c, argv, longopts);
-        }
+    case OPT_SIGN:
+        o->sign = optarg;
+        break;
+    case OPT_GEN_KEY:
+        o->gen_key = optarg;
+        break;
+    case 'h':
+        usage();
+        exit(fflush(stdout) == 0 ? CPK_EXIT_OK : CPK_EXIT_SYSTEM);
+    case 'V':
+        printf("%s (ccloudpickle) %s, Python %d.%d.%d\n", cpk_prog,
+               CPK_VERSION, PY_MAJOR_VERSION, PY_MINOR_VERSION,
+               PY_MICRO_VERSION);
+        exit(fflush(stdout) == 0 ? CPK_EXIT_OK : CPK_EXIT_SYSTEM);
+    default:
+        return cpk_option_error(c, argv, longopts);
     }
-    /* A compat pickle names stock cloudpickle's reconstructors, which
-     * have no _code_portable (dumps() raises ValueError for the same). */
-    if (o->portable && o->compat != NULL)
-        return cpk_usage_error("--portable cannot be combined with --compat "
-                               "(stock cloudpickle cannot load the sources "
-                               "it ships)");
-    if (o->format != 0 && o->compat != NULL)
-        return cpk_usage_error("--format cannot be combined with --compat "
-                               "(--compat writes stock cloudpickle's "
-                               "format)");
-    if (o->gen_key != NULL) {
-        if (optind < argc)
-            return cpk_usage_error("--gen-key takes no MODULE:ATTR ('%s')",
-                                   argv[optind]);
-        /* Options about the pickle written are refused, as --sign and
-         * --output are: --gen-key writes a key, no pickle. */
-        const char *other = o->sign != NULL     ? "--sign"
-                            : o->output != NULL ? "--output"
-                            : o->expr != NULL   ? "--expr"
-                            : o->report         ? "--report"
-                            : o->hash           ? "--hash"
-                            : o->portable       ? "--portable"
-                                                : NULL;
-        if (other != NULL)
-            return cpk_usage_error("--gen-key cannot be combined with %s",
-                                   other);
-        return 0;
-    }
+    return 0;
+}
+
+/* The checks of --gen-key, after getopt: 0 or the usage error's exit
+ * status. */
+static int
+gen_key_options(int argc, char **argv, options *o)
+{
+    if (optind < argc)
+        return cpk_usage_error("--gen-key takes no MODULE:ATTR ('%s')",
+                               argv[optind]);
+    /* Options about the pickle written are refused, as --sign and
+     * --output are: --gen-key writes a key, no pickle. */
+    const char *other = o->sign != NULL     ? "--sign"
+                        : o->output != NULL ? "--output"
+                        : o->expr != NULL   ? "--expr"
+                        : o->report         ? "--report"
+                        : o->hash           ? "--hash"
+                        : o->portable       ? "--portable"
+                                            : NULL;
+    if (other != NULL)
+        return cpk_usage_error("--gen-key cannot be combined with %s",
+                               other);
+    return 0;
+}
+
+/* The object to pickle, -e EXPR or the MODULE:ATTR operand: 0 or the
+ * usage error's exit status. */
+static int
+object_options(int argc, char **argv, options *o)
+{
     if (o->expr != NULL) {
         if (optind < argc)
             return cpk_usage_error("give -e EXPR or MODULE:ATTR, not both "
@@ -325,6 +317,14 @@ parse_options(int argc, char **argv, options *o)
             return cpk_usage_error("'%s' is not MODULE:ATTR", o->spec);
         o->what = o->root = o->spec;
     }
+    return 0;
+}
+
+/* Where the pickle goes, -o or standard output: 0, or the exit status
+ * of a refused output. */
+static int
+output_options(options *o)
+{
     o->target = o->output != NULL ? o->output : "-";
     if (o->output != NULL && strcmp(o->output, "-") == 0)
         o->output = NULL;
@@ -349,6 +349,45 @@ parse_options(int argc, char **argv, options *o)
     if (o->output == NULL && !o->force && isatty(STDOUT_FILENO))
         return cpk_usage_error("refusing to write a pickle to a terminal "
                                "(use -o FILE, a pipe, or -f)");
+    return 0;
+}
+
+static int
+parse_options(int argc, char **argv, options *o)
+{
+    memset(o, 0, sizeof(*o));
+    o->protocol = -1;
+    o->paths = calloc((size_t)argc, sizeof(char *));
+    o->by_value = calloc((size_t)argc, sizeof(char *));
+    if (o->paths == NULL || o->by_value == NULL) {
+        cpk_error("out of memory");
+        return CPK_EXIT_SYSTEM;
+    }
+    int c;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":o:p:P:fe:hV", longopts, NULL)) !=
+           -1) {
+        int bad = take_option(c, argv, o);
+        if (bad != 0)
+            return bad;
+    }
+    /* A compat pickle names stock cloudpickle's reconstructors, which
+     * have no _code_portable (dumps() raises ValueError for the same). */
+    if (o->portable && o->compat != NULL)
+        return cpk_usage_error("--portable cannot be combined with --compat "
+                               "(stock cloudpickle cannot load the sources "
+                               "it ships)");
+    if (o->format != 0 && o->compat != NULL)
+        return cpk_usage_error("--format cannot be combined with --compat "
+                               "(--compat writes stock cloudpickle's "
+                               "format)");
+    if (o->gen_key != NULL)
+        return gen_key_options(argc, argv, o);
+    int bad = object_options(argc, argv, o);
+    if (bad == 0)
+        bad = output_options(o);
+    if (bad != 0)
+        return bad;
     /* The key is read before anything is imported: a refused key file
      * writes nothing and runs nothing. */
     if (o->sign != NULL) {

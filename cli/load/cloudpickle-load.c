@@ -397,8 +397,12 @@ parse_shard(const char *arg, uint64_t *i, uint64_t *n)
     return 0;
 }
 
+/* A group helper's return for an option not of its group. */
+#define NOT_IN_GROUP (-1)
+
+/* The defaults and the option arrays: 0, or CPK_EXIT_SYSTEM. */
 static int
-parse_options(int argc, char **argv, options *o)
+options_init(int argc, options *o)
 {
     memset(o, 0, sizeof(*o));
     o->max_size = CPK_INPUT_LIMIT;
@@ -415,192 +419,234 @@ parse_options(int argc, char **argv, options *o)
         cpk_error("out of memory");
         return CPK_EXIT_SYSTEM;
     }
-    int c;
-    const char *call_only = NULL; /* the first option only --call takes */
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":fj:P:hV", longopts, NULL)) != -1) {
-        switch (c) {
-        case OPT_MAP:
-            o->map = 1;
-            break;
-        case OPT_INPUT:
-            o->input = optarg;
-            break;
-        case OPT_IN:
-            if (strcmp(optarg, "json") == 0)
-                o->in = CPK_IN_JSON;
-            else if (strcmp(optarg, "pickle") == 0)
-                o->in = CPK_IN_PICKLE;
-            else
-                return cpk_usage_error("invalid format '%s' for --in (json "
-                                       "or pickle)",
-                                       optarg);
-            break;
-        case OPT_KWARGS:
-            o->kwargs = 1;
-            break;
-        case 'j': {
-            char *end;
-            errno = 0;
-            long n = strtol(optarg, &end, 10);
-            if (errno != 0 || end == optarg || *end != '\0' || n < 0 ||
-                n > 256)
-                return cpk_usage_error("invalid number of jobs '%s' for -j "
-                                       "(0 to 256; 0: one per processor)",
-                                       optarg);
-            o->jobs = (int)n;
-            break;
-        }
-        case OPT_PROGRESS:
-        case OPT_NO_PROGRESS:
-            o->progress = c == OPT_PROGRESS;
-            break;
-        case OPT_DASK:
-            if (*optarg == '\0')
-                return cpk_usage_error("--dask needs an address "
-                                       "(tcp://HOST:PORT, or local[:N])");
-            o->dask = optarg;
-            break;
-        case OPT_WINDOW: {
-            char *end;
-            errno = 0;
-            long n = strtol(optarg, &end, 10);
-            if (errno != 0 || end == optarg || *end != '\0' || n < 1 ||
-                n > 100000)
-                return cpk_usage_error("invalid window '%s' for --window "
-                                       "(1 to 100000)",
-                                       optarg);
-            o->window = (int)n;
-            break;
-        }
-        case OPT_KEEP_GOING:
-            o->keep_going = 1;
-            break;
-        case OPT_SHARD:
-            if (parse_shard(optarg, &o->shard_i, &o->shard_n) < 0)
-                return cpk_usage_error("invalid shard '%s' for --shard "
-                                       "(I/N: shard I of N, 0 <= I < N)",
-                                       optarg);
-            o->shard = optarg;
-            break;
-        case OPT_WITH_INDEX:
-            o->with_index = 1;
-            break;
-        case OPT_MERGE:
-            o->merge = 1;
-            break;
-        case OPT_ARGS_JSON:
-            o->args_json = optarg;
-            call_only = call_only ? call_only : "--args-json";
-            break;
-        case OPT_ARGS_PICKLE:
-            o->args_pickle = optarg;
-            call_only = call_only ? call_only : "--args-pickle";
-            break;
-        case OPT_RESULT:
-            if (cpk_result_format_parse(optarg, &o->result) < 0)
-                return cpk_usage_error("invalid --result '%s' (repr, json, "
-                                       "pickle or none)",
-                                       optarg);
-            o->result_set = 1;
-            break;
-        case OPT_RESULT_FILE:
-            o->result_file = optarg;
-            break;
-        case OPT_ERROR_JSON:
-            o->error_json = 1;
-            break;
-        case 'f':
-            o->force = 1;
-            break;
-        case OPT_CALL:
-            o->call = 1;
-            break;
-        case OPT_LOAD:
-            o->load = 1;
-            break;
-        case OPT_JSON:
-            o->json = 1;
-            break;
-        case OPT_STRICT:
-            o->strict = 1;
-            break;
-        case OPT_VERIFY:
-            o->verify = optarg;
-            o->key_source = "--verify";
-            break;
-        case OPT_ALLOW:
-        case OPT_DENY: {
-            const char *why = NULL;
-            if (cpk_policy_add(o->policy, c == OPT_ALLOW, optarg, &why) < 0)
-                return cpk_usage_error("invalid pattern '%s' for --%s: %s",
-                                       optarg,
-                                       c == OPT_ALLOW ? "allow" : "deny",
-                                       why ? why : "out of memory");
-            if (c == OPT_ALLOW)
-                o->allow[o->nallow++] = optarg;
-            else
-                o->deny[o->ndeny++] = optarg;
-            break;
-        }
-        case OPT_MAX_SIZE:
-            if (cpk_parse_size(optarg, &o->max_size) < 0 || o->max_size == 0)
-                return cpk_usage_error("invalid size '%s' for --max-size "
-                                       "(bytes, or with a K, M, G or T "
-                                       "suffix)",
-                                       optarg);
-            break;
-        case OPT_MAX_SCAN:
-            if (cpk_parse_size(optarg, &o->max_scan) < 0 || o->max_scan == 0)
-                return cpk_usage_error("invalid size '%s' for "
-                                       "--max-scan-memory (bytes, or with a "
-                                       "K, M, G or T suffix)",
-                                       optarg);
-            break;
-        case 'P':
-            o->paths[o->npaths++] = optarg;
-            break;
-        case 'h':
-            usage();
-            exit(fflush(stdout) == 0 ? CPK_EXIT_OK : CPK_EXIT_SYSTEM);
-        case 'V':
-            printf("%s (ccloudpickle) %s, Python %d.%d.%d\n", cpk_prog,
-                   CPK_VERSION, PY_MAJOR_VERSION, PY_MINOR_VERSION,
-                   PY_MICRO_VERSION);
-            exit(fflush(stdout) == 0 ? CPK_EXIT_OK : CPK_EXIT_SYSTEM);
-        default:
-            return cpk_option_error(c, argv, longopts);
-        }
+    return 0;
+}
+
+/* One option of --map's (and --merge): 0, the usage error's exit status,
+ * or NOT_IN_GROUP. */
+static int
+map_option(int c, options *o)
+{
+    switch (c) {
+    case OPT_MAP:
+        o->map = 1;
+        break;
+    case OPT_INPUT:
+        o->input = optarg;
+        break;
+    case OPT_IN:
+        if (strcmp(optarg, "json") == 0)
+            o->in = CPK_IN_JSON;
+        else if (strcmp(optarg, "pickle") == 0)
+            o->in = CPK_IN_PICKLE;
+        else
+            return cpk_usage_error("invalid format '%s' for --in (json "
+                                   "or pickle)",
+                                   optarg);
+        break;
+    case OPT_KWARGS:
+        o->kwargs = 1;
+        break;
+    case 'j': {
+        char *end;
+        errno = 0;
+        long n = strtol(optarg, &end, 10);
+        if (errno != 0 || end == optarg || *end != '\0' || n < 0 ||
+            n > 256)
+            return cpk_usage_error("invalid number of jobs '%s' for -j "
+                                   "(0 to 256; 0: one per processor)",
+                                   optarg);
+        o->jobs = (int)n;
+        break;
     }
-    if (o->merge) {
-        if (o->map || o->call || o->load || o->json)
-            return cpk_usage_error("--merge takes only the files of "
-                                   "--with-index runs");
-        /* Never ignored: a --result-file left unwritten would look like
-         * the merge's output (merged output goes to standard output). */
-        const char *no =
-            o->result_file              ? "--result-file"
-            : o->result_set             ? "--result"
-            : o->error_json             ? "--error-json"
-            : strcmp(o->input, "-") != 0 ? "--input"
-            : o->keep_going             ? "--keep-going"
-            : o->shard                  ? "--shard"
-            : o->with_index             ? "--with-index"
-            : o->dask                   ? "--dask"
-            : o->jobs != 1              ? "-j"
-                                        : NULL;
-        if (no != NULL)
-            return cpk_usage_error("%s cannot be combined with --merge%s",
-                                   no, o->result_file
-                                           ? " (it writes on standard "
-                                             "output)"
-                                           : "");
-        if (optind >= argc)
-            return cpk_usage_error("--merge needs the files to merge");
-        o->args = argv + optind;
-        o->nargs = argc - optind;
-        return 0;
+    case OPT_PROGRESS:
+    case OPT_NO_PROGRESS:
+        o->progress = c == OPT_PROGRESS;
+        break;
+    case OPT_DASK:
+        if (*optarg == '\0')
+            return cpk_usage_error("--dask needs an address "
+                                   "(tcp://HOST:PORT, or local[:N])");
+        o->dask = optarg;
+        break;
+    case OPT_WINDOW: {
+        char *end;
+        errno = 0;
+        long n = strtol(optarg, &end, 10);
+        if (errno != 0 || end == optarg || *end != '\0' || n < 1 ||
+            n > 100000)
+            return cpk_usage_error("invalid window '%s' for --window "
+                                   "(1 to 100000)",
+                                   optarg);
+        o->window = (int)n;
+        break;
     }
+    case OPT_KEEP_GOING:
+        o->keep_going = 1;
+        break;
+    case OPT_SHARD:
+        if (parse_shard(optarg, &o->shard_i, &o->shard_n) < 0)
+            return cpk_usage_error("invalid shard '%s' for --shard "
+                                   "(I/N: shard I of N, 0 <= I < N)",
+                                   optarg);
+        o->shard = optarg;
+        break;
+    case OPT_WITH_INDEX:
+        o->with_index = 1;
+        break;
+    case OPT_MERGE:
+        o->merge = 1;
+        break;
+    default:
+        return NOT_IN_GROUP;
+    }
+    return 0;
+}
+
+/* One option of --call's input and output (--result and the like are
+ * --map's too): 0, the usage error's exit status, or NOT_IN_GROUP.
+ * *call_only is the first option only --call takes. */
+static int
+call_option(int c, options *o, const char **call_only)
+{
+    switch (c) {
+    case OPT_ARGS_JSON:
+        o->args_json = optarg;
+        *call_only = *call_only ? *call_only : "--args-json";
+        break;
+    case OPT_ARGS_PICKLE:
+        o->args_pickle = optarg;
+        *call_only = *call_only ? *call_only : "--args-pickle";
+        break;
+    case OPT_RESULT:
+        if (cpk_result_format_parse(optarg, &o->result) < 0)
+            return cpk_usage_error("invalid --result '%s' (repr, json, "
+                                   "pickle or none)",
+                                   optarg);
+        o->result_set = 1;
+        break;
+    case OPT_RESULT_FILE:
+        o->result_file = optarg;
+        break;
+    case OPT_ERROR_JSON:
+        o->error_json = 1;
+        break;
+    case 'f':
+        o->force = 1;
+        break;
+    default:
+        return NOT_IN_GROUP;
+    }
+    return 0;
+}
+
+/* Any other option, an unknown one included: 0, or an exit status (-h
+ * and -V exit here). */
+static int
+other_option(int c, char **argv, options *o)
+{
+    switch (c) {
+    case OPT_CALL:
+        o->call = 1;
+        break;
+    case OPT_LOAD:
+        o->load = 1;
+        break;
+    case OPT_JSON:
+        o->json = 1;
+        break;
+    case OPT_STRICT:
+        o->strict = 1;
+        break;
+    case OPT_VERIFY:
+        o->verify = optarg;
+        o->key_source = "--verify";
+        break;
+    case OPT_ALLOW:
+    case OPT_DENY: {
+        const char *why = NULL;
+        if (cpk_policy_add(o->policy, c == OPT_ALLOW, optarg, &why) < 0)
+            return cpk_usage_error("invalid pattern '%s' for --%s: %s",
+                                   optarg,
+                                   c == OPT_ALLOW ? "allow" : "deny",
+                                   why ? why : "out of memory");
+        if (c == OPT_ALLOW)
+            o->allow[o->nallow++] = optarg;
+        else
+            o->deny[o->ndeny++] = optarg;
+        break;
+    }
+    case OPT_MAX_SIZE:
+        if (cpk_parse_size(optarg, &o->max_size) < 0 || o->max_size == 0)
+            return cpk_usage_error("invalid size '%s' for --max-size "
+                                   "(bytes, or with a K, M, G or T "
+                                   "suffix)",
+                                   optarg);
+        break;
+    case OPT_MAX_SCAN:
+        if (cpk_parse_size(optarg, &o->max_scan) < 0 || o->max_scan == 0)
+            return cpk_usage_error("invalid size '%s' for "
+                                   "--max-scan-memory (bytes, or with a "
+                                   "K, M, G or T suffix)",
+                                   optarg);
+        break;
+    case 'P':
+        o->paths[o->npaths++] = optarg;
+        break;
+    case 'h':
+        usage();
+        exit(fflush(stdout) == 0 ? CPK_EXIT_OK : CPK_EXIT_SYSTEM);
+    case 'V':
+        printf("%s (ccloudpickle) %s, Python %d.%d.%d\n", cpk_prog,
+               CPK_VERSION, PY_MAJOR_VERSION, PY_MINOR_VERSION,
+               PY_MICRO_VERSION);
+        exit(fflush(stdout) == 0 ? CPK_EXIT_OK : CPK_EXIT_SYSTEM);
+    default:
+        return cpk_option_error(c, argv, longopts);
+    }
+    return 0;
+}
+
+/* The checks of --merge, after getopt, and its files: 0 or the usage
+ * error's exit status. */
+static int
+merge_options(int argc, char **argv, options *o)
+{
+    if (o->map || o->call || o->load || o->json)
+        return cpk_usage_error("--merge takes only the files of "
+                               "--with-index runs");
+    /* Never ignored: a --result-file left unwritten would look like
+     * the merge's output (merged output goes to standard output). */
+    const char *no =
+        o->result_file              ? "--result-file"
+        : o->result_set             ? "--result"
+        : o->error_json             ? "--error-json"
+        : strcmp(o->input, "-") != 0 ? "--input"
+        : o->keep_going             ? "--keep-going"
+        : o->shard                  ? "--shard"
+        : o->with_index             ? "--with-index"
+        : o->dask                   ? "--dask"
+        : o->jobs != 1              ? "-j"
+                                    : NULL;
+    if (no != NULL)
+        return cpk_usage_error("%s cannot be combined with --merge%s",
+                               no, o->result_file
+                                       ? " (it writes on standard "
+                                         "output)"
+                                       : "");
+    if (optind >= argc)
+        return cpk_usage_error("--merge needs the files to merge");
+    o->args = argv + optind;
+    o->nargs = argc - optind;
+    return 0;
+}
+
+/* The checks of which options go with which mode (--call, --load, --map,
+ * the static report), after getopt, and the defaults that depend on the
+ * mode: 0 or the usage error's exit status. */
+static int
+mode_options(options *o)
+{
     if (o->call && o->load)
         return cpk_usage_error("--load and --call are mutually exclusive");
     if (o->map && (o->call || o->load))
@@ -649,6 +695,14 @@ parse_options(int argc, char **argv, options *o)
         return cpk_usage_error("--json is for the static report; it cannot "
                                "be combined with --%s",
                                o->call ? "call" : "load");
+    return 0;
+}
+
+/* FILE and the arguments after it, and the checks of where the pickle
+ * and the records come from: 0 or the usage error's exit status. */
+static int
+operand_options(int argc, char **argv, options *o, const char *call_only)
+{
     o->file = optind < argc ? argv[optind++] : "-";
     o->args = argv + optind;
     o->nargs = argc - optind;
@@ -670,16 +724,16 @@ parse_options(int argc, char **argv, options *o)
                                "(give a FILE or a pipe)");
     if (call_only != NULL && !o->call)
         return cpk_usage_error("%s is for --call", call_only);
-    int bad = call_io_options(o);
-    if (bad != 0)
-        return bad;
-    /* Usage errors before the input is read. */
-    bad = cpk_host_check_paths(o->npaths, o->paths);
-    if (bad != 0)
-        return bad;
-    /* The key is read before the input: CLOUDPICKLE_VERIFY_KEY makes
-     * verification mandatory, --verify names the key itself. A refused
-     * key file is a usage error, as for cloudpickle-dump --sign. */
+    return 0;
+}
+
+/* The verification key, read before the input: 0 or CPK_EXIT_USAGE. */
+static int
+read_verify_key(options *o)
+{
+    /* CLOUDPICKLE_VERIFY_KEY makes verification mandatory, --verify names
+     * the key itself. A refused key file is a usage error, as for
+     * cloudpickle-dump --sign. */
     const char *env_key = getenv("CLOUDPICKLE_VERIFY_KEY");
     if (o->verify == NULL && env_key != NULL && *env_key != '\0') {
         o->verify = env_key;
@@ -694,6 +748,40 @@ parse_options(int argc, char **argv, options *o)
         }
     }
     return 0;
+}
+
+static int
+parse_options(int argc, char **argv, options *o)
+{
+    int bad = options_init(argc, o);
+    if (bad != 0)
+        return bad;
+    int c;
+    const char *call_only = NULL; /* the first option only --call takes */
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":fj:P:hV", longopts, NULL)) != -1) {
+        bad = map_option(c, o);
+        if (bad == NOT_IN_GROUP)
+            bad = call_option(c, o, &call_only);
+        if (bad == NOT_IN_GROUP)
+            bad = other_option(c, argv, o);
+        if (bad != 0)
+            return bad;
+    }
+    if (o->merge)
+        return merge_options(argc, argv, o);
+    bad = mode_options(o);
+    if (bad == 0)
+        bad = operand_options(argc, argv, o, call_only);
+    if (bad == 0)
+        bad = call_io_options(o);
+    if (bad != 0)
+        return bad;
+    /* Usage errors before the input is read. */
+    bad = cpk_host_check_paths(o->npaths, o->paths);
+    if (bad != 0)
+        return bad;
+    return read_verify_key(o);
 }
 
 /* Did the pending exception come from bytes that are no valid pickle (or

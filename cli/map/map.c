@@ -385,67 +385,231 @@ input_failed(cpk_map_options *o, cpk_reader *rd, int rc, int err)
     cpk_error("%s: %s", name, strerror(err ? err : EIO));
 }
 
-int
-cpk_map_run(cpk_map_options *o)
-{
-    int status = CPK_EXIT_OK;
-    int in_fd = -1, out_fd = -1;
+/* One run of cpk_map_run's, shared by its phases. */
+typedef struct {
+    cpk_map_options *o;
+    int in_fd, out_fd;
     cpk_output out;
-    int to_file = 0;
-    cpk_reader rd = {0};
-    emitter e = {.keep_going = o->work.keep_going};
-    int run = CPK_RUN_ERROR;
-    /* The input. */
+    int to_file;       /* the results go to out, a --result-file */
+    cpk_reader rd;
+    emitter e;
+    int run;           /* how the run ended: CPK_RUN_* */
+    int read_rc, read_errno; /* CPK_RUN_INPUT: why the reader stopped */
+    uint64_t failed;   /* -j 1: the record whose processing raised */
+} map_run;
+
+/* The records' descriptor, --input's or standard input's: it, or -1
+ * after the message. */
+static int
+open_records(cpk_map_options *o)
+{
+    int in_fd;
     if (strcmp(o->input, "-") != 0) {
         in_fd = open(o->input, O_RDONLY | O_CLOEXEC);
         if (in_fd < 0) {
             cpk_error("%s: %s", o->input, strerror(errno));
-            return CPK_EXIT_INPUT;
+            return -1;
         }
     }
     else if ((in_fd = records_off_stdin()) < 0) {
         cpk_error("standard input: %s", strerror(errno));
-        return CPK_EXIT_INPUT;
+        return -1;
     }
+    return in_fd;
+}
+
+/* The results' descriptor, --result-file's or standard output's: 0, or
+ * CPK_EXIT_SYSTEM after the message. */
+static int
+open_results(map_run *r)
+{
+    /* cloudpickle-load turned names of standard output into NULL while
+     * fd 1 was still it (fd 1 is standard error's now). */
+    const char *target = r->o->result_file;
+    if (target != NULL) {
+        int err = cpk_output_open(&r->out, target);
+        if (err != 0) {
+            cpk_error("%s: %s", target, strerror(err));
+            return CPK_EXIT_SYSTEM;
+        }
+        r->to_file = 1;
+        active_output = &r->out;
+        r->out_fd = r->out.fd;
+    }
+    else {
+        r->out_fd = cpk_host_stdout_take();
+        if (r->out_fd < 0) {
+            cpk_error("standard output: %s", strerror(EBADF));
+            return CPK_EXIT_SYSTEM;
+        }
+    }
+    return 0;
+}
+
+/* The records through the function: on the cluster, here, or in
+ * workers; then what is still buffered written out. */
+static void
+run_records(map_run *r, const cpk_sink *sink)
+{
+    cpk_map_options *o = r->o;
+    if (o->dask.address != NULL)
+        r->run = cpk_mapdask_run(&o->dask, &r->rd, &o->work, sink,
+                                 &r->read_rc, &r->read_errno);
+    else if (o->jobs <= 1)
+        r->run = serial_run(o, &r->rd, sink, &r->read_rc, &r->read_errno,
+                            &r->failed);
+    else {
+        int keep[2] = {r->out_fd, r->in_fd};
+        r->run = cpk_pool_run(o->jobs, &r->rd, &o->work, sink, keep, 2,
+                              &r->read_rc, &r->read_errno);
+    }
+    emitter *e = &r->e;
+    if (r->run != CPK_RUN_ERROR && e->write_errno == 0 && sink_flush(e) < 0)
+        r->run = CPK_RUN_ERROR;
+    else if (r->run == CPK_RUN_ERROR && !r->to_file && e->write_errno == 0 &&
+             !PyErr_ExceptionMatches(PyExc_KeyboardInterrupt)) {
+        /* What was accepted still goes out, as a Python loop's prints
+         * would have (a --result-file is dropped whole instead; Ctrl-C
+         * ends the program by SIGINT at once, as it does elsewhere). */
+        PyObject *t, *v, *tb;
+        PyErr_Fetch(&t, &v, &tb);
+        if (sink_flush(e) < 0) {
+            Py_XDECREF(t);
+            Py_XDECREF(v);
+            Py_XDECREF(tb);
+        }
+        else
+            PyErr_Restore(t, v, tb);
+    }
+}
+
+/* The exit status the run ends with, after its message if any. */
+static int
+run_status(map_run *r)
+{
+    cpk_map_options *o = r->o;
+    emitter *e = &r->e;
+    int status;
+    switch (r->run) {
+    case CPK_RUN_ERROR:
+        cpk_host_exit_if_interrupted(abort_output);
+        {
+            char *line = cpk_host_exception_line();
+            PyErr_Clear();
+            if (r->failed != 0) {
+                /* as a worker's death on it would be, under -j N */
+                cpk_error("%s: record %llu: %s", o->work.input_name,
+                          (unsigned long long)r->failed,
+                          line ? line : "error");
+                status = CPK_EXIT_RAISED;
+            }
+            else {
+                cpk_error("%s", line ? line : "error");
+                status = CPK_EXIT_SYSTEM;
+            }
+            free(line);
+        }
+        break;
+    case CPK_RUN_INPUT:
+        input_failed(o, &r->rd, r->read_rc, r->read_errno);
+        status = CPK_EXIT_INPUT;
+        break;
+    case CPK_RUN_WORKER:
+        status = CPK_EXIT_RAISED;
+        break;
+    default:
+        status = e->status;
+        if (r->run == CPK_RUN_DONE && status == 0)
+            status = e->raised        ? CPK_EXIT_RAISED
+                     : e->bad         ? e->bad_status
+                     : e->unencodable ? CPK_EXIT_OBJECT
+                                      : CPK_EXIT_OK;
+        break;
+    }
+    if (e->write_errno != 0) {
+        /* A closed pipe ends a filter quietly, by SIGPIPE. */
+        if (!r->to_file && (e->write_errno == EPIPE ||
+                            cpk_host_stdout_broken(r->out_fd)))
+            cpk_die_by_signal(SIGPIPE);
+        cpk_error("%s: %s", r->to_file ? o->result_file : "standard output",
+                  strerror(e->write_errno));
+        status = CPK_EXIT_SYSTEM;
+    }
+    return status;
+}
+
+/* The results' output committed, dropped or closed, and the rest of the
+ * run freed: the exit status, `status` unless that fails. */
+static int
+close_run(map_run *r, int status)
+{
+    cpk_map_options *o = r->o;
+    /* A --result-file holds a whole run: one that ran to the end of its
+     * input (--keep-going included), else nothing. */
+    if (r->to_file) {
+        int complete = r->e.write_errno == 0 &&
+                       (status == CPK_EXIT_OK ||
+                        (o->work.keep_going && r->run == CPK_RUN_DONE &&
+                         r->e.status == 0));
+        if (complete) {
+            const char *what = NULL;
+            int err = cpk_output_commit(&r->out, &what);
+            if (err == EINTR && PyErr_Occurred())
+                cpk_host_exit_if_interrupted(abort_output);
+            if (err != 0) {
+                cpk_error("%s: %s: %s", o->result_file, what ? what : "write",
+                          strerror(err));
+                status = CPK_EXIT_SYSTEM;
+            }
+        }
+        else
+            cpk_output_abort(&r->out);
+        active_output = NULL;
+    }
+    else if (r->out_fd >= 0 && close(r->out_fd) != 0 &&
+             status == CPK_EXIT_OK) {
+        cpk_error("standard output: %s", strerror(errno));
+        status = CPK_EXIT_SYSTEM;
+    }
+    cpk_mapdask_close(&o->dask);
+    cpk_mapwork_free(&o->work);
+    cpk_reader_free(&r->rd);
+    cpk_buf_free(&r->e.pending);
+    close(r->in_fd);
+    return status;
+}
+
+int
+cpk_map_run(cpk_map_options *o)
+{
+    int status = CPK_EXIT_OK;
+    map_run r = {.o = o, .in_fd = -1, .out_fd = -1,
+                 .e = {.keep_going = o->work.keep_going},
+                 .run = CPK_RUN_ERROR};
+    emitter *e = &r.e;
+    /* The input. */
+    r.in_fd = open_records(o);
+    if (r.in_fd < 0)
+        return CPK_EXIT_INPUT;
     struct stat st;
     uint64_t total = 0;
-    if (fstat(in_fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
-        off_t at = lseek(in_fd, 0, SEEK_CUR);
+    if (fstat(r.in_fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+        off_t at = lseek(r.in_fd, 0, SEEK_CUR);
         total = (uint64_t)st.st_size - (at > 0 ? (uint64_t)at : 0);
     }
-    if (cpk_reader_init(&rd, in_fd, o->work.in, o->max_record,
+    if (cpk_reader_init(&r.rd, r.in_fd, o->work.in, o->max_record,
                         o->work.max_scan) < 0) {
         cpk_error("out of memory");
         status = CPK_EXIT_SYSTEM;
         goto done;
     }
-    rd.shard_i = o->shard_i;
-    rd.shard_n = o->shard_n;
+    r.rd.shard_i = o->shard_i;
+    r.rd.shard_n = o->shard_n;
     /* The output. */
-    /* cloudpickle-load turned names of standard output into NULL while
-     * fd 1 was still it (fd 1 is standard error's now). */
-    const char *target = o->result_file;
-    if (target != NULL) {
-        int err = cpk_output_open(&out, target);
-        if (err != 0) {
-            cpk_error("%s: %s", target, strerror(err));
-            status = CPK_EXIT_SYSTEM;
-            goto done;
-        }
-        to_file = 1;
-        active_output = &out;
-        out_fd = out.fd;
-    }
-    else {
-        out_fd = cpk_host_stdout_take();
-        if (out_fd < 0) {
-            cpk_error("standard output: %s", strerror(EBADF));
-            status = CPK_EXIT_SYSTEM;
-            goto done;
-        }
-    }
-    e.fd = out_fd;
-    e.fd_tty = isatty(out_fd);
+    if ((status = open_results(&r)) != 0)
+        goto done;
+    e->fd = r.out_fd;
+    e->fd_tty = isatty(r.out_fd);
     if (cpk_mapwork_init(&o->work) < 0) {
         cpk_host_exit_if_interrupted(abort_output);
         char *line = cpk_host_exception_line();
@@ -458,117 +622,15 @@ cpk_map_run(cpk_map_options *o)
     if (o->dask.address != NULL &&
         (status = cpk_mapdask_open(&o->dask, abort_output)) != 0)
         goto done;
-    cpk_progress_init(&e.progress, o->progress, total);
-    clock_gettime(CLOCK_MONOTONIC, &e.flushed);
-    cpk_sink sink = {.ctx = &e, .emit = sink_emit, .flush = sink_flush};
-    int read_rc = 0, read_errno = 0;
-    uint64_t failed = 0;
-    if (o->dask.address != NULL)
-        run = cpk_mapdask_run(&o->dask, &rd, &o->work, &sink, &read_rc,
-                              &read_errno);
-    else if (o->jobs <= 1)
-        run = serial_run(o, &rd, &sink, &read_rc, &read_errno, &failed);
-    else {
-        int keep[2] = {out_fd, in_fd};
-        run = cpk_pool_run(o->jobs, &rd, &o->work, &sink, keep, 2, &read_rc,
-                           &read_errno);
-    }
-    if (run != CPK_RUN_ERROR && e.write_errno == 0 && sink_flush(&e) < 0)
-        run = CPK_RUN_ERROR;
-    else if (run == CPK_RUN_ERROR && !to_file && e.write_errno == 0 &&
-             !PyErr_ExceptionMatches(PyExc_KeyboardInterrupt)) {
-        /* What was accepted still goes out, as a Python loop's prints
-         * would have (a --result-file is dropped whole instead; Ctrl-C
-         * ends the program by SIGINT at once, as it does elsewhere). */
-        PyObject *t, *v, *tb;
-        PyErr_Fetch(&t, &v, &tb);
-        if (sink_flush(&e) < 0) {
-            Py_XDECREF(t);
-            Py_XDECREF(v);
-            Py_XDECREF(tb);
-        }
-        else
-            PyErr_Restore(t, v, tb);
-    }
-    if (e.progress.shown || (e.progress.on && run == CPK_RUN_DONE))
-        cpk_progress_update(&e.progress, e.done, cpk_reader_consumed(&rd),
-                            1);
-    cpk_progress_done(&e.progress);
-    switch (run) {
-    case CPK_RUN_ERROR:
-        cpk_host_exit_if_interrupted(abort_output);
-        {
-            char *line = cpk_host_exception_line();
-            PyErr_Clear();
-            if (failed != 0) {
-                /* as a worker's death on it would be, under -j N */
-                cpk_error("%s: record %llu: %s", o->work.input_name,
-                          (unsigned long long)failed, line ? line : "error");
-                status = CPK_EXIT_RAISED;
-            }
-            else {
-                cpk_error("%s", line ? line : "error");
-                status = CPK_EXIT_SYSTEM;
-            }
-            free(line);
-        }
-        break;
-    case CPK_RUN_INPUT:
-        input_failed(o, &rd, read_rc, read_errno);
-        status = CPK_EXIT_INPUT;
-        break;
-    case CPK_RUN_WORKER:
-        status = CPK_EXIT_RAISED;
-        break;
-    default:
-        status = e.status;
-        if (run == CPK_RUN_DONE && status == 0)
-            status = e.raised        ? CPK_EXIT_RAISED
-                     : e.bad         ? e.bad_status
-                     : e.unencodable ? CPK_EXIT_OBJECT
-                                     : CPK_EXIT_OK;
-        break;
-    }
-    if (e.write_errno != 0) {
-        /* A closed pipe ends a filter quietly, by SIGPIPE. */
-        if (!to_file && (e.write_errno == EPIPE ||
-                         cpk_host_stdout_broken(out_fd)))
-            cpk_die_by_signal(SIGPIPE);
-        cpk_error("%s: %s", to_file ? o->result_file : "standard output",
-                  strerror(e.write_errno));
-        status = CPK_EXIT_SYSTEM;
-    }
+    cpk_progress_init(&e->progress, o->progress, total);
+    clock_gettime(CLOCK_MONOTONIC, &e->flushed);
+    cpk_sink sink = {.ctx = e, .emit = sink_emit, .flush = sink_flush};
+    run_records(&r, &sink);
+    if (e->progress.shown || (e->progress.on && r.run == CPK_RUN_DONE))
+        cpk_progress_update(&e->progress, e->done,
+                            cpk_reader_consumed(&r.rd), 1);
+    cpk_progress_done(&e->progress);
+    status = run_status(&r);
 done:
-    /* A --result-file holds a whole run: one that ran to the end of its
-     * input (--keep-going included), else nothing. */
-    if (to_file) {
-        int complete = e.write_errno == 0 &&
-                       (status == CPK_EXIT_OK ||
-                        (o->work.keep_going && run == CPK_RUN_DONE &&
-                         e.status == 0));
-        if (complete) {
-            const char *what = NULL;
-            int err = cpk_output_commit(&out, &what);
-            if (err == EINTR && PyErr_Occurred())
-                cpk_host_exit_if_interrupted(abort_output);
-            if (err != 0) {
-                cpk_error("%s: %s: %s", o->result_file, what ? what : "write",
-                          strerror(err));
-                status = CPK_EXIT_SYSTEM;
-            }
-        }
-        else
-            cpk_output_abort(&out);
-        active_output = NULL;
-    }
-    else if (out_fd >= 0 && close(out_fd) != 0 && status == CPK_EXIT_OK) {
-        cpk_error("standard output: %s", strerror(errno));
-        status = CPK_EXIT_SYSTEM;
-    }
-    cpk_mapdask_close(&o->dask);
-    cpk_mapwork_free(&o->work);
-    cpk_reader_free(&rd);
-    cpk_buf_free(&e.pending);
-    close(in_fd);
-    return status;
+    return close_run(&r, status);
 }

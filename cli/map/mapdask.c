@@ -259,234 +259,289 @@ readable(int fd)
     return poll(&p, 1, 0) > 0;
 }
 
+/* A phase's return while the run goes on (no CPK_RUN_* value). */
+#define RUN_GOES_ON (-2)
+
+/* One cpk_mapdask_run, shared by its phases. */
+typedef struct {
+    cpk_mapdask *d;
+    cpk_reader *rd;
+    const cpk_mapwork *w;
+    const cpk_sink *sink;
+    standin st;
+    PyObject *cap, *keep, *give; /* st, and its two functions */
+    cpk_mapwork cw, rw; /* the first pass (keep) and the second (give) */
+    int rw_ready;       /* rw is for cpk_mapwork_free */
+    cpk_batch b, fake;
+    cpk_results fin, tmp;
+    slot *slots;        /* the window: `window` batches in flight ... */
+    long window;
+    size_t head, count; /* ... the oldest, and how many */
+    int input_done, input_rc, input_errno;
+    double per_record; /* seconds of work per record, measured */
+} dask_run;
+
+/* The window, the stand-in's functions and the second pass's mapwork:
+ * 0, or -1 with an exception. */
+static int
+start_run(dask_run *r)
+{
+    PyObject *win = PyObject_GetAttrString(r->d->runner, "window");
+    r->window = win ? PyLong_AsLong(win) : -1;
+    Py_XDECREF(win);
+    if (r->window < 1) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_SystemError, "dask: no window");
+        return -1;
+    }
+    r->slots = calloc((size_t)r->window, sizeof(*r->slots));
+    r->st.calls = PyList_New(0);
+    r->cap = r->st.calls ? PyCapsule_New(&r->st, "cpk_mapdask.standin", NULL)
+                         : NULL;
+    r->keep = r->cap ? PyCFunction_New(&keep_def, r->cap) : NULL;
+    r->give = r->keep ? PyCFunction_New(&give_def, r->cap) : NULL;
+    if (r->slots == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    if (r->give == NULL)
+        return -1;
+    r->cw.fn = r->keep;
+    /* The second pass reads JSON "0" records, each one call of `give`.
+     * What cpk_mapwork_init makes (and cpk_mapwork_free drops) is rw's
+     * own: the copies of w's references are not. */
+    r->rw.fn = r->give;
+    r->rw.in = CPK_IN_JSON;
+    r->rw.kwargs = 0;
+    r->rw.enc = NULL;
+    r->rw.scan_once = r->rw.json_loads = r->rw.loads_exact = NULL;
+    r->rw_ready = 1; /* a failed init leaves what it made for the free */
+    if (cpk_mapwork_init(&r->rw) < 0)
+        return -1;
+    return 0;
+}
+
+/* The next batch in r->b, as many records as a task should hold of what
+ * input comes, and the end of the input noted: RUN_GOES_ON, or how the
+ * run ends. */
+static int
+read_batch(dask_run *r)
+{
+    cpk_reader *rd = r->rd;
+    cpk_batch *b = &r->b;
+    size_t target = MAX_BATCH;
+    if (r->per_record > 0) {
+        double n = TASK_SECONDS / r->per_record;
+        target = n < 1 ? 1 : n > MAX_BATCH ? MAX_BATCH : (size_t)n;
+    }
+    else
+        target = 1;
+    cpk_batch_reset(b, rd->count + 1);
+    int rc = CPK_READ_MORE, read_failed = 0;
+    for (;;) {
+        const char *rec;
+        size_t len;
+        while (b->n < target && b->data.len < BATCH_BYTES &&
+               (rc = cpk_reader_next(rd, &rec, &len)) == CPK_READ_RECORD)
+            if (cpk_batch_add_num(b, rec, len, rd->number) < 0) {
+                PyErr_NoMemory();
+                return CPK_RUN_ERROR;
+            }
+        if (b->n >= target || b->data.len >= BATCH_BYTES ||
+            rc != CPK_READ_MORE)
+            break;
+        /* A partial batch goes at once when no more input is ready;
+         * with tasks in flight, their results are waited for instead of
+         * the input. */
+        if ((b->n > 0 || r->count > 0) && !readable(rd->fd))
+            break;
+        int f = r->sink->flush(r->sink->ctx);
+        if (f != 0)
+            return f < 0 ? CPK_RUN_ERROR : CPK_RUN_STOPPED;
+        long got;
+        Py_BEGIN_ALLOW_THREADS
+        got = cpk_reader_fill(rd);
+        Py_END_ALLOW_THREADS
+        if (got < 0) {
+            if (errno == EINTR) {
+                if (PyErr_CheckSignals() < 0)
+                    return CPK_RUN_ERROR;
+                continue;
+            }
+            read_failed = 1;
+            r->input_errno = errno;
+            break;
+        }
+    }
+    /* A read error ends the input as the other modes end it: the
+     * records before it run, then "NAME: strerror". */
+    if (read_failed) {
+        r->input_done = 1;
+        r->input_rc = -1;
+    }
+    else if (rc == CPK_READ_END)
+        r->input_done = 1;
+    else if (rc != CPK_READ_MORE && rc != CPK_READ_RECORD) {
+        r->input_done = 1;
+        r->input_rc = rc;
+        r->input_errno = errno;
+    }
+    return RUN_GOES_ON;
+}
+
+/* First pass over r->b: decoded into the window's next slot, its calls
+ * kept and submitted. 0, or -1 with an exception. */
+static int
+submit_batch(dask_run *r)
+{
+    cpk_batch *b = &r->b;
+    slot *sl = &r->slots[(r->head + r->count) % (size_t)r->window];
+    b->end = cpk_reader_consumed(r->rd);
+    if (cpk_mapwork_batch(&r->cw, b, 0, 0, &sl->first) < 0)
+        return -1;
+    if (sl->first.n < b->n ||
+        (sl->first.n > 0 &&
+         cpk_rec_stops(&sl->first.rec[sl->first.n - 1],
+                       r->w->keep_going))) {
+        /* a refused record ends the run after it */
+        r->input_done = 1;
+        r->input_rc = 0;
+    }
+    sl->end = b->end;
+    if (sl->cap < b->n) {
+        uint64_t *num = realloc(sl->num, b->n * sizeof(*num));
+        if (num == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        sl->num = num;
+        sl->cap = b->n;
+    }
+    memcpy(sl->num, b->num, b->n * sizeof(*sl->num));
+    sl->ncalls = PyList_GET_SIZE(r->st.calls);
+    if (sl->ncalls > 0) {
+        PyObject *ok = PyObject_CallMethod(r->d->runner, "submit", "O",
+                                           r->st.calls);
+        if (ok == NULL)
+            return -1;
+        Py_DECREF(ok);
+        Py_SETREF(r->st.calls, PyList_New(0));
+        if (r->st.calls == NULL)
+            return -1;
+    }
+    r->count++;
+    return 0;
+}
+
+/* The oldest batch, once its calls are done: rendered and handed to the
+ * sink. RUN_GOES_ON, or how the run ends. */
+static int
+take_oldest(dask_run *r)
+{
+    slot *sl = &r->slots[r->head];
+    PyObject *got = NULL;
+    if (sl->ncalls > 0) {
+        int more = !r->input_done && r->count < (size_t)r->window;
+        int f = r->sink->flush(r->sink->ctx);
+        if (f != 0)
+            return f < 0 ? CPK_RUN_ERROR : CPK_RUN_STOPPED;
+        got = more ? PyObject_CallMethod(r->d->runner, "next", "d",
+                                         WAIT_SECONDS)
+                   : PyObject_CallMethod(r->d->runner, "next", "O",
+                                         Py_None);
+        if (got == NULL)
+            return CPK_RUN_ERROR;
+        if (got == Py_None) {
+            Py_DECREF(got);
+            return RUN_GOES_ON;
+        }
+        PyObject *outcomes;
+        double per;
+        if (!PyArg_ParseTuple(got, "dO!", &per, &PyList_Type,
+                              &outcomes)) {
+            Py_DECREF(got);
+            return CPK_RUN_ERROR;
+        }
+        if (per > 0)
+            r->per_record = r->per_record == 0
+                                ? per
+                                : 0.7 * r->per_record + 0.3 * per;
+        r->st.outcomes = outcomes; /* borrowed from got */
+        r->st.next = 0;
+    }
+    int rc = render(&r->rw, &r->st, sl, &r->fin, &r->tmp, &r->fake);
+    r->st.outcomes = NULL;
+    Py_XDECREF(got);
+    if (rc < 0)
+        return CPK_RUN_ERROR;
+    r->head = (r->head + 1) % (size_t)r->window;
+    r->count--;
+    int e = r->sink->emit(r->sink->ctx, &r->fin, sl->end);
+    if (e != 0)
+        return e < 0 ? CPK_RUN_ERROR : CPK_RUN_STOPPED;
+    return RUN_GOES_ON;
+}
+
+/* The run, once started: the window kept full, its oldest batch taken
+ * as it is done. How the run ends. */
+static int
+serve(dask_run *r, int *read_rc, int *read_errno)
+{
+    for (;;) {
+        if (PyErr_CheckSignals() < 0)
+            return CPK_RUN_ERROR;
+        /* Fill the window. */
+        while (r->count < (size_t)r->window && !r->input_done) {
+            int end = read_batch(r);
+            if (end != RUN_GOES_ON)
+                return end;
+            if (r->b.n == 0)
+                break;
+            if (submit_batch(r) < 0)
+                return CPK_RUN_ERROR;
+        }
+        if (r->count == 0) {
+            if (!r->input_done)
+                continue;
+            if (r->input_rc != 0) {
+                *read_rc = r->input_rc;
+                *read_errno = r->input_errno;
+                return CPK_RUN_INPUT;
+            }
+            return CPK_RUN_DONE;
+        }
+        int end = take_oldest(r);
+        if (end != RUN_GOES_ON)
+            return end;
+    }
+}
+
 int
 cpk_mapdask_run(cpk_mapdask *d, cpk_reader *rd, cpk_mapwork *w,
                 const cpk_sink *sink, int *read_rc, int *read_errno)
 {
     int status = CPK_RUN_ERROR;
-    standin st = {0};
-    PyObject *cap = NULL, *keep = NULL, *give = NULL;
-    cpk_mapwork cw = *w, rw = *w;
-    int rw_ready = 0;
-    cpk_batch b = {0}, fake = {0};
-    cpk_results fin = {0}, tmp = {0};
-    slot *slots = NULL;
-    size_t head = 0, count = 0;
-    int input_done = 0, input_rc = 0, input_errno = 0;
-    double per_record = 0; /* seconds of work per record, measured */
-
-    PyObject *win = PyObject_GetAttrString(d->runner, "window");
-    long window = win ? PyLong_AsLong(win) : -1;
-    Py_XDECREF(win);
-    if (window < 1) {
-        if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_SystemError, "dask: no window");
-        goto done;
-    }
-    slots = calloc((size_t)window, sizeof(*slots));
-    st.calls = PyList_New(0);
-    cap = st.calls ? PyCapsule_New(&st, "cpk_mapdask.standin", NULL) : NULL;
-    keep = cap ? PyCFunction_New(&keep_def, cap) : NULL;
-    give = keep ? PyCFunction_New(&give_def, cap) : NULL;
-    if (slots == NULL) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    if (give == NULL)
-        goto done;
-    cw.fn = keep;
-    /* The second pass reads JSON "0" records, each one call of `give`.
-     * What cpk_mapwork_init makes (and cpk_mapwork_free drops) is rw's
-     * own: the copies of w's references are not. */
-    rw.fn = give;
-    rw.in = CPK_IN_JSON;
-    rw.kwargs = 0;
-    rw.enc = NULL;
-    rw.scan_once = rw.json_loads = rw.loads_exact = NULL;
-    rw_ready = 1; /* a failed init leaves what it made for the free */
-    if (cpk_mapwork_init(&rw) < 0)
-        goto done;
-
-    for (;;) {
-        if (PyErr_CheckSignals() < 0)
-            goto done;
-        /* Fill the window. */
-        while (count < (size_t)window && !input_done) {
-            size_t target = MAX_BATCH;
-            if (per_record > 0) {
-                double n = TASK_SECONDS / per_record;
-                target = n < 1 ? 1 : n > MAX_BATCH ? MAX_BATCH : (size_t)n;
-            }
-            else
-                target = 1;
-            cpk_batch_reset(&b, rd->count + 1);
-            int rc = CPK_READ_MORE, read_failed = 0;
-            for (;;) {
-                const char *rec;
-                size_t len;
-                while (b.n < target && b.data.len < BATCH_BYTES &&
-                       (rc = cpk_reader_next(rd, &rec, &len)) ==
-                           CPK_READ_RECORD)
-                    if (cpk_batch_add_num(&b, rec, len, rd->number) < 0) {
-                        PyErr_NoMemory();
-                        goto done;
-                    }
-                if (b.n >= target || b.data.len >= BATCH_BYTES ||
-                    rc != CPK_READ_MORE)
-                    break;
-                /* A partial batch goes at once when no more input is
-                 * ready; with tasks in flight, their results are waited
-                 * for instead of the input. */
-                if ((b.n > 0 || count > 0) && !readable(rd->fd))
-                    break;
-                int f = sink->flush(sink->ctx);
-                if (f != 0) {
-                    status = f < 0 ? CPK_RUN_ERROR : CPK_RUN_STOPPED;
-                    goto done;
-                }
-                long got;
-                Py_BEGIN_ALLOW_THREADS
-                got = cpk_reader_fill(rd);
-                Py_END_ALLOW_THREADS
-                if (got < 0) {
-                    if (errno == EINTR) {
-                        if (PyErr_CheckSignals() < 0)
-                            goto done;
-                        continue;
-                    }
-                    read_failed = 1;
-                    input_errno = errno;
-                    break;
-                }
-            }
-            /* A read error ends the input as the other modes end it:
-             * the records before it run, then "NAME: strerror". */
-            if (read_failed) {
-                input_done = 1;
-                input_rc = -1;
-            }
-            else if (rc == CPK_READ_END)
-                input_done = 1;
-            else if (rc != CPK_READ_MORE && rc != CPK_READ_RECORD) {
-                input_done = 1;
-                input_rc = rc;
-                input_errno = errno;
-            }
-            if (b.n == 0)
-                break;
-            /* First pass: decode, keep the calls. */
-            slot *sl = &slots[(head + count) % (size_t)window];
-            b.end = cpk_reader_consumed(rd);
-            if (cpk_mapwork_batch(&cw, &b, 0, 0, &sl->first) < 0)
-                goto done;
-            if (sl->first.n < b.n ||
-                (sl->first.n > 0 &&
-                 cpk_rec_stops(&sl->first.rec[sl->first.n - 1],
-                               w->keep_going))) {
-                /* a refused record ends the run after it */
-                input_done = 1;
-                input_rc = 0;
-            }
-            sl->end = b.end;
-            if (sl->cap < b.n) {
-                uint64_t *num = realloc(sl->num, b.n * sizeof(*num));
-                if (num == NULL) {
-                    PyErr_NoMemory();
-                    goto done;
-                }
-                sl->num = num;
-                sl->cap = b.n;
-            }
-            memcpy(sl->num, b.num, b.n * sizeof(*sl->num));
-            sl->ncalls = PyList_GET_SIZE(st.calls);
-            if (sl->ncalls > 0) {
-                PyObject *r = PyObject_CallMethod(d->runner, "submit", "O",
-                                                  st.calls);
-                if (r == NULL)
-                    goto done;
-                Py_DECREF(r);
-                Py_SETREF(st.calls, PyList_New(0));
-                if (st.calls == NULL)
-                    goto done;
-            }
-            count++;
-        }
-        if (count == 0) {
-            if (!input_done)
-                continue;
-            if (input_rc != 0) {
-                *read_rc = input_rc;
-                *read_errno = input_errno;
-                status = CPK_RUN_INPUT;
-            }
-            else
-                status = CPK_RUN_DONE;
-            goto done;
-        }
-        /* The oldest batch, once done. */
-        slot *sl = &slots[head];
-        PyObject *got = NULL;
-        if (sl->ncalls > 0) {
-            int more = !input_done && count < (size_t)window;
-            int f = sink->flush(sink->ctx);
-            if (f != 0) {
-                status = f < 0 ? CPK_RUN_ERROR : CPK_RUN_STOPPED;
-                goto done;
-            }
-            got = more ? PyObject_CallMethod(d->runner, "next", "d",
-                                             WAIT_SECONDS)
-                       : PyObject_CallMethod(d->runner, "next", "O",
-                                             Py_None);
-            if (got == NULL)
-                goto done;
-            if (got == Py_None) {
-                Py_DECREF(got);
-                continue;
-            }
-            PyObject *outcomes;
-            double per;
-            if (!PyArg_ParseTuple(got, "dO!", &per, &PyList_Type,
-                                  &outcomes)) {
-                Py_DECREF(got);
-                goto done;
-            }
-            if (per > 0)
-                per_record = per_record == 0 ? per
-                                             : 0.7 * per_record + 0.3 * per;
-            st.outcomes = outcomes;
-            st.next = 0;
-        }
-        int rc = render(&rw, &st, sl, &fin, &tmp, &fake);
-        st.outcomes = NULL;
-        Py_XDECREF(got);
-        if (rc < 0)
-            goto done;
-        head = (head + 1) % (size_t)window;
-        count--;
-        int e = sink->emit(sink->ctx, &fin, sl->end);
-        if (e != 0) {
-            status = e < 0 ? CPK_RUN_ERROR : CPK_RUN_STOPPED;
-            goto done;
-        }
-    }
-done:
+    dask_run r = {.d = d, .rd = rd, .w = w, .sink = sink, .cw = *w,
+                  .rw = *w};
+    if (start_run(&r) == 0)
+        status = serve(&r, read_rc, read_errno);
     if (status != CPK_RUN_DONE)
         cpk_mapdask_close(d); /* cancels what is in flight */
-    if (slots != NULL)
-        for (long i = 0; i < window; i++) {
-            cpk_results_free(&slots[i].first);
-            free(slots[i].num);
+    if (r.slots != NULL)
+        for (long i = 0; i < r.window; i++) {
+            cpk_results_free(&r.slots[i].first);
+            free(r.slots[i].num);
         }
-    free(slots);
-    if (rw_ready)
-        cpk_mapwork_free(&rw);
-    cpk_batch_free(&b);
-    cpk_batch_free(&fake);
-    cpk_results_free(&fin);
-    cpk_results_free(&tmp);
-    Py_XDECREF(give);
-    Py_XDECREF(keep);
-    Py_XDECREF(cap);
-    Py_XDECREF(st.calls);
+    free(r.slots);
+    if (r.rw_ready)
+        cpk_mapwork_free(&r.rw);
+    cpk_batch_free(&r.b);
+    cpk_batch_free(&r.fake);
+    cpk_results_free(&r.fin);
+    cpk_results_free(&r.tmp);
+    Py_XDECREF(r.give);
+    Py_XDECREF(r.keep);
+    Py_XDECREF(r.cap);
+    Py_XDECREF(r.st.calls);
     return status;
 }

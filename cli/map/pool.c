@@ -284,6 +284,8 @@ typedef struct {
     int died;             /* 1 + a worker that died holding no records */
     uint64_t died_at;     /* ... reported once the results before are */
     int wake[2];          /* Python's signal wakeup pipe, while we poll */
+    int old_wake;         /* the wakeup fd before ours ... */
+    int wake_set;         /* ... given back once the run is over */
     int keep_going;
     /* The poll set, here rather than in locals so that a worker (a fork
      * of this frame, which never returns) still holds it. */
@@ -706,275 +708,333 @@ ready_now(int fd)
     return poll(&pf, 1, 0) > 0;
 }
 
+/* A phase's return while the run goes on (no CPK_RUN_* value). */
+#define RUN_GOES_ON (-2)
+
+/* The input side of cpk_pool_run's loop. */
+typedef struct {
+    cpk_reader *rd;
+    cpk_batch cur;   /* the batch being filled */
+    int input_done;  /* the reader said its last ... */
+    int rerr;        /* ... and why, if not the end: CPK_READ_* or -1 */
+    int *read_errno;
+} feed;
+
+/* The pool's memory, the signal wakeup pipe and the workers:
+ * RUN_GOES_ON, or how the run ends. */
+static int
+start_pool(pool *p, cpk_mapwork *w, const cpk_sink *sink,
+           const int *close_fds, int nclose)
+{
+    int jobs = p->jobs;
+    p->wk = calloc((size_t)jobs, sizeof(*p->wk));
+    p->nslots = jobs * MAX_INFLIGHT;
+    p->slots = calloc((size_t)p->nslots, sizeof(*p->slots));
+    p->pf = calloc(3 * (size_t)jobs + 2, sizeof(*p->pf));
+    p->who = calloc(3 * (size_t)jobs + 2, sizeof(*p->who));
+    if (p->wk == NULL || p->slots == NULL || p->pf == NULL ||
+        p->who == NULL) {
+        PyErr_NoMemory();
+        return CPK_RUN_ERROR;
+    }
+    for (int i = 0; i < jobs; i++)
+        p->wk[i].to = p->wk[i].from = p->wk[i].pidfd = -1;
+    int f = sink->flush(sink->ctx);
+    if (f != 0)
+        return f < 0 ? CPK_RUN_ERROR : CPK_RUN_STOPPED;
+    /* A signal that arrives just before poll() would wait for the next
+     * event: Python's handler also writes to this pipe, which poll()
+     * watches (signal.set_wakeup_fd). */
+    if (pipe2(p->wake, O_CLOEXEC | O_NONBLOCK) < 0) {
+        PyErr_SetFromErrno(PyExc_OSError);
+        return CPK_RUN_ERROR;
+    }
+    p->old_wake = set_wakeup_fd(p->wake[1]);
+    if (p->old_wake == -2)
+        return CPK_RUN_ERROR;
+    p->wake_set = 1;
+    if (start_workers(p, w, close_fds, nclose) < 0) {
+        if (!PyErr_Occurred())
+            PyErr_SetFromErrno(PyExc_OSError);
+        return CPK_RUN_ERROR;
+    }
+    return RUN_GOES_ON;
+}
+
+/* Results, in input order, up to a worker's death between batches:
+ * reported once the results before it are out. RUN_GOES_ON, or how the
+ * run ends. */
+static int
+emit_ready(pool *p, const cpk_sink *sink)
+{
+    while (p->next_emit < p->next_send &&
+           !(p->died && p->next_emit == p->died_at)) {
+        slot *s = &p->slots[p->next_emit % (uint64_t)p->nslots];
+        /* What arrived of the oldest batch goes out as it arrives. */
+        if (s->res.n > 0) {
+            int e = sink->emit(sink->ctx, &s->res, s->end);
+            s->emitted += s->res.n;
+            cpk_results_reset(&s->res, s->first + s->emitted);
+            if (e != 0)
+                return e < 0 ? CPK_RUN_ERROR : CPK_RUN_STOPPED;
+        }
+        if (s->lost) {
+            const worker *k = &p->wk[s->worker];
+            uint64_t e = s->emitted < s->count ? s->emitted
+                                               : s->count - 1;
+            unsigned long long z = s->num[s->count - 1];
+            unsigned long long a = s->num[e];
+            if (a == z)
+                cpk_error("worker %d (pid %ld) %s while running record "
+                          "%llu",
+                          s->worker + 1, (long)k->pid, k->why, a);
+            else
+                cpk_error("worker %d (pid %ld) %s while running records "
+                          "%llu-%llu",
+                          s->worker + 1, (long)k->pid, k->why, a, z);
+            return CPK_RUN_WORKER;
+        }
+        if (!s->ready)
+            break;
+        s->used = 0;
+        p->next_emit++;
+    }
+    /* A worker that died between batches, once the results before
+     * its death are out. */
+    if (p->died && p->next_emit == p->died_at) {
+        const worker *k = &p->wk[p->died - 1];
+        cpk_error("worker %d (pid %ld) %s", p->died, (long)k->pid,
+                  k->why);
+        return CPK_RUN_WORKER;
+    }
+    return RUN_GOES_ON;
+}
+
+/* The current batch, from what is buffered: 1 when it wants input not
+ * read yet, 0, or -1 out of memory. */
+static int
+fill_batch(const pool *p, feed *in)
+{
+    size_t target = batch_target(p);
+    while (!in->input_done && in->cur.n < target &&
+           in->cur.data.len < BATCH_BYTES) {
+        const char *rec;
+        size_t len;
+        int rc = cpk_reader_next(in->rd, &rec, &len);
+        if (rc == CPK_READ_RECORD) {
+            if (cpk_batch_add_num(&in->cur, rec, len, in->rd->number) < 0)
+                return -1;
+            in->cur.end = cpk_reader_consumed(in->rd);
+            continue;
+        }
+        if (rc == CPK_READ_MORE)
+            return 1;
+        in->input_done = 1;
+        if (rc != CPK_READ_END) {
+            in->rerr = rc;
+            *in->read_errno = errno;
+        }
+        break;
+    }
+    return 0;
+}
+
+/* Read more of the input: 0, or -1 with the exception a signal handler
+ * raised. */
+static int
+read_more(feed *in)
+{
+    long got = cpk_reader_fill(in->rd);
+    if (got < 0 && errno != EINTR) {
+        in->input_done = 1;
+        in->rerr = -1;
+        *in->read_errno = errno;
+    }
+    if (got < 0 && PyErr_CheckSignals() < 0)
+        return -1;
+    return 0;
+}
+
+/* Wait for input, results or room in a pipe, and take what came:
+ * RUN_GOES_ON, or how the run ends. */
+static int
+wait_and_take(pool *p, feed *in, const cpk_sink *sink, int want_input)
+{
+    int alive = 0;
+    for (int i = 0; i < p->jobs; i++)
+        alive += !p->wk[i].dead;
+    if (alive == 0 && p->next_emit == p->next_send && in->cur.n > 0) {
+        cpk_error("every worker is gone");
+        return CPK_RUN_WORKER;
+    }
+    int f = sink->flush(sink->ctx);
+    if (f != 0)
+        return f < 0 ? CPK_RUN_ERROR : CPK_RUN_STOPPED;
+    /* Each worker's result pipe, its pidfd, its batch pipe while a
+     * frame is pending, and the input when a record is wanted. */
+    struct pollfd *pf = p->pf;
+    int *who = p->who;
+    int nf = 0, sweep = 0;
+    for (int i = 0; i < p->jobs; i++) {
+        worker *wk = &p->wk[i];
+        if (wk->dead)
+            continue;
+        pf[nf] = (struct pollfd){.fd = wk->from, .events = POLLIN};
+        who[nf++] = i;
+        if (wk->pidfd >= 0) {
+            pf[nf] = (struct pollfd){.fd = wk->pidfd, .events = POLLIN};
+            who[nf++] = i;
+        }
+        else
+            sweep = 1;
+        if (wk->wpos < wk->wbuf.len) {
+            pf[nf] = (struct pollfd){.fd = wk->to, .events = POLLOUT};
+            who[nf++] = i;
+        }
+    }
+    int wake_slot = nf;
+    pf[nf++] = (struct pollfd){.fd = p->wake[0], .events = POLLIN};
+    int in_slot = -1;
+    if (want_input && !in->input_done) {
+        in_slot = nf;
+        pf[nf].fd = in->rd->fd;
+        pf[nf].events = POLLIN;
+        nf++;
+    }
+    int n;
+    Py_BEGIN_ALLOW_THREADS
+    n = poll(pf, (nfds_t)nf, sweep ? 200 : -1);
+    Py_END_ALLOW_THREADS
+    if (n < 0) {
+        if (errno == EINTR && PyErr_CheckSignals() < 0)
+            return CPK_RUN_ERROR;
+        return RUN_GOES_ON;
+    }
+    if (pf[wake_slot].revents) {
+        char drain[64];
+        while (read(p->wake[0], drain, sizeof(drain)) > 0)
+            ;
+    }
+    for (int j = 0; j < nf; j++) {
+        if (j == in_slot || j == wake_slot)
+            continue;
+        short ev = pf[j].revents;
+        if (ev == 0 || p->wk[who[j]].dead)
+            continue;
+        if (pf[j].fd == p->wk[who[j]].to)
+            push(p, who[j]); /* POLLERR: the write says EPIPE */
+        else if (pf[j].fd == p->wk[who[j]].pidfd)
+            exited(p, who[j]);
+        else
+            pull(p, who[j]);
+    }
+    for (int i = 0; sweep && i < p->jobs; i++)
+        if (!p->wk[i].dead && p->wk[i].pidfd < 0 && has_exited(&p->wk[i]))
+            exited(p, i);
+    if (in_slot >= 0 && pf[in_slot].revents && read_more(in) < 0)
+        return CPK_RUN_ERROR;
+    return RUN_GOES_ON;
+}
+
+/* The run, once the workers are started: results out in input order,
+ * batches in as input and room allow. How the run ends. */
+static int
+serve(pool *p, feed *in, const cpk_sink *sink, int *read_rc)
+{
+    for (;;) {
+        if (PyErr_CheckSignals() < 0)
+            return CPK_RUN_ERROR;
+        int end = emit_ready(p, sink);
+        if (end != RUN_GOES_ON)
+            return end;
+        if (in->input_done && in->cur.n == 0 &&
+            p->next_emit == p->next_send) {
+            if (in->rerr != 0) {
+                *read_rc = in->rerr;
+                return CPK_RUN_INPUT;
+            }
+            return CPK_RUN_DONE;
+        }
+        int want_input = fill_batch(p, in);
+        if (want_input < 0) {
+            PyErr_NoMemory();
+            return CPK_RUN_ERROR;
+        }
+        if (want_input && ready_now(in->rd->fd)) {
+            if (read_more(in) < 0)
+                return CPK_RUN_ERROR;
+            continue;
+        }
+        /* Full, at the end, or nothing more ready: send it. */
+        int room = (p->next_send - p->next_emit) < (uint64_t)p->nslots;
+        int k = room ? pick(p) : -1;
+        if (in->cur.n > 0 && k >= 0) {
+            if (send_batch(p, k, &in->cur) < 0) {
+                PyErr_NoMemory();
+                return CPK_RUN_ERROR;
+            }
+            cpk_batch_reset(&in->cur, in->cur.first + in->cur.n);
+            continue;
+        }
+        /* The end of input, just seen, with every result already out:
+         * the run is over (the top of the loop says so). No descriptor
+         * would wake a poll now: the workers wait for batches. */
+        if (in->input_done && in->cur.n == 0 &&
+            p->next_emit == p->next_send)
+            continue;
+        end = wait_and_take(p, in, sink, want_input);
+        if (end != RUN_GOES_ON)
+            return end;
+    }
+}
+
+/* Every worker stopped (gently when the run is done), the wakeup fd
+ * given back and the pool's memory freed. */
+static void
+finish_pool(pool *p, int status)
+{
+    if (p->wk != NULL)
+        stop_all(p, status == CPK_RUN_DONE);
+    if (p->wake_set) {
+        /* keep a pending exception (KeyboardInterrupt) across the call */
+        PyObject *t, *v, *tb;
+        PyErr_Fetch(&t, &v, &tb);
+        (void)set_wakeup_fd(p->old_wake);
+        PyErr_Clear();
+        PyErr_Restore(t, v, tb);
+    }
+    if (p->wake[0] >= 0) {
+        close(p->wake[0]);
+        close(p->wake[1]);
+    }
+    for (int i = 0; p->wk != NULL && i < p->jobs; i++) {
+        cpk_buf_free(&p->wk[i].wbuf);
+        cpk_buf_free(&p->wk[i].rbuf);
+    }
+    for (int i = 0; p->slots != NULL && i < p->nslots; i++) {
+        cpk_results_free(&p->slots[i].res);
+        free(p->slots[i].num);
+    }
+    free(p->slots);
+    free(p->wk);
+    free(p->pf);
+    free(p->who);
+}
+
 int
 cpk_pool_run(int jobs, cpk_reader *rd, cpk_mapwork *w,
              const cpk_sink *sink, const int *close_fds, int nclose,
              int *read_rc, int *read_errno)
 {
     pool p = {.jobs = jobs, .keep_going = w->keep_going,
-              .wake = {-1, -1}};
-    int old_wake = -1, wake_set = 0;
-    p.wk = calloc((size_t)jobs, sizeof(*p.wk));
-    p.nslots = jobs * MAX_INFLIGHT;
-    p.slots = calloc((size_t)p.nslots, sizeof(*p.slots));
-    p.pf = calloc(3 * (size_t)jobs + 2, sizeof(*p.pf));
-    p.who = calloc(3 * (size_t)jobs + 2, sizeof(*p.who));
-    struct pollfd *pf = p.pf;
-    int *who = p.who;
-    cpk_batch cur = {0};
-    int status = CPK_RUN_ERROR;
-    if (p.wk == NULL || p.slots == NULL || pf == NULL || who == NULL) {
-        PyErr_NoMemory();
-        goto done;
+              .wake = {-1, -1}, .old_wake = -1};
+    feed in = {.rd = rd, .read_errno = read_errno};
+    int status = start_pool(&p, w, sink, close_fds, nclose);
+    if (status == RUN_GOES_ON) {
+        cpk_batch_reset(&in.cur, rd->count + 1);
+        status = serve(&p, &in, sink, read_rc);
     }
-    for (int i = 0; i < jobs; i++)
-        p.wk[i].to = p.wk[i].from = p.wk[i].pidfd = -1;
-    int f = sink->flush(sink->ctx);
-    if (f != 0) {
-        status = f < 0 ? CPK_RUN_ERROR : CPK_RUN_STOPPED;
-        goto done;
-    }
-    /* A signal that arrives just before poll() would wait for the next
-     * event: Python's handler also writes to this pipe, which poll()
-     * watches (signal.set_wakeup_fd). */
-    if (pipe2(p.wake, O_CLOEXEC | O_NONBLOCK) < 0) {
-        PyErr_SetFromErrno(PyExc_OSError);
-        goto done;
-    }
-    old_wake = set_wakeup_fd(p.wake[1]);
-    if (old_wake == -2)
-        goto done;
-    wake_set = 1;
-    if (start_workers(&p, w, close_fds, nclose) < 0) {
-        if (!PyErr_Occurred())
-            PyErr_SetFromErrno(PyExc_OSError);
-        goto done;
-    }
-    cpk_batch_reset(&cur, rd->count + 1);
-    int input_done = 0, rerr = 0;
-    for (;;) {
-        if (PyErr_CheckSignals() < 0)
-            goto done;
-        /* Results, in input order, up to a worker's death between
-         * batches: reported once the results before it are out. */
-        while (p.next_emit < p.next_send &&
-               !(p.died && p.next_emit == p.died_at)) {
-            slot *s = &p.slots[p.next_emit % (uint64_t)p.nslots];
-            /* What arrived of the oldest batch goes out as it arrives. */
-            if (s->res.n > 0) {
-                int e = sink->emit(sink->ctx, &s->res, s->end);
-                s->emitted += s->res.n;
-                cpk_results_reset(&s->res, s->first + s->emitted);
-                if (e != 0) {
-                    status = e < 0 ? CPK_RUN_ERROR : CPK_RUN_STOPPED;
-                    goto done;
-                }
-            }
-            if (s->lost) {
-                const worker *k = &p.wk[s->worker];
-                uint64_t e = s->emitted < s->count ? s->emitted
-                                                   : s->count - 1;
-                unsigned long long z = s->num[s->count - 1];
-                unsigned long long a = s->num[e];
-                if (a == z)
-                    cpk_error("worker %d (pid %ld) %s while running record "
-                              "%llu",
-                              s->worker + 1, (long)k->pid, k->why, a);
-                else
-                    cpk_error("worker %d (pid %ld) %s while running records "
-                              "%llu-%llu",
-                              s->worker + 1, (long)k->pid, k->why, a, z);
-                status = CPK_RUN_WORKER;
-                goto done;
-            }
-            if (!s->ready)
-                break;
-            s->used = 0;
-            p.next_emit++;
-        }
-        /* A worker that died between batches, once the results before
-         * its death are out. */
-        if (p.died && p.next_emit == p.died_at) {
-            const worker *k = &p.wk[p.died - 1];
-            cpk_error("worker %d (pid %ld) %s", p.died, (long)k->pid,
-                      k->why);
-            status = CPK_RUN_WORKER;
-            goto done;
-        }
-        if (input_done && cur.n == 0 && p.next_emit == p.next_send) {
-            if (rerr != 0) {
-                *read_rc = rerr;
-                status = CPK_RUN_INPUT;
-            }
-            else
-                status = CPK_RUN_DONE;
-            goto done;
-        }
-        /* The current batch, from what is buffered. */
-        size_t target = batch_target(&p);
-        int want_input = 0;
-        while (!input_done && cur.n < target &&
-               cur.data.len < BATCH_BYTES) {
-            const char *rec;
-            size_t len;
-            int rc = cpk_reader_next(rd, &rec, &len);
-            if (rc == CPK_READ_RECORD) {
-                if (cpk_batch_add_num(&cur, rec, len, rd->number) < 0) {
-                    PyErr_NoMemory();
-                    goto done;
-                }
-                cur.end = cpk_reader_consumed(rd);
-                continue;
-            }
-            if (rc == CPK_READ_MORE)
-                want_input = 1;
-            else {
-                input_done = 1;
-                if (rc != CPK_READ_END) {
-                    rerr = rc;
-                    *read_errno = errno;
-                }
-            }
-            break;
-        }
-        if (want_input && ready_now(rd->fd)) {
-            long got = cpk_reader_fill(rd);
-            if (got < 0 && errno != EINTR) {
-                input_done = 1;
-                rerr = -1;
-                *read_errno = errno;
-            }
-            if (got < 0 && PyErr_CheckSignals() < 0)
-                goto done;
-            continue;
-        }
-        /* Full, at the end, or nothing more ready: send it. */
-        int room = (p.next_send - p.next_emit) < (uint64_t)p.nslots;
-        int k = room ? pick(&p) : -1;
-        if (cur.n > 0 && k >= 0) {
-            if (send_batch(&p, k, &cur) < 0) {
-                PyErr_NoMemory();
-                goto done;
-            }
-            cpk_batch_reset(&cur, cur.first + cur.n);
-            continue;
-        }
-        /* The end of input, just seen, with every result already out:
-         * the run is over (the top of the loop says so). No descriptor
-         * would wake a poll now: the workers wait for batches. */
-        if (input_done && cur.n == 0 && p.next_emit == p.next_send)
-            continue;
-        /* Wait for input, results or room in a pipe. */
-        int alive = 0;
-        for (int i = 0; i < jobs; i++)
-            alive += !p.wk[i].dead;
-        if (alive == 0 && p.next_emit == p.next_send && cur.n > 0) {
-            cpk_error("every worker is gone");
-            status = CPK_RUN_WORKER;
-            goto done;
-        }
-        f = sink->flush(sink->ctx);
-        if (f != 0) {
-            status = f < 0 ? CPK_RUN_ERROR : CPK_RUN_STOPPED;
-            goto done;
-        }
-        /* Each worker's result pipe, its pidfd, its batch pipe while a
-         * frame is pending, and the input when a record is wanted. */
-        int nf = 0, sweep = 0;
-        for (int i = 0; i < jobs; i++) {
-            worker *wk = &p.wk[i];
-            if (wk->dead)
-                continue;
-            pf[nf] = (struct pollfd){.fd = wk->from, .events = POLLIN};
-            who[nf++] = i;
-            if (wk->pidfd >= 0) {
-                pf[nf] = (struct pollfd){.fd = wk->pidfd, .events = POLLIN};
-                who[nf++] = i;
-            }
-            else
-                sweep = 1;
-            if (wk->wpos < wk->wbuf.len) {
-                pf[nf] = (struct pollfd){.fd = wk->to, .events = POLLOUT};
-                who[nf++] = i;
-            }
-        }
-        int wake_slot = nf;
-        pf[nf++] = (struct pollfd){.fd = p.wake[0], .events = POLLIN};
-        int in_slot = -1;
-        if (want_input && !input_done) {
-            in_slot = nf;
-            pf[nf].fd = rd->fd;
-            pf[nf].events = POLLIN;
-            nf++;
-        }
-        int n;
-        Py_BEGIN_ALLOW_THREADS
-        n = poll(pf, (nfds_t)nf, sweep ? 200 : -1);
-        Py_END_ALLOW_THREADS
-        if (n < 0) {
-            if (errno == EINTR && PyErr_CheckSignals() < 0)
-                goto done;
-            continue;
-        }
-        if (pf[wake_slot].revents) {
-            char drain[64];
-            while (read(p.wake[0], drain, sizeof(drain)) > 0)
-                ;
-        }
-        for (int j = 0; j < nf; j++) {
-            if (j == in_slot || j == wake_slot)
-                continue;
-            short ev = pf[j].revents;
-            if (ev == 0 || p.wk[who[j]].dead)
-                continue;
-            if (pf[j].fd == p.wk[who[j]].to)
-                push(&p, who[j]); /* POLLERR: the write says EPIPE */
-            else if (pf[j].fd == p.wk[who[j]].pidfd)
-                exited(&p, who[j]);
-            else
-                pull(&p, who[j]);
-        }
-        for (int i = 0; sweep && i < jobs; i++)
-            if (!p.wk[i].dead && p.wk[i].pidfd < 0 && has_exited(&p.wk[i]))
-                exited(&p, i);
-        if (in_slot >= 0 && pf[in_slot].revents) {
-            long got = cpk_reader_fill(rd);
-            if (got < 0 && errno != EINTR) {
-                input_done = 1;
-                rerr = -1;
-                *read_errno = errno;
-            }
-            if (got < 0 && PyErr_CheckSignals() < 0)
-                goto done;
-        }
-    }
-done:
-    if (p.wk != NULL)
-        stop_all(&p, status == CPK_RUN_DONE);
-    if (wake_set) {
-        /* keep a pending exception (KeyboardInterrupt) across the call */
-        PyObject *t, *v, *tb;
-        PyErr_Fetch(&t, &v, &tb);
-        (void)set_wakeup_fd(old_wake);
-        PyErr_Clear();
-        PyErr_Restore(t, v, tb);
-    }
-    if (p.wake[0] >= 0) {
-        close(p.wake[0]);
-        close(p.wake[1]);
-    }
-    for (int i = 0; p.wk != NULL && i < jobs; i++) {
-        cpk_buf_free(&p.wk[i].wbuf);
-        cpk_buf_free(&p.wk[i].rbuf);
-    }
-    for (int i = 0; p.slots != NULL && i < p.nslots; i++) {
-        cpk_results_free(&p.slots[i].res);
-        free(p.slots[i].num);
-    }
-    free(p.slots);
-    free(p.wk);
-    free(pf);
-    free(who);
-    cpk_batch_free(&cur);
+    finish_pool(&p, status);
+    cpk_batch_free(&in.cur);
     return status;
 }
