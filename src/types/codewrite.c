@@ -75,12 +75,13 @@ cpk_membuf_release(cpk_membuf *b)
     b->fixed = 0;
 }
 
+/* Marshal bytes being read: the next byte and the end. */
 typedef struct {
     const unsigned char *p, *end;
-} cpk_reader;
+} byte_cursor;
 
 static int
-rd_long(cpk_reader *r, long *v)
+rd_long(byte_cursor *r, long *v)
 {
     if (r->end - r->p < 4)
         return -1;
@@ -90,11 +91,11 @@ rd_long(cpk_reader *r, long *v)
     return 0;
 }
 
-static int norm_object(cpk_reader *r, cpk_membuf *out);
+static int norm_object(byte_cursor *r, cpk_membuf *out);
 
 /* Copy n raw bytes. */
 static int
-norm_raw(cpk_reader *r, cpk_membuf *out, size_t n)
+norm_raw(byte_cursor *r, cpk_membuf *out, size_t n)
 {
     if ((size_t)(r->end - r->p) < n)
         return -1;
@@ -120,7 +121,7 @@ item_cmp(const void *a, const void *b)
 
 /* A set's n elements, each normalized apart, written sorted. */
 static int
-norm_set(cpk_reader *r, cpk_membuf *out, long n)
+norm_set(byte_cursor *r, cpk_membuf *out, long n)
 {
     if (n < 0 || n > r->end - r->p)
         return -1;
@@ -168,7 +169,7 @@ is_ascii(const unsigned char *p, long n)
  * code objects, rewritten as described above. -1 on anything unexpected
  * (the caller then keeps marshal's bytes). */
 static int
-norm_object(cpk_reader *r, cpk_membuf *out)
+norm_object(byte_cursor *r, cpk_membuf *out)
 {
     if (r->p >= r->end)
         return -1;
@@ -271,7 +272,7 @@ norm_object(cpk_reader *r, cpk_membuf *out)
 PyObject *
 cpk_marshal_normalize(PyObject *payload)
 {
-    cpk_reader r = {(const unsigned char *)PyBytes_AS_STRING(payload),
+    byte_cursor r = {(const unsigned char *)PyBytes_AS_STRING(payload),
                     (const unsigned char *)PyBytes_AS_STRING(payload) +
                         PyBytes_GET_SIZE(payload)};
     cpk_membuf out = {0};
@@ -305,7 +306,7 @@ cpk_marshal_compact_into(PyObject *obj, cpk_membuf *out)
         PyErr_Clear();
         return 0;
     }
-    cpk_reader r = {(const unsigned char *)PyBytes_AS_STRING(raw),
+    byte_cursor r = {(const unsigned char *)PyBytes_AS_STRING(raw),
                     (const unsigned char *)PyBytes_AS_STRING(raw) +
                         PyBytes_GET_SIZE(raw)};
     size_t mark = out->len;
