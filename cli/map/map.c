@@ -195,7 +195,7 @@ leave_if_forked(const cpk_mapwork *w, pid_t self)
  * record's processing raised what ends the run (MemoryError), the
  * results before it are emitted and *failed is its number. */
 static int
-serial_run(cpk_map_options *o, cpk_reader *rd, const cpk_sink *sink,
+serial_run(cpk_map_options *o, cpk_records *rd, const cpk_sink *sink,
            int *read_rc, int *read_errno, uint64_t *failed)
 {
     cpk_batch b = {0};
@@ -224,7 +224,7 @@ serial_run(cpk_map_options *o, cpk_reader *rd, const cpk_sink *sink,
         while (b.n < target && b.data.len < FLUSH_AT) {
             const char *rec;
             size_t len;
-            rc = cpk_reader_next(rd, &rec, &len);
+            rc = cpk_records_next(rd, &rec, &len);
             if (rc != CPK_READ_RECORD)
                 break;
             if (cpk_batch_add_num(&b, rec, len, rd->number) < 0) {
@@ -237,7 +237,7 @@ serial_run(cpk_map_options *o, cpk_reader *rd, const cpk_sink *sink,
          * that turn slow still have their results written as they come. */
         size_t from = 0;
         while (from < b.n) {
-            b.end = cpk_reader_consumed(rd);
+            b.end = cpk_records_consumed(rd);
             struct timespec t0, t1;
             clock_gettime(CLOCK_MONOTONIC, &t0);
             int mw = cpk_mapwork_batch(&o->work, &b, from, RESULTS_EVERY_NS,
@@ -300,7 +300,7 @@ serial_run(cpk_map_options *o, cpk_reader *rd, const cpk_sink *sink,
         }
         long got;
         Py_BEGIN_ALLOW_THREADS
-        got = cpk_reader_fill(rd);
+        got = cpk_records_fill(rd);
         Py_END_ALLOW_THREADS
         if (got < 0) {
             if (errno == EINTR) {
@@ -358,7 +358,7 @@ records_off_stdin(void)
 
 /* Why the reader stopped, said about the record it stopped at. */
 static void
-input_failed(cpk_map_options *o, cpk_reader *rd, int rc, int err)
+input_failed(cpk_map_options *o, cpk_records *rd, int rc, int err)
 {
     const char *name = o->work.input_name;
     unsigned long long n = (unsigned long long)rd->count + 1;
@@ -391,7 +391,7 @@ typedef struct {
     int in_fd, out_fd;
     cpk_output out;
     int to_file;       /* the results go to out, a --result-file */
-    cpk_reader rd;
+    cpk_records rd;
     emitter e;
     int run;           /* how the run ended: CPK_RUN_* */
     int read_rc, read_errno; /* CPK_RUN_INPUT: why the reader stopped */
@@ -573,7 +573,7 @@ close_run(map_run *r, int status)
     }
     cpk_mapdask_close(&o->dask);
     cpk_mapwork_free(&o->work);
-    cpk_reader_free(&r->rd);
+    cpk_records_free(&r->rd);
     cpk_buf_free(&r->e.pending);
     close(r->in_fd);
     return status;
@@ -597,7 +597,7 @@ cpk_map_run(cpk_map_options *o)
         off_t at = lseek(r.in_fd, 0, SEEK_CUR);
         total = (uint64_t)st.st_size - (at > 0 ? (uint64_t)at : 0);
     }
-    if (cpk_reader_init(&r.rd, r.in_fd, o->work.in, o->max_record,
+    if (cpk_records_init(&r.rd, r.in_fd, o->work.in, o->max_record,
                         o->work.max_scan) < 0) {
         cpk_error("out of memory");
         status = CPK_EXIT_SYSTEM;
@@ -628,7 +628,7 @@ cpk_map_run(cpk_map_options *o)
     run_records(&r, &sink);
     if (e->progress.shown || (e->progress.on && r.run == CPK_RUN_DONE))
         cpk_progress_update(&e->progress, e->done,
-                            cpk_reader_consumed(&r.rd), 1);
+                            cpk_records_consumed(&r.rd), 1);
     cpk_progress_done(&e->progress);
     status = run_status(&r);
 done:

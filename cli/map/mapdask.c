@@ -265,7 +265,7 @@ readable(int fd)
 /* One cpk_mapdask_run, shared by its phases. */
 typedef struct {
     cpk_mapdask *d;
-    cpk_reader *rd;
+    cpk_records *rd;
     const cpk_mapwork *w;
     const cpk_sink *sink;
     standin st;
@@ -327,7 +327,7 @@ start_run(dask_run *r)
 static int
 read_batch(dask_run *r)
 {
-    cpk_reader *rd = r->rd;
+    cpk_records *rd = r->rd;
     cpk_batch *b = &r->b;
     size_t target = MAX_BATCH;
     if (r->per_record > 0) {
@@ -342,7 +342,7 @@ read_batch(dask_run *r)
         const char *rec;
         size_t len;
         while (b->n < target && b->data.len < BATCH_BYTES &&
-               (rc = cpk_reader_next(rd, &rec, &len)) == CPK_READ_RECORD)
+               (rc = cpk_records_next(rd, &rec, &len)) == CPK_READ_RECORD)
             if (cpk_batch_add_num(b, rec, len, rd->number) < 0) {
                 PyErr_NoMemory();
                 return CPK_RUN_ERROR;
@@ -360,7 +360,7 @@ read_batch(dask_run *r)
             return f < 0 ? CPK_RUN_ERROR : CPK_RUN_STOPPED;
         long got;
         Py_BEGIN_ALLOW_THREADS
-        got = cpk_reader_fill(rd);
+        got = cpk_records_fill(rd);
         Py_END_ALLOW_THREADS
         if (got < 0) {
             if (errno == EINTR) {
@@ -396,7 +396,7 @@ submit_batch(dask_run *r)
 {
     cpk_batch *b = &r->b;
     slot *sl = &r->slots[(r->head + r->count) % (size_t)r->window];
-    b->end = cpk_reader_consumed(r->rd);
+    b->end = cpk_records_consumed(r->rd);
     if (cpk_mapwork_batch(&r->cw, b, 0, 0, &sl->first) < 0)
         return -1;
     if (sl->first.n < b->n ||
@@ -517,7 +517,7 @@ serve(dask_run *r, int *read_rc, int *read_errno)
 }
 
 int
-cpk_mapdask_run(cpk_mapdask *d, cpk_reader *rd, cpk_mapwork *w,
+cpk_mapdask_run(cpk_mapdask *d, cpk_records *rd, cpk_mapwork *w,
                 const cpk_sink *sink, int *read_rc, int *read_errno)
 {
     int status = CPK_RUN_ERROR;

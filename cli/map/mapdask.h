@@ -41,7 +41,7 @@ int cpk_mapdask_open(cpk_mapdask *d, void (*on_interrupt)(void));
 
 /* Run the records of `rd` on the cluster; the contract of cpk_pool_run
  * (pool.h). Cancels what is in flight when it stops early. */
-int cpk_mapdask_run(cpk_mapdask *d, cpk_reader *rd, cpk_mapwork *w,
+int cpk_mapdask_run(cpk_mapdask *d, cpk_records *rd, cpk_mapwork *w,
                     const cpk_sink *sink, int *read_rc, int *read_errno);
 
 /* Disconnect, stop a local cluster; keeps a pending exception. */

@@ -713,7 +713,7 @@ ready_now(int fd)
 
 /* The input side of cpk_pool_run's loop. */
 typedef struct {
-    cpk_reader *rd;
+    cpk_records *rd;
     cpk_batch cur;   /* the batch being filled */
     int input_done;  /* the reader said its last ... */
     int rerr;        /* ... and why, if not the end: CPK_READ_* or -1 */
@@ -820,11 +820,11 @@ fill_batch(const pool *p, feed *in)
            in->cur.data.len < BATCH_BYTES) {
         const char *rec;
         size_t len;
-        int rc = cpk_reader_next(in->rd, &rec, &len);
+        int rc = cpk_records_next(in->rd, &rec, &len);
         if (rc == CPK_READ_RECORD) {
             if (cpk_batch_add_num(&in->cur, rec, len, in->rd->number) < 0)
                 return -1;
-            in->cur.end = cpk_reader_consumed(in->rd);
+            in->cur.end = cpk_records_consumed(in->rd);
             continue;
         }
         if (rc == CPK_READ_MORE)
@@ -844,7 +844,7 @@ fill_batch(const pool *p, feed *in)
 static int
 read_more(feed *in)
 {
-    long got = cpk_reader_fill(in->rd);
+    long got = cpk_records_fill(in->rd);
     if (got < 0 && errno != EINTR) {
         in->input_done = 1;
         in->rerr = -1;
@@ -1022,7 +1022,7 @@ finish_pool(pool *p, int status)
 }
 
 int
-cpk_pool_run(int jobs, cpk_reader *rd, cpk_mapwork *w,
+cpk_pool_run(int jobs, cpk_records *rd, cpk_mapwork *w,
              const cpk_sink *sink, const int *close_fds, int nclose,
              int *read_rc, int *read_errno)
 {

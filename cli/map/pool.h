@@ -48,7 +48,7 @@ enum {
 /* Run `jobs` (>= 2) workers over the records of `rd`. `keep_fds`: the
  * descriptors the workers must not hold (the output), `nkeep` of them.
  * Every worker is gone when this returns. */
-int cpk_pool_run(int jobs, cpk_reader *rd, cpk_mapwork *w,
+int cpk_pool_run(int jobs, cpk_records *rd, cpk_mapwork *w,
                  const cpk_sink *sink, const int *close_fds, int nclose,
                  int *read_rc, int *read_errno);
 

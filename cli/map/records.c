@@ -67,7 +67,7 @@ cpk_batch_free(cpk_batch *b)
 }
 
 int
-cpk_reader_init(cpk_reader *r, int fd, cpk_in_format format,
+cpk_records_init(cpk_records *r, int fd, cpk_in_format format,
                 size_t max_record, size_t max_scan)
 {
     memset(r, 0, sizeof(*r));
@@ -81,14 +81,14 @@ cpk_reader_init(cpk_reader *r, int fd, cpk_in_format format,
 }
 
 void
-cpk_reader_free(cpk_reader *r)
+cpk_records_free(cpk_records *r)
 {
     free(r->buf);
     r->buf = NULL;
 }
 
 uint64_t
-cpk_reader_consumed(const cpk_reader *r)
+cpk_records_consumed(const cpk_records *r)
 {
     return r->offset;
 }
@@ -96,7 +96,7 @@ cpk_reader_consumed(const cpk_reader *r)
 /* Hand out buf[start .. start + n) as the next record, consuming `used`
  * bytes (the record and its terminator). */
 static int
-take(cpk_reader *r, const char **rec, size_t *len, size_t n, size_t used)
+take(cpk_records *r, const char **rec, size_t *len, size_t n, size_t used)
 {
     *rec = r->buf + r->start;
     *len = n;
@@ -111,7 +111,7 @@ take(cpk_reader *r, const char **rec, size_t *len, size_t n, size_t used)
 
 /* A line: up to a newline, or the rest at the end of input. */
 static int
-next_line(cpk_reader *r, const char **rec, size_t *len)
+next_line(cpk_records *r, const char **rec, size_t *len)
 {
     size_t avail = r->end - r->start;
     const char *p = r->buf + r->start;
@@ -158,7 +158,7 @@ settled(pkscan_status s)
  * buffered. A partial pickle is rescanned only once twice as much of it
  * has arrived, so a large one costs a few scans, not one per read. */
 static int
-next_pickle(cpk_reader *r, const char **rec, size_t *len)
+next_pickle(cpk_records *r, const char **rec, size_t *len)
 {
     size_t avail = r->end - r->start;
     if (avail == 0)
@@ -200,7 +200,7 @@ blank(const char *p, size_t n)
 }
 
 int
-cpk_reader_next(cpk_reader *r, const char **rec, size_t *len)
+cpk_records_next(cpk_records *r, const char **rec, size_t *len)
 {
     for (;;) {
         errno = 0; /* set only by a failure of the reader's own */
@@ -217,7 +217,7 @@ cpk_reader_next(cpk_reader *r, const char **rec, size_t *len)
 }
 
 long
-cpk_reader_fill(cpk_reader *r)
+cpk_records_fill(cpk_records *r)
 {
     if (r->eof)
         return 0;

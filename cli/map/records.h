@@ -62,17 +62,17 @@ typedef struct {
     uint64_t number;     /* of the last record handed out (from 1) */
     uint64_t shard_i, shard_n; /* hand out only the records whose number
                           * minus 1 is shard_i modulo shard_n (n > 1) */
-} cpk_reader;
+} cpk_records;
 
 /* 0, or -1 out of memory. Every record is handed out; set shard_i and
  * shard_n after this for a shard. */
-int cpk_reader_init(cpk_reader *r, int fd, cpk_in_format format,
+int cpk_records_init(cpk_records *r, int fd, cpk_in_format format,
                     size_t max_record, size_t max_scan);
-void cpk_reader_free(cpk_reader *r);
+void cpk_records_free(cpk_records *r);
 
 enum {
     CPK_READ_RECORD = 1,  /* *rec, *len: the next record (valid until the
-                             next cpk_reader_fill) */
+                             next cpk_records_fill) */
     CPK_READ_MORE = 0,    /* no complete record buffered: fill */
     CPK_READ_END = -1,    /* end of input, every record handed out */
     CPK_READ_TOO_BIG = -2,/* the next record is over max_record */
@@ -85,15 +85,15 @@ enum {
  * tab, CR) are no records: skipped, as JSON Lines readers do, their
  * numbers unused. Records of other shards are skipped too. errno is 0
  * after it, or ENOMEM when CPK_READ_BAD means the scan had no memory. */
-int cpk_reader_next(cpk_reader *r, const char **rec, size_t *len);
+int cpk_records_next(cpk_records *r, const char **rec, size_t *len);
 
 /* Read once more (blocking unless the descriptor is not): the number of
  * bytes read, 0 at the end of input (eof set), or -1 with errno (EINTR
  * included: the caller checks for signals and calls again; EAGAIN for a
  * non-blocking descriptor with nothing to read). */
-long cpk_reader_fill(cpk_reader *r);
+long cpk_records_fill(cpk_records *r);
 
 /* Input bytes consumed up to the last record handed out. */
-uint64_t cpk_reader_consumed(const cpk_reader *r);
+uint64_t cpk_records_consumed(const cpk_records *r);
 
 #endif
