@@ -5,7 +5,10 @@
  * sys.modules and imported anew). The exact-type table they join is
  * pickler.c's.
  */
-#include "internal.h"
+#include "core/lazytypes.h"
+#include "core/state.h"
+#include "common/pycompat.h"
+#include "core/stock.h"
 
 static const struct {
     const char *module, *name;

@@ -11,7 +11,9 @@
  * "skip what was consumed" call copies nothing. It also tells how many
  * bytes were left unread (cloudpickle-load refuses trailing data).
  */
-#include "internal.h"
+#include "core/memio.h"
+#include "core/state.h"
+#include "common/pycompat.h"
 
 #include <structmember.h>
 

@@ -2,7 +2,8 @@
  * marker a pickle opens with, the names each older format lacks, and the
  * message of a loader too old for a pickle. Pure C (no Python.h): the
  * static scan uses it too. */
-#include "format.h"
+#include "scan/format.h"
+#include "scan/pkscan.h"
 
 #include <stdio.h>
 #include <string.h>

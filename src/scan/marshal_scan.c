@@ -9,8 +9,8 @@
  * code objects reserve their slot before their items). Nothing is trusted:
  * every count is checked against the bytes left before anything is
  * allocated for it, recursion is limited to CPK_MSCAN_MAX_DEPTH. */
-#include "marshal_scan.h"
-#include "growarray.h"
+#include "scan/marshal_scan.h"
+#include "common/growarray.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -12,7 +12,8 @@
  * also keeps marshal's depth limit counted from the code. Either way the
  * bytes are the same.
  */
-#include "internal.h"
+#include "types/codewrite.h"
+#include "common/pycompat.h"
 
 #include <marshal.h>
 
