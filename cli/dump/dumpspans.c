@@ -5,7 +5,7 @@
  * imported names, the first two items of a tuple, which part a value is).
  * The full static model of a pickle, for untrusted input, is
  * src/scan/pkscan.c; this one only measures what this program wrote. */
-#include "dumpspans.h"
+#include "dump/dumpspans.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -9,7 +9,7 @@
  * add rows or send escape sequences to the terminal. Only what must not be
  * swallowed (KeyboardInterrupt, SystemExit, MemoryError) fails the report.
  */
-#include "report.h"
+#include "load/report.h"
 
 #include <string.h>
 #include <unistd.h>

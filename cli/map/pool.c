@@ -1,5 +1,5 @@
 /* pool.c - --map's worker processes (pool.h). */
-#include "pool.h"
+#include "map/pool.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,9 +15,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "host.h"
-#include "message.h"
-#include "output.h"
+#include "common/host.h"
+#include "common/message.h"
+#include "common/output.h"
 
 #define MAX_INFLIGHT 2                  /* batches per worker */
 #define BATCH_BYTES ((size_t)256 << 10) /* of records, at most */
