@@ -1,6 +1,6 @@
 /* internal.h - every header of src/'s layers at once, for tests (and the
  * fuzz targets) that reach inside the library; src/ and cli/ include the
- * headers they use instead. */
+ * headers they use instead (make check-layers refuses this one there). */
 #ifndef CPK_INTERNAL_H
 #define CPK_INTERNAL_H
 
