@@ -66,9 +66,9 @@ CLI_DUMP_SRC := $(sort $(wildcard cli/dump/*.c))
 CLI_SRC := $(CLI_COMMON_SRC) $(CLI_MAP_SRC) $(CLI_LOAD_SRC) $(CLI_DUMP_SRC)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/%.o)
-# Each folder's headers are found by bare name (no basename repeats).
-LAYER_INCLUDES := -Isrc $(SRC_LAYERS:%=-Isrc/%) -Icli/common -Icli/map \
-                  -Icli/load -Icli/dump
+# Headers are included by their path under src/ ("core/state.h") or,
+# for the programs' own, under cli/ ("common/message.h").
+LAYER_INCLUDES := -Isrc -Icli
 # Each object depends on the headers it includes (-MMD -MP: build/**/*.d).
 DEPFLAGS = -MMD -MP
 

@@ -92,9 +92,8 @@ setup(
         depends=sorted(glob.glob(os.path.join("src", "**", "*.h"),
                                  recursive=True) +
                        glob.glob(os.path.join("src", "*", "*.inc"))),
-        # The layer folders (Makefile's LAYER_INCLUDES, src/ part).
-        include_dirs=["src"] + [os.path.join("src", d) for d in
-                                ("common", "scan", "core", "types", "engine")],
+        # Headers by their path under src/ (Makefile's LAYER_INCLUDES).
+        include_dirs=["src"],
         libraries=["crypto"],
         extra_compile_args=["-std=c11", "-D_GNU_SOURCE", "-fvisibility=hidden",
                             "-Wno-unused-parameter",

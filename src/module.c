@@ -5,8 +5,34 @@
  * Unpickler types live in pickler.c and unpickler.c, the by-value registry
  * functions in lookup.c, the reconstructors in reconstruct.c and compat.c.
  */
-#include "internal.h"
-#include "envelope.h" /* cpk_envelope_is_signed: loads' fast path */
+#include "core/state.h"
+#include "ccloudpickle.h"
+#include "common/pycompat.h"
+#include "core/args.h"
+#include "core/lazytypes.h"
+#include "core/lookup.h"
+#include "core/memio.h"
+#include "core/stock.h"
+#include "core/subtype.h"
+#include "core/tracker.h"
+#include "engine/diagnose.h"
+#include "engine/gcpause.h"
+#include "engine/glue.h"
+#include "engine/loadpolicy.h"
+#include "engine/pickler.h"
+#include "engine/signing.h"
+#include "engine/unpickler.h"
+#include "engine/versionerror.h"
+#include "scan/envelope.h" /* cpk_envelope_is_signed: loads' fast path */
+#include "scan/format.h"
+#include "types/codeinfo.h"
+#include "types/compat.h"
+#include "types/functools.h"
+#include "types/portable.h"
+#include "types/primitives.h"
+#include "types/reconstruct.h"
+#include "types/reducers.h"
+#include "types/typeforms_load.h"
 
 /* The highest protocol of every CPython this builds for (3.8 and later). */
 #define CPK_HIGHEST_PROTOCOL 5

@@ -5,9 +5,9 @@
  * records. The programs' use of it is test_cli_call_io.c's. */
 #include <string.h>
 
-#include "../cli/map/callio.h"
+#include "map/callio.h"
 #include "support.h"
-#include "pycompat.h" /* Py_NewRef before 3.10 */
+#include "common/pycompat.h" /* Py_NewRef before 3.10 */
 
 /* enc_many(fmt, objs): one encoder for all of objs; a list holding, per
  * object, the bytes of its encoding or the str of its why. */

@@ -1,9 +1,10 @@
 /* test_check_layers.c - scripts/check-layers (make check-layers) on a
  * small tree of its own: a call or an include from a lower layer to a
- * higher one, a cycle inside one folder, Python's headers in scan/, a
- * file outside the layer folders and an object a program links but never
- * reaches each fail, naming the file; the same tree without them passes,
- * and so does this checkout's own build. */
+ * higher one, a bare include of another folder's header, src/internal.h
+ * included in src/, a cycle inside one folder, Python's headers in scan/,
+ * a file outside the layer folders and an object a program links but
+ * never reaches each fail, naming the file; the same tree without them
+ * passes, and so does this checkout's own build. */
 #include <stdio.h>
 #include <string.h>
 
@@ -32,8 +33,9 @@ setup(void)
 {
     cpk_tmpdir(dir, sizeof(dir));
     put("src/scan/s.h", "int cpk_s(void);\n");
-    put("src/scan/s.c", "#include \"s.h\"\nint cpk_s(void) { return 1; }\n");
-    put("src/core/c.c", "#include \"s.h\"\n"
+    put("src/scan/s.c", "#include \"scan/s.h\"\n"
+                        "int cpk_s(void) { return 1; }\n");
+    put("src/core/c.c", "#include \"scan/s.h\"\n"
                         "int cpk_c(void) { return cpk_s(); }\n");
     put("src/engine/e.c", "int cpk_c(void);\n"
                           "int cpk_e(void) { return cpk_c(); }\n");
@@ -44,7 +46,8 @@ setup(void)
 
 TestSuite(check_layers, .init = setup);
 
-/* Compile every .c of the tree into dir/build and run the check. */
+/* Compile every .c of the tree into dir/build, with the Makefile's -I
+ * flags, and run the check. */
 static void
 check(cpk_proc *p)
 {
@@ -52,8 +55,7 @@ check(cpk_proc *p)
     snprintf(cmd, sizeof(cmd),
              "cd '%s' && rm -rf build && for f in $(find src cli -name "
              "'*.c'); do mkdir -p build/$(dirname $f) && cc -std=c11 "
-             "-Isrc -Isrc/common -Isrc/scan -Isrc/core -Isrc/engine "
-             "-c $f -o build/${f%%.c}.o || exit 1; done",
+             "-Isrc -Icli -c $f -o build/${f%%.c}.o || exit 1; done",
              dir);
     cr_assert(system(cmd) == 0, "compiling the test tree failed");
     const char *argv[] = {CHECK, "--root", dir, "build", "cc", NULL};
@@ -92,9 +94,33 @@ Test(check_layers, upward_call_fails)
 Test(check_layers, upward_include_fails)
 {
     put("src/core/core.h", "int cpk_c(void);\n");
-    put("src/scan/inc.c", "#include \"core.h\"\nint cpk_inc;\n");
-    refused("check-layers: src/scan/inc.c:1: includes \"core.h\" "
+    put("src/scan/inc.c", "#include \"core/core.h\"\nint cpk_inc;\n");
+    refused("check-layers: src/scan/inc.c:1: includes \"core/core.h\" "
             "(src/core/core.h): src/scan may not use src/core");
+}
+
+/* A bare name finds a header of the layer folders next to the file only:
+ * from another folder the compiler takes the system's (here), or
+ * Python's (code.h, import.h, ...), header of that name. */
+Test(check_layers, bare_include_of_another_folder_fails)
+{
+    put("src/scan/limits.h", "int cpk_limits;\n");
+    put("src/engine/bare.c", "int cpk_bare;\n#include \"limits.h\"\n");
+    refused("check-layers: src/engine/bare.c:2: includes \"limits.h\" by "
+            "its bare name, which is not next to it: include "
+            "\"scan/limits.h\"");
+}
+
+/* src/internal.h includes every header: for tests, never for src/ or
+ * cli/, whose files include the headers they use. */
+Test(check_layers, internal_header_in_src_fails)
+{
+    put("src/internal.h", "#include \"scan/s.h\"\n");
+    put("src/engine/all.c", "#include \"internal.h\"\n"
+                            "int cpk_all(void) { return cpk_s(); }\n");
+    refused("check-layers: src/engine/all.c:1: includes \"internal.h\" "
+            "(src/internal.h): only tests may; include the headers it "
+            "uses");
 }
 
 Test(check_layers, cli_calling_the_library_inside_fails)

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "ccloudpickle.h"
-#include "envelope.h"
+#include "scan/envelope.h"
 #include "support.h"
 
 static char dir[64];

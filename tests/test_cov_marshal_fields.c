@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "marshal_scan.h"
+#include "scan/marshal_scan.h"
 #include "support.h"
 
 TestSuite(cov_marshal_fields, .init = cpk_py_start, .fini = cpk_py_stop);

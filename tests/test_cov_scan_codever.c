@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pkscan.h"
+#include "scan/pkscan.h"
 #include "support.h"
 
 TestSuite(cov_scan_codever, .init = cpk_py_start, .fini = cpk_py_stop);

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "support.h"
-#include "marshal_scan.h"
+#include "scan/marshal_scan.h"
 
 TestSuite(coverage_marshal, .init = cpk_py_start, .fini = cpk_py_stop);
 

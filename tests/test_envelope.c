@@ -12,7 +12,7 @@
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 
-#include "envelope.h"
+#include "scan/envelope.h"
 
 TestSuite(envelope);
 

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "ccloudpickle.h" /* CPK_VERSION */
-#include "format.h"       /* cpk_format_parse */
+#include "scan/format.h"  /* cpk_format_parse */
 
 TestSuite(format_review, .init = cpk_py_start, .fini = cpk_py_stop);
 

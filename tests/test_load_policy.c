@@ -11,8 +11,8 @@
 #include <sys/stat.h>
 
 #include "internal.h" /* CPK_UNPICKLER_EXT */
-#include "pkscan.h"
-#include "policy.h"
+#include "scan/pkscan.h"
+#include "scan/policy.h"
 #include "support.h"
 
 TestSuite(load_policy, .init = cpk_py_start, .fini = cpk_py_stop);

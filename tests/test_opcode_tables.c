@@ -4,7 +4,7 @@
  * and a dump or load on 3.11 no longer imports opcode. */
 #include "support.h"
 
-#include "opcode311.h"
+#include "common/opcode311.h"
 
 TestSuite(opcode_tables, .init = cpk_py_start, .fini = cpk_py_stop);
 

@@ -6,8 +6,8 @@
  * The Python API (loads(allow=, deny=)) is tests/test_load_policy.c. */
 #include <string.h>
 
-#include "pkscan.h"
-#include "policy.h"
+#include "scan/pkscan.h"
+#include "scan/policy.h"
 
 #include <criterion/criterion.h>
 

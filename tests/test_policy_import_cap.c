@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pkscan.h"
+#include "scan/pkscan.h"
 #include "support.h"
 
 /* A protocol 2 pickle that prints LOADED, then imports `names` distinct

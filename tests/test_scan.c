@@ -10,8 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "marshal_scan.h"
-#include "pkscan.h"
+#include "scan/marshal_scan.h"
+#include "scan/pkscan.h"
 #include "support.h"
 
 #include <criterion/parameterized.h>

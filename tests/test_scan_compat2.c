@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pkscan.h"
+#include "scan/pkscan.h"
 #include "support.h"
 
 TestSuite(scan_compat2, .init = cpk_py_start, .fini = cpk_py_stop);

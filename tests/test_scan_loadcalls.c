@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pkscan.h"
+#include "scan/pkscan.h"
 #include "support.h"
 
 TestSuite(scan_loadcalls, .init = cpk_py_start, .fini = cpk_py_stop);

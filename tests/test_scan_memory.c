@@ -12,7 +12,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "pkscan.h"
+#include "scan/pkscan.h"
 #include "support.h"
 
 TestSuite(scan_memory);

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "pkscan.h"
+#include "scan/pkscan.h"
 #include "support.h"
 
 TestSuite(scan_paths);

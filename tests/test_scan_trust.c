@@ -16,7 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "pkscan.h"
+#include "scan/pkscan.h"
 #include "support.h"
 
 TestSuite(scan_trust, .init = cpk_py_start, .fini = cpk_py_stop);

@@ -17,7 +17,7 @@
 #include <openssl/hmac.h>
 #include <openssl/opensslv.h>
 
-#include "message.h" /* cpk_error */
+#include "common/message.h" /* cpk_error */
 
 /* The soname the headers belong to: libcrypto.so.3 (OpenSSL 3), or
  * libcrypto.so.1.1. */

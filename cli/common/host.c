@@ -1,5 +1,5 @@
 /* host.c - start, describe and stop the embedded interpreter (host.h). */
-#include "host.h"
+#include "common/host.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,9 +13,9 @@
 #include <unistd.h>
 
 #include "ccloudpickle.h"
-#include "message.h"
-#include "pyerr.h"     /* cpk_error_clear_if_clearable */
-#include "secondary.h" /* cpk_secondary_stdout */
+#include "common/message.h"
+#include "common/secondary.h" /* cpk_secondary_stdout */
+#include "common/pyerr.h"     /* cpk_error_clear_if_clearable */
 
 _Noreturn void
 cpk_die_by_signal(int sig)

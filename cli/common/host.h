@@ -19,7 +19,7 @@
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
-#include "pycompat.h" /* Py_NewRef before 3.10 */
+#include "common/pycompat.h" /* Py_NewRef before 3.10 */
 
 typedef struct {
     int argc;            /* sys.argv */

@@ -1,5 +1,5 @@
 /* input.c - read a whole file or standard input, bounded (input.h). */
-#include "input.h"
+#include "common/input.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -1,5 +1,5 @@
 /* keyfile.c - read and make key files of signed pickles (keyfile.h). */
-#include "keyfile.h"
+#include "common/keyfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "envelope.h"
+#include "scan/envelope.h"
 
 static int fail(char *why, size_t whylen, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

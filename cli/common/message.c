@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "message.h"
+#include "common/message.h"
 
 const char *cpk_prog = "cloudpickle";
 

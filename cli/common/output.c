@@ -1,7 +1,7 @@
 /* output.c - atomic output file and the writer the pickler streams into
  * (output.h). Signal handling here covers the temp file's life only; the
  * interpreter's own SIGINT handling is host.c's. */
-#include "output.h"
+#include "common/output.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "message.h" /* CPK_EXIT_OK */
+#include "common/message.h" /* CPK_EXIT_OK */
 
 /* The umask the program started with (cpk_output_init). */
 static mode_t start_umask;

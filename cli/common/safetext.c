@@ -1,6 +1,6 @@
 /* safetext.c - escaping of untrusted text for terminals and JSON
  * (safetext.h). */
-#include "safetext.h"
+#include "common/safetext.h"
 
 size_t
 cpk_utf8_seq(const unsigned char *p, size_t n, unsigned long *cp)

@@ -1,17 +1,17 @@
 /* scancheck.c - read, scan and refuse before loading (scancheck.h). */
-#include "scancheck.h"
+#include "common/scancheck.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "ccloudpickle.h" /* CPK_VERSION */
-#include "envelope.h" /* CPK_ENV_MAGIC */
-#include "format.h"   /* cpk_format_sniff: a format newer than ours */
-#include "message.h"
-#include "pycompat_scan.h" /* CPK_PY_SCAN_FLAGS: this CPython */
-#include "safetext.h"
+#include "ccloudpickle.h"       /* CPK_VERSION */
+#include "common/message.h"
+#include "common/safetext.h"
+#include "scan/envelope.h"      /* CPK_ENV_MAGIC */
+#include "scan/format.h"        /* cpk_format_sniff: a format newer than ours */
+#include "scan/pycompat_scan.h" /* CPK_PY_SCAN_FLAGS: this CPython */
 
 /* While the input arrives, what was read so far is scanned after the
  * first read and then each time it has doubled, up to EARLY_MAX: an

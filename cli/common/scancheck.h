@@ -8,9 +8,9 @@
 
 #include <stddef.h>
 
-#include "input.h"
-#include "pkscan.h"
-#include "policy.h"
+#include "common/input.h"
+#include "scan/pkscan.h"
+#include "scan/policy.h"
 
 /* Deepest nesting accepted (pkscan_report.max_depth): the pickler refuses
  * to write anything deeper than the recursion limit (1000 by default), and

@@ -1,6 +1,6 @@
 /* secondary.c - the SecondaryStdout type (secondary.h); when it replaces
  * sys.stdout is host.c's concern. */
-#include "secondary.h"
+#include "common/secondary.h"
 
 #include <stddef.h>
 #include <structmember.h> /* PyMemberDef, T_OBJECT_EX (3.9-3.11) */

@@ -21,14 +21,14 @@
 #include <unistd.h>
 
 #include "ccloudpickle.h"
-#include "dumpexpr.h"   /* -e */
-#include "dumphash.h"   /* --hash */
-#include "dumpreport.h" /* --report */
-#include "format.h"     /* --format: CPK_FORMAT_CURRENT */
-#include "host.h"
-#include "keyfile.h"
-#include "message.h"
-#include "output.h"
+#include "common/host.h"
+#include "common/keyfile.h"
+#include "common/message.h"
+#include "common/output.h"
+#include "dump/dumpexpr.h"   /* -e */
+#include "dump/dumphash.h"   /* --hash */
+#include "dump/dumpreport.h" /* --report */
+#include "scan/format.h"     /* --format: CPK_FORMAT_CURRENT */
 
 enum {
     OPT_BY_REF = 256, /* long-only options: above any char */

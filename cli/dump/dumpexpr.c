@@ -6,13 +6,13 @@
  * tracebacks and inspect.getsource show it. Failing to compile is a usage
  * error; failing to run is "object could not be made" (exit 4), as a
  * MODULE that raises on import is. */
-#include "pycompat.h" /* Py_NewRef before 3.10 */
-#include "dumpexpr.h"
+#include "common/pycompat.h" /* Py_NewRef before 3.10 */
+#include "dump/dumpexpr.h"
 
 #include <stdlib.h>
 
-#include "host.h"    /* cpk_host_exception_line, cpk_host_exit_if_interrupted */
-#include "message.h" /* cpk_error, exit statuses */
+#include "common/host.h"    /* cpk_host_exception_line, cpk_host_exit_if_interrupted */
+#include "common/message.h" /* cpk_error, exit statuses */
 
 /* The pending exception, normalized, as a new reference (cleared). */
 static PyObject *

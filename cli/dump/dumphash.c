@@ -1,6 +1,6 @@
 /* dumphash.c - the --hash line of cloudpickle-dump (dumphash.h), with
  * OpenSSL's libcrypto, which signing (src/scan/envelope.c) links already. */
-#include "dumphash.h"
+#include "dump/dumphash.h"
 
 #include <openssl/evp.h>
 #include <string.h>

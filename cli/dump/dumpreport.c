@@ -2,18 +2,18 @@
  * the byte counts of dumpspans.c with the names, source files and imports
  * the static scanner (src/scan/pkscan.c) finds in the same bytes, and prints
  * them as one table. */
-#include "dumpreport.h"
+#include "dump/dumpreport.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "dumpspans.h" /* cpk_spans_measure */
-#include "envelope.h"  /* cpk_envelope_parse: the pickle inside --sign's */
-#include "pkscan.h"    /* names, sources, imports */
-#include "pycompat_scan.h" /* CPK_PY_SCAN_FLAGS */
-#include "pyerr.h"     /* cpk_error_clear_if_clearable */
-#include "safetext.h"  /* cpk_put_safe */
-#include "scancheck.h" /* cpk_scan_import_name */
+#include "common/safetext.h"    /* cpk_put_safe */
+#include "common/scancheck.h"   /* cpk_scan_import_name */
+#include "dump/dumpspans.h"     /* cpk_spans_measure */
+#include "scan/envelope.h"      /* cpk_envelope_parse: the pickle inside --sign's */
+#include "scan/pkscan.h"        /* names, sources, imports */
+#include "scan/pycompat_scan.h" /* CPK_PY_SCAN_FLAGS */
+#include "common/pyerr.h"     /* cpk_error_clear_if_clearable */
 
 #define NAME_WIDTH 40 /* the name column, at most */
 

@@ -5,13 +5,13 @@
  * imported names, the first two items of a tuple, which part a value is).
  * The full static model of a pickle, for untrusted input, is
  * src/scan/pkscan.c; this one only measures what this program wrote. */
-#include "dumpspans.h"
+#include "dump/dumpspans.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "pickle_ops.h" /* CPK_OP_* */
+#include "common/pickle_ops.h" /* CPK_OP_* */
 
 enum {
     A_OTHER,

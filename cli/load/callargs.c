@@ -3,13 +3,13 @@
  * strings skip the `ast` import: a call without other literals costs no
  * parsing time. The rest goes through ast.literal_eval, so a literal means
  * exactly what it means in Python. */
-#include "callargs.h"
+#include "load/callargs.h"
 
 #include <ctype.h>
 #include <string.h>
 
-#include "message.h"
-#include "pyerr.h" /* cpk_error_clearable */
+#include "common/message.h"
+#include "common/pyerr.h" /* cpk_error_clearable */
 
 #define SHOWN_MAX 60 /* bytes of an argument quoted in a message */
 

@@ -34,7 +34,7 @@
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
-#include "pycompat.h" /* Py_NewRef before 3.10 */
+#include "common/pycompat.h" /* Py_NewRef before 3.10 */
 
 /* Build the positional tuple and keyword dict for calling `callable` with
  * the n strings of strs (new references in *args and *kwargs). Returns 0;

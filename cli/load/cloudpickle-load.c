@@ -32,22 +32,22 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "callargs.h"
-#include "callio.h"
+#include "load/callargs.h"
+#include "map/callio.h"
 #include "ccloudpickle.h"
-#include "describe.h"
-#include "host.h"
-#include "input.h"
-#include "keyfile.h"
-#include "map.h"
-#include "mapmerge.h" /* --merge */
-#include "message.h"
-#include "output.h"
-#include "policy.h"
-#include "report.h"
-#include "safetext.h"
-#include "scancheck.h"
-#include "signed.h"
+#include "load/describe.h"
+#include "common/host.h"
+#include "common/input.h"
+#include "common/keyfile.h"
+#include "map/map.h"
+#include "map/mapmerge.h" /* --merge */
+#include "common/message.h"
+#include "common/output.h"
+#include "scan/policy.h"
+#include "load/report.h"
+#include "common/safetext.h"
+#include "common/scancheck.h"
+#include "load/signed.h"
 
 enum {
     OPT_CALL = 256, /* long-only options: above any char */

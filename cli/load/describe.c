@@ -2,14 +2,14 @@
  * (describe.h); the JSON form is describe_json.c, the escaping
  * safetext.c. One "key  value" line each, as the live report (report.c),
  * with indented items under each section. */
-#include "describe.h"
+#include "load/describe.h"
 
 #include <patchlevel.h> /* PY_MAJOR_VERSION, PY_MINOR_VERSION */
 #include <stdlib.h>
 #include <string.h>
 
-#include "safetext.h"
-#include "scancheck.h"
+#include "common/safetext.h"
+#include "common/scancheck.h"
 
 #define STR(x) #x
 #define XSTR(x) STR(x)

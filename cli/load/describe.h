@@ -8,8 +8,8 @@
 
 #include <stdio.h>
 
-#include "pkscan.h"
-#include "signed.h"
+#include "load/signed.h"
+#include "scan/pkscan.h"
 
 /* Print the report of a scan that succeeded (r->status == PKSCAN_OK) of
  * the input `name` ("standard input" or a path) to `out`; `sig` says

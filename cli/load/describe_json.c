@@ -1,13 +1,13 @@
 /* describe_json.c - the JSON form of cloudpickle-load's static report
  * (describe.h); schema: doc/REPORT-JSON.md. Keys in a fixed order, one
  * document, a newline at the end. The text form is describe.c. */
-#include "describe.h"
+#include "load/describe.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "format.h" /* cpk_format_sniff: "pickle_format" */
-#include "safetext.h"
+#include "common/safetext.h"
+#include "scan/format.h" /* cpk_format_sniff: "pickle_format" */
 
 /* The version of the schema in doc/REPORT-JSON.md. */
 #define CPK_REPORT_FORMAT 1

@@ -9,13 +9,13 @@
  * add rows or send escape sequences to the terminal. Only what must not be
  * swallowed (KeyboardInterrupt, SystemExit, MemoryError) fails the report.
  */
-#include "report.h"
+#include "load/report.h"
 
 #include <string.h>
 #include <unistd.h>
 
-#include "pyerr.h" /* cpk_error_clear_if_clearable */
-#include "pickle_ops.h" /* CPK_OP_PROTO */
+#include "common/pyerr.h" /* cpk_error_clear_if_clearable */
+#include "common/pickle_ops.h" /* CPK_OP_PROTO */
 
 #define VALUE_MAX 200  /* characters of a repr shown */
 #define PAIR_MAX 60    /* ... in a closure or globals entry */

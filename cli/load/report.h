@@ -7,7 +7,7 @@
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
-#include "pycompat.h" /* Py_NewRef before 3.10, cpk_py_unicode_ready */
+#include "common/pycompat.h" /* Py_NewRef before 3.10, cpk_py_unicode_ready */
 #include <stdio.h>
 
 /* Print the report of `obj`, loaded from the `len` bytes at `data`, to

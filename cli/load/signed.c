@@ -1,12 +1,12 @@
 /* signed.c - open and check a signed pickle before anything reads its
  * opcodes (signed.h); the envelope itself is src/scan/envelope.c's. */
-#include "signed.h"
+#include "load/signed.h"
 
 #include <patchlevel.h> /* PY_MAJOR_VERSION, PY_MINOR_VERSION */
 #include <stdio.h>
 #include <string.h>
 
-#include "message.h"
+#include "common/message.h"
 
 int
 cpk_signed_open(const char *name, const unsigned char *data, size_t len,

@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "envelope.h"
+#include "scan/envelope.h"
 
 /* What the input is, once opened. */
 typedef struct {

@@ -10,9 +10,9 @@
  * NaN, a str json cannot give as UTF-8, deep or circular nesting) starts
  * over with json's own C encoder, made once, so that its answer and its
  * error are json's. */
-#include "pycompat.h" /* Py_NewRef before 3.10 */
-#include "pyerr.h"    /* cpk_error_clearable */
-#include "callio.h"
+#include "common/pycompat.h" /* Py_NewRef before 3.10 */
+#include "map/callio.h"
+#include "common/pyerr.h"    /* cpk_error_clearable */
 
 #include <math.h>
 #include <stdio.h>

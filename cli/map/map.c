@@ -1,7 +1,7 @@
 /* map.c - cloudpickle-load --map (map.h): the run, its output and its
  * verdict. Records are cut by records.c, processed by mapwork.c here
  * (-j 1) or in pool.c's workers. */
-#include "map.h"
+#include "map/map.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -14,13 +14,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "host.h"
-#include "input.h"
-#include "message.h"
-#include "output.h"
-#include "pool.h"
-#include "progress.h"
-#include "scancheck.h"
+#include "common/host.h"
+#include "common/input.h"
+#include "common/message.h"
+#include "common/output.h"
+#include "common/scancheck.h"
+#include "map/pool.h"
+#include "map/progress.h"
 
 #define FLUSH_AT ((size_t)64 << 10)   /* output buffered before a write */
 #define SERIAL_BATCH 1024             /* records processed between checks */

@@ -12,8 +12,8 @@
 #ifndef CPK_MAP_H
 #define CPK_MAP_H
 
-#include "mapdask.h"
-#include "mapwork.h"
+#include "map/mapdask.h"
+#include "map/mapwork.h"
 
 typedef struct {
     cpk_mapwork work;        /* the function, formats and policy */

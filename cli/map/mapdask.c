@@ -1,16 +1,16 @@
 /* mapdask.c - cloudpickle-load --map --dask (mapdask.h): records decoded
  * and results rendered here by mapwork.c, calls run on the cluster by
  * python/_ccloudpickle_dask.py, output in input order by map.c's sink. */
-#include "mapdask.h"
+#include "map/mapdask.h"
 
 #include <errno.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "host.h"
-#include "message.h"
-#include "pycompat.h" /* Py_NewRef before 3.10 */
+#include "common/host.h"
+#include "common/message.h"
+#include "common/pycompat.h" /* Py_NewRef before 3.10 */
 
 #define COMPANION "_ccloudpickle_dask"
 #define TASK_SECONDS 0.05               /* work per task, when measured */

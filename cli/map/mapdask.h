@@ -19,9 +19,9 @@
 
 #include <stddef.h>
 
-#include "mapwork.h"
-#include "pool.h"
-#include "records.h"
+#include "map/mapwork.h"
+#include "map/pool.h"
+#include "map/records.h"
 
 typedef struct {
     const char *address;       /* --dask: URL, HOST:PORT, local[:N]; or

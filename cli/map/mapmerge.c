@@ -1,5 +1,5 @@
 /* mapmerge.c - merging the outputs of --map shards (mapmerge.h). */
-#include "mapmerge.h"
+#include "map/mapmerge.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/types.h>
 
-#include "message.h"
+#include "common/message.h"
 
 typedef struct {
     const char *name;

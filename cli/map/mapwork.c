@@ -1,6 +1,6 @@
 /* mapwork.c - one batch of --map records through the function
  * (mapwork.h). Runs in the program (-j 1) and in worker processes. */
-#include "mapwork.h"
+#include "map/mapwork.h"
 
 #include <limits.h>
 #include <stdarg.h>
@@ -9,11 +9,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "message.h"
-#include "pycompat.h" /* Py_NewRef before 3.10 */
-#include "pyerr.h"    /* cpk_error_clearable */
-#include "safetext.h"
-#include "scancheck.h"
+#include "common/message.h"
+#include "common/pycompat.h" /* Py_NewRef before 3.10 */
+#include "common/safetext.h"
+#include "common/scancheck.h"
+#include "common/pyerr.h"    /* cpk_error_clearable */
 
 void
 cpk_results_reset(cpk_results *res, uint64_t first)

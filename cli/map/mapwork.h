@@ -17,9 +17,9 @@
 #include <Python.h>
 #include <stdint.h>
 
-#include "callio.h"
-#include "policy.h"
-#include "records.h"
+#include "map/callio.h"
+#include "map/records.h"
+#include "scan/policy.h"
 
 /* What became of one record. */
 typedef enum {

@@ -1,5 +1,5 @@
 /* pool.c - --map's worker processes (pool.h). */
-#include "pool.h"
+#include "map/pool.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,10 +15,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "host.h"
-#include "message.h"
-#include "pyerr.h" /* cpk_error_clearable */
-#include "output.h"
+#include "common/host.h"
+#include "common/message.h"
+#include "common/output.h"
+#include "common/pyerr.h" /* cpk_error_clearable */
 
 #define MAX_INFLIGHT 2                  /* batches per worker */
 #define BATCH_BYTES ((size_t)256 << 10) /* of records, at most */

@@ -19,8 +19,8 @@
 #ifndef CPK_POOL_H
 #define CPK_POOL_H
 
-#include "mapwork.h"
-#include "records.h"
+#include "map/mapwork.h"
+#include "map/records.h"
 
 /* Where results go, in input order (map.c). */
 typedef struct {

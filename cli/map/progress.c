@@ -1,10 +1,10 @@
 /* progress.c - the --map progress line (progress.h). */
-#include "progress.h"
+#include "map/progress.h"
 
 #include <stdio.h>
 #include <unistd.h>
 
-#include "message.h"
+#include "common/message.h"
 
 /* The line on the terminal, erased before a message (message.h). */
 static cpk_progress *on_screen;

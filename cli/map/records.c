@@ -1,13 +1,13 @@
 /* records.c - cutting --map's input into records (records.h). */
-#include "records.h"
+#include "map/records.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "pkscan.h"
-#include "pycompat_scan.h" /* CPK_PY_SCAN_FLAGS: this CPython */
+#include "scan/pkscan.h"
+#include "scan/pycompat_scan.h" /* CPK_PY_SCAN_FLAGS: this CPython */
 
 #define READ_BLOCK ((size_t)64 << 10)
 

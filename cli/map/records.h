@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "callio.h" /* cpk_buf */
+#include "map/callio.h" /* cpk_buf */
 
 typedef enum {
     CPK_IN_JSON,   /* JSON Lines */

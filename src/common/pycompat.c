@@ -3,7 +3,7 @@
  * between CPython versions, so that no other file of src/ tests
  * PY_VERSION_HEX.
  */
-#include "pycompat.h"
+#include "common/pycompat.h"
 
 #include <string.h>
 
@@ -117,7 +117,7 @@ cpk_py_code_marshal_fields(PyCodeObject *co, int *ints, PyObject **objects,
  * walk below reads the code units in place, mapping specialised opcodes
  * (a code object that ran) to their base ones as dis.deoptmap does. The
  * tables are the interpreter's, the same for every module state. */
-#include "opcode311.h" /* the tables of every 3.11 release */
+#include "common/opcode311.h" /* the tables of every 3.11 release */
 
 static unsigned char op_caches[256], op_deopt[256];
 static int have_op_tables;

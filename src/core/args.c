@@ -5,7 +5,10 @@
  * and its errors name it. Nothing here runs Python code, except a repr a
  * caller of cpk_arg_error asks for with %R.
  */
-#include "internal.h"
+#include "core/args.h"
+#include "core/state.h"
+#include "ccloudpickle.h"
+#include "common/pycompat.h"
 
 #include <stdarg.h>
 #include <stddef.h>

@@ -5,7 +5,10 @@
  * sys.modules and imported anew). The exact-type table they join is the
  * module state's (state.c); pickler.c's reducer_override reads it.
  */
-#include "internal.h"
+#include "core/lazytypes.h"
+#include "core/state.h"
+#include "common/pycompat.h"
+#include "core/stock.h"
 
 static const struct {
     const char *module, *name;

@@ -3,7 +3,10 @@
  * of modules whose objects the user asked to pickle by value. The reducers
  * that act on the answer are in function.c, class.c and reducers.c.
  */
-#include "internal.h"
+#include "core/lookup.h"
+#include "core/state.h"
+#include "common/pycompat.h"
+#include "core/stock.h"
 
 /* Is `name` (a module name) or one of its parent packages registered? */
 int

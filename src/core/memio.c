@@ -11,8 +11,10 @@
  * "skip what was consumed" call copies nothing. It also tells how many
  * bytes were left unread (cloudpickle-load refuses trailing data).
  */
-#include "internal.h"
-#include "pickle_ops.h" /* CPK_OP_PROTO */
+#include "core/memio.h"
+#include "core/state.h"
+#include "common/pycompat.h"
+#include "common/pickle_ops.h" /* CPK_OP_PROTO */
 
 #include <structmember.h>
 

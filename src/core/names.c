@@ -9,7 +9,9 @@
  * memo entries exactly as their values say, in any process (cloudpickle
  * 3.x copies them for the same reason).
  */
-#include "internal.h"
+#include "core/names.h"
+#include "core/state.h"
+#include "common/pycompat.h"
 
 /* The smallest table size that triggers a sweep. */
 #define CPK_NAMES_SWEEP_MIN 1024

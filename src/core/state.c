@@ -1,9 +1,10 @@
 /* state.c - the module's definition and its state: traverse, clear and
- * free of the per-module state (internal.h's cpk_state), the exact-type
+ * free of the per-module state (state.h's cpk_state), the exact-type
  * table's insert, and the import helper every layer above uses. module.c
  * fills in the definition's methods and exec slot at PyInit.
  */
-#include "internal.h"
+#include "core/state.h"
+#include "ccloudpickle.h"
 
 static int
 module_traverse(PyObject *module, visitproc visit, void *arg)

@@ -32,7 +32,9 @@
  * (cpk_stock_refresh, called when sys.modules changed) - late only for
  * what stock pickles before that.
  */
-#include "internal.h"
+#include "core/stock.h"
+#include "core/state.h"
+#include "common/pycompat.h"
 
 static const char STOCK_NAME[] = "cloudpickle.cloudpickle";
 

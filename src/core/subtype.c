@@ -5,7 +5,9 @@
  * reducers ask of a Pickler's record (a user's hooks, overrides). The
  * types themselves are in pickler.c and unpickler.c.
  */
-#include "internal.h"
+#include "core/subtype.h"
+#include "core/state.h"
+#include "common/pycompat.h"
 
 /* Offsets in instances, set when pickler.c and unpickler.c make the types
  * (the same for every module instance: the base is _pickle's). */

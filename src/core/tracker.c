@@ -16,7 +16,10 @@
  * and told of every class tracked here (stock.c), so a class has one id
  * and one identity whichever of the two pickles or loads it.
  */
-#include "internal.h"
+#include "core/tracker.h"
+#include "core/state.h"
+#include "common/pycompat.h"
+#include "core/stock.h"
 
 #include <errno.h>
 #include <fcntl.h>

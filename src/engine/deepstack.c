@@ -14,7 +14,8 @@
  * level takes; a guard region below the stack turns a bug in that
  * estimate into a crash at a known place rather than silent corruption.
  */
-#include "internal.h"
+#include "engine/deepstack.h"
+#include "common/pycompat.h"
 
 #if defined(__linux__) && (defined(__x86_64__) || defined(__aarch64__))
 #define CPK_DEEP_SUPPORTED 1

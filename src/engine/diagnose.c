@@ -8,7 +8,13 @@
  * and in the objects it tries, and it bisects long containers, so its cost
  * is a few times that of the failed dump. The dump itself is pickler.c's.
  */
-#include "internal.h"
+#include "engine/diagnose.h"
+#include "core/state.h"
+#include "common/pycompat.h"
+#include "core/lazytypes.h"
+#include "core/subtype.h"
+#include "types/codeinfo.h"
+#include "types/compat.h"
 
 #define MAX_DEPTH 40
 #define MAX_TRIES 2000

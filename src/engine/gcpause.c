@@ -27,7 +27,9 @@
  * of the instructions of dumping 5,000 closures). Its size is not known in advance:
  * pickler.c pauses once a dump has reduced CPK_DUMP_PAUSE_AFTER objects. */
 
-#include "internal.h"
+#include "engine/gcpause.h"
+#include "core/state.h"
+#include "common/pycompat.h"
 
 #define CPK_PAUSE_MIN_SIZE 65536
 

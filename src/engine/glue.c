@@ -8,7 +8,7 @@
  * and are imported on first call, so `import ccloudpickle` does not pay
  * for them.
  */
-#include "internal.h"
+#include "engine/glue.h"
 
 /* Call companion_module.attr(*args, **kwargs). New reference. */
 static PyObject *

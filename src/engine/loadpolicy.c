@@ -8,12 +8,18 @@
  * different policies do not meet. The unpoliced loads/load are in
  * module.c.
  */
-#include "internal.h"
-
-#include "format.h" /* cpk_format_newer_import */
-#include "pkscan.h" /* pkscan_scan */
-#include "policy.h" /* cpk_policy, cpk_policy_names */
-#include "pycompat_scan.h" /* CPK_PY_SCAN_FLAGS */
+#include "engine/loadpolicy.h"
+#include "core/state.h"
+#include "ccloudpickle.h"
+#include "common/pycompat.h"
+#include "core/memio.h"
+#include "core/subtype.h"
+#include "engine/unpickler.h"
+#include "engine/versionerror.h"
+#include "scan/format.h" /* cpk_format_newer_import */
+#include "scan/pkscan.h" /* pkscan_scan */
+#include "scan/policy.h" /* cpk_policy, cpk_policy_names */
+#include "scan/pycompat_scan.h" /* CPK_PY_SCAN_FLAGS */
 
 #include <string.h>
 

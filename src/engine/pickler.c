@@ -5,7 +5,21 @@
  * descriptor that keeps a user's table in charge. The reducers themselves
  * are in function.c, class.c and reducers.c.
  */
-#include "internal.h"
+#include "engine/pickler.h"
+#include "core/state.h"
+#include "ccloudpickle.h"
+#include "common/pycompat.h"
+#include "core/lazytypes.h"
+#include "core/memio.h"
+#include "core/subtype.h"
+#include "engine/deepstack.h"
+#include "engine/diagnose.h"
+#include "engine/gcpause.h"
+#include "scan/format.h"
+#include "types/class.h"
+#include "types/compat.h"
+#include "types/function.h"
+#include "types/reducers.h"
 
 #include <stddef.h>
 #include <structmember.h>

@@ -7,9 +7,11 @@
  * unpickler: not one opcode runs unless the MAC matches and the envelope was written by this CPython (major.minor
  * and bytecode magic). The layout is in envelope.h and doc/FORMAT.md.
  */
-#include "internal.h"
-
-#include "envelope.h"
+#include "engine/signing.h"
+#include "core/state.h"
+#include "ccloudpickle.h"
+#include "common/pycompat.h"
+#include "scan/envelope.h"
 
 /* Largest read() asked of a file while reading an envelope: the pickle
  * length in the header is untrusted, so memory grows with what the file

@@ -4,9 +4,14 @@
  * whose load() pauses the cyclic garbage collector (gcpause.c). loads()/
  * load() are in module.c, the in-memory reader in memio.c.
  */
-#include "internal.h"
-
-#include "policy.h" /* cpk_policy_names_free */
+#include "engine/unpickler.h"
+#include "core/state.h"
+#include "ccloudpickle.h"
+#include "common/pycompat.h"
+#include "core/subtype.h"
+#include "engine/gcpause.h"
+#include "scan/policy.h" /* cpk_policy_names_free */
+#include "types/compat.h"
 
 #include <stddef.h>
 #include <structmember.h>

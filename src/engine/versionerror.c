@@ -5,12 +5,15 @@
  * scan (pkscan.h), so that one failed load says all that must change.
  * Also the error of a portable pickle of a newer CPython whose objects
  * this one cannot rebuild. Only the error path pays for the scan. */
-#include "internal.h"
-
+#include "engine/versionerror.h"
+#include "core/state.h"
+#include "ccloudpickle.h"
+#include "common/pycompat.h"
+#include "engine/unpickler.h"
+#include "scan/pkscan.h" /* pkscan_scan_limited: the pickle's functions */
+#include "scan/pycompat_scan.h" /* CPK_PY_SCAN_FLAGS */
+#include "types/code.h"
 #include <string.h>
-
-#include "pkscan.h" /* pkscan_scan_limited: the pickle's functions */
-#include "pycompat_scan.h" /* CPK_PY_SCAN_FLAGS */
 
 /* The message names at most this many functions ("and N more"), each in
  * at most this many bytes of the pickle's own text; the scan holds at

@@ -6,7 +6,7 @@
  * is read, and no length is added to a pointer or to another length before
  * it is known to fit.
  */
-#include "envelope.h"
+#include "scan/envelope.h"
 
 #include <limits.h>
 #include <string.h>

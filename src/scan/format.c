@@ -2,12 +2,13 @@
  * marker a pickle opens with, the names each older format lacks, and the
  * message of a loader too old for a pickle. Pure C (no Python.h): the
  * static scan uses it too. */
-#include "format.h"
+#include "scan/format.h"
+#include "scan/pkscan.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "pickle_ops.h" /* CPK_OP_PROTO, CPK_OP_STACK_GLOBAL */
+#include "common/pickle_ops.h" /* CPK_OP_PROTO, CPK_OP_STACK_GLOBAL */
 
 /* Format n was first written by releases[n - 1] (doc/FORMAT.md). */
 static const char *const releases[] = {

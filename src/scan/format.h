@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "pkscan.h" /* pkscan_report: cpk_format_newer_import */
+#include "scan/pkscan.h" /* pkscan_report: cpk_format_newer_import */
 
 /* The format this version writes by default, and the oldest it can
  * write (format=N). A new reconstructor shape is a new name and a new

@@ -9,9 +9,9 @@
  * code objects reserve their slot before their items). Nothing is trusted:
  * every count is checked against the bytes left before anything is
  * allocated for it, recursion is limited to CPK_MSCAN_MAX_DEPTH. */
-#include "marshal_scan.h"
-#include "growarray.h"
-#include "marshal_codes.h" /* CPK_MC_* */
+#include "scan/marshal_scan.h"
+#include "common/growarray.h"
+#include "common/marshal_codes.h" /* CPK_MC_* */
 
 #include <stdlib.h>
 #include <string.h>

@@ -10,13 +10,11 @@
  * edge list, so APPENDS/SETITEMS on a memoised list stay visible to the
  * analysis. The analysis walks the arena forwards (operands are always
  * older than what uses them), so it never recurses. */
-#include "pkscan.h"
-
-#include "marshal_scan.h" /* cpk_mscan_code */
-#include "growarray.h"      /* cpk_grow */
-#include "format.h"         /* cpk_format_parse: the format markers */
-#include "marshal_codes.h"  /* CPK_MC_CODE, CPK_MC_TYPE_MASK */
-#include "pickle_ops.h"     /* CPK_OP_* */
+#include "scan/pkscan.h"
+#include "scan/format.h"       /* cpk_format_parse: the format markers */
+#include "scan/marshal_scan.h" /* cpk_mscan_code */
+#include "common/marshal_codes.h"  /* CPK_MC_CODE, CPK_MC_TYPE_MASK */
+#include "common/pickle_ops.h"     /* CPK_OP_* */
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -1247,7 +1245,7 @@ static int decode_raw_unicode(scanner *sc, const char *s, size_t n,
 
 /* --- find_class ---------------------------------------------------------- */
 
-#include "pkscan_compat.inc"
+#include "scan/pkscan_compat.inc"
 
 /* A GLOBAL node for (module, name), applying protocol < 3's fix_imports
  * like find_class does. `m`, `nm` are K_STR nodes. */

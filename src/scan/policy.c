@@ -3,9 +3,9 @@
  * whole report, and the set of find_class lookups a policed load may make.
  * Pure C; the Python side (loads' allow=/deny=, the Unpickler's
  * find_class) is src/engine/loadpolicy.c and src/unpickler.c. */
-#include "policy.h"
-
-#include "growarray.h" /* cpk_grow */
+#include "scan/policy.h"
+#include "common/growarray.h" /* cpk_grow */
+#include "scan/pkscan.h"
 
 #include <stdlib.h>
 #include <string.h>

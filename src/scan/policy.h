@@ -85,7 +85,7 @@
 
 #include <stddef.h>
 
-#include "pkscan.h"
+#include "scan/pkscan.h"
 
 typedef struct cpk_policy cpk_policy;
 

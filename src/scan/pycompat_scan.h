@@ -8,7 +8,7 @@
 
 #include <patchlevel.h> /* PY_VERSION_HEX, without the rest of Python.h */
 
-#include "pkscan.h" /* PKSCAN_PY_FLAGS */
+#include "scan/pkscan.h" /* PKSCAN_PY_FLAGS */
 
 /* The pkscan_scan flags that model this CPython as the loader: its
  * fix_imports table and its minor version. */

@@ -6,7 +6,15 @@
  * _make_skeleton_enum and _class_setstate in reconstruct.c; TypeVar and
  * the other typing forms are typeforms.c's.
  */
-#include "internal.h"
+#include "types/class.h"
+#include "core/state.h"
+#include "common/pycompat.h"
+#include "core/lookup.h"
+#include "core/names.h"
+#include "core/subtype.h"
+#include "core/tracker.h"
+#include "types/classkw.h"
+#include "types/compat.h"
 
 /* {type: name} for the classes of the `types` module, built on first use.
  * Borrowed (the state holds it). */

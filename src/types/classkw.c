@@ -10,7 +10,10 @@
  * namespace. The class reducer is class.c's, the reconstructors are
  * reconstruct.c's.
  */
-#include "internal.h"
+#include "types/classkw.h"
+#include "core/state.h"
+#include "common/pycompat.h"
+#include "core/args.h"
 
 /* Does any class of `mro` (from index `start`) other than `skip1`/`skip2`
  * define one of `names` in its own namespace? 1, 0 or -1. */

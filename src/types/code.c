@@ -6,7 +6,13 @@
  * tagged the same way. The cloudpickle format uses cloudpickle's layout:
  * types.CodeType(*fields).
  */
-#include "internal.h"
+#include "types/code.h"
+#include "core/state.h"
+#include "common/pycompat.h"
+#include "core/args.h"
+#include "core/names.h"
+#include "types/codeinfo.h"
+#include "types/codewrite.h"
 
 #include <marshal.h>
 

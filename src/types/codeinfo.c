@@ -9,7 +9,10 @@
  * with the code; code.c keeps the code's reduce tuple in a second slot.
  * function.c is the user.
  */
-#include "internal.h"
+#include "types/codeinfo.h"
+#include "core/state.h"
+#include "common/pycompat.h"
+#include "core/args.h"
 
 #include <opcode.h>
 

@@ -12,11 +12,12 @@
  * also keeps marshal's depth limit counted from the code. Either way the
  * bytes are the same.
  */
-#include "internal.h"
+#include "types/codewrite.h"
+#include "common/pycompat.h"
 
 #include <marshal.h>
 
-#include "marshal_codes.h" /* CPK_MC_* */
+#include "common/marshal_codes.h" /* CPK_MC_* */
 
 /* The byte buffer; marshal's own bytes made compact ----------------- */
 

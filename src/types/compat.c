@@ -16,7 +16,11 @@
  * compat value selects a cpk_format (the table below; the matrix is in
  * doc/FORMAT.md).
  */
-#include "internal.h"
+#include "types/compat.h"
+#include "core/state.h"
+#include "common/pycompat.h"
+#include "core/args.h"
+#include "types/reconstruct.h"
 
 #include <stddef.h>
 #include <string.h>

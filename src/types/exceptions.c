@@ -7,7 +7,9 @@
  * plain pickle load them. The hook is pickler.c's reducer_override, the
  * dispatch reducers.c's.
  */
-#include "internal.h"
+#include "types/exceptions.h"
+#include "core/state.h"
+#include "common/pycompat.h"
 
 /* 1 if `name` resolves on `type` to a method of a builtin class (C code
  * we know: BaseException's, OSError's, object's), 0 if a class of Python

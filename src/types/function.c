@@ -9,7 +9,16 @@
  * _function_new/_function_fill in reconstruct.c (cloudpickle's format:
  * compat.c).
  */
-#include "internal.h"
+#include "types/function.h"
+#include "core/state.h"
+#include "common/pycompat.h"
+#include "core/lookup.h"
+#include "core/names.h"
+#include "core/subtype.h"
+#include "types/code.h"
+#include "types/codeinfo.h"
+#include "types/compat.h"
+#include "types/functools.h"
 
 /* Make ext->globals_ref and ext->globals_alive if not yet made, with the
  * entry of a dump's first globals, which only the one-entry cache held

@@ -6,7 +6,12 @@
  * The hooks: function.c (a singledispatch wrapper is a plain function)
  * and reducers.c (the lru_cache wrapper's type, found by lazytypes.c).
  */
-#include "internal.h"
+#include "types/functools.h"
+#include "core/state.h"
+#include "common/pycompat.h"
+#include "core/args.h"
+#include "core/lookup.h"
+#include "core/subtype.h"
 
 /* The wrapper's __dict__ entries that functools.singledispatch makes
  * itself; the rest (what update_wrapper copied, what the user set)

@@ -15,9 +15,13 @@
  * ordinary pickle); under another it compiles `source`, or fails naming
  * both versions and the function.
  */
-#include "internal.h"
-
-#include "portable_source.h" /* portable_source_py, from portable_source.py */
+#include "types/portable.h"
+#include "core/state.h"
+#include "common/pycompat.h"
+#include "core/args.h"
+#include "types/code.h"
+#include "types/codeinfo.h"
+#include "types/portable_source.h" /* portable_source_py, from portable_source.py */
 
 /* The private module made from portable_source.py (new reference). */
 static PyObject *

@@ -7,7 +7,11 @@
  * Stock formats (compat=) name the standard library's own callables
  * instead, which plain pickle loads.
  */
-#include "internal.h"
+#include "types/primitives.h"
+#include "core/state.h"
+#include "common/pycompat.h"
+#include "core/args.h"
+#include "core/lazytypes.h"
 
 #include <stddef.h>
 

@@ -8,7 +8,13 @@
  * cloudpickle names that differ from ours are in compat.c; code objects in
  * code.c.
  */
-#include "internal.h"
+#include "types/reconstruct.h"
+#include "core/state.h"
+#include "common/pycompat.h"
+#include "core/args.h"
+#include "core/tracker.h"
+#include "types/classkw.h"
+#include "types/code.h"
 
 /* Functions ---------------------------------------------------------------- */
 

@@ -7,7 +7,21 @@
  * tuple, new reference. Also `_reduce`, the same reducers as one callable
  * for dispatch tables.
  */
-#include "internal.h"
+#include "types/reducers.h"
+#include "core/state.h"
+#include "common/pycompat.h"
+#include "core/lazytypes.h"
+#include "core/lookup.h"
+#include "core/names.h"
+#include "core/subtype.h"
+#include "types/code.h"
+#include "types/compat.h"
+#include "types/exceptions.h"
+#include "types/function.h"
+#include "types/functools.h"
+#include "types/portable.h"
+#include "types/primitives.h"
+#include "types/typeforms.h"
 
 PyObject *
 cpk_reduce_cell(cpk_state *st, PyObject *cell, int format)

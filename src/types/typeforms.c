@@ -4,7 +4,12 @@
  * process, as a class by value is (class.c). Importable ones go by name.
  * The load side is typeforms_load.c (and _make_typevar in reconstruct.c).
  */
-#include "internal.h"
+#include "types/typeforms.h"
+#include "core/state.h"
+#include "common/pycompat.h"
+#include "core/lookup.h"
+#include "core/tracker.h"
+#include "types/compat.h"
 
 /* 1 with *out set to (getattr, (module, qualname)) when `obj` is found
  * under `name` (NULL: its __qualname__) in a module not registered by

@@ -4,7 +4,10 @@
  * come from a pickle: checked before use (args.c), as in reconstruct.c,
  * which holds _make_typevar.
  */
-#include "internal.h"
+#include "types/typeforms_load.h"
+#include "core/state.h"
+#include "core/args.h"
+#include "core/tracker.h"
 
 /* typing.<name> (new reference). */
 static PyObject *

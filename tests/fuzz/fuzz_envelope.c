@@ -12,7 +12,7 @@
  * they tile it exactly (header, pickle, 32-byte MAC, nothing after); on
  * failure the error offset is inside the input (or its end); the status is
  * one of the enum; an envelope that verifies re-seals to the same bytes. */
-#include "envelope.h"
+#include "scan/envelope.h"
 
 #include <stdlib.h>
 #include <string.h>

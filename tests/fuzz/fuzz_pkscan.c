@@ -8,8 +8,8 @@
  * Beyond "no crash, no leak" (ASan/UBSan, libFuzzer's leak check), it
  * asserts the report's invariants: an error has a message and an offset
  * inside the input, every listed string is NUL-terminated at its length. */
-#include "pkscan.h"
-#include "marshal_scan.h"
+#include "scan/pkscan.h"
+#include "scan/marshal_scan.h"
 
 #include <stdlib.h>
 #include <string.h>
