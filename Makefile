@@ -79,8 +79,13 @@ EXT := $(BUILD)/ccloudpickle$(EXT_SUFFIX)
 COMPANION := $(patsubst python/%,$(BUILD)/%,$(sort $(wildcard python/*.py)))
 PROGS := $(BUILD)/cloudpickle-dump $(BUILD)/cloudpickle-load
 
-TEST_SRC := $(sort $(wildcard tests/test_*.c))
+# tests/<subject>/test_*.c: unit (one file of src/ or cli/ in process),
+# module (the Python API), cli (the programs), engines, beyond, docs,
+# fuzz, tools (the build's own checks), packaging (make install, pip).
+TEST_SRC := $(sort $(wildcard tests/*/test_*.c))
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+# The slow install and pip tests: make check runs them, make test not.
+TEST_PACKAGING := $(filter $(BUILD)/tests/packaging/%,$(TEST_BIN))
 TEST_SUPPORT_OBJ := $(BUILD)/tests/support.o
 CRITERION_FLAGS := $(shell pkg-config --cflags criterion 2>/dev/null)
 CRITERION_LIBS := $(shell pkg-config --libs criterion 2>/dev/null || echo -lcriterion)
@@ -132,23 +137,25 @@ $(BUILD)/cloudpickle-load: $(CLI_LOAD_SRC:%.c=$(BUILD)/%.o) \
 
 $(BUILD)/tests/%.o: tests/%.c $(PY_STAMP)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) $(CRITERION_FLAGS) \
+	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) $(CRITERION_FLAGS) -Itests \
 	    -DCPK_BUILD_DIR='"$(abspath $(BUILD))"' \
 	    -DCPK_SOURCE_DIR='"$(abspath .)"' \
 	    -DCPK_PYTHON='"$(PYTHON)"' -c $< -o $@
 
-$(BUILD)/tests/test_%: $(BUILD)/tests/test_%.o $(TEST_SUPPORT_OBJ) $(LIB_OBJ)
+$(TEST_BIN): $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_SUPPORT_OBJ) $(LIB_OBJ)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PY_LDFLAGS) $(CRITERION_LIBS) -lutil \
 	    $(CRYPTO_LIBS)
 # A unit test of one file of cli/ links that file too.
-$(BUILD)/tests/test_callio: $(BUILD)/cli/map/callio.o
+$(BUILD)/tests/unit/test_callio: $(BUILD)/cli/map/callio.o
 # test_codewrite counts the pickler's calls of the code writer.
-$(BUILD)/tests/test_codewrite: ALL_LDFLAGS += -Wl,--wrap=cpk_code_compact
+$(BUILD)/tests/unit/test_codewrite: ALL_LDFLAGS += -Wl,--wrap=cpk_code_compact
 
 # Criterion forks a process per test; --jobs keeps both cores busy. Every
 # binary runs even after a failure; the summary names each failing one.
-# TEST_SKIP: test names (e.g. test_packaging) this run leaves out.
-TEST_RUN = $(filter-out $(TEST_SKIP:%=$(BUILD)/tests/%),$(TEST_BIN))
+# TEST_SKIP: test names (e.g. test_cli_map) this run leaves out;
+# TEST_ALL=1 (make check) adds the packaging tests.
+TEST_SET = $(if $(TEST_ALL),$(TEST_BIN),$(filter-out $(TEST_PACKAGING),$(TEST_BIN)))
+TEST_RUN = $(foreach t,$(TEST_SET),$(if $(filter $(notdir $(t)),$(TEST_SKIP)),,$(t)))
 test: all $(TEST_RUN) lint-man lint-compat
 	@scripts/run-tests --summary $(BUILD)/tests/summary $(TEST_RUN) -- $(TEST_ARGS)
 
@@ -157,7 +164,7 @@ test: all $(TEST_RUN) lint-man lint-compat
 check:
 	@scripts/install-deps check
 	@$(MAKE) --no-print-directory check-layers
-	@$(MAKE) --no-print-directory test
+	@$(MAKE) --no-print-directory TEST_ALL=1 test
 	@if scripts/fuzz --can-build; then \
 	    $(MAKE) --no-print-directory fuzz-smoke; \
 	else \
@@ -209,13 +216,13 @@ SAN_ENV = CPK_SAN_PRELOAD=$$($(CC) -print-file-name=libasan.so) \
           UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=86 \
           PYTHONMALLOC=malloc_debug
 
-# The install and pip tests are left out: they build and install with
-# make and pip (setuptools compiles its own, uninstrumented extension), so
-# instrumenting the suite adds nothing to them but minutes.
+# The quick suite (make test): the install and pip tests build and
+# install with make and pip (setuptools compiles its own, uninstrumented
+# extension), so instrumenting them adds nothing but minutes.
 sanitize:
 	@scripts/install-deps check
 	@$(SAN_ENV) $(MAKE) --no-print-directory BUILD=$(BUILD)/sanitize \
-	    OPT=-O1 SAN='$(SAN_FLAGS)' TEST_SKIP='test_packaging test_install' test
+	    OPT=-O1 SAN='$(SAN_FLAGS)' test
 
 # Line coverage of src/ and cli/ over the whole suite (test binaries,
 # programs and fresh interpreters all write the counters; CPK_COVERAGE makes

@@ -20,7 +20,7 @@
 METADATA has the fields `pip install .` writes (setuptools' core metadata
 2.1), from pyproject.toml's [project] and CPK_VERSION in
 src/ccloudpickle.h; a [project] key this file does not map stops it, so the
-two cannot drift apart unnoticed (tests/test_packaging.c compares them).
+two cannot drift apart unnoticed (tests/packaging/test_packaging.c compares them).
 Runs with any Python 3.9+: tomllib where there is one, else a reader of
 the TOML that pyproject.toml uses (strings, arrays, inline tables).
 """

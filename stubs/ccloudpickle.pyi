@@ -2,7 +2,7 @@
 # companion modules it forwards to). Installed twice by pip: as the
 # stub-only package ccloudpickle-stubs/__init__.pyi (what mypy reads, PEP
 # 561) and as ccloudpickle.pyi beside the extension (pyright, IDEs).
-# tests/test_packaging.c checks that the public names here are exactly the
+# tests/packaging/test_packaging.c checks that the public names here are exactly the
 # module's: a new public function needs its stub.
 import pickle
 from types import ModuleType

@@ -4,7 +4,7 @@
  * read from `import opcode` at the first dump or load (0.7 ms of a
  * program's start). Made by reading opcode._inline_cache_entries,
  * opname, opmap, _specialized_instructions and _specializations as
- * pycompat.c's op_tables() does; tests/test_opcode_tables.c checks them
+ * pycompat.c's op_tables() does; tests/unit/test_opcode_tables.c checks them
  * against the running 3.11's opcode module. */
 #ifndef CPK_OPCODE311_H
 #define CPK_OPCODE311_H

@@ -6,7 +6,7 @@
  * run in parallel). The unpickler model lives in src/scan/pkscan.c, the bounded
  * marshal reader it uses for code objects in src/scan/marshal_scan.c
  * (src/scan/marshal_scan.h). The CLI (`cloudpickle-load FILE`) prints the report;
- * tests/test_scan.c and tests/fuzz/fuzz_pkscan.c exercise it.
+ * tests/unit/test_scan.c and tests/fuzz/fuzz_pkscan.c exercise it.
  *
  * The walker models CPython's C unpickler (Modules/_pickle.c, load()):
  * its object stack, its mark stack (with the "fence" that makes items

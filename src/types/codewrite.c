@@ -4,7 +4,7 @@
  * first writing marshal's own bytes and then rewriting them: the first
  * pickle of a function paid marshal, a UTF-8 encoding of every name, and
  * a second pass over the bytes. The result is byte for byte what
- * cpk_marshal_normalize(marshal.dumps(code, 2)) gives (tests/test_codewrite.c
+ * cpk_marshal_normalize(marshal.dumps(code, 2)) gives (tests/unit/test_codewrite.c
  * checks it on every code object of the standard library). Floats,
  * complex numbers and large ints are handed to that path for that one
  * object; code holding anything else (frozensets, constants put there by

@@ -1,4 +1,4 @@
-"""A stand-in for _ccloudpickle_dask, for tests/test_cov_dask_stub.c.
+"""A stand-in for _ccloudpickle_dask, for tests/cli/test_cov_dask_stub.c.
 
 It speaks the Runner protocol that cli/map/mapdask.c uses (Runner(address,
 data, window), .window, submit(calls), next(timeout), close()), runs the

@@ -6,8 +6,8 @@ effect at interpreter start-up as it would for a user.
 
     python3 alias_venv.py BUILD SOURCE VENV [--system-site-packages]
 
-Prints the venv's python. Used by tests/test_alias.c and
-tests/test_engine_distributed.c.
+Prints the venv's python. Used by tests/module/test_alias.c and
+tests/engines/test_engine_distributed.c.
 """
 import glob
 import os

@@ -1,4 +1,4 @@
-"""distributed through the cloudpickle alias (tests/test_engine_distributed.c).
+"""distributed through the cloudpickle alias (tests/engines/test_engine_distributed.c).
 
 Run with CCLOUDPICKLE_ALIAS=1 by a Python whose site-packages has
 ccloudpickle and ccloudpickle-alias.pth (tests/engines/alias_venv.py) and

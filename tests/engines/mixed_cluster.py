@@ -1,5 +1,5 @@
 """A distributed cluster mixing the cloudpickle alias and stock cloudpickle
-(tests/test_mixed_cluster.c).
+(tests/engines/test_mixed_cluster.c).
 
     python mixed_cluster.py SIDE WORKER_PYTHON [NAME=VALUE ...]
 

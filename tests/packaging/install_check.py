@@ -1,4 +1,4 @@
-"""`make install` for an interpreter, checked end to end (tests/test_install.c).
+"""`make install` for an interpreter, checked end to end (tests/packaging/test_install.c).
 
     python3 install_check.py venv PYTHON BUILD TMP
         a venv made from PYTHON in TMP; make install PYTHON=venv/bin/python3

@@ -1,4 +1,4 @@
-"""`make install` and pip, one record of the files (tests/test_packaging.c).
+"""`make install` and pip, one record of the files (tests/packaging/test_packaging.c).
 
     python3 make_pip_check.py MODE PYTHON BUILD TMP
 

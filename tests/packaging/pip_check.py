@@ -1,4 +1,4 @@
-"""pip installs of ccloudpickle, checked end to end (tests/test_packaging.c).
+"""pip installs of ccloudpickle, checked end to end (tests/packaging/test_packaging.c).
 
     python3 pip_check.py install SOURCE TMP   pip install . into a venv made
                                               with --system-site-packages

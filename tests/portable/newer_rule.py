@@ -1,6 +1,6 @@
 """Where a load of a newer Python's pickle is, and is not, the version error.
 
-Run in the suite's interpreter (tests/test_portable_newer.c), with TMP set to
+Run in the suite's interpreter (tests/cli/test_portable_newer.c), with TMP set to
 a scratch directory. A "newer" pickle is one of ours whose code says it was
 compiled by a later Python: a portable function (it compiles from its
 source here) with its bytecode magic and version forged.

@@ -3,7 +3,7 @@
  * restricted and deny-only policies on each kind of import, the static
  * check of a whole report, and the find_class lookup set built from it.
  * No Python: imports are built by hand or scanned from literal pickles.
- * The Python API (loads(allow=, deny=)) is tests/test_load_policy.c. */
+ * The Python API (loads(allow=, deny=)) is tests/module/test_load_policy.c. */
 #include <string.h>
 
 #include "scan/pkscan.h"

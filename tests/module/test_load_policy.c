@@ -5,7 +5,7 @@
  * (ccloudpickle's and stock cloudpickle's pickles under allow=[]); the
  * Unpickler's find_class refuses any lookup the static check did not
  * permit; two threads with different policies do not meet. The C rules
- * themselves are tests/test_policy.c. */
+ * themselves are tests/unit/test_policy.c. */
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>

@@ -10,7 +10,7 @@
 
 #include "support.h"
 
-#include "../cli/dump/dumpspans.c"
+#include "../../cli/dump/dumpspans.c"
 
 struct refusal {
     const char *data;

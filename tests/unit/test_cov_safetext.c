@@ -10,7 +10,7 @@
 
 #include "support.h"
 
-#include "../cli/common/safetext.c"
+#include "../../cli/common/safetext.c"
 
 static char *
 safe(const char *s, size_t n, int json)

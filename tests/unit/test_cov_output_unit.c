@@ -15,8 +15,8 @@
 
 #include "support.h"
 
-#include "../cli/common/message.c"
-#include "../cli/common/output.c"
+#include "../../cli/common/message.c"
+#include "../../cli/common/output.c"
 
 static char dir[64];
 

@@ -3,7 +3,7 @@
  * builtins only inside its own find_class): ccloudpickle must still hand
  * out its __import__ with cloudpickle's module shim, so the pickle loads
  * where cloudpickle is not installed, as protocols 3-5 do. Found while
- * running tests/test_fuzz_regressions.c on CPython 3.12 (no cloudpickle
+ * running tests/fuzz/test_fuzz_regressions.c on CPython 3.12 (no cloudpickle
  * there). */
 #include "support.h"
 

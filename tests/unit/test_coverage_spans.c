@@ -12,7 +12,7 @@
 
 #include "support.h"
 
-#include "../cli/dump/dumpspans.c"
+#include "../../cli/dump/dumpspans.c"
 
 TestSuite(coverage_spans, .init = cpk_py_start, .fini = cpk_py_stop);
 

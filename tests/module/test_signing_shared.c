@@ -7,7 +7,7 @@
  * every load must give the signed object or be refused, never the
  * altered one. (A race: on one idle core it may miss the defect, it
  * can never fail a correct build.) The signature tests proper are
- * tests/test_signing.c. */
+ * tests/module/test_signing.c. */
 #include "support.h"
 
 TestSuite(signing_shared, .init = cpk_py_start, .fini = cpk_py_stop);

@@ -144,7 +144,7 @@ fake_fsync(int fd)
 #define read fake_read
 #define write fake_write
 #define fsync fake_fsync
-#include "../cli/common/keyfile.c"
+#include "../../cli/common/keyfile.c"
 #undef getrandom
 #undef open
 #undef read

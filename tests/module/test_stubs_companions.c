@@ -3,7 +3,7 @@
  * wrap. Their C text signatures (inspect.signature(ccloudpickle.X), from
  * the docstrings) and their stubs (stubs/ccloudpickle.pyi) must say what
  * the companion functions take (hostile review of issue 9, M2): names,
- * kinds and defaults of the parameters. (tests/test_packaging.c compares
+ * kinds and defaults of the parameters. (tests/packaging/test_packaging.c compares
  * the stubs with the module's own signatures.) */
 #include "support.h"
 

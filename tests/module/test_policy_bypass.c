@@ -6,7 +6,7 @@
  * load(file) that ran before finding it could not seek back, terminal
  * escapes from the pickle in the refusal message, and the exception class
  * of the module's own refusals (PolicyError, SignatureError). The rules
- * themselves are tests/test_policy.c; the API, tests/test_load_policy.c. */
+ * themselves are tests/unit/test_policy.c; the API, tests/module/test_load_policy.c. */
 #include "support.h"
 
 TestSuite(policy_bypass, .init = cpk_py_start, .fini = cpk_py_stop);
