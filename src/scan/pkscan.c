@@ -1245,7 +1245,7 @@ static int decode_raw_unicode(scanner *sc, const char *s, size_t n,
 
 /* --- find_class ---------------------------------------------------------- */
 
-#include "scan/pkscan_compat.inc"
+#include "scan/pkscan_fix_imports.inc"
 
 /* A GLOBAL node for (module, name), applying protocol < 3's fix_imports
  * like find_class does. `m`, `nm` are K_STR nodes. */
