@@ -1,25 +1,25 @@
-/* dumpreport.c - the --report of cloudpickle-dump (dumpreport.h): joins
- * the byte counts of dumpspans.c with the names, source files and imports
- * the static scanner (src/scan/pkscan.c) finds in the same bytes, and prints
- * them as one table. */
+/* dumpreport.c - the --report of cloudpickle-dump (dumpreport.h): the
+ * parts carried by value with the bytes each takes (pkscan_part), their
+ * names, source files and imports, all from one static scan
+ * (src/scan/pkscan.c, PKSCAN_SPANS) of the bytes written, printed as one
+ * table. */
 #include "dump/dumpreport.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/pyerr.h"     /* cpk_error_clear_if_clearable */
 #include "common/safetext.h"    /* cpk_put_safe */
 #include "common/scancheck.h"   /* cpk_scan_import_name */
-#include "dump/dumpspans.h"     /* cpk_spans_measure */
 #include "scan/envelope.h"      /* cpk_envelope_parse: the pickle inside --sign's */
-#include "scan/pkscan.h"        /* names, sources, imports */
+#include "scan/pkscan.h"        /* parts and their bytes, names, sources, imports */
 #include "scan/pycompat_scan.h" /* CPK_PY_SCAN_FLAGS */
-#include "common/pyerr.h"     /* cpk_error_clear_if_clearable */
 
 #define NAME_WIDTH 40 /* the name column, at most */
 
 typedef struct {
-    const cpk_span_part *part;
-    size_t index;        /* in the spans' order */
+    const pkscan_part *part;
+    size_t index;        /* in the report's parts */
     const char *kind;
     char *name;          /* malloc'd, escaped: module.qualname */
     char *source;        /* malloc'd, escaped; NULL: unknown */
@@ -102,24 +102,6 @@ module_file(const char *name, size_t len, char **file)
     return rc;
 }
 
-static const pkscan_function *
-function_at(const pkscan_report *r, size_t offset)
-{
-    for (size_t i = 0; i < r->n_functions; i++)
-        if (r->functions[i].offset == offset)
-            return &r->functions[i];
-    return NULL;
-}
-
-static const pkscan_class *
-class_at(const pkscan_report *r, size_t offset)
-{
-    for (size_t i = 0; i < r->n_classes; i++)
-        if (r->classes[i].offset == offset)
-            return &r->classes[i];
-    return NULL;
-}
-
 /* The source file of a class: its module's file in this process, or
  * `main_file` for __main__. (Not its methods' files: a dataclass's come
  * from "<string>" and dataclasses.py.) */
@@ -138,18 +120,17 @@ class_source(const pkscan_class *c, const char *main_file, char **source)
 }
 
 static int
-fill_row(const pkscan_report *r, const cpk_spans *sp, size_t i,
-         const char *main_file, row *w)
+fill_row(const pkscan_report *r, size_t i, const char *main_file, row *w)
 {
-    const cpk_span_part *p = &sp->parts[i];
+    const pkscan_part *p = &r->parts[i];
     w->part = p;
     w->index = i;
     w->name = NULL;
     w->source = NULL;
     switch (p->kind) {
-    case CPK_PART_FUNCTION: {
+    case PKSCAN_PART_FUNCTION: {
         w->kind = "function";
-        const pkscan_function *f = function_at(r, p->create);
+        const pkscan_function *f = &r->functions[p->index];
         if (f != NULL)
             w->name = joined(f->module,
                              f->qualname.s ? f->qualname : f->name);
@@ -167,20 +148,20 @@ fill_row(const pkscan_report *r, const cpk_spans *sp, size_t i,
         }
         return 0;
     }
-    case CPK_PART_CLASS:
-    case CPK_PART_ENUM: {
-        w->kind = p->kind == CPK_PART_ENUM ? "enum" : "class";
-        const pkscan_class *c = class_at(r, p->create);
+    case PKSCAN_PART_CLASS:
+    case PKSCAN_PART_ENUM: {
+        w->kind = p->kind == PKSCAN_PART_ENUM ? "enum" : "class";
+        const pkscan_class *c = &r->classes[p->index];
         if (c != NULL)
             w->name = joined(c->module, c->qualname.s ? c->qualname
                                                       : c->name);
         return class_source(c, main_file, &w->source);
     }
-    case CPK_PART_MODULE:
+    case PKSCAN_PART_MODULE:
         w->kind = "module";
-        if (p->name != NULL) {
-            w->name = escaped(p->name, p->name_len);
-            return module_file(p->name, p->name_len, &w->source);
+        if (p->name.s != NULL) {
+            w->name = escaped(p->name.s, p->name.len);
+            return module_file(p->name.s, p->name.len, &w->source);
         }
         return 0;
     }
@@ -267,14 +248,11 @@ cpk_dump_report(FILE *out, const unsigned char *written, size_t len,
         pickle = env.pickle;
         plen = env.pickle_len;
     }
-    pkscan_report *r = pkscan_scan(pickle, plen, CPK_PY_SCAN_FLAGS);
-    cpk_spans sp;
-    int measured = r != NULL && r->status == PKSCAN_OK
-                       ? cpk_spans_measure(pickle, plen, &sp)
-                       : -1;
-    row *rows = measured == 0 && sp.nparts > 0
-                    ? calloc(sp.nparts, sizeof(row))
-                    : NULL;
+    pkscan_report *r = pkscan_scan(pickle, plen,
+                                   CPK_PY_SCAN_FLAGS | PKSCAN_SPANS);
+    int measured = r != NULL && r->status == PKSCAN_OK;
+    size_t nparts = measured ? r->n_parts : 0;
+    row *rows = nparts > 0 ? calloc(nparts, sizeof(row)) : NULL;
     int rc = 0;
 
     fputs("report     ", out);
@@ -295,45 +273,41 @@ cpk_dump_report(FILE *out, const unsigned char *written, size_t len,
     if (r != NULL && r->status == PKSCAN_OK && r->protocol >= 0)
         fprintf(out, ", protocol %d", r->protocol);
     fputc('\n', out);
-    if (measured < 0 || (sp.nparts > 0 && rows == NULL)) {
+    if (!measured || (nparts > 0 && rows == NULL)) {
         /* Not expected of a pickle this program just wrote. */
         fprintf(out, "by value   not measured: %s at byte %zu\n",
-                r == NULL                    ? "out of memory"
-                : r->status != PKSCAN_OK     ? r->error
-                : measured < 0 && sp.error   ? sp.error
-                                             : "out of memory",
-                r != NULL && r->status != PKSCAN_OK ? r->error_offset
-                : measured < 0                      ? sp.error_offset
-                                                    : 0);
+                r != NULL && r->status != PKSCAN_OK ? r->error
+                                                    : "out of memory",
+                r != NULL && r->status != PKSCAN_OK ? r->error_offset : 0);
         goto done;
     }
-    for (size_t i = 0; i < sp.nparts && rc == 0; i++)
-        rc = fill_row(r, &sp, i, main_file, &rows[i]);
+    for (size_t i = 0; i < nparts && rc == 0; i++)
+        rc = fill_row(r, i, main_file, &rows[i]);
     if (rc < 0)
         goto done;
-    if (sp.nparts > 0)
-        qsort(rows, sp.nparts, sizeof(row), by_own);
+    if (nparts > 0)
+        qsort(rows, nparts, sizeof(row), by_own);
     fprintf(out, "by value   %zu bytes in %zu part%s (\"own\": what the part "
                  "adds, largest first; \"bytes\": with the parts built "
                  "inside it)\n",
-            sp.by_value, sp.nparts, sp.nparts == 1 ? "" : "s");
+            r->by_value, nparts, nparts == 1 ? "" : "s");
     int width = 4;
-    for (size_t i = 0; i < sp.nparts; i++) {
+    for (size_t i = 0; i < nparts; i++) {
         int w = rows[i].name ? (int)strlen(rows[i].name) : 1;
         if (w > width)
             width = w > NAME_WIDTH ? NAME_WIDTH : w;
     }
-    if (sp.nparts > 0)
+    if (nparts > 0)
         fprintf(out, "  %9s %9s  %-8s  %-*s  %s\n", "own", "bytes", "kind",
                 width, "name", "source");
-    for (size_t i = 0; i < sp.nparts; i++) {
+    for (size_t i = 0; i < nparts; i++) {
         const row *w = &rows[i];
         fprintf(out, "  %9zu %9zu  %-8s  %-*s  %s", w->part->own,
                 w->part->bytes, w->kind, width, w->name ? w->name : "?",
                 w->source ? w->source : "unknown");
         if (w->part->parent >= 0) {
             const char *in = "?";
-            for (size_t j = 0; j < sp.nparts; j++)
+            for (size_t j = 0; j < nparts; j++)
                 if (rows[j].index == (size_t)w->part->parent && rows[j].name)
                     in = rows[j].name;
             fprintf(out, " (inside %s)", in);
@@ -342,7 +316,7 @@ cpk_dump_report(FILE *out, const unsigned char *written, size_t len,
     }
     fprintf(out, "other      %zu byte%s (protocol, frames, references, "
                  "data outside the parts)\n",
-            plen - sp.by_value, plen - sp.by_value == 1 ? "" : "s");
+            plen - r->by_value, plen - r->by_value == 1 ? "" : "s");
     by_reference(out, r);
     portable_section(out, r);
     if (r->truncated)
@@ -350,13 +324,11 @@ cpk_dump_report(FILE *out, const unsigned char *written, size_t len,
               out);
 done:
     if (rows != NULL)
-        for (size_t i = 0; i < sp.nparts; i++) {
+        for (size_t i = 0; i < nparts; i++) {
             free(rows[i].name);
             free(rows[i].source);
         }
     free(rows);
-    if (measured == 0)
-        cpk_spans_free(&sp);
     pkscan_free(r);
     fflush(out);
     return rc;

@@ -1,8 +1,8 @@
 /* dumpreport.h - cloudpickle-dump --report: after a dump, what went into
  * the pickle, on standard error. The parts carried by value (functions,
  * classes, enums, modules) with their source files and the bytes each
- * adds, largest first (measured by dumpspans.h on the bytes written;
- * named by the static scanner, src/scan/pkscan.h), then the names and modules
+ * adds, largest first (measured and named by the static scanner,
+ * src/scan/pkscan.h, on the bytes written), then the names and modules
  * the pickle imports by reference. The format is in
  * man/cloudpickle-dump.1. */
 #ifndef CPK_DUMPREPORT_H

@@ -1,6 +1,9 @@
 /* pkscan.c - static pickle inspection: a model of CPython's unpickler that
  * builds a value graph without executing anything, then an analysis pass
- * that names imports, functions and classes. Contract: src/pkscan.h. The
+ * that names imports, functions and classes and, with PKSCAN_SPANS,
+ * measures the bytes each part carried by value takes (the walk then
+ * also keeps where each stack item's opcodes start, and its calls and
+ * BUILDs). Contract: src/pkscan.h. The
  * marshal reader for code objects is src/marshal_scan.c.
  *
  * Walker: Modules/_pickle.c load() opcode by opcode (Pdata stack with its
@@ -245,7 +248,29 @@ typedef struct {
      * bits then). */
     int lazy;
     size_t first_lazy; /* offset of the first lazy scalar, SIZE_MAX: none */
+    /* PKSCAN_SPANS (else all 0): where the expression of each stack item
+     * starts (an offset, beside `stack`), the offset of each MARK
+     * (beside `marks`), the calls and BUILDs that may make or fill a
+     * part, and 1 + the one the memo PUTs that follow extend */
+    int spans;
+    uint32_t *sstart, *mkoff;
+    size_t capsstart, capmkoff;
+    struct span_rec *recs;
+    size_t nrecs, caprecs;
+    size_t pending;
 } scanner;
+
+/* A REDUCE, NEWOBJ, OBJ or INST, or a BUILD on what one made (with
+ * PKSCAN_SPANS): what may make a part carried by value, or set its
+ * state. */
+typedef struct span_rec {
+    uint32_t node;   /* the call's node; BUILD: the object it sets */
+    uint32_t lo, hi; /* from the start of the call's expression (BUILD:
+                        of the state's) to the end of the opcode and of
+                        the memo PUTs after it */
+    uint8_t build;   /* a BUILD */
+    uint8_t popped;  /* a POP follows, at `hi` */
+} span_rec;
 
 /* A stack entry that is a lazy scalar (scanner.lazy). */
 #define LAZY 0x80000000u
@@ -1977,6 +2002,70 @@ static int step(scanner *sc, size_t *pos, size_t off, int *stop)
         return 0;
     }
     return fail(sc, PKSCAN_ERR_OPCODE, off, "invalid load key");
+}
+
+/* --- where expressions start (PKSCAN_SPANS) ----------------------------- */
+
+/* After the opcode at `off`, ending at `end`, that found `depth0` items
+ * on the stack: where the expression of what it pushed starts, and the
+ * record of a call or a BUILD (span_rec). An opcode pushes at most one
+ * item: one that pops none starts its expression itself (a memo GET, a
+ * DUP included); one that pops items leaves its result where the lowest
+ * of them was, which is where its expression starts; one that takes the
+ * items above a MARK starts at the MARK. */
+static int spans_step(scanner *sc, size_t off, size_t end, size_t depth0)
+{
+    uint8_t op = sc->d[off];
+    size_t top = sc->nstack, pend = sc->pending;
+    if ((sc->capsstart < sc->capstack &&
+         sgrow(sc->acct, (void **)&sc->sstart, &sc->capsstart, sc->capstack,
+               sizeof(uint32_t))) ||
+        (sc->capmkoff < sc->capmarks &&
+         sgrow(sc->acct, (void **)&sc->mkoff, &sc->capmkoff, sc->capmarks,
+               sizeof(uint32_t))))
+        return nomem(sc, off);
+    sc->pending = 0;
+    switch (op) {
+    case '(': /* MARK */
+        sc->mkoff[sc->nmarks - 1] = (uint32_t)off;
+        return 0;
+    case 'p': case 'q': case 'r': case 0x94: /* the PUTs after a record */
+        if (pend) {
+            sc->recs[pend - 1].hi = (uint32_t)end;
+            sc->pending = pend;
+        }
+        return 0;
+    case '0': /* POP: a setter's None */
+        if (pend)
+            sc->recs[pend - 1].popped = 1;
+        return 0;
+    case 't': case 'l': case 'd': case 0x91: case 'o': case 'i':
+        sc->sstart[top - 1] = sc->mkoff[sc->nmarks]; /* the MARK taken */
+        break;
+    default:
+        if (top > depth0)
+            sc->sstart[top - 1] = (uint32_t)off;
+        break;
+    }
+    if (op != 'R' && op != 0x81 && op != 0x92 && op != 'o' && op != 'i' &&
+        op != 'b')
+        return 0;
+    uint32_t id = sc->stack[top - 1];
+    if (is_lazy(sc, id) || (sc->nodes[id].kind != K_REDUCE &&
+                            sc->nodes[id].kind != K_NEWOBJ &&
+                            sc->nodes[id].kind != K_OBJ))
+        return 0;
+    if (sgrow(sc->acct, (void **)&sc->recs, &sc->caprecs, sc->nrecs + 1,
+              sizeof(span_rec)))
+        return nomem(sc, off);
+    span_rec *rc = &sc->recs[sc->nrecs++];
+    rc->node = id;
+    rc->lo = sc->sstart[op == 'b' ? depth0 - 1 : top - 1];
+    rc->hi = (uint32_t)end;
+    rc->build = op == 'b';
+    rc->popped = 0;
+    sc->pending = sc->nrecs;
+    return 0;
 }
 
 /* --- classification of imported names ------------------------------------ */
@@ -4792,6 +4881,178 @@ static int depth_pass(scanner *sc)
     return 0;
 }
 
+/* --- the bytes of each part carried by value (PKSCAN_SPANS) ------------- */
+
+typedef struct {
+    uint32_t part, lo, hi, seq;
+    int create; /* the part's creating call */
+} span_range;
+
+static int range_cmp(const void *x, const void *y)
+{
+    const span_range *a = x, *b = y;
+    if (a->lo != b->lo)
+        return a->lo < b->lo ? -1 : 1;
+    if (a->hi != b->hi)
+        return a->hi > b->hi ? -1 : 1; /* the enclosing one first */
+    return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* The index in `pnode` (ascending node ids) of node `id`, -1 if none. */
+static long part_of(const uint32_t *pnode, size_t n, uint32_t id)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (pnode[mid] == id)
+            return (long)mid;
+        if (pnode[mid] < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return -1;
+}
+
+/* A module made on the fly (a part), by its node. */
+static int module_part(const analysis *an, const node *nd)
+{
+    if (nd->kind != K_REDUCE)
+        return 0;
+    const resolved *c = res_get(an, nd->a);
+    return res_recon(c, "dynamic_subimport") || res_recon(c, "_module_new");
+}
+
+/* A reconstructor that sets the state of the part it is given first. */
+static int spans_setter(const resolved *c)
+{
+    return res_recon(c, "_function_fill") ||
+           res_recon(c, "_function_setstate") ||
+           res_recon(c, "_class_setstate") || res_recon(c, "_module_fill");
+}
+
+/* The parts (the functions and classes found, the modules made on the
+ * fly) and their spans from the walk's records (pkscan.h, pkscan_part).
+ * Spans nest as the expressions do: sorted by start, the longer first
+ * on a tie, each lies in the innermost open one that has not ended
+ * before it starts; its bytes count for its part and come out of the
+ * `own` bytes of the part it lies in. */
+static void spans_pass(analysis *an)
+{
+    scanner *sc = an->sc;
+    pkscan_report *r = &an->rep->pub;
+    memacct *m = sc->acct;
+    size_t np = 0;
+    for (size_t i = 0; i < sc->nnodes; i++)
+        if (aux_get(an, (uint32_t)i, AUX_FN) ||
+            aux_get(an, (uint32_t)i, AUX_CLS) ||
+            module_part(an, &sc->nodes[i]))
+            np++;
+    if (np == 0)
+        return;
+    pkscan_part *parts = arena_alloc(&an->rep->mem, np * sizeof *parts,
+                                     sizeof(void *));
+    uint32_t *pnode = parts ? scalloc(m, np, sizeof(uint32_t)) : NULL;
+    long long *own = pnode ? scalloc(m, np, sizeof(long long)) : NULL;
+    span_range *rg = own && sc->nrecs
+                         ? scalloc(m, sc->nrecs, sizeof(span_range)) : NULL;
+    uint32_t *opened = rg ? scalloc(m, sc->nrecs, sizeof(uint32_t)) : NULL;
+    if (own == NULL || (sc->nrecs && opened == NULL)) {
+        an->oom = 1;
+        goto done;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < sc->nnodes && k < np; i++) {
+        const node *nd = &sc->nodes[i];
+        uint32_t fn = aux_get(an, (uint32_t)i, AUX_FN);
+        uint32_t cl = aux_get(an, (uint32_t)i, AUX_CLS);
+        pkscan_part *p = &parts[k];
+        memset(p, 0, sizeof *p);
+        p->create = nd->off;
+        p->parent = -1;
+        if (fn) {
+            p->kind = PKSCAN_PART_FUNCTION;
+            p->index = fn - 1;
+        } else if (cl) {
+            p->kind = an->clss[cl - 1].is_enum ? PKSCAN_PART_ENUM
+                                               : PKSCAN_PART_CLASS;
+            p->index = cl - 1;
+        } else if (module_part(an, nd)) {
+            p->kind = PKSCAN_PART_MODULE;
+            p->index = (size_t)-1;
+            uint32_t nm = kind_of(sc, nd->b) == K_TUPLE ? item(sc, nd->b, 0)
+                                                        : NONE_ID;
+            if (kind_of(sc, nm) == K_STR)
+                p->name = rnode(an, nm);
+        } else {
+            continue;
+        }
+        pnode[k++] = (uint32_t)i;
+    }
+    size_t nr = 0;
+    for (size_t i = 0; i < sc->nrecs; i++) {
+        const span_rec *rc = &sc->recs[i];
+        const node *nd = &sc->nodes[rc->node];
+        long p = part_of(pnode, np, rc->node);
+        int create = p >= 0 && !rc->build;
+        uint32_t hi = rc->hi;
+        if (p < 0 && !rc->build && nd->kind == K_REDUCE &&
+            kind_of(sc, nd->b) == K_TUPLE && sc->nodes[nd->b].n > 0 &&
+            spans_setter(res_get(an, nd->a))) {
+            p = part_of(pnode, np, item(sc, nd->b, 0));
+            hi += rc->popped;
+        }
+        if (p >= 0)
+            rg[nr++] = (span_range){(uint32_t)p, rc->lo, hi, (uint32_t)i,
+                                    create};
+    }
+    if (nr)
+        qsort(rg, nr, sizeof *rg, range_cmp);
+    size_t sp = 0, by_value = 0;
+    for (size_t i = 0; i < nr; i++) {
+        const span_range *g = &rg[i];
+        while (sp > 0 && (rg[opened[sp - 1]].hi <= g->lo ||
+                          rg[opened[sp - 1]].hi < g->hi))
+            sp--; /* ended before it (or, never in a pickler's output,
+                     overlaps it) */
+        size_t len = g->hi - g->lo;
+        long in = sp > 0 ? (long)rg[opened[sp - 1]].part : -1;
+        if (in == (long)g->part)
+            continue; /* already counted */
+        parts[g->part].bytes += len;
+        own[g->part] += (long long)len;
+        if (in >= 0)
+            own[in] -= (long long)len;
+        else
+            by_value += len;
+        if (g->create)
+            parts[g->part].parent = in;
+        opened[sp++] = (uint32_t)i;
+    }
+    for (size_t i = 0; i < np; i++)
+        parts[i].own = own[i] > 0 ? (size_t)own[i] : 0;
+    r->parts = parts;
+    r->n_parts = np;
+    r->by_value = by_value;
+done:
+    if (opened) {
+        free(opened);
+        acct_give(m, sc->nrecs * sizeof(uint32_t));
+    }
+    if (rg) {
+        free(rg);
+        acct_give(m, sc->nrecs * sizeof(span_range));
+    }
+    if (own) {
+        free(own);
+        acct_give(m, np * sizeof(long long));
+    }
+    if (pnode) {
+        free(pnode);
+        acct_give(m, np * sizeof(uint32_t));
+    }
+}
+
 static void analyse(scanner *sc)
 {
     analysis an;
@@ -4817,6 +5078,8 @@ static void analyse(scanner *sc)
     if (!an.oom)
         calls_pass(&an);
     pkscan_report *r = &sc->rep->pub;
+    if (!an.oom && sc->spans && r->status == PKSCAN_OK)
+        spans_pass(&an);
     if (!an.oom && an.ncalls) {
         r->load_calls = arena_alloc(&sc->rep->mem,
                                     an.ncalls * sizeof *an.calls,
@@ -4861,6 +5124,11 @@ static void analyse(scanner *sc)
     if (an.oom && r->status == PKSCAN_OK) {
         sc->failed = 0;
         nomem(sc, 0);
+    }
+    if (r->status != PKSCAN_OK) {
+        r->parts = NULL;
+        r->n_parts = 0;
+        r->by_value = 0;
     }
     uint32_t **per_node[] = {&an.res_of, &an.recog, &an.aux_of};
     for (size_t i = 0; i < NELEM(per_node); i++)
@@ -4919,6 +5187,7 @@ pkscan_report *pkscan_scan_limited(const void *data, size_t len,
     sc.memo_dense_limit = sc.n + 1;
     sc.lazy = sc.n < LAZY;
     sc.first_lazy = SIZE_MAX;
+    sc.spans = (flags & PKSCAN_SPANS) != 0;
 
     if (len >= UINT32_MAX - 1) {
         fail(&sc, PKSCAN_ERR_LENGTH, 0, "input of %zu bytes is too large to "
@@ -4926,23 +5195,38 @@ pkscan_report *pkscan_scan_limited(const void *data, size_t len,
     } else if (sc.n == 0) {
         fail(&sc, PKSCAN_ERR_TRUNCATED, 0, "Ran out of input");
     } else {
-        size_t pos = 0;
-        int stop = 0;
-        while (!stop) {
-            if (pos >= sc.n) {
-                fail(&sc, PKSCAN_ERR_TRUNCATED, sc.n,
-                     "pickle data was truncated (no STOP opcode)");
-                break;
+        size_t pos = 0, off = 0;
+        int stop = 0, err = 0;
+        /* the same loop twice: without PKSCAN_SPANS (the scan before
+         * every load) nothing runs per opcode but the walk itself */
+        if (!sc.spans) {
+            while (!stop && pos < sc.n) {
+                off = pos;
+                if (step(&sc, &pos, off, &stop)) {
+                    err = 1;
+                    break;
+                }
             }
-            size_t off = pos;
-            if (step(&sc, &pos, off, &stop))
-                break;
-            if (stop)
-                r->stop_offset = off;
+        } else {
+            while (!stop && pos < sc.n) {
+                size_t depth0 = sc.nstack;
+                off = pos;
+                if (step(&sc, &pos, off, &stop) ||
+                    spans_step(&sc, off, pos, depth0)) {
+                    err = 1;
+                    break;
+                }
+            }
         }
-        if (stop && pos < sc.n)
-            fail(&sc, PKSCAN_ERR_TRAILING, pos,
-                 "%zu bytes of data after the STOP opcode", sc.n - pos);
+        if (!err && !stop) {
+            fail(&sc, PKSCAN_ERR_TRUNCATED, sc.n,
+                 "pickle data was truncated (no STOP opcode)");
+        } else if (!err) {
+            r->stop_offset = off;
+            if (pos < sc.n)
+                fail(&sc, PKSCAN_ERR_TRAILING, pos,
+                     "%zu bytes of data after the STOP opcode", sc.n - pos);
+        }
     }
     if (r->status != PKSCAN_OK && r->status != PKSCAN_ERR_TRAILING)
         r->result_kind = NULL;
@@ -4974,11 +5258,15 @@ pkscan_report *pkscan_scan_limited(const void *data, size_t len,
     free(sc.builds);
     free(sc.memo_dense);
     free(sc.decbuf);
+    free(sc.sstart);
+    free(sc.mkoff);
+    free(sc.recs);
     acct_give(&rep->acct, sc.capnodes * sizeof(node) +
                               sc.capedges * sizeof(edge) +
                               (sc.capstack + sc.capmarks + sc.capbuilds +
-                               sc.memo_dense_cap) * sizeof(uint32_t) +
-                              sc.capdec);
+                               sc.memo_dense_cap + sc.capsstart +
+                               sc.capmkoff) * sizeof(uint32_t) +
+                              sc.caprecs * sizeof(span_rec) + sc.capdec);
     /* strings the report shows were copied; decoded ones die here */
     arena_free(&sc.dec);
     return r;

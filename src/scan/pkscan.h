@@ -5,8 +5,10 @@
  * Pure C11, no Python.h, no global mutable state (thread-safe: scans may
  * run in parallel). The unpickler model lives in src/scan/pkscan.c, the bounded
  * marshal reader it uses for code objects in src/scan/marshal_scan.c
- * (src/scan/marshal_scan.h). The CLI (`cloudpickle-load FILE`) prints the report;
- * tests/unit/test_scan.c and tests/fuzz/fuzz_pkscan.c exercise it.
+ * (src/scan/marshal_scan.h). The CLI (`cloudpickle-load FILE`) prints the report,
+ * `cloudpickle-dump --report` the parts carried by value and their bytes
+ * (PKSCAN_SPANS); tests/unit/test_scan.c, tests/unit/test_coverage_spans.c and
+ * tests/fuzz/fuzz_pkscan.c exercise it.
  *
  * The walker models CPython's C unpickler (Modules/_pickle.c, load()):
  * its object stack, its mark stack (with the "fence" that makes items
@@ -460,6 +462,57 @@ typedef struct {
                                (s == NULL if unknown) */
 } pkscan_load_call;
 
+/* What a part carried by value is (pkscan_part). */
+typedef enum {
+    PKSCAN_PART_FUNCTION = 0, /* a function of `functions` */
+    PKSCAN_PART_CLASS,        /* a class of `classes` (is_enum 0) */
+    PKSCAN_PART_ENUM,         /* an enum of `classes` (is_enum 1) */
+    PKSCAN_PART_MODULE        /* a module made on the fly:
+                                 dynamic_subimport(name, vars) or
+                                 _module_new(name, namespace) */
+} pkscan_part_kind;
+
+/* The bytes of the pickle one part carried by value takes (with
+ * PKSCAN_SPANS; cloudpickle-dump --report prints them). The part's
+ * bytes are the spans of the opcodes that build it:
+ *   - the creating call: from the first opcode of the callable's
+ *     expression to the REDUCE (NEWOBJ, OBJ, INST) that makes it, with
+ *     its arguments (code, globals dict skeleton, class namespace,
+ *     module dict...) and the memo PUTs right after it;
+ *   - each state-setting REDUCE applied to it later (_function_fill,
+ *     _function_setstate, _class_setstate, _module_fill with the part as
+ *     first argument: the setter, the part fetched from the memo, the
+ *     state, the tuple, the REDUCE, the memo PUTs and the POP after
+ *     it), and each BUILD on it (its state's expression and the BUILD,
+ *     and the memo PUTs after it).
+ * An expression starts where the opcodes that build its value start: an
+ * item pushed by one opcode at that opcode (a memo GET, a DUP: there,
+ * not where the value was first made), the result of an opcode that
+ * takes items off the stack (REDUCE, TUPLE2, STACK_GLOBAL...) where its
+ * lowest operand starts, one that takes them to a MARK (TUPLE, DICT,
+ * OBJ, INST...) at the MARK.
+ * Spans nest as the expressions of the pickle do: a method made inside
+ * its class's state, or a function first met in another function's
+ * globals, lies inside the enclosing part's spans. `bytes` counts a part
+ * with the parts built inside it; `own` without them, so the `own`
+ * figures of all parts add up to `by_value`, every byte counted once. A
+ * part met again later is a memo GET (a few bytes) of whichever part
+ * holds it then. */
+typedef struct {
+    pkscan_part_kind kind;
+    size_t create;          /* offset of the opcode that creates it (the
+                               `offset` of its pkscan_function or
+                               pkscan_class) */
+    size_t bytes;           /* its spans, nested parts included */
+    size_t own;             /* its spans less the nested parts' */
+    long parent;            /* index in `parts` of the part whose spans
+                               hold its creating call, -1 at the top */
+    size_t index;           /* FUNCTION: into `functions`; CLASS, ENUM:
+                               into `classes`; MODULE: (size_t)-1 */
+    pkscan_str name;        /* MODULE: its name when the pickle gives it
+                               as a str; otherwise unknown */
+} pkscan_part;
+
 /* Per-list cap: a report never lists more than this many items in one
  * list (imports, functions, classes, or one function's globals...);
  * `truncated` says some were left out. */
@@ -537,6 +590,13 @@ typedef struct {
                                 miss some (functions or classes past the
                                 cap are not followed): treat a truncated
                                 report as unverified. */
+    /* With PKSCAN_SPANS and status PKSCAN_OK: the parts carried by value
+     * in the order they are created (functions and classes past the
+     * PKSCAN_MAX_ITEMS cap are not among them), and the bytes in some
+     * part's spans, each counted once. Otherwise NULL, 0 and 0. */
+    pkscan_part *parts;
+    size_t n_parts;
+    size_t by_value;
 } pkscan_report;
 
 /* Flags for pkscan_scan. */
@@ -547,6 +607,11 @@ typedef struct {
  * passes the flags of the CPython it is built for, CPK_PY_SCAN_FLAGS
  * (pycompat_scan.h). */
 #define PKSCAN_PY313 0x2
+/* Measure the parts carried by value (pkscan_report.parts). Without it
+ * the scan keeps nothing for them: it costs 4 bytes per stack slot and
+ * MARK, 16 per REDUCE, NEWOBJ, OBJ, INST and BUILD on one, and a pass
+ * over the nodes once the walk is done. */
+#define PKSCAN_SPANS 0x4
 /* Bits 8-15: the minor version of the CPython that would load (3.X): a
  * portable function's code of another version is compiled from its
  * shipped source, which the analysis lists among what the load runs

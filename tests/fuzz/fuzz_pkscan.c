@@ -7,7 +7,10 @@
  *
  * Beyond "no crash, no leak" (ASan/UBSan, libFuzzer's leak check), it
  * asserts the report's invariants: an error has a message and an offset
- * inside the input, every listed string is NUL-terminated at its length. */
+ * inside the input, every listed string is NUL-terminated at its length,
+ * the parts measured (PKSCAN_SPANS, always on here) are the functions and
+ * classes listed and their own bytes add up to by_value, at most the
+ * input. */
 #include "scan/pkscan.h"
 #include "scan/marshal_scan.h"
 
@@ -25,13 +28,58 @@ static void check_str(pkscan_str s)
         abort();
 }
 
+/* The parts measured: only for a pickle scanned whole, in the order they
+ * are made, each the function or class listed at its offset; their own
+ * bytes add up to by_value, which the input holds. */
+static void check_parts(const pkscan_report *r, size_t size)
+{
+    if (r->status != PKSCAN_OK) {
+        if (r->parts != NULL || r->n_parts != 0 || r->by_value != 0)
+            abort();
+        return;
+    }
+    size_t own = 0;
+    for (size_t i = 0; i < r->n_parts; i++) {
+        const pkscan_part *p = &r->parts[i];
+        if (p->own > p->bytes || p->create >= size ||
+            (i > 0 && p->create <= r->parts[i - 1].create) ||
+            p->parent < -1 || p->parent >= (long)r->n_parts ||
+            p->parent == (long)i)
+            abort();
+        switch (p->kind) {
+        case PKSCAN_PART_FUNCTION:
+            if (p->index >= r->n_functions ||
+                r->functions[p->index].offset != p->create)
+                abort();
+            break;
+        case PKSCAN_PART_CLASS:
+        case PKSCAN_PART_ENUM:
+            if (p->index >= r->n_classes ||
+                r->classes[p->index].offset != p->create ||
+                r->classes[p->index].is_enum != (p->kind == PKSCAN_PART_ENUM))
+                abort();
+            break;
+        case PKSCAN_PART_MODULE:
+            if (p->index != (size_t)-1)
+                abort();
+            break;
+        default:
+            abort();
+        }
+        check_str(p->name);
+        own += p->own;
+    }
+    if (own != r->by_value || r->by_value > size)
+        abort();
+}
+
 /* The same input under a memory cap small enough to be hit at any point
  * of the walk or the analysis (chosen by its last byte): either the same
  * verdict or PKSCAN_ERR_LIMIT, with the report's invariants intact. */
 static void check_capped(const uint8_t *data, size_t size, pkscan_status full)
 {
     size_t cap = 1 + (size ? (size_t)data[size - 1] * 1024 + size * 4 : 0);
-    pkscan_report *q = pkscan_scan_limited(data, size, 0, cap);
+    pkscan_report *q = pkscan_scan_limited(data, size, PKSCAN_SPANS, cap);
     if (q == NULL)
         return;
     if (q->status != full && q->status != PKSCAN_ERR_LIMIT)
@@ -46,6 +94,7 @@ static void check_capped(const uint8_t *data, size_t size, pkscan_status full)
     }
     for (size_t i = 0; i < q->n_functions; i++)
         check_str(q->functions[i].name);
+    check_parts(q, size);
     pkscan_free(q);
 }
 
@@ -53,12 +102,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    /* the flags change the fix_imports table only */
+    /* PKSCAN_PY313 changes the fix_imports table only; PKSCAN_SPANS adds
+     * the parts measured */
     pkscan_report *r = pkscan_scan(data, size,
-                                   size && data[0] == 0x80 && size > 1 &&
-                                           (data[1] & 1)
-                                       ? PKSCAN_PY313
-                                       : 0);
+                                   (size && data[0] == 0x80 && size > 1 &&
+                                            (data[1] & 1)
+                                        ? PKSCAN_PY313
+                                        : 0) |
+                                       PKSCAN_SPANS);
     if (r == NULL)
         return 0;
     check_capped(data, size, r->status);
@@ -68,6 +119,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort();
     if (r->status == PKSCAN_OK && r->stop_offset != size - 1)
         abort();
+    check_parts(r, size);
     for (size_t i = 0; i < r->n_imports; i++) {
         check_str(r->imports[i].module);
         check_str(r->imports[i].name);
