@@ -175,7 +175,7 @@ check:
 # folders, includes as paths, the objects' symbols (nm), no call cycle,
 # src/common and src/scan without Python's headers.
 check-layers: all
-	@scripts/check-layers $(BUILD) $(CC)
+	@scripts/check-layers $(BUILD) '$(CC)'
 
 lint-man:
 	@for m in man/*.1; do mandoc -Tlint -W warning $$m || exit 1; done

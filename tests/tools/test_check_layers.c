@@ -171,3 +171,27 @@ Test(check_layers, this_tree_passes)
     cpk_assert_exit(&p, 0);
     cpk_proc_free(&p);
 }
+
+Test(check_layers, upward_include_in_angle_brackets_fails)
+{
+    put("src/engine/eng.h", "int cpk_e(void);\n");
+    put("src/scan/angle.c", "#include <engine/eng.h>\nint cpk_angle;\n");
+    refused("check-layers: src/scan/angle.c:1: includes \"engine/eng.h\" "
+            "(src/engine/eng.h): src/scan may not use src/engine");
+}
+
+Test(check_layers, weak_upward_call_fails)
+{
+    put("src/scan/weak.c", "extern int cpk_e(void) __attribute__((weak));\n"
+                           "int cpk_weak(void) { return cpk_e ? cpk_e() : 0; }\n");
+    refused("check-layers: src/scan/weak.c: calls cpk_e of src/engine/e: "
+            "src/scan may not use src/engine");
+}
+
+Test(check_layers, python_symbol_in_scan_fails)
+{
+    put("src/scan/pyuse.c", "extern int Py_IsInitialized(void);\n"
+                            "int cpk_pyuse(void) { return Py_IsInitialized(); }\n");
+    refused("check-layers: src/scan/pyuse.c: uses Python (Py_IsInitialized): "
+            "src/common and src/scan are pure C");
+}
