@@ -47,7 +47,7 @@
 #include "load/report.h"
 #include "common/safetext.h"
 #include "common/scancheck.h"
-#include "load/signed.h"
+#include "map/signed.h"
 
 enum {
     OPT_CALL = 256, /* long-only options: above any char */
@@ -1360,10 +1360,11 @@ map(PyObject *obj, const options *o, const cpk_signed_input *sig)
                   Py_TYPE(obj)->tp_name);
         return CPK_EXIT_INPUT;
     }
-    /* Pickled records are loaded under the same policy, never with the
-     * key: each is checked as the pickle was (mapwork.c). */
-    cpk_signed_input unsigned_input = {0};
-    PyObject *kw = o->in == CPK_IN_PICKLE ? load_kwargs(o, &unsigned_input)
+    /* Pickled records are checked and loaded as the pickle was
+     * (mapwork.c): under the same policy and, with a key in force, each
+     * one signed with that key. */
+    cpk_signed_input records = {.is_signed = o->key != NULL};
+    PyObject *kw = o->in == CPK_IN_PICKLE ? load_kwargs(o, &records)
                                           : NULL;
     if (o->in == CPK_IN_PICKLE && kw == NULL) {
         cpk_host_exit_if_interrupted(NULL);
@@ -1382,6 +1383,9 @@ map(PyObject *obj, const options *o, const cpk_signed_input *sig)
             .strict = o->strict,
             .policy = o->policy,
             .loads_kwargs = kw,
+            .key = o->key,
+            .keylen = o->keylen,
+            .key_source = o->key_source,
             .max_scan = o->max_scan,
             .input_name = strcmp(o->input, "-") == 0 ? "standard input"
                                                      : o->input,

@@ -8,7 +8,7 @@
 
 #include <stdio.h>
 
-#include "load/signed.h"
+#include "map/signed.h"
 #include "scan/pkscan.h"
 
 /* Print the report of a scan that succeeded (r->status == PKSCAN_OK) of

@@ -13,6 +13,7 @@
 #include "common/pycompat.h" /* Py_NewRef before 3.10 */
 #include "common/safetext.h"
 #include "common/scancheck.h"
+#include "map/signed.h"
 #include "common/pyerr.h"    /* cpk_error_clearable */
 
 void
@@ -438,7 +439,8 @@ decode_json(cpk_mapwork *w, uint64_t record, const char *p, size_t n,
     return NULL;
 }
 
-/* Check a pickled record as the program's input is checked (scancheck.h:
+/* Check a pickled record as the program's input is checked (signed.h:
+ * the signature, required when a key is in force; scancheck.h:
  * malformed, --strict, --allow/--deny), its refusal lines kept in r->err:
  * 0, or CPK_EXIT_INPUT. */
 static int
@@ -455,7 +457,14 @@ check_pickle(cpk_mapwork *w, uint64_t record, const char *p, size_t n,
         return CPK_EXIT_SYSTEM;
     FILE *was = cpk_message_capture(m);
     pkscan_report *scan = NULL;
-    int status = cpk_scan_pickle(name, p, n, w->max_scan, &scan);
+    cpk_signed_input sig;
+    int status = cpk_signed_open(name, (const unsigned char *)p, n, w->key,
+                                 w->keylen, w->key_source, &sig);
+    if (status == 0)
+        status = cpk_signed_loadable(name, &sig);
+    if (status == 0)
+        status = cpk_scan_pickle(name, sig.pickle, sig.pickle_len,
+                                 w->max_scan, &scan);
     if (status == 0 && w->strict)
         status = cpk_scan_strict(scan, name);
     if (status == 0 && w->policy != NULL && cpk_policy_active(w->policy))

@@ -73,8 +73,14 @@ typedef struct {
     cpk_result_format result;
     int strict;              /* --strict, for pickled records */
     const cpk_policy *policy;/* --allow/--deny: checked statically ... */
-    PyObject *loads_kwargs;  /* ... and at load time: allow=/deny= for
-                                _loads_exact, or NULL (borrowed) */
+    PyObject *loads_kwargs;  /* ... and at load time: allow=/deny= (and
+                                verify_key= with a key) for _loads_exact,
+                                or NULL (borrowed) */
+    const unsigned char *key; /* --verify or CLOUDPICKLE_VERIFY_KEY: every
+                                pickled record must be signed with it;
+                                NULL: none (a signed record is refused) */
+    size_t keylen;
+    const char *key_source;  /* "--verify" or "CLOUDPICKLE_VERIFY_KEY" */
     size_t max_scan;         /* --max-scan-memory */
     const char *input_name;  /* for messages: FILE or "standard input" */
     const volatile int *abandon; /* set: stop after the current record

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "scan/envelope.h"
 #include "scan/pkscan.h"
 #include "scan/pycompat_scan.h" /* CPK_PY_SCAN_FLAGS: this CPython */
 
@@ -154,6 +155,30 @@ settled(pkscan_status s)
     }
 }
 
+/* A signed pickle (envelope.h): as long as its header says. One whose
+ * header is malformed, or that the input ends inside, is the rest of the
+ * input: the record's check says what is wrong with it and where. */
+static int
+next_envelope(cpk_records *r, const char **rec, size_t *len)
+{
+    size_t avail = r->end - r->start;
+    uint64_t total = 0;
+    cpk_env_status st =
+        cpk_envelope_extent(r->buf + r->start, avail, &total, NULL);
+    if (st == CPK_ENV_OK && total > r->max_record)
+        return CPK_READ_TOO_BIG;
+    if (st == CPK_ENV_OK && total <= avail)
+        return take(r, rec, len, (size_t)total, (size_t)total);
+    if ((st == CPK_ENV_OK || st == CPK_ENV_TRUNCATED) && !r->eof) {
+        if (avail > r->max_record)
+            return CPK_READ_TOO_BIG;
+        return CPK_READ_MORE;
+    }
+    if (avail > r->max_record)
+        return CPK_READ_TOO_BIG;
+    return take(r, rec, len, avail, avail);
+}
+
 /* A pickle: from here to just past its STOP, found by scanning what is
  * buffered. A partial pickle is rescanned only once twice as much of it
  * has arrived, so a large one costs a few scans, not one per read. */
@@ -163,6 +188,9 @@ next_pickle(cpk_records *r, const char **rec, size_t *len)
     size_t avail = r->end - r->start;
     if (avail == 0)
         return r->eof ? CPK_READ_END : CPK_READ_MORE;
+    /* The envelope's first byte is no pickle opcode. */
+    if ((unsigned char)r->buf[r->start] == (unsigned char)CPK_ENV_MAGIC[0])
+        return next_envelope(r, rec, len);
     if (!r->eof && avail < r->scan_next)
         return CPK_READ_MORE;
     pkscan_report *s =

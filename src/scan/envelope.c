@@ -67,69 +67,57 @@ cpk_envelope_is_signed(const void *data, size_t len)
            memcmp(data, CPK_ENV_MAGIC, CPK_ENV_MAGIC_LEN) == 0;
 }
 
-cpk_env_status
-cpk_envelope_parse(const void *data, size_t len, cpk_envelope *out,
-                   size_t *err_offset)
+/* The header of an envelope at the start of `len` bytes at `d`, checked
+ * field by field, into `out` (pickle and mac not set) with the pickle's
+ * length in *plen: CPK_ENV_OK, or the status with *bad the offending
+ * offset. Nothing after the header is looked at. */
+static cpk_env_status
+parse_header(const unsigned char *d, size_t len, cpk_envelope *out,
+             uint64_t *plen, size_t *bad)
 {
-    const unsigned char *d = data;
-    size_t bad = 0;
-    cpk_env_status s;
     memset(out, 0, sizeof(*out));
-
-    if (d == NULL || len == 0) {
-        s = CPK_ENV_NOT_SIGNED;
-        goto fail;
-    }
+    *bad = 0;
+    if (d == NULL || len == 0)
+        return CPK_ENV_NOT_SIGNED;
     if (len < CPK_ENV_MAGIC_LEN) {
         /* A prefix of the magic is a truncated envelope; anything else is
          * not one. */
-        if (memcmp(d, CPK_ENV_MAGIC, len) == 0) {
-            bad = len;
-            s = CPK_ENV_TRUNCATED;
-        }
-        else
-            s = CPK_ENV_NOT_SIGNED;
-        goto fail;
+        if (memcmp(d, CPK_ENV_MAGIC, len) != 0)
+            return CPK_ENV_NOT_SIGNED;
+        *bad = len;
+        return CPK_ENV_TRUNCATED;
     }
-    if (memcmp(d, CPK_ENV_MAGIC, CPK_ENV_MAGIC_LEN) != 0) {
-        s = CPK_ENV_NOT_SIGNED;
-        goto fail;
-    }
+    if (memcmp(d, CPK_ENV_MAGIC, CPK_ENV_MAGIC_LEN) != 0)
+        return CPK_ENV_NOT_SIGNED;
     /* Format version, header length, tool version length: 5 bytes. */
     if (len < HDR_BEFORE_TOOL) {
-        bad = len;
-        s = CPK_ENV_TRUNCATED;
-        goto fail;
+        *bad = len;
+        return CPK_ENV_TRUNCATED;
     }
     out->format_version = get16(d + 8);
     if (out->format_version != CPK_ENV_FORMAT_VERSION) {
-        bad = 8;
-        s = CPK_ENV_FORMAT;
-        goto fail;
+        *bad = 8;
+        return CPK_ENV_FORMAT;
     }
     size_t h = get16(d + 10);
     size_t n = d[12];
     if (n == 0 || n > CPK_ENV_TOOL_MAX) {
-        bad = 12;
-        s = CPK_ENV_BAD_HEADER;
-        goto fail;
+        *bad = 12;
+        return CPK_ENV_BAD_HEADER;
     }
     if (h != HDR_BEFORE_TOOL + n + HDR_AFTER_TOOL) {
-        bad = 10;
-        s = CPK_ENV_BAD_HEADER;
-        goto fail;
+        *bad = 10;
+        return CPK_ENV_BAD_HEADER;
     }
     /* h <= 13 + 31 + 22: no overflow. */
     if (len < h) {
-        bad = len;
-        s = CPK_ENV_TRUNCATED;
-        goto fail;
+        *bad = len;
+        return CPK_ENV_TRUNCATED;
     }
     for (size_t i = 0; i < n; i++) {
         if (!tool_char_ok(d[HDR_BEFORE_TOOL + i])) {
-            bad = HDR_BEFORE_TOOL + i;
-            s = CPK_ENV_BAD_HEADER;
-            goto fail;
+            *bad = HDR_BEFORE_TOOL + i;
+            return CPK_ENV_BAD_HEADER;
         }
         out->tool_version[i] = (char)d[HDR_BEFORE_TOOL + i];
     }
@@ -141,40 +129,71 @@ cpk_envelope_parse(const void *data, size_t len, cpk_envelope *out,
     out->bytecode_magic = get16(p + 3);
     out->protocol = p[5];
     if (out->protocol > HIGHEST_PROTOCOL) {
-        bad = (size_t)(p + 5 - d);
-        s = CPK_ENV_BAD_HEADER;
-        goto fail;
+        *bad = (size_t)(p + 5 - d);
+        return CPK_ENV_BAD_HEADER;
     }
     memcpy(out->key_id, p + 6, CPK_ENV_KEYID_LEN);
-    uint64_t plen = get64(p + 14);
-    if (plen == 0) {
+    *plen = get64(p + 14);
+    if (*plen == 0) {
         /* Not even a STOP opcode. */
-        bad = (size_t)(p + 14 - d);
-        s = CPK_ENV_BAD_HEADER;
-        goto fail;
-    }
-    size_t rest = len - h; /* len >= h */
-    if (rest < CPK_ENV_MAC_LEN || plen > rest - CPK_ENV_MAC_LEN) {
-        bad = len;
-        s = CPK_ENV_TRUNCATED;
-        goto fail;
-    }
-    if (plen < rest - CPK_ENV_MAC_LEN) {
-        bad = h + (size_t)plen + CPK_ENV_MAC_LEN;
-        s = CPK_ENV_TRAILING;
-        goto fail;
+        *bad = (size_t)(p + 14 - d);
+        return CPK_ENV_BAD_HEADER;
     }
     out->header_len = h;
-    out->pickle = d + h;
-    out->pickle_len = (size_t)plen;
-    out->mac = d + h + (size_t)plen;
-    if (err_offset != NULL)
-        *err_offset = 0;
     return CPK_ENV_OK;
+}
 
-fail:
+cpk_env_status
+cpk_envelope_parse(const void *data, size_t len, cpk_envelope *out,
+                   size_t *err_offset)
+{
+    const unsigned char *d = data;
+    size_t bad = 0;
+    uint64_t plen = 0;
+    cpk_env_status s = parse_header(d, len, out, &plen, &bad);
+    if (s == CPK_ENV_OK) {
+        size_t h = out->header_len;
+        size_t rest = len - h; /* len >= h */
+        if (rest < CPK_ENV_MAC_LEN || plen > rest - CPK_ENV_MAC_LEN) {
+            bad = len;
+            s = CPK_ENV_TRUNCATED;
+        }
+        else if (plen < rest - CPK_ENV_MAC_LEN) {
+            bad = h + (size_t)plen + CPK_ENV_MAC_LEN;
+            s = CPK_ENV_TRAILING;
+        }
+        else {
+            out->pickle = d + h;
+            out->pickle_len = (size_t)plen;
+            out->mac = d + h + (size_t)plen;
+        }
+    }
+    if (s != CPK_ENV_OK)
+        out->header_len = 0; /* set only for a whole envelope */
     if (err_offset != NULL)
-        *err_offset = bad;
+        *err_offset = s == CPK_ENV_OK ? 0 : bad;
+    return s;
+}
+
+cpk_env_status
+cpk_envelope_extent(const void *data, size_t len, uint64_t *total,
+                    size_t *err_offset)
+{
+    cpk_envelope hdr;
+    size_t bad = 0;
+    uint64_t plen = 0;
+    cpk_env_status s = parse_header(data, len, &hdr, &plen, &bad);
+    *total = 0;
+    if (s == CPK_ENV_OK) {
+        if (plen > UINT64_MAX - hdr.header_len - CPK_ENV_MAC_LEN) {
+            bad = hdr.header_len - 8; /* the pickle length field */
+            s = CPK_ENV_BAD_HEADER;
+        }
+        else
+            *total = hdr.header_len + plen + CPK_ENV_MAC_LEN;
+    }
+    if (err_offset != NULL)
+        *err_offset = s == CPK_ENV_OK ? 0 : bad;
     return s;
 }
 

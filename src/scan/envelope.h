@@ -85,6 +85,15 @@ int cpk_envelope_is_signed(const void *data, size_t len);
 cpk_env_status cpk_envelope_parse(const void *data, size_t len,
                                   cpk_envelope *out, size_t *err_offset);
 
+/* Where an envelope at the start of `data` ends, from its header alone
+ * (what follows it is not looked at, and the pickle and MAC need not have
+ * arrived): CPK_ENV_OK with *total = header + pickle + MAC bytes;
+ * CPK_ENV_TRUNCATED while the header itself is incomplete; or the
+ * header's fault as cpk_envelope_parse reports it. For a stream of
+ * envelopes (cloudpickle-load --map --in pickle). */
+cpk_env_status cpk_envelope_extent(const void *data, size_t len,
+                                   uint64_t *total, size_t *err_offset);
+
 /* Check a parsed envelope's MAC with `key` (constant-time compare):
  * CPK_ENV_OK, CPK_ENV_WRONG_KEY, CPK_ENV_BAD_MAC, CPK_ENV_KEY_SHORT or
  * CPK_ENV_CRYPTO. `data` is what was given to cpk_envelope_parse. */

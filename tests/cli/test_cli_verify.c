@@ -504,3 +504,145 @@ Test(cli_verify, policy_refuses_code_the_load_runs)
     cpk_proc_free(&p);
     cr_assert(exists(marker), "--load did not run the pickle");
 }
+
+/* --map --in pickle with a key in force: every record is a signed pickle
+ * under that key, checked before it is scanned or loaded (an unsigned
+ * record that would run os.system is refused with its number, exit 3,
+ * nothing run); records signed with the key load, one after another in
+ * the stream, in this process and in -j workers; without a key a signed
+ * record is refused, not misread. */
+Test(cli_verify, map_records_verified_with_the_key, .timeout = 120)
+{
+    /* made() keeps its last four paths: copy the ones used later. */
+    char fn[256], plain_fn[256], good[256], evil2[256], mixed[256];
+    strcpy(fn, made("inc.sig",
+                          "sys.stdout.buffer.write(ccloudpickle.dumps("
+                          "lambda x: x + 1, sign_key=key))\n",
+                          NULL));
+    strcpy(plain_fn, made("inc.pkl",
+                                "sys.stdout.buffer.write(ccloudpickle.dumps("
+                                "lambda x: x + 1))\n",
+                                NULL));
+    strcpy(good, made("good.pkls",
+                            "for v in (1, 2, 3):\n"
+                            "    sys.stdout.buffer.write(ccloudpickle.dumps("
+                            "v, sign_key=key))\n",
+                            NULL));
+    strcpy(evil2, made("evil.pkls",
+                             "sys.stdout.buffer.write(ccloudpickle.dumps("
+                             "1, sign_key=key))\n"
+                             "sys.stdout.buffer.write(ccloudpickle.dumps("
+                             "evil))\n",
+                             NULL));
+    char code[512];
+    snprintf(code, sizeof(code),
+             "other = open('%s', 'rb').read()\n"
+             "for v, k in ((1, key), (2, other), (3, key)):\n"
+             "    sys.stdout.buffer.write(ccloudpickle.dumps(v, "
+             "sign_key=k))\n",
+             key2);
+    strcpy(mixed, made("mixed.pkls", code, NULL));
+    size_t good_len;
+    made("good2.pkls",
+         "for v in (1, 2, 3):\n"
+         "    sys.stdout.buffer.write(ccloudpickle.dumps(v, sign_key=key))\n",
+         &good_len);
+    char env[200];
+    snprintf(env, sizeof(env), "CLOUDPICKLE_VERIFY_KEY=%s", key1);
+    const char *envs[] = {env, NULL};
+    char err[600];
+    cpk_proc p;
+
+    /* Signed records load, in this process and in two workers. */
+    const char *jobs[] = {"1", "2"};
+    for (int j = 0; j < 2; j++) {
+        load(&p, (const char *[]){"--verify", key1, fn, "--map", "--in",
+                                  "pickle", "--input", good, "-j", jobs[j],
+                                  NULL},
+             NULL);
+        cpk_assert_exit(&p, 0);
+        cr_assert_str_eq(p.out, "2\n3\n4\n");
+        cr_assert_str_eq(p.err, "");
+        cpk_proc_free(&p);
+    }
+
+    /* An unsigned record: refused by number, under --verify and under the
+     * environment's key; the marker proves os.system never ran. */
+    for (int e = 0; e < 2; e++) {
+        load(&p,
+             e ? (const char *[]){fn, "--map", "--in", "pickle", "--input",
+                                  evil2, NULL}
+               : (const char *[]){"--verify", key1, fn, "--map", "--in",
+                                  "pickle", "--input", evil2, NULL},
+             e ? envs : NULL);
+        cpk_assert_exit(&p, 3);
+        cr_assert_str_eq(p.out, "2\n");
+        snprintf(err, sizeof(err),
+                 "cloudpickle-load: %s: record 2: not a signed pickle (%s "
+                 "requires one)\n",
+                 evil2, e ? "CLOUDPICKLE_VERIFY_KEY" : "--verify");
+        cr_assert_str_eq(p.err, err);
+        cr_assert(!exists(marker), "an unsigned record ran");
+        cpk_proc_free(&p);
+    }
+
+    /* Another key's record: refused; --keep-going goes on past it. */
+    load(&p, (const char *[]){"--verify", key1, fn, "--map", "--in",
+                              "pickle", "--input", mixed, "--keep-going",
+                              NULL},
+         NULL);
+    cpk_assert_exit(&p, 3);
+    cr_assert_str_eq(p.out, "2\n{\"error\":{\"type\":\"InvalidRecord\","
+                            "\"message\":\"signed pickle refused: signed "
+                            "with another key\",\"traceback\":\"\","
+                            "\"record\":2}}\n4\n");
+    snprintf(err, sizeof(err),
+             "cloudpickle-load: %s: record 2: signed pickle refused: signed "
+             "with another key\n",
+             mixed);
+    cr_assert_str_eq(p.err, err);
+    cpk_proc_free(&p);
+
+    /* Without a key, a signed record is refused as the signed file is. */
+    load(&p, (const char *[]){plain_fn, "--map", "--in", "pickle",
+                              "--input", good, NULL},
+         NULL);
+    cpk_assert_exit(&p, 3);
+    cr_assert_str_eq(p.out, "");
+    snprintf(err, sizeof(err),
+             "cloudpickle-load: %s: record 1: signed pickle: give --verify "
+             "KEYFILE (or CLOUDPICKLE_VERIFY_KEY) to check its signature "
+             "and load it\n",
+             good);
+    cr_assert_str_eq(p.err, err);
+    cpk_proc_free(&p);
+
+    /* A stream cut inside its last record, after the header and inside
+     * it: the records before it load, the cut one is named. */
+    char cut[256];
+    snprintf(cut, sizeof(cut), "%s/cut.pkls", dir);
+    size_t one = good_len / 3;
+    size_t cuts[] = {2 * one + 20, 2 * one + 60, good_len - 1};
+    for (int c = 0; c < 3; c++) {
+        char path[256];
+        snprintf(path, sizeof(path), "%s/good2.pkls", dir);
+        size_t len;
+        char *all = cpk_read_file(path, &len);
+        cr_assert_eq(len, good_len);
+        FILE *f = fopen(cut, "wb");
+        cr_assert(f && fwrite(all, 1, cuts[c], f) == cuts[c]);
+        cr_assert(fclose(f) == 0);
+        free(all);
+        load(&p, (const char *[]){"--verify", key1, fn, "--map", "--in",
+                                  "pickle", "--input", cut, NULL},
+             NULL);
+        cpk_assert_exit(&p, 3);
+        cr_assert_str_eq(p.out, "2\n3\n");
+        snprintf(err, sizeof(err),
+                 "cloudpickle-load: %s: record 3: signed pickle refused: "
+                 "truncated signed pickle at byte %zu\n",
+                 cut, cuts[c] - 2 * one);
+        cr_assert_str_eq(p.err, err, "cut at %zu", cuts[c]);
+        cpk_proc_free(&p);
+    }
+}

@@ -379,3 +379,61 @@ Test(envelope, strerror_names_every_status)
     cr_assert_str_eq(cpk_envelope_strerror(CPK_ENV_WRONG_KEY),
                      "signed with another key");
 }
+
+/* cpk_envelope_extent: the length of an envelope from its header alone,
+ * with anything after it, and with the pickle not yet arrived. */
+Test(envelope, extent_from_the_header_alone)
+{
+    size_t len;
+    unsigned char *d = sealed(&len);
+    unsigned char *two = malloc(2 * len);
+    memcpy(two, d, len);
+    memcpy(two + len, d, len);
+    uint64_t total = 0;
+    size_t at = 99;
+    /* Whole, followed by another, and cut after the header. */
+    cr_assert_eq(cpk_envelope_extent(d, len, &total, &at), CPK_ENV_OK);
+    cr_assert_eq(total, len);
+    cr_assert_eq(at, 0);
+    cr_assert_eq(cpk_envelope_extent(two, 2 * len, &total, NULL),
+                 CPK_ENV_OK);
+    cr_assert_eq(total, len);
+    size_t h = 35 + 5;
+    cr_assert_eq(cpk_envelope_extent(d, h, &total, NULL), CPK_ENV_OK);
+    cr_assert_eq(total, len);
+    /* The whole-envelope parse refuses both of the last two. */
+    cpk_envelope env;
+    cr_assert_eq(cpk_envelope_parse(two, 2 * len, &env, NULL),
+                 CPK_ENV_TRAILING);
+    cr_assert_eq(cpk_envelope_parse(d, h, &env, NULL), CPK_ENV_TRUNCATED);
+    /* Every cut inside the header is truncated, at its end. */
+    for (size_t n = 1; n < h; n++) {
+        cr_assert_eq(cpk_envelope_extent(d, n, &total, &at),
+                     CPK_ENV_TRUNCATED, "cut at %zu", n);
+        cr_assert_eq(total, 0);
+        cr_assert_eq(at, n, "cut at %zu", n);
+    }
+    /* Not an envelope; a bad header field, at its offset. */
+    cr_assert_eq(cpk_envelope_extent(small_pickle, sizeof(small_pickle),
+                                     &total, NULL),
+                 CPK_ENV_NOT_SIGNED);
+    d[12] = 0; /* tool version length */
+    cr_assert_eq(cpk_envelope_extent(d, len, &total, &at),
+                 CPK_ENV_BAD_HEADER);
+    cr_assert_eq(at, 12);
+    d[12] = 5;
+    /* A pickle length whose sum with the header and MAC overflows. */
+    memset(d + h - 8, 0xff, 8);
+    cr_assert_eq(cpk_envelope_extent(d, len, &total, &at),
+                 CPK_ENV_BAD_HEADER);
+    cr_assert_eq(at, h - 8);
+    cr_assert_eq(total, 0);
+    /* The largest that does not overflow is returned as is: the reader
+     * compares it with its limit. */
+    memset(d + h - 8, 0xff, 8);
+    d[h - 1] = (unsigned char)(0xff - h - 32);
+    cr_assert_eq(cpk_envelope_extent(d, len, &total, NULL), CPK_ENV_OK);
+    cr_assert_eq(total, UINT64_MAX);
+    free(two);
+    free(d);
+}

@@ -1,4 +1,4 @@
-/* signed.h - cloudpickle-load's side of signed pickles (src/scan/envelope.h):
+/* signed.h - the programs' side of signed pickles (src/scan/envelope.h):
  * the key of --verify or CLOUDPICKLE_VERIFY_KEY (read with keyfile.h),
  * the envelope checked before a single opcode of the pickle inside is
  * scanned or loaded, and what the static report shows of its header

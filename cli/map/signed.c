@@ -1,6 +1,6 @@
 /* signed.c - open and check a signed pickle before anything reads its
  * opcodes (signed.h); the envelope itself is src/scan/envelope.c's. */
-#include "load/signed.h"
+#include "map/signed.h"
 
 #include <patchlevel.h> /* PY_MAJOR_VERSION, PY_MINOR_VERSION */
 #include <stdio.h>
