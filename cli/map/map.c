@@ -19,6 +19,7 @@
 #include "common/message.h"
 #include "common/output.h"
 #include "common/scancheck.h"
+#include "map/signed.h"
 #include "map/pool.h"
 #include "map/progress.h"
 
@@ -371,9 +372,18 @@ input_failed(cpk_map_options *o, cpk_records *rd, int rc, int err)
         return;
     }
     if (rc == CPK_READ_BAD && err != ENOMEM) {
-        /* The scan says what is wrong, and where in the record. */
+        /* The envelope's check, or else the scan, says what is wrong,
+         * and where in the record. */
         char label[PATH_MAX + 64];
         snprintf(label, sizeof(label), "%s: record %llu", name, n);
+        const unsigned char *at = (const unsigned char *)rd->buf + rd->start;
+        size_t len = rd->end - rd->start;
+        int envelope = len > 0 && at[0] == (unsigned char)CPK_ENV_MAGIC[0];
+        cpk_signed_input sig;
+        if ((rd->signed_only || envelope) &&
+            cpk_signed_open(label, at, len, o->work.key, o->work.keylen,
+                            o->work.key_source, &sig) != 0)
+            return;
         pkscan_report *r = NULL;
         int st = cpk_scan_pickle(label, rd->buf + rd->start,
                                  rd->end - rd->start, o->work.max_scan, &r);
@@ -605,6 +615,7 @@ cpk_map_run(cpk_map_options *o)
     }
     r.rd.shard_i = o->shard_i;
     r.rd.shard_n = o->shard_n;
+    r.rd.signed_only = o->work.key != NULL;
     /* The output. */
     if ((status = open_results(&r)) != 0)
         goto done;

@@ -155,9 +155,9 @@ settled(pkscan_status s)
     }
 }
 
-/* A signed pickle (envelope.h): as long as its header says. One whose
- * header is malformed, or that the input ends inside, is the rest of the
- * input: the record's check says what is wrong with it and where. */
+/* A signed pickle (envelope.h): as long as its header says. Where its
+ * header is malformed, or the input ends inside it, nothing says where
+ * the next record would start: the input ends there (CPK_READ_BAD). */
 static int
 next_envelope(cpk_records *r, const char **rec, size_t *len)
 {
@@ -169,14 +169,9 @@ next_envelope(cpk_records *r, const char **rec, size_t *len)
         return CPK_READ_TOO_BIG;
     if (st == CPK_ENV_OK && total <= avail)
         return take(r, rec, len, (size_t)total, (size_t)total);
-    if ((st == CPK_ENV_OK || st == CPK_ENV_TRUNCATED) && !r->eof) {
-        if (avail > r->max_record)
-            return CPK_READ_TOO_BIG;
-        return CPK_READ_MORE;
-    }
-    if (avail > r->max_record)
-        return CPK_READ_TOO_BIG;
-    return take(r, rec, len, avail, avail);
+    if ((st == CPK_ENV_OK || st == CPK_ENV_TRUNCATED) && !r->eof)
+        return CPK_READ_MORE; /* the header bounds what is buffered */
+    return CPK_READ_BAD;
 }
 
 /* A pickle: from here to just past its STOP, found by scanning what is
@@ -189,7 +184,8 @@ next_pickle(cpk_records *r, const char **rec, size_t *len)
     if (avail == 0)
         return r->eof ? CPK_READ_END : CPK_READ_MORE;
     /* The envelope's first byte is no pickle opcode. */
-    if ((unsigned char)r->buf[r->start] == (unsigned char)CPK_ENV_MAGIC[0])
+    if (r->signed_only ||
+        (unsigned char)r->buf[r->start] == (unsigned char)CPK_ENV_MAGIC[0])
         return next_envelope(r, rec, len);
     if (!r->eof && avail < r->scan_next)
         return CPK_READ_MORE;

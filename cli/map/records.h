@@ -62,6 +62,9 @@ typedef struct {
     uint64_t number;     /* of the last record handed out (from 1) */
     uint64_t shard_i, shard_n; /* hand out only the records whose number
                           * minus 1 is shard_i modulo shard_n (n > 1) */
+    int signed_only;     /* pickles: every record must be a signed
+                          * envelope (a key is in force); anything else
+                          * ends the input as CPK_READ_BAD, unscanned */
 } cpk_records;
 
 /* 0, or -1 out of memory. Every record is handed out; set shard_i and
@@ -77,7 +80,9 @@ enum {
     CPK_READ_END = -1,    /* end of input, every record handed out */
     CPK_READ_TOO_BIG = -2,/* the next record is over max_record */
     CPK_READ_BAD = -3,    /* pickles: the next record is malformed or cut
-                             short at the end (a scan would say why) */
+                             short at the end (a scan, or for an
+                             envelope cpk_signed_open, would say why);
+                             nothing after it is read */
 };
 
 /* The next record from what is buffered, without reading; its number

@@ -184,14 +184,10 @@ cpk_envelope_extent(const void *data, size_t len, uint64_t *total,
     uint64_t plen = 0;
     cpk_env_status s = parse_header(data, len, &hdr, &plen, &bad);
     *total = 0;
-    if (s == CPK_ENV_OK) {
-        if (plen > UINT64_MAX - hdr.header_len - CPK_ENV_MAC_LEN) {
-            bad = hdr.header_len - 8; /* the pickle length field */
-            s = CPK_ENV_BAD_HEADER;
-        }
-        else
-            *total = hdr.header_len + plen + CPK_ENV_MAC_LEN;
-    }
+    if (s == CPK_ENV_OK)
+        *total = plen > UINT64_MAX - hdr.header_len - CPK_ENV_MAC_LEN
+                     ? UINT64_MAX /* longer than any input */
+                     : hdr.header_len + plen + CPK_ENV_MAC_LEN;
     if (err_offset != NULL)
         *err_offset = s == CPK_ENV_OK ? 0 : bad;
     return s;

@@ -89,7 +89,8 @@ cpk_env_status cpk_envelope_parse(const void *data, size_t len,
  * (what follows it is not looked at, and the pickle and MAC need not have
  * arrived): CPK_ENV_OK with *total = header + pickle + MAC bytes;
  * CPK_ENV_TRUNCATED while the header itself is incomplete; or the
- * header's fault as cpk_envelope_parse reports it. For a stream of
+ * header's fault as cpk_envelope_parse reports it. A pickle length too
+ * large to add up saturates *total at UINT64_MAX. For a stream of
  * envelopes (cloudpickle-load --map --in pickle). */
 cpk_env_status cpk_envelope_extent(const void *data, size_t len,
                                    uint64_t *total, size_t *err_offset);

@@ -534,7 +534,7 @@ Test(cli_verify, map_records_verified_with_the_key, .timeout = 120)
                              "sys.stdout.buffer.write(ccloudpickle.dumps("
                              "evil))\n",
                              NULL));
-    char code[512];
+    char code[1024];
     snprintf(code, sizeof(code),
              "other = open('%s', 'rb').read()\n"
              "for v, k in ((1, key), (2, other), (3, key)):\n"
@@ -585,6 +585,60 @@ Test(cli_verify, map_records_verified_with_the_key, .timeout = 120)
         cr_assert(!exists(marker), "an unsigned record ran");
         cpk_proc_free(&p);
     }
+
+    /* With a key, what is not an envelope ends the input unscanned, even
+     * with --keep-going (where it ends is unknown), and so does an
+     * envelope whose header is malformed: nothing after it is read, not
+     * even a well-signed record that a reader resuming inside it would
+     * find. */
+    char smug[256], midway[256];
+    snprintf(smug, sizeof(smug), "%s/smug.pkls", dir);
+    snprintf(midway, sizeof(midway), "%s/midway.pkls", dir);
+    snprintf(code, sizeof(code),
+             "one = ccloudpickle.dumps(1, sign_key=key)\n"
+             "bad = one[:8] + b'\\0\\2' + one[10:]\n"
+             "open('%s', 'wb').write(bad + bytes(1 << 17) + one)\n"
+             "open('%s', 'wb').write(one + ccloudpickle.dumps(evil) + one)\n",
+             smug, midway);
+    made("unused", code, NULL);
+    const char *const ends[][2] = {
+        {smug, "record 1: signed pickle refused: unknown signed-pickle "
+               "format version at byte 8"},
+        {midway, "record 2: not a signed pickle (--verify requires one)"},
+    };
+    for (int i = 0; i < 2; i++) {
+        load(&p, (const char *[]){"--verify", key1, fn, "--map", "--in",
+                                  "pickle", "--input", ends[i][0],
+                                  "--keep-going", NULL},
+             NULL);
+        cpk_assert_exit(&p, 3);
+        cr_assert_str_eq(p.out, i ? "2\n" : "");
+        snprintf(err, sizeof(err), "cloudpickle-load: %s: %s\n", ends[i][0],
+                 ends[i][1]);
+        cr_assert_str_eq(p.err, err);
+        cr_assert(!exists(marker), "an unsigned record ran");
+        cpk_proc_free(&p);
+    }
+    /* Without a key, a stream starting with the envelope's first byte but
+     * not its magic is refused as before: not a pickle, and nothing
+     * after it runs. */
+    snprintf(code, sizeof(code),
+             "open('%s', 'wb').write(b'\\xcfXX' + "
+             "ccloudpickle.dumps(evil) + ccloudpickle.dumps(1))\n",
+             smug);
+    made("unused", code, NULL);
+    load(&p, (const char *[]){plain_fn, "--map", "--in", "pickle",
+                              "--input", smug, "--keep-going", NULL},
+         NULL);
+    cpk_assert_exit(&p, 3);
+    cr_assert_str_eq(p.out, "");
+    snprintf(err, sizeof(err),
+             "cloudpickle-load: %s: record 1: not a valid pickle: invalid "
+             "load key, '\\xcf' at byte 0\n",
+             smug);
+    cr_assert_str_eq(p.err, err);
+    cr_assert(!exists(marker));
+    cpk_proc_free(&p);
 
     /* Another key's record: refused; --keep-going goes on past it. */
     load(&p, (const char *[]){"--verify", key1, fn, "--map", "--in",
