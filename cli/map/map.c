@@ -41,7 +41,7 @@ cpk_map_default_jobs(void)
 typedef struct {
     int fd;
     int fd_tty;        /* results go to a terminal: the progress line's? */
-    cpk_buf pending;
+    cpk_bytebuf pending;
     int keep_going;
     int status;        /* of the record that stopped the run */
     uint64_t raised;   /* records whose function raised or exited
@@ -116,7 +116,8 @@ sink_emit(void *ctx, const cpk_results *res, uint64_t end)
     int stop = 0;
     for (size_t i = 0; i < res->n && !stop; i++) {
         const cpk_rec_result *r = &res->rec[i];
-        if (cpk_buf_add(&e->pending, res->out.data + oa, r->out_len) < 0) {
+        const char *out = res->out.data + oa;
+        if (cpk_bytebuf_put(&e->pending, out, r->out_len) < 0) {
             e->write_errno = ENOMEM;
             return 1;
         }
@@ -574,7 +575,7 @@ close_run(map_run *r, int status)
     cpk_mapdask_close(&o->dask);
     cpk_mapwork_free(&o->work);
     cpk_records_free(&r->rd);
-    cpk_buf_free(&r->e.pending);
+    cpk_bytebuf_release(&r->e.pending);
     close(r->in_fd);
     return status;
 }

@@ -40,7 +40,7 @@ cpk_batch_add_num(cpk_batch *b, const char *p, size_t n, uint64_t num)
         b->cap = cap;
     }
     size_t at = b->data.len;
-    if (cpk_buf_add(&b->data, p, n) < 0)
+    if (cpk_bytebuf_put(&b->data, p, n) < 0)
         return -1;
     b->off[b->n] = at;
     b->len[b->n] = n;
@@ -62,7 +62,7 @@ cpk_batch_free(cpk_batch *b)
     free(b->off);
     free(b->len);
     free(b->num);
-    cpk_buf_free(&b->data);
+    cpk_bytebuf_release(&b->data);
     memset(b, 0, sizeof(*b));
 }
 

@@ -1,5 +1,7 @@
 /* growarray.h - the growable arrays of the static scanners (pkscan.c,
- * marshal_scan.c): plain C, no Python. */
+ * marshal_scan.c, policy.c): plain C, no Python. Only the capacity is
+ * here; the caller keeps the count and indexes the array. Bytes appended
+ * one run after another go to a cpk_bytebuf (bytebuf.h). */
 #ifndef CPK_GROWARRAY_H
 #define CPK_GROWARRAY_H
 
