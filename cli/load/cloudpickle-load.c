@@ -48,6 +48,7 @@
 #include "common/safetext.h"
 #include "common/scancheck.h"
 #include "load/signed.h"
+#include "common/stdopts.h" /* -h, -V */
 
 enum {
     OPT_CALL = 256, /* long-only options: above any char */
@@ -594,13 +595,9 @@ other_option(int c, char **argv, options *o)
         o->paths[o->npaths++] = optarg;
         break;
     case 'h':
-        usage();
-        exit(fflush(stdout) == 0 ? CPK_EXIT_OK : CPK_EXIT_SYSTEM);
+        cpk_stdopts_help(usage);
     case 'V':
-        printf("%s (ccloudpickle) %s, Python %d.%d.%d\n", cpk_prog,
-               CPK_VERSION, PY_MAJOR_VERSION, PY_MINOR_VERSION,
-               PY_MICRO_VERSION);
-        exit(fflush(stdout) == 0 ? CPK_EXIT_OK : CPK_EXIT_SYSTEM);
+        cpk_stdopts_version();
     default:
         return cpk_option_error(c, argv, longopts);
     }
