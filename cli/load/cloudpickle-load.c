@@ -27,11 +27,13 @@
 #include <limits.h>
 #include <getopt.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "common/bytebuf.h" /* the result of --call */
 #include "load/callargs.h"
 #include "map/callio.h"
 #include "ccloudpickle.h"
@@ -43,7 +45,10 @@
 #include "map/mapmerge.h" /* --merge */
 #include "common/message.h"
 #include "common/output.h"
+#include "scan/pkscan.h" /* pkscan_report */
 #include "scan/policy.h"
+#include "common/pycompat.h" /* Py_NewRef before 3.10 */
+#include "map/records.h" /* --in: cpk_in_format */
 #include "load/report.h"
 #include "common/safetext.h"
 #include "common/scancheck.h"

@@ -12,6 +12,7 @@
  * error are json's. */
 #include "common/pycompat.h" /* Py_NewRef before 3.10 */
 #include "map/callio.h"
+#include "common/bytebuf.h"  /* cpk_bytebuf_put, cpk_bytebuf_reserve */
 #include "common/pyerr.h"    /* cpk_error_clearable */
 
 #include <math.h>

@@ -5,22 +5,30 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "common/bytebuf.h" /* output waiting for its write */
 #include "common/host.h"
 #include "common/input.h"
 #include "common/message.h"
 #include "common/output.h"
 #include "common/scancheck.h"
+#include "map/mapdask.h" /* --dask */
+#include "map/mapwork.h" /* -j 1: cpk_mapwork_batch */
 #include "map/pool.h"
 #include "map/progress.h"
+#include "map/records.h" /* cpk_batch, cpk_records */
+#include "scan/pkscan.h" /* pkscan_report */
 
 #define FLUSH_AT ((size_t)64 << 10)   /* output buffered before a write */
 #define SERIAL_BATCH 1024             /* records processed between checks */

@@ -4,16 +4,22 @@
 
 #include <limits.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "common/bytebuf.h" /* cpk_results' out and err */
 #include "common/message.h"
 #include "common/pycompat.h" /* Py_NewRef before 3.10 */
 #include "common/safetext.h"
 #include "common/scancheck.h"
 #include "common/pyerr.h"    /* cpk_error_clearable */
+#include "map/callio.h" /* cpk_encode_result, cpk_error_info */
+#include "map/records.h" /* cpk_batch */
+#include "scan/pkscan.h" /* pkscan_report */
+#include "scan/policy.h" /* cpk_policy_active */
 
 void
 cpk_results_reset(cpk_results *res, uint64_t first)

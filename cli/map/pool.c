@@ -6,6 +6,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,10 +16,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/bytebuf.h" /* the frames to and from a worker */
 #include "common/host.h"
 #include "common/message.h"
 #include "common/output.h"
 #include "common/pyerr.h" /* cpk_error_clearable */
+#include "map/mapwork.h" /* cpk_mapwork_batch, cpk_results */
+#include "map/records.h" /* cpk_batch, cpk_records */
 
 #define MAX_INFLIGHT 2                  /* batches per worker */
 #define BATCH_BYTES ((size_t)256 << 10) /* of records, at most */

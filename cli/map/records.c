@@ -2,10 +2,12 @@
 #include "map/records.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "common/bytebuf.h"         /* cpk_batch's data */
 #include "scan/pkscan.h"
 #include "scan/pycompat_scan.h" /* CPK_PY_SCAN_FLAGS: this CPython */
 
