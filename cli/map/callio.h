@@ -12,8 +12,8 @@
  *           by value, as cloudpickle-dump writes them; no newline
  *   none    nothing
  */
-#ifndef CPK_CALLIO_H
-#define CPK_CALLIO_H
+#ifndef CPK_CLI_MAP_CALLIO_H
+#define CPK_CLI_MAP_CALLIO_H
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>

@@ -10,8 +10,8 @@
  * as positional arguments; a JSON object (a dict) as keywords when
  * `kwargs` is set; anything else is the single argument.
  */
-#ifndef CPK_MAPWORK_H
-#define CPK_MAPWORK_H
+#ifndef CPK_CLI_MAP_MAPWORK_H
+#define CPK_CLI_MAP_MAPWORK_H
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>

@@ -8,8 +8,8 @@
  * Nothing here calls Python: the reader runs in the parent before the
  * records reach a worker, and never executes anything.
  */
-#ifndef CPK_RECORDS_H
-#define CPK_RECORDS_H
+#ifndef CPK_CLI_MAP_RECORDS_H
+#define CPK_CLI_MAP_RECORDS_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -2,8 +2,8 @@
  * marshal_scan.c, policy.c): plain C, no Python. Only the capacity is
  * here; the caller keeps the count and indexes the array. Bytes appended
  * one run after another go to a cpk_bytebuf (bytebuf.h). */
-#ifndef CPK_GROWARRAY_H
-#define CPK_GROWARRAY_H
+#ifndef CPK_COMMON_GROWARRAY_H
+#define CPK_COMMON_GROWARRAY_H
 
 #include <stddef.h>
 #include <stdlib.h>
