@@ -3,6 +3,7 @@
 #include "common/bytebuf.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 int
 cpk_bytebuf_reserve(cpk_bytebuf *b, size_t n)

@@ -16,6 +16,7 @@
 #include "common/pycompat.h"
 
 #include <marshal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
