@@ -67,8 +67,12 @@ CLI_SRC := $(CLI_COMMON_SRC) $(CLI_MAP_SRC) $(CLI_LOAD_SRC) $(CLI_DUMP_SRC)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/%.o)
 # Headers are included by their path under src/ ("core/state.h") or,
-# for the programs' own, under cli/ ("common/message.h").
+# for the programs' own, under cli/ ("common/message.h"). The library's
+# objects are compiled with -Isrc alone, as setup.py compiles them for pip
+# (an sdist holds no cli/): a header of cli/ included from src/ then fails
+# to compile in either build, not only in pip's.
 LAYER_INCLUDES := -Isrc -Icli
+$(BUILD)/src/%.o: LAYER_INCLUDES := -Isrc
 # Each object depends on the headers it includes (-MMD -MP: build/**/*.d).
 DEPFLAGS = -MMD -MP
 

@@ -1,9 +1,8 @@
 """Build the ccloudpickle extension with setuptools (pyproject.toml).
 
 The same sources and flags as the Makefile's extension: src/*/*.c and
-src/module.c with
--std=c11 -D_GNU_SOURCE -fvisibility=hidden, linked with OpenSSL's libcrypto
-(Debian: libssl-dev). The version is CPK_VERSION in src/ccloudpickle.h,
+src/module.c with -Isrc -std=c11 -D_GNU_SOURCE -fvisibility=hidden,
+linked with OpenSSL's libcrypto (Debian: libssl-dev). The version is CPK_VERSION in src/ccloudpickle.h,
 read here, written nowhere else.
 
 Besides the extension, a wheel holds:
@@ -93,6 +92,9 @@ setup(
                                  recursive=True) +
                        glob.glob(os.path.join("src", "*", "*.inc"))),
         # Headers by their path under src/ (Makefile's LAYER_INCLUDES).
+        # src/ alone, as the Makefile compiles the library's objects: the
+        # Makefile's -Icli is for the programs, which pip does not build
+        # (an sdist holds no cli/, MANIFEST.in).
         include_dirs=["src"],
         libraries=["crypto"],
         extra_compile_args=["-std=c11", "-D_GNU_SOURCE", "-fvisibility=hidden",

@@ -14,8 +14,8 @@
  * --call, whose prints are part of its output. fd 1 is never closed
  * before finalization (Python flushes sys.stdout there).
  */
-#ifndef CPK_HOST_H
-#define CPK_HOST_H
+#ifndef CPK_CLI_COMMON_HOST_H
+#define CPK_CLI_COMMON_HOST_H
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>

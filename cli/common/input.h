@@ -2,8 +2,8 @@
  * read once into memory before the interpreter starts, never more than a
  * limit, and handed to a check (scancheck.c) as it arrives so that bad
  * input is refused without reading the rest of it. */
-#ifndef CPK_INPUT_H
-#define CPK_INPUT_H
+#ifndef CPK_CLI_COMMON_INPUT_H
+#define CPK_CLI_COMMON_INPUT_H
 
 #include <stddef.h>
 

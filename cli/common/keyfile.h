@@ -7,8 +7,8 @@
  * bits 077) is refused; so is anything but a regular file. Pure C, no
  * Python: read it before the interpreter starts.
  */
-#ifndef CPK_KEYFILE_H
-#define CPK_KEYFILE_H
+#ifndef CPK_CLI_COMMON_KEYFILE_H
+#define CPK_CLI_COMMON_KEYFILE_H
 
 #include <stddef.h>
 

@@ -2,8 +2,8 @@
  * single `prog: context: message` line on stderr. The exit statuses are
  * here too, as the man pages document them.
  */
-#ifndef CPK_MESSAGE_H
-#define CPK_MESSAGE_H
+#ifndef CPK_CLI_COMMON_MESSAGE_H
+#define CPK_CLI_COMMON_MESSAGE_H
 
 enum {
     CPK_EXIT_OK = 0,

@@ -30,8 +30,8 @@
  * Standard output: the caller pickles into memory first and writes once,
  * so a failed pickle writes nothing.
  */
-#ifndef CPK_OUTPUT_H
-#define CPK_OUTPUT_H
+#ifndef CPK_CLI_COMMON_OUTPUT_H
+#define CPK_CLI_COMMON_OUTPUT_H
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>

@@ -2,6 +2,8 @@
  * (safetext.h). */
 #include "common/safetext.h"
 
+#include <stdio.h>
+
 size_t
 cpk_utf8_seq(const unsigned char *p, size_t n, unsigned long *cp)
 {

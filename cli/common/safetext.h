@@ -2,8 +2,8 @@
  * act on a terminal or fake a line of a report: the text printer
  * (describe.c) and the JSON printer (describe_json.c) use these, the
  * scan itself is src/scan/pkscan.h's. */
-#ifndef CPK_SAFETEXT_H
-#define CPK_SAFETEXT_H
+#ifndef CPK_CLI_COMMON_SAFETEXT_H
+#define CPK_CLI_COMMON_SAFETEXT_H
 
 #include <stddef.h>
 #include <stdio.h>

@@ -7,10 +7,13 @@
 #include <string.h>
 
 #include "ccloudpickle.h"       /* CPK_VERSION */
+#include "common/input.h"       /* cpk_read_input, cpk_format_size */
 #include "common/message.h"
 #include "common/safetext.h"
 #include "scan/envelope.h"      /* CPK_ENV_MAGIC */
 #include "scan/format.h"        /* cpk_format_sniff: a format newer than ours */
+#include "scan/pkscan.h"        /* the scan and its report */
+#include "scan/policy.h"        /* --strict: cpk_policy_check */
 #include "scan/pycompat_scan.h" /* CPK_PY_SCAN_FLAGS: this CPython */
 
 /* While the input arrives, what was read so far is scanned after the

@@ -3,8 +3,8 @@
  * arrives, scan it whole with the static inspector (src/scan/pkscan.h), refuse
  * what is malformed or what no pickler writes, and the --strict verdict.
  * The report printers are describe.c and describe_json.c. */
-#ifndef CPK_SCANCHECK_H
-#define CPK_SCANCHECK_H
+#ifndef CPK_CLI_COMMON_SCANCHECK_H
+#define CPK_CLI_COMMON_SCANCHECK_H
 
 #include <stddef.h>
 

@@ -2,8 +2,8 @@
  * themselves (host.c decides when): a writer that passes everything to
  * the stream it wraps, sys.stderr, and drops what cannot be written there.
  */
-#ifndef CPK_SECONDARY_H
-#define CPK_SECONDARY_H
+#ifndef CPK_CLI_COMMON_SECONDARY_H
+#define CPK_CLI_COMMON_SECONDARY_H
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>

@@ -25,6 +25,7 @@
 #include "common/keyfile.h"
 #include "common/message.h"
 #include "common/output.h"
+#include "common/stdopts.h" /* -h, -V */
 #include "dump/dumpexpr.h"   /* -e */
 #include "dump/dumphash.h"   /* --hash */
 #include "dump/dumpreport.h" /* --report */
@@ -251,13 +252,9 @@ take_option(int c, char **argv, options *o)
         o->gen_key = optarg;
         break;
     case 'h':
-        usage();
-        exit(fflush(stdout) == 0 ? CPK_EXIT_OK : CPK_EXIT_SYSTEM);
+        cpk_stdopts_help(usage);
     case 'V':
-        printf("%s (ccloudpickle) %s, Python %d.%d.%d\n", cpk_prog,
-               CPK_VERSION, PY_MAJOR_VERSION, PY_MINOR_VERSION,
-               PY_MICRO_VERSION);
-        exit(fflush(stdout) == 0 ? CPK_EXIT_OK : CPK_EXIT_SYSTEM);
+        cpk_stdopts_version();
     default:
         return cpk_option_error(c, argv, longopts);
     }

@@ -10,6 +10,7 @@
 #include "dump/dumpexpr.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "common/host.h"    /* cpk_host_exception_line, cpk_host_exit_if_interrupted */
 #include "common/message.h" /* cpk_error, exit statuses */

@@ -3,8 +3,8 @@
  * being the object to pickle. What it defines (functions, lambdas,
  * classes) belongs to __main__ and so travels by value; what it imports
  * stays a reference. The rest of the dump is cloudpickle-dump.c's. */
-#ifndef CPK_DUMPEXPR_H
-#define CPK_DUMPEXPR_H
+#ifndef CPK_CLI_DUMP_DUMPEXPR_H
+#define CPK_CLI_DUMP_DUMPEXPR_H
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>

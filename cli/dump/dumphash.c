@@ -3,6 +3,7 @@
 #include "dump/dumphash.h"
 
 #include <openssl/evp.h>
+#include <stdio.h>
 #include <string.h>
 
 int

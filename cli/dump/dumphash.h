@@ -3,8 +3,8 @@
  * that `sha256sum -c` checks the file. The pickle's determinism, which
  * makes the hash worth comparing between runs, is documented in
  * man/cloudpickle-dump.1 under --hash. */
-#ifndef CPK_DUMPHASH_H
-#define CPK_DUMPHASH_H
+#ifndef CPK_CLI_DUMP_DUMPHASH_H
+#define CPK_CLI_DUMP_DUMPHASH_H
 
 #include <stddef.h>
 #include <stdio.h>

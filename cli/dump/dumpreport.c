@@ -5,6 +5,7 @@
  * table. */
 #include "dump/dumpreport.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

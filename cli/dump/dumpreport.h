@@ -5,8 +5,8 @@
  * src/scan/pkscan.h, on the bytes written), then the names and modules
  * the pickle imports by reference. The format is in
  * man/cloudpickle-dump.1. */
-#ifndef CPK_DUMPREPORT_H
-#define CPK_DUMPREPORT_H
+#ifndef CPK_CLI_DUMP_DUMPREPORT_H
+#define CPK_CLI_DUMP_DUMPREPORT_H
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>

@@ -6,6 +6,7 @@
 #include "load/callargs.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "common/message.h"

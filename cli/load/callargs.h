@@ -29,8 +29,8 @@
  * kwargs) tuple (--args-pickle) instead: their values are taken as they
  * are, and bound to the signature the same way.
  */
-#ifndef CPK_CALLARGS_H
-#define CPK_CALLARGS_H
+#ifndef CPK_CLI_LOAD_CALLARGS_H
+#define CPK_CLI_LOAD_CALLARGS_H
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>

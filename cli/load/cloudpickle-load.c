@@ -27,11 +27,13 @@
 #include <limits.h>
 #include <getopt.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "common/bytebuf.h" /* the result of --call */
 #include "load/callargs.h"
 #include "map/callio.h"
 #include "ccloudpickle.h"
@@ -43,11 +45,15 @@
 #include "map/mapmerge.h" /* --merge */
 #include "common/message.h"
 #include "common/output.h"
+#include "scan/pkscan.h" /* pkscan_report */
 #include "scan/policy.h"
+#include "common/pycompat.h" /* Py_NewRef before 3.10 */
+#include "map/records.h" /* --in: cpk_in_format */
 #include "load/report.h"
 #include "common/safetext.h"
 #include "common/scancheck.h"
 #include "map/signed.h"
+#include "common/stdopts.h" /* -h, -V */
 
 enum {
     OPT_CALL = 256, /* long-only options: above any char */
@@ -594,13 +600,9 @@ other_option(int c, char **argv, options *o)
         o->paths[o->npaths++] = optarg;
         break;
     case 'h':
-        usage();
-        exit(fflush(stdout) == 0 ? CPK_EXIT_OK : CPK_EXIT_SYSTEM);
+        cpk_stdopts_help(usage);
     case 'V':
-        printf("%s (ccloudpickle) %s, Python %d.%d.%d\n", cpk_prog,
-               CPK_VERSION, PY_MAJOR_VERSION, PY_MINOR_VERSION,
-               PY_MICRO_VERSION);
-        exit(fflush(stdout) == 0 ? CPK_EXIT_OK : CPK_EXIT_SYSTEM);
+        cpk_stdopts_version();
     default:
         return cpk_option_error(c, argv, longopts);
     }
@@ -982,7 +984,7 @@ abort_result(void)
  * sys.stdout.buffer, or as text (surrogateescape) when a replaced
  * sys.stdout has none. */
 static int
-print_result(const cpk_buf *b)
+print_result(const cpk_bytebuf *b)
 {
     PyObject *out = PySys_GetObject("stdout"); /* borrowed */
     if (out == NULL || out == Py_None) {
@@ -1020,7 +1022,7 @@ done:
 /* A pickled result on the private standard output (host.h), as
  * cloudpickle-dump writes its pickle. */
 static int
-write_private_stdout(const cpk_buf *b)
+write_private_stdout(const cpk_bytebuf *b)
 {
     int fd = cpk_host_stdout_take();
     int e = fd < 0 ? EBADF : cpk_write_all(fd, b->data, b->len);
@@ -1037,7 +1039,7 @@ write_private_stdout(const cpk_buf *b)
 
 /* The result into --result-file's temp file, then the rename. */
 static int
-write_result_file(const options *o, const cpk_buf *b)
+write_result_file(const options *o, const cpk_bytebuf *b)
 {
     int e = cpk_write_all(result_out.fd, b->data, b->len);
     if (e != 0) {
@@ -1074,7 +1076,7 @@ print_error_json(void)
         PyErr_Restore(t, v, tb);
     }
     PyObject *info = cpk_error_info(0);
-    cpk_buf b = {0};
+    cpk_bytebuf b = {0};
     if (info == NULL || cpk_error_info_json(info, &b) < 0) {
         Py_XDECREF(info);
         cpk_host_exit_if_interrupted(abort_result);
@@ -1082,14 +1084,14 @@ print_error_json(void)
         PyErr_Clear();
         cpk_error("cannot describe the exception: %s", line ? line : "error");
         free(line);
-        cpk_buf_free(&b);
+        cpk_bytebuf_release(&b);
         return;
     }
     Py_DECREF(info);
     fflush(stderr);
     fwrite(b.data, 1, b.len, stderr);
     fflush(stderr);
-    cpk_buf_free(&b);
+    cpk_bytebuf_release(&b);
 }
 
 /* The called function raised: its exit status, after the traceback (or
@@ -1219,7 +1221,7 @@ call(PyObject *obj, const options *o, const cpk_input *args_in,
         status = call_raised(o);
         goto done;
     }
-    cpk_buf b = {0};
+    cpk_bytebuf b = {0};
     char *why = NULL;
     int rc = cpk_encode_result(enc, result, &b, &why);
     Py_DECREF(result);
@@ -1253,7 +1255,7 @@ call(PyObject *obj, const options *o, const cpk_input *args_in,
     }
     else
         status = write_result_file(o, &b);
-    cpk_buf_free(&b);
+    cpk_bytebuf_release(&b);
 done:
     cpk_encoder_free(enc);
     Py_DECREF(args);

@@ -5,11 +5,15 @@
 #include "load/describe.h"
 
 #include <patchlevel.h> /* PY_MAJOR_VERSION, PY_MINOR_VERSION */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/safetext.h"
 #include "common/scancheck.h"
+#include "map/signed.h" /* cpk_signed_key_id */
+#include "scan/envelope.h" /* cpk_envelope */
+#include "scan/pkscan.h" /* pkscan_report */
 
 #define STR(x) #x
 #define XSTR(x) STR(x)

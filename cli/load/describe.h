@@ -3,8 +3,8 @@
  * people (describe.c), one JSON document for programs (describe_json.c,
  * schema in doc/REPORT-JSON.md). The live report of a loaded object is
  * report.c's. */
-#ifndef CPK_DESCRIBE_H
-#define CPK_DESCRIBE_H
+#ifndef CPK_CLI_LOAD_DESCRIBE_H
+#define CPK_CLI_LOAD_DESCRIBE_H
 
 #include <stdio.h>
 

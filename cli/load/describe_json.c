@@ -3,11 +3,15 @@
  * document, a newline at the end. The text form is describe.c. */
 #include "load/describe.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/safetext.h"
+#include "map/signed.h" /* cpk_signed_key_id */
+#include "scan/envelope.h" /* cpk_envelope */
 #include "scan/format.h" /* cpk_format_sniff: "pickle_format" */
+#include "scan/pkscan.h" /* pkscan_report */
 
 /* The version of the schema in doc/REPORT-JSON.md. */
 #define CPK_REPORT_FORMAT 1

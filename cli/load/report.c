@@ -11,11 +11,13 @@
  */
 #include "load/report.h"
 
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "common/pyerr.h" /* cpk_error_clear_if_clearable */
 #include "common/pickle_ops.h" /* CPK_OP_PROTO */
+#include "common/pycompat.h" /* cpk_py_unicode_ready */
 
 #define VALUE_MAX 200  /* characters of a repr shown */
 #define PAIR_MAX 60    /* ... in a closure or globals entry */

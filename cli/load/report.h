@@ -2,8 +2,8 @@
  * not asked to call it: kind and name, module, signature, first docstring
  * line, source location, closure variables, referenced globals, value (for
  * data), pickle size and protocol. One "key  value" line each. */
-#ifndef CPK_REPORT_H
-#define CPK_REPORT_H
+#ifndef CPK_CLI_LOAD_REPORT_H
+#define CPK_CLI_LOAD_REPORT_H
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>

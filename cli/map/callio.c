@@ -12,6 +12,7 @@
  * error are json's. */
 #include "common/pycompat.h" /* Py_NewRef before 3.10 */
 #include "map/callio.h"
+#include "common/bytebuf.h"  /* cpk_bytebuf_put, cpk_bytebuf_reserve */
 #include "common/pyerr.h"    /* cpk_error_clearable */
 
 #include <math.h>
@@ -58,46 +59,6 @@ cpk_result_format_parse(const char *s, cpk_result_format *f)
     return -1;
 }
 
-/* Buffer ------------------------------------------------------------------ */
-
-/* Room for n more bytes: 0 or -1. */
-static int
-buf_reserve(cpk_buf *b, size_t n)
-{
-    if (b->cap - b->len >= n)
-        return 0;
-    if (n > ((size_t)-1) / 2 - b->len)
-        return -1;
-    size_t cap = b->cap ? b->cap : 256;
-    while (cap - b->len < n)
-        cap *= 2;
-    char *d = realloc(b->data, cap);
-    if (d == NULL)
-        return -1;
-    b->data = d;
-    b->cap = cap;
-    return 0;
-}
-
-int
-cpk_buf_add(cpk_buf *b, const void *p, size_t n)
-{
-    if (buf_reserve(b, n) < 0)
-        return -1;
-    if (n > 0)
-        memcpy(b->data + b->len, p, n);
-    b->len += n;
-    return 0;
-}
-
-void
-cpk_buf_free(cpk_buf *b)
-{
-    free(b->data);
-    b->data = NULL;
-    b->len = b->cap = 0;
-}
-
 /* Exceptions -------------------------------------------------------------- */
 
 /* A type's name as json and pickle say it: __name__ (tp_name after its
@@ -120,7 +81,7 @@ utf8_lenient(PyObject *s)
 /* Append text to a malloc'd one-line message: runs of white space folded
  * to one space, other control characters shown as '?'. */
 static void
-append_line(cpk_buf *b, const char *s, size_t n)
+append_line(cpk_bytebuf *b, const char *s, size_t n)
 {
     int space = 0;
     for (size_t i = 0; i < n; i++) {
@@ -130,15 +91,15 @@ append_line(cpk_buf *b, const char *s, size_t n)
             continue;
         }
         if (space && b->len > 0 && b->data[b->len - 1] != ' ')
-            cpk_buf_add(b, " ", 1);
+            cpk_bytebuf_put(b, " ", 1);
         space = 0;
         char ch = c < 0x20 || c == 0x7f ? '?' : (char)c;
-        cpk_buf_add(b, &ch, 1);
+        cpk_bytebuf_put(b, &ch, 1);
     }
 }
 
 static void
-append_str(cpk_buf *b, const char *s)
+append_str(cpk_bytebuf *b, const char *s)
 {
     append_line(b, s, strlen(s));
 }
@@ -147,7 +108,7 @@ append_str(cpk_buf *b, const char *s)
  * `except Exception` would catch (cleared), or -1 with what must
  * propagate (KeyboardInterrupt, SystemExit, MemoryError). */
 static int
-append_object_str(cpk_buf *b, PyObject *o)
+append_object_str(cpk_bytebuf *b, PyObject *o)
 {
     PyObject *s = PyObject_Str(o);
     PyObject *bytes = s ? utf8_lenient(s) : NULL;
@@ -168,14 +129,14 @@ append_object_str(cpk_buf *b, PyObject *o)
  * separated by "; ". Appended to b: 0, or -1 with an exception that must
  * propagate (append_object_str). */
 static int
-append_exception(cpk_buf *b, PyObject *value, int with_type)
+append_exception(cpk_bytebuf *b, PyObject *value, int with_type)
 {
     size_t start = b->len;
     if (with_type)
         append_str(b, short_type_name(Py_TYPE(value)));
     size_t before_msg = b->len;
     if (with_type)
-        cpk_buf_add(b, ": ", 2);
+        cpk_bytebuf_put(b, ": ", 2);
     size_t msg_at = b->len;
     int r = append_object_str(b, value);
     if (r < 0)
@@ -190,10 +151,10 @@ append_exception(cpk_buf *b, PyObject *value, int with_type)
         return 0;
     }
     if (PyList_Check(notes) && PyList_GET_SIZE(notes) > 0) {
-        cpk_buf_add(b, " (", 2);
+        cpk_bytebuf_put(b, " (", 2);
         for (Py_ssize_t i = 0; i < PyList_GET_SIZE(notes); i++) {
             if (i > 0)
-                cpk_buf_add(b, "; ", 2);
+                cpk_bytebuf_put(b, "; ", 2);
             PyObject *n = Py_NewRef(PyList_GET_ITEM(notes, i));
             r = append_object_str(b, n);
             Py_DECREF(n);
@@ -202,7 +163,7 @@ append_exception(cpk_buf *b, PyObject *value, int with_type)
                 return -1;
             }
         }
-        cpk_buf_add(b, ")", 1);
+        cpk_bytebuf_put(b, ")", 1);
     }
     Py_DECREF(notes);
     return 0;
@@ -219,17 +180,17 @@ unencodable(PyTypeObject *type, const char *as, int with_type, int detail,
     PyObject *t, *v, *tb;
     PyErr_Fetch(&t, &v, &tb);
     PyErr_NormalizeException(&t, &v, &tb);
-    cpk_buf b = {0};
+    cpk_bytebuf b = {0};
     static const char head[] = "cannot encode a result of type '";
-    cpk_buf_add(&b, head, sizeof(head) - 1);
+    cpk_bytebuf_put(&b, head, sizeof(head) - 1);
     append_str(&b, short_type_name(type));
-    cpk_buf_add(&b, "' ", 2);
-    cpk_buf_add(&b, as, strlen(as));
+    cpk_bytebuf_put(&b, "' ", 2);
+    cpk_bytebuf_put(&b, as, strlen(as));
     if (detail && v != NULL) {
-        cpk_buf d = {0};
+        cpk_bytebuf d = {0};
         if (append_exception(&d, v, with_type) < 0) {
-            cpk_buf_free(&d);
-            cpk_buf_free(&b);
+            cpk_bytebuf_release(&d);
+            cpk_bytebuf_release(&b);
             Py_XDECREF(t);
             Py_XDECREF(v);
             Py_XDECREF(tb);
@@ -241,12 +202,12 @@ unencodable(PyTypeObject *type, const char *as, int with_type, int detail,
                  "serializable", short_type_name(type));
         if (d.len > 0 &&
             !(d.len == strlen(same) && memcmp(d.data, same, d.len) == 0)) {
-            cpk_buf_add(&b, ": ", 2);
-            cpk_buf_add(&b, d.data, d.len);
+            cpk_bytebuf_put(&b, ": ", 2);
+            cpk_bytebuf_put(&b, d.data, d.len);
         }
-        cpk_buf_free(&d);
+        cpk_bytebuf_release(&d);
     }
-    cpk_buf_add(&b, "", 1);
+    cpk_bytebuf_put(&b, "", 1);
     Py_XDECREF(t);
     Py_XDECREF(v);
     Py_XDECREF(tb);
@@ -265,10 +226,10 @@ static const char hexdigits[] = "0123456789abcdef";
 /* The UTF-8 of a str as a JSON string, escaped as json's
  * encode_basestring escapes it. */
 static int
-json_utf8(cpk_buf *b, const char *s, Py_ssize_t n)
+json_utf8(cpk_bytebuf *b, const char *s, Py_ssize_t n)
 {
     /* worst case: every byte a \u00XX */
-    if (buf_reserve(b, (size_t)n * 6 + 2) < 0)
+    if (cpk_bytebuf_reserve(b, (size_t)n * 6 + 2) < 0)
         return -1;
     char *o = b->data + b->len;
     *o++ = '"';
@@ -303,7 +264,7 @@ json_utf8(cpk_buf *b, const char *s, Py_ssize_t n)
 /* A str: FAST_NO when it has no UTF-8 form (lone surrogates; json's
  * encoder and the UTF-8 step then say why). */
 static int
-json_str(cpk_buf *b, PyObject *s)
+json_str(cpk_bytebuf *b, PyObject *s)
 {
     Py_ssize_t n;
     const char *u = PyUnicode_AsUTF8AndSize(s, &n);
@@ -317,7 +278,7 @@ json_str(cpk_buf *b, PyObject *s)
 }
 
 static int
-json_long(cpk_buf *b, PyObject *o)
+json_long(cpk_bytebuf *b, PyObject *o)
 {
     int overflow;
     long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
@@ -331,7 +292,7 @@ json_long(cpk_buf *b, PyObject *o)
         } while (u != 0);
         if (v < 0)
             *--p = '-';
-        return cpk_buf_add(b, p, (size_t)(tmp + sizeof(tmp) - p)) < 0
+        return cpk_bytebuf_put(b, p, (size_t)(tmp + sizeof(tmp) - p)) < 0
                    ? FAST_ERR : FAST_OK;
     }
     /* int.__repr__, as json: a huge one may exceed the digit limit
@@ -345,14 +306,14 @@ json_long(cpk_buf *b, PyObject *o)
     }
     Py_ssize_t n;
     const char *u = PyUnicode_AsUTF8AndSize(r, &n);
-    int rc = u == NULL || cpk_buf_add(b, u, (size_t)n) < 0 ? FAST_ERR
-                                                           : FAST_OK;
+    int rc = u == NULL || cpk_bytebuf_put(b, u, (size_t)n) < 0 ? FAST_ERR
+                                                               : FAST_OK;
     Py_DECREF(r);
     return rc;
 }
 
 static int
-json_float(cpk_buf *b, double d)
+json_float(cpk_bytebuf *b, double d)
 {
     if (!isfinite(d))
         return FAST_NO; /* json's ValueError */
@@ -360,7 +321,7 @@ json_float(cpk_buf *b, double d)
     char *s = PyOS_double_to_string(d, 'r', 0, Py_DTSF_ADD_DOT_0, NULL);
     if (s == NULL)
         return FAST_ERR;
-    int rc = cpk_buf_add(b, s, strlen(s)) < 0 ? FAST_ERR : FAST_OK;
+    int rc = cpk_bytebuf_put(b, s, strlen(s)) < 0 ? FAST_ERR : FAST_OK;
     PyMem_Free(s);
     return rc;
 }
@@ -370,14 +331,14 @@ json_float(cpk_buf *b, double d)
  * items of a container stay valid. FAST_NO: leave it to json (b then
  * holds a partial encoding the caller cuts off). */
 static int
-json_fast(cpk_buf *b, PyObject *o, int depth)
+json_fast(cpk_bytebuf *b, PyObject *o, int depth)
 {
     if (o == Py_None)
-        return cpk_buf_add(b, "null", 4) < 0 ? FAST_ERR : FAST_OK;
+        return cpk_bytebuf_put(b, "null", 4) < 0 ? FAST_ERR : FAST_OK;
     if (o == Py_True)
-        return cpk_buf_add(b, "true", 4) < 0 ? FAST_ERR : FAST_OK;
+        return cpk_bytebuf_put(b, "true", 4) < 0 ? FAST_ERR : FAST_OK;
     if (o == Py_False)
-        return cpk_buf_add(b, "false", 5) < 0 ? FAST_ERR : FAST_OK;
+        return cpk_bytebuf_put(b, "false", 5) < 0 ? FAST_ERR : FAST_OK;
     PyTypeObject *t = Py_TYPE(o);
     if (t == &PyLong_Type)
         return json_long(b, o);
@@ -390,10 +351,10 @@ json_fast(cpk_buf *b, PyObject *o, int depth)
     if (t == &PyList_Type || t == &PyTuple_Type) {
         int list = t == &PyList_Type;
         Py_ssize_t n = list ? PyList_GET_SIZE(o) : PyTuple_GET_SIZE(o);
-        if (cpk_buf_add(b, "[", 1) < 0)
+        if (cpk_bytebuf_put(b, "[", 1) < 0)
             return FAST_ERR;
         for (Py_ssize_t i = 0; i < n; i++) {
-            if (i > 0 && cpk_buf_add(b, ",", 1) < 0)
+            if (i > 0 && cpk_bytebuf_put(b, ",", 1) < 0)
                 return FAST_ERR;
             PyObject *item = list ? PyList_GET_ITEM(o, i)
                                   : PyTuple_GET_ITEM(o, i);
@@ -401,29 +362,29 @@ json_fast(cpk_buf *b, PyObject *o, int depth)
             if (rc != FAST_OK)
                 return rc;
         }
-        return cpk_buf_add(b, "]", 1) < 0 ? FAST_ERR : FAST_OK;
+        return cpk_bytebuf_put(b, "]", 1) < 0 ? FAST_ERR : FAST_OK;
     }
     if (t == &PyDict_Type) {
         Py_ssize_t pos = 0;
         PyObject *k, *v;
         int first = 1;
-        if (cpk_buf_add(b, "{", 1) < 0)
+        if (cpk_bytebuf_put(b, "{", 1) < 0)
             return FAST_ERR;
         while (PyDict_Next(o, &pos, &k, &v)) {
             if (!PyUnicode_CheckExact(k))
                 return FAST_NO; /* json turns other keys into strings */
-            if (!first && cpk_buf_add(b, ",", 1) < 0)
+            if (!first && cpk_bytebuf_put(b, ",", 1) < 0)
                 return FAST_ERR;
             first = 0;
             int rc = json_str(b, k);
             if (rc == FAST_OK)
-                rc = cpk_buf_add(b, ":", 1) < 0 ? FAST_ERR : FAST_OK;
+                rc = cpk_bytebuf_put(b, ":", 1) < 0 ? FAST_ERR : FAST_OK;
             if (rc == FAST_OK)
                 rc = json_fast(b, v, depth + 1);
             if (rc != FAST_OK)
                 return rc;
         }
-        return cpk_buf_add(b, "}", 1) < 0 ? FAST_ERR : FAST_OK;
+        return cpk_bytebuf_put(b, "}", 1) < 0 ? FAST_ERR : FAST_OK;
     }
     return FAST_NO;
 }
@@ -481,12 +442,12 @@ surrogate_error(PyObject *text)
 }
 
 static int
-encode_json(cpk_encoder *e, PyObject *obj, cpk_buf *out, char **why)
+encode_json(cpk_encoder *e, PyObject *obj, cpk_bytebuf *out, char **why)
 {
     size_t start = out->len;
     int rc = json_fast(out, obj, 0);
     if (rc == FAST_OK) {
-        if (cpk_buf_add(out, "\n", 1) == 0)
+        if (cpk_bytebuf_put(out, "\n", 1) == 0)
             return 0;
         rc = FAST_ERR;
     }
@@ -507,8 +468,8 @@ encode_json(cpk_encoder *e, PyObject *obj, cpk_buf *out, char **why)
             return -1;
         return unencodable(Py_TYPE(obj), "as JSON", 0, 1, why);
     }
-    int bad = cpk_buf_add(out, u, (size_t)n) < 0 ||
-              cpk_buf_add(out, "\n", 1) < 0;
+    int bad = cpk_bytebuf_put(out, u, (size_t)n) < 0 ||
+              cpk_bytebuf_put(out, "\n", 1) < 0;
     Py_DECREF(s);
     if (bad) {
         out->len = start;
@@ -521,7 +482,7 @@ encode_json(cpk_encoder *e, PyObject *obj, cpk_buf *out, char **why)
 /* repr and pickle --------------------------------------------------------- */
 
 static int
-encode_repr(PyObject *obj, cpk_buf *out, char **why)
+encode_repr(PyObject *obj, cpk_bytebuf *out, char **why)
 {
     PyObject *r = PyObject_Repr(obj);
     if (r == NULL) {
@@ -547,8 +508,8 @@ encode_repr(PyObject *obj, cpk_buf *out, char **why)
         n = PyBytes_GET_SIZE(bytes);
     }
     size_t start = out->len;
-    int bad = cpk_buf_add(out, u, (size_t)n) < 0 ||
-              cpk_buf_add(out, "\n", 1) < 0;
+    int bad = cpk_bytebuf_put(out, u, (size_t)n) < 0 ||
+              cpk_bytebuf_put(out, "\n", 1) < 0;
     Py_XDECREF(bytes);
     Py_DECREF(r);
     if (bad) {
@@ -560,7 +521,7 @@ encode_repr(PyObject *obj, cpk_buf *out, char **why)
 }
 
 static int
-encode_pickle(cpk_encoder *e, PyObject *obj, cpk_buf *out, char **why)
+encode_pickle(cpk_encoder *e, PyObject *obj, cpk_bytebuf *out, char **why)
 {
     PyObject *args[2] = {obj, e->protocol};
     PyObject *data = PyObject_Vectorcall(e->dumps, args, 1, e->kwnames);
@@ -574,8 +535,8 @@ encode_pickle(cpk_encoder *e, PyObject *obj, cpk_buf *out, char **why)
         PyErr_SetString(PyExc_TypeError, "ccloudpickle.dumps gave no bytes");
         return -1;
     }
-    int bad = cpk_buf_add(out, PyBytes_AS_STRING(data),
-                          (size_t)PyBytes_GET_SIZE(data)) < 0;
+    int bad = cpk_bytebuf_put(out, PyBytes_AS_STRING(data),
+                              (size_t)PyBytes_GET_SIZE(data)) < 0;
     Py_DECREF(data);
     if (bad) {
         PyErr_NoMemory();
@@ -696,7 +657,7 @@ cpk_encoder_free(cpk_encoder *e)
 }
 
 int
-cpk_encode_result(cpk_encoder *e, PyObject *obj, cpk_buf *out, char **why)
+cpk_encode_result(cpk_encoder *e, PyObject *obj, cpk_bytebuf *out, char **why)
 {
     *why = NULL;
     switch (e->f) {
@@ -859,11 +820,11 @@ error:
 }
 
 int
-cpk_error_info_json(PyObject *info, cpk_buf *out)
+cpk_error_info_json(PyObject *info, cpk_bytebuf *out)
 {
     size_t start = out->len;
     int rc = json_fast(out, info, 0);
-    if (rc == FAST_OK && cpk_buf_add(out, "\n", 1) == 0)
+    if (rc == FAST_OK && cpk_bytebuf_put(out, "\n", 1) == 0)
         return 0;
     out->len = start;
     if (rc != FAST_NO) {
@@ -885,8 +846,8 @@ cpk_error_info_json(PyObject *info, cpk_buf *out)
     Py_XDECREF(dumps);
     Py_ssize_t n;
     const char *u = s ? PyUnicode_AsUTF8AndSize(s, &n) : NULL;
-    int bad = u == NULL || cpk_buf_add(out, u, (size_t)n) < 0 ||
-              cpk_buf_add(out, "\n", 1) < 0;
+    int bad = u == NULL || cpk_bytebuf_put(out, u, (size_t)n) < 0 ||
+              cpk_bytebuf_put(out, "\n", 1) < 0;
     Py_XDECREF(s);
     if (bad) {
         out->len = start;

@@ -12,12 +12,14 @@
  *           by value, as cloudpickle-dump writes them; no newline
  *   none    nothing
  */
-#ifndef CPK_CALLIO_H
-#define CPK_CALLIO_H
+#ifndef CPK_CLI_MAP_CALLIO_H
+#define CPK_CLI_MAP_CALLIO_H
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stddef.h>
+
+#include "common/bytebuf.h" /* cpk_bytebuf: where results are appended */
 
 typedef enum {
     CPK_RESULT_REPR,
@@ -28,17 +30,6 @@ typedef enum {
 
 /* "repr", "json", "pickle" or "none": 0 and *f set, or -1. */
 int cpk_result_format_parse(const char *s, cpk_result_format *f);
-
-/* A growing byte buffer (malloc'd; zero-initialise; cpk_buf_free). */
-typedef struct {
-    char *data;
-    size_t len;
-    size_t cap;
-} cpk_buf;
-
-/* Append n bytes: 0, or -1 when out of memory (nothing appended). */
-int cpk_buf_add(cpk_buf *b, const void *p, size_t n);
-void cpk_buf_free(cpk_buf *b);
 
 /* What encodes results in one format; made once, used per result. */
 typedef struct cpk_encoder cpk_encoder;
@@ -61,7 +52,7 @@ void cpk_encoder_free(cpk_encoder *e);
  * exact int, float and str, and exact lists, tuples and dicts with str
  * keys of those, are encoded in C without running Python code; the rest
  * by json's C encoder. */
-int cpk_encode_result(cpk_encoder *e, PyObject *obj, cpk_buf *out,
+int cpk_encode_result(cpk_encoder *e, PyObject *obj, cpk_bytebuf *out,
                       char **why);
 
 /* The pending exception, fetched and cleared, as a dict:
@@ -75,6 +66,6 @@ PyObject *cpk_error_info(long long record);
 
 /* `info` (from cpk_error_info) as compact strict JSON and a newline,
  * appended to `out`. 0, or -1 with an exception set. */
-int cpk_error_info_json(PyObject *info, cpk_buf *out);
+int cpk_error_info_json(PyObject *info, cpk_bytebuf *out);
 
 #endif

@@ -5,23 +5,31 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "common/bytebuf.h" /* output waiting for its write */
 #include "common/host.h"
 #include "common/input.h"
 #include "common/message.h"
 #include "common/output.h"
 #include "common/scancheck.h"
-#include "map/signed.h"
+#include "map/mapdask.h" /* --dask */
+#include "map/mapwork.h" /* -j 1: cpk_mapwork_batch */
 #include "map/pool.h"
 #include "map/progress.h"
+#include "map/records.h" /* cpk_batch, cpk_records */
+#include "map/signed.h"  /* a bad record's envelope */
+#include "scan/pkscan.h" /* pkscan_report */
 
 #define FLUSH_AT ((size_t)64 << 10)   /* output buffered before a write */
 #define SERIAL_BATCH 1024             /* records processed between checks */
@@ -42,7 +50,7 @@ cpk_map_default_jobs(void)
 typedef struct {
     int fd;
     int fd_tty;        /* results go to a terminal: the progress line's? */
-    cpk_buf pending;
+    cpk_bytebuf pending;
     int keep_going;
     int status;        /* of the record that stopped the run */
     uint64_t raised;   /* records whose function raised or exited
@@ -117,7 +125,8 @@ sink_emit(void *ctx, const cpk_results *res, uint64_t end)
     int stop = 0;
     for (size_t i = 0; i < res->n && !stop; i++) {
         const cpk_rec_result *r = &res->rec[i];
-        if (cpk_buf_add(&e->pending, res->out.data + oa, r->out_len) < 0) {
+        const char *out = res->out.data + oa;
+        if (cpk_bytebuf_put(&e->pending, out, r->out_len) < 0) {
             e->write_errno = ENOMEM;
             return 1;
         }
@@ -584,7 +593,7 @@ close_run(map_run *r, int status)
     cpk_mapdask_close(&o->dask);
     cpk_mapwork_free(&o->work);
     cpk_records_free(&r->rd);
-    cpk_buf_free(&r->e.pending);
+    cpk_bytebuf_release(&r->e.pending);
     close(r->in_fd);
     return status;
 }

@@ -9,8 +9,8 @@
  * progress line (progress.c). What the function prints goes to standard
  * error: standard output carries only the results.
  */
-#ifndef CPK_MAP_H
-#define CPK_MAP_H
+#ifndef CPK_CLI_MAP_MAP_H
+#define CPK_CLI_MAP_MAP_H
 
 #include "map/mapdask.h"
 #include "map/mapwork.h"

@@ -5,12 +5,16 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/host.h"
 #include "common/message.h"
 #include "common/pycompat.h" /* Py_NewRef before 3.10 */
+#include "map/mapwork.h" /* cpk_mapwork_batch, cpk_results */
+#include "map/pool.h" /* cpk_sink, CPK_RUN_* */
+#include "map/records.h" /* cpk_batch, cpk_records */
 
 #define COMPANION "_ccloudpickle_dask"
 #define TASK_SECONDS 0.05               /* work per task, when measured */

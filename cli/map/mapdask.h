@@ -14,8 +14,8 @@
  * `window` tasks are in flight; a task holds some 50 ms of work (measured
  * on the workers), so cheap records travel in large batches.
  */
-#ifndef CPK_MAPDASK_H
-#define CPK_MAPDASK_H
+#ifndef CPK_CLI_MAP_MAPDASK_H
+#define CPK_CLI_MAP_MAPDASK_H
 
 #include <stddef.h>
 

@@ -10,8 +10,8 @@
  * one, is refused: shard outputs of different runs, or of an unsharded
  * run, cannot be mixed silently. Nothing here calls Python.
  */
-#ifndef CPK_MAPMERGE_H
-#define CPK_MAPMERGE_H
+#ifndef CPK_CLI_MAP_MAPMERGE_H
+#define CPK_CLI_MAP_MAPMERGE_H
 
 #include <stdio.h>
 

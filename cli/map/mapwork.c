@@ -4,17 +4,23 @@
 
 #include <limits.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "common/bytebuf.h" /* cpk_results' out and err */
 #include "common/message.h"
 #include "common/pycompat.h" /* Py_NewRef before 3.10 */
 #include "common/safetext.h"
 #include "common/scancheck.h"
 #include "map/signed.h"
 #include "common/pyerr.h"    /* cpk_error_clearable */
+#include "map/callio.h" /* cpk_encode_result, cpk_error_info */
+#include "map/records.h" /* cpk_batch */
+#include "scan/pkscan.h" /* pkscan_report */
+#include "scan/policy.h" /* cpk_policy_active */
 
 void
 cpk_results_reset(cpk_results *res, uint64_t first)
@@ -29,8 +35,8 @@ void
 cpk_results_free(cpk_results *res)
 {
     free(res->rec);
-    cpk_buf_free(&res->out);
-    cpk_buf_free(&res->err);
+    cpk_bytebuf_release(&res->out);
+    cpk_bytebuf_release(&res->err);
     memset(res, 0, sizeof(*res));
 }
 
@@ -50,8 +56,8 @@ cpk_results_add(cpk_results *res, cpk_rec_kind kind, int status,
         res->cap = cap;
     }
     size_t out_at = res->out.len;
-    if (cpk_buf_add(&res->out, out, out_len) < 0 ||
-        cpk_buf_add(&res->err, err, err_len) < 0) {
+    if (cpk_bytebuf_put(&res->out, out, out_len) < 0 ||
+        cpk_bytebuf_put(&res->err, err, err_len) < 0) {
         res->out.len = out_at;
         return -1;
     }
@@ -113,15 +119,16 @@ cpk_mapwork_free(cpk_mapwork *w)
 /* What a record leaves behind, being rendered: text for standard error
  * and bytes for the output stream. */
 typedef struct {
-    cpk_buf out;
-    cpk_buf err;
+    cpk_bytebuf out;
+    cpk_bytebuf err;
 } render;
 
 /* Append printf-style text to b (cut at 4 KiB). */
 static void
-addf(cpk_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+addf(cpk_bytebuf *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 static void
-addf(cpk_buf *b, const char *fmt, ...)
+addf(cpk_bytebuf *b, const char *fmt, ...)
 {
     char line[4096];
     va_list ap;
@@ -130,13 +137,13 @@ addf(cpk_buf *b, const char *fmt, ...)
     va_end(ap);
     if (n < 0)
         return;
-    (void)cpk_buf_add(b, line, (size_t)n < sizeof(line) ? (size_t)n
+    (void)cpk_bytebuf_put(b, line, (size_t)n < sizeof(line) ? (size_t)n
                                                        : sizeof(line) - 1);
 }
 
 /* `text` escaped for a terminal (safetext.h), appended to b. */
 static void
-add_safe(cpk_buf *b, const char *text, size_t n)
+add_safe(cpk_bytebuf *b, const char *text, size_t n)
 {
     char *safe = NULL;
     size_t len = 0;
@@ -145,13 +152,13 @@ add_safe(cpk_buf *b, const char *text, size_t n)
         return;
     cpk_put_safe(m, text, n);
     if (fclose(m) == 0)
-        (void)cpk_buf_add(b, safe, len);
+        (void)cpk_bytebuf_put(b, safe, len);
     free(safe);
 }
 
 /* The line that names a failed record: "prog: NAME: record N: " */
 static void
-add_prefix(cpk_buf *b, const cpk_mapwork *w, uint64_t record)
+add_prefix(cpk_bytebuf *b, const cpk_mapwork *w, uint64_t record)
 {
     addf(b, "%s: %s: record %llu: ", cpk_prog, w->input_name,
          (unsigned long long)record);
@@ -159,14 +166,14 @@ add_prefix(cpk_buf *b, const cpk_mapwork *w, uint64_t record)
 
 /* str(o) as UTF-8 appended to b ("?" when it cannot be had). */
 static void
-add_str(cpk_buf *b, PyObject *o)
+add_str(cpk_bytebuf *b, PyObject *o)
 {
     Py_ssize_t n;
     const char *s = o && PyUnicode_Check(o) ? PyUnicode_AsUTF8AndSize(o, &n)
                                             : NULL;
     if (s == NULL) {
         PyErr_Clear();
-        (void)cpk_buf_add(b, "?", 1);
+        (void)cpk_bytebuf_put(b, "?", 1);
         return;
     }
     add_safe(b, s, (size_t)n);
@@ -176,7 +183,7 @@ add_str(cpk_buf *b, PyObject *o)
  * as a JSON line (repr and json), pickled (pickle), or nothing (none).
  * 0, or -1 with an exception. */
 static int
-error_record(cpk_mapwork *w, PyObject *info, cpk_buf *out)
+error_record(cpk_mapwork *w, PyObject *info, cpk_bytebuf *out)
 {
     if (!w->keep_going || w->result == CPK_RESULT_NONE)
         return 0;
@@ -222,17 +229,17 @@ render_raised(cpk_mapwork *w, uint64_t record, render *r)
                             ? PyUnicode_AsUTF8AndSize(tb, &n)
                             : NULL;
         if (s != NULL)
-            (void)cpk_buf_add(&r->err, s, (size_t)n);
+            (void)cpk_bytebuf_put(&r->err, s, (size_t)n);
         PyErr_Clear();
         add_prefix(&r->err, w, record);
         add_str(&r->err, PyDict_GetItemString(info, "type"));
         PyObject *msg = PyDict_GetItemString(info, "message");
         if (msg != NULL && PyUnicode_Check(msg) &&
             PyUnicode_GET_LENGTH(msg) > 0) {
-            (void)cpk_buf_add(&r->err, ": ", 2);
+            (void)cpk_bytebuf_put(&r->err, ": ", 2);
             add_str(&r->err, msg);
         }
-        (void)cpk_buf_add(&r->err, "\n", 1);
+        (void)cpk_bytebuf_put(&r->err, "\n", 1);
     }
     if (rc == 0)
         rc = error_record(w, info, &r->out);
@@ -257,7 +264,7 @@ render_unencodable(cpk_mapwork *w, uint64_t record, const char *why,
     else {
         add_prefix(&r->err, w, record);
         add_safe(&r->err, why, strlen(why));
-        (void)cpk_buf_add(&r->err, "\n", 1);
+        (void)cpk_bytebuf_put(&r->err, "\n", 1);
     }
     if (rc == 0)
         rc = error_record(w, info, &r->out);
@@ -301,12 +308,12 @@ render_bad(cpk_mapwork *w, uint64_t record, render *r)
 {
     if (!w->keep_going)
         return 0;
-    cpk_buf prefix = {0};
+    cpk_bytebuf prefix = {0};
     add_prefix(&prefix, w, record);
     size_t at = 0, end = r->err.len;
     if (prefix.len <= end && memcmp(r->err.data, prefix.data, prefix.len) == 0)
         at = prefix.len;
-    cpk_buf_free(&prefix);
+    cpk_bytebuf_release(&prefix);
     while (end > at && r->err.data[end - 1] == '\n')
         end--;
     PyObject *msg = PyUnicode_DecodeUTF8(r->err.data + at,
@@ -430,7 +437,7 @@ decode_json(cpk_mapwork *w, uint64_t record, const char *p, size_t n,
     add_prefix(&r->err, w, record);
     addf(&r->err, "not valid JSON: ");
     add_str(&r->err, msg);
-    (void)cpk_buf_add(&r->err, "\n", 1);
+    (void)cpk_bytebuf_put(&r->err, "\n", 1);
     Py_XDECREF(msg);
     Py_XDECREF(type);
     Py_XDECREF(value);
@@ -472,7 +479,7 @@ check_pickle(cpk_mapwork *w, uint64_t record, const char *p, size_t n,
     pkscan_free(scan);
     cpk_message_capture(was);
     if (fclose(m) == 0 && text != NULL)
-        (void)cpk_buf_add(&r->err, text, len);
+        (void)cpk_bytebuf_put(&r->err, text, len);
     free(text);
     return status;
 }
@@ -523,7 +530,7 @@ decode_pickle(cpk_mapwork *w, uint64_t record, const char *p, size_t n,
         addf(&r->err, "cannot load: %s: ",
              ((PyTypeObject *)type)->tp_name);
     add_str(&r->err, msg);
-    (void)cpk_buf_add(&r->err, "\n", 1);
+    (void)cpk_bytebuf_put(&r->err, "\n", 1);
     *status = policy ? CPK_EXIT_INPUT : CPK_EXIT_OBJECT;
     Py_XDECREF(msg);
     Py_XDECREF(type);
@@ -569,14 +576,14 @@ with_index(uint64_t record, render *r)
     size_t len = r->out.len;
     if (r->out.data[len - 1] == '\n')
         len--;
-    cpk_buf line = {0};
-    if (cpk_buf_add(&line, head, (size_t)n) < 0 ||
-        cpk_buf_add(&line, r->out.data, len) < 0 ||
-        cpk_buf_add(&line, "]\n", 2) < 0) {
-        cpk_buf_free(&line);
+    cpk_bytebuf line = {0};
+    if (cpk_bytebuf_put(&line, head, (size_t)n) < 0 ||
+        cpk_bytebuf_put(&line, r->out.data, len) < 0 ||
+        cpk_bytebuf_put(&line, "]\n", 2) < 0) {
+        cpk_bytebuf_release(&line);
         return -1;
     }
-    cpk_buf_free(&r->out);
+    cpk_bytebuf_release(&r->out);
     r->out = line;
     return 0;
 }
@@ -783,7 +790,7 @@ cpk_mapwork_batch(cpk_mapwork *w, const cpk_batch *b, size_t from,
                 break;
         }
     }
-    cpk_buf_free(&r.out);
-    cpk_buf_free(&r.err);
+    cpk_bytebuf_release(&r.out);
+    cpk_bytebuf_release(&r.err);
     return rc;
 }

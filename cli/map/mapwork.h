@@ -10,13 +10,14 @@
  * as positional arguments; a JSON object (a dict) as keywords when
  * `kwargs` is set; anything else is the single argument.
  */
-#ifndef CPK_MAPWORK_H
-#define CPK_MAPWORK_H
+#ifndef CPK_CLI_MAP_MAPWORK_H
+#define CPK_CLI_MAP_MAPWORK_H
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
 
+#include "common/bytebuf.h" /* cpk_bytebuf */
 #include "map/callio.h"
 #include "map/records.h"
 #include "scan/policy.h"
@@ -50,8 +51,8 @@ typedef struct {
     size_t n;
     size_t cap;
     cpk_rec_result *rec;
-    cpk_buf out;
-    cpk_buf err;
+    cpk_bytebuf out;
+    cpk_bytebuf err;
 } cpk_results;
 
 void cpk_results_reset(cpk_results *res, uint64_t first);

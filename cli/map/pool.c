@@ -6,6 +6,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,10 +16,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/bytebuf.h" /* the frames to and from a worker */
 #include "common/host.h"
 #include "common/message.h"
 #include "common/output.h"
 #include "common/pyerr.h" /* cpk_error_clearable */
+#include "map/mapwork.h" /* cpk_mapwork_batch, cpk_results */
+#include "map/records.h" /* cpk_batch, cpk_records */
 
 #define MAX_INFLIGHT 2                  /* batches per worker */
 #define BATCH_BYTES ((size_t)256 << 10) /* of records, at most */
@@ -42,16 +46,16 @@ typedef struct {
 
 typedef struct {
     pid_t pid;
-    int to;          /* batches go here (non-blocking) */
-    int from;        /* results come from here (non-blocking) */
-    int pidfd;       /* readable once it exited; -1: none (swept) */
-    cpk_buf wbuf;    /* frame bytes not yet written, from wpos */
+    int to;           /* batches go here (non-blocking) */
+    int from;         /* results come from here (non-blocking) */
+    int pidfd;        /* readable once it exited; -1: none (swept) */
+    cpk_bytebuf wbuf; /* frame bytes not yet written, from wpos */
     size_t wpos;
-    cpk_buf rbuf;    /* result bytes received and not yet parsed */
+    cpk_bytebuf rbuf; /* result bytes received and not yet parsed */
     uint64_t fifo[MAX_INFLIGHT]; /* batches in flight, oldest first */
     int nq;
     int dead;
-    char why[160];   /* how it died */
+    char why[160];    /* how it died */
 } worker;
 
 typedef struct {
@@ -146,7 +150,7 @@ leave_if_forked(const cpk_mapwork *w, pid_t self)
  * work when its records are slow. 0, or an exit status for the worker. */
 static int
 answer_batch(int out, cpk_mapwork *w, const cpk_batch *b, cpk_results *res,
-             cpk_buf *frame, pid_t self)
+             cpk_bytebuf *frame, pid_t self)
 {
     for (size_t from = 0; from < b->n;) {
         struct timespec t0, t1;
@@ -184,11 +188,11 @@ answer_batch(int out, cpk_mapwork *w, const cpk_batch *b, cpk_results *res,
                       cpk_rec_stops(&res->rec[res->n - 1], w->keep_going);
         rh.more = !stopped && from < b->n;
         frame->len = 0;
-        int bad = cpk_buf_add(frame, &rh, sizeof(rh)) < 0 ||
-                  cpk_buf_add(frame, res->rec, res->n * sizeof(*res->rec)) <
-                      0 ||
-                  cpk_buf_add(frame, res->out.data, res->out.len) < 0 ||
-                  cpk_buf_add(frame, res->err.data, res->err.len) < 0;
+        size_t recs = res->n * sizeof(*res->rec);
+        int bad = cpk_bytebuf_put(frame, &rh, sizeof(rh)) < 0 ||
+                  cpk_bytebuf_put(frame, res->rec, recs) < 0 ||
+                  cpk_bytebuf_put(frame, res->out.data, res->out.len) < 0 ||
+                  cpk_bytebuf_put(frame, res->err.data, res->err.len) < 0;
         Py_BEGIN_ALLOW_THREADS
         bad = bad || write_full(out, frame->data, frame->len) < 0;
         Py_END_ALLOW_THREADS
@@ -214,7 +218,7 @@ worker_main(int in, int out, cpk_mapwork *w, pid_t parent)
     w->abandon = &forked_copy;
     cpk_batch b = {0};
     cpk_results res = {0};
-    cpk_buf frame = {0};
+    cpk_bytebuf frame = {0};
     int status = 0;
     for (;;) {
         batch_head h;
@@ -266,7 +270,7 @@ worker_main(int in, int out, cpk_mapwork *w, pid_t parent)
     PyErr_Clear();
     cpk_batch_free(&b);
     cpk_results_free(&res);
-    cpk_buf_free(&frame);
+    cpk_bytebuf_release(&frame);
     cpk_coverage_flush();
     _exit(status);
 }
@@ -553,10 +557,10 @@ send_batch(pool *p, int i, const cpk_batch *b)
         return -1;
     s->num = num;
     memcpy(num, b->num, b->n * sizeof(*num));
-    if (cpk_buf_add(&k->wbuf, &h, sizeof(h)) < 0 ||
-        cpk_buf_add(&k->wbuf, b->len, b->n * sizeof(size_t)) < 0 ||
-        cpk_buf_add(&k->wbuf, b->num, b->n * sizeof(uint64_t)) < 0 ||
-        cpk_buf_add(&k->wbuf, b->data.data, b->data.len) < 0)
+    if (cpk_bytebuf_put(&k->wbuf, &h, sizeof(h)) < 0 ||
+        cpk_bytebuf_put(&k->wbuf, b->len, b->n * sizeof(size_t)) < 0 ||
+        cpk_bytebuf_put(&k->wbuf, b->num, b->n * sizeof(uint64_t)) < 0 ||
+        cpk_bytebuf_put(&k->wbuf, b->data.data, b->data.len) < 0)
         return -1;
     uint64_t seq = p->next_send++;
     s->used = 1;
@@ -678,7 +682,7 @@ pull(pool *p, int i)
             worker_lost(p, i);
             return;
         }
-        if (cpk_buf_add(&k->rbuf, buf, (size_t)r) < 0) {
+        if (cpk_bytebuf_put(&k->rbuf, buf, (size_t)r) < 0) {
             kill(k->pid, SIGKILL);
             worker_lost(p, i);
             snprintf(k->why, sizeof(k->why), "sent more than fits in "
@@ -1008,8 +1012,8 @@ finish_pool(pool *p, int status)
         close(p->wake[1]);
     }
     for (int i = 0; p->wk != NULL && i < p->jobs; i++) {
-        cpk_buf_free(&p->wk[i].wbuf);
-        cpk_buf_free(&p->wk[i].rbuf);
+        cpk_bytebuf_release(&p->wk[i].wbuf);
+        cpk_bytebuf_release(&p->wk[i].rbuf);
     }
     for (int i = 0; p->slots != NULL && i < p->nslots; i++) {
         cpk_results_free(&p->slots[i].res);

@@ -16,8 +16,8 @@
  * that dies or exits while it holds records is reported, after the
  * results before them were written, with the records it held.
  */
-#ifndef CPK_POOL_H
-#define CPK_POOL_H
+#ifndef CPK_CLI_MAP_POOL_H
+#define CPK_CLI_MAP_POOL_H
 
 #include "map/mapwork.h"
 #include "map/records.h"

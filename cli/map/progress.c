@@ -1,7 +1,9 @@
 /* progress.c - the --map progress line (progress.h). */
 #include "map/progress.h"
 
+#include <stdint.h>
 #include <stdio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/message.h"

@@ -5,8 +5,8 @@
  * when standard error is no terminal, it is a line a second. The last
  * state stays on screen when the run ends.
  */
-#ifndef CPK_PROGRESS_H
-#define CPK_PROGRESS_H
+#ifndef CPK_CLI_MAP_PROGRESS_H
+#define CPK_CLI_MAP_PROGRESS_H
 
 #include <stdint.h>
 #include <time.h>

@@ -2,11 +2,13 @@
 #include "map/records.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "scan/envelope.h"
+#include "common/bytebuf.h"         /* cpk_batch's data */
+#include "scan/envelope.h"        /* signed records */
 #include "scan/pkscan.h"
 #include "scan/pycompat_scan.h" /* CPK_PY_SCAN_FLAGS: this CPython */
 
@@ -41,7 +43,7 @@ cpk_batch_add_num(cpk_batch *b, const char *p, size_t n, uint64_t num)
         b->cap = cap;
     }
     size_t at = b->data.len;
-    if (cpk_buf_add(&b->data, p, n) < 0)
+    if (cpk_bytebuf_put(&b->data, p, n) < 0)
         return -1;
     b->off[b->n] = at;
     b->len[b->n] = n;
@@ -63,7 +65,7 @@ cpk_batch_free(cpk_batch *b)
     free(b->off);
     free(b->len);
     free(b->num);
-    cpk_buf_free(&b->data);
+    cpk_bytebuf_release(&b->data);
     memset(b, 0, sizeof(*b));
 }
 

@@ -8,13 +8,13 @@
  * Nothing here calls Python: the reader runs in the parent before the
  * records reach a worker, and never executes anything.
  */
-#ifndef CPK_RECORDS_H
-#define CPK_RECORDS_H
+#ifndef CPK_CLI_MAP_RECORDS_H
+#define CPK_CLI_MAP_RECORDS_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "map/callio.h" /* cpk_buf */
+#include "common/bytebuf.h" /* cpk_bytebuf */
 
 typedef enum {
     CPK_IN_JSON,   /* JSON Lines */
@@ -32,7 +32,7 @@ typedef struct {
     size_t *off;
     size_t *len;
     uint64_t *num;
-    cpk_buf data;
+    cpk_bytebuf data;
     uint64_t end;    /* input bytes consumed up to the end of the last */
 } cpk_batch;
 

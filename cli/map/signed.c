@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/message.h"
+#include "scan/envelope.h" /* cpk_envelope_parse */
 
 int
 cpk_signed_open(const char *name, const unsigned char *data, size_t len,

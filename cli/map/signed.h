@@ -3,8 +3,8 @@
  * the envelope checked before a single opcode of the pickle inside is
  * scanned or loaded, and what the static report shows of its header
  * (describe.c, describe_json.c). */
-#ifndef CPK_SIGNED_H
-#define CPK_SIGNED_H
+#ifndef CPK_CLI_MAP_SIGNED_H
+#define CPK_CLI_MAP_SIGNED_H
 
 #include <stddef.h>
 

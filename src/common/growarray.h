@@ -1,7 +1,9 @@
 /* growarray.h - the growable arrays of the static scanners (pkscan.c,
- * marshal_scan.c): plain C, no Python. */
-#ifndef CPK_GROWARRAY_H
-#define CPK_GROWARRAY_H
+ * marshal_scan.c, policy.c): plain C, no Python. Only the capacity is
+ * here; the caller keeps the count and indexes the array. Bytes appended
+ * one run after another go to a cpk_bytebuf (bytebuf.h). */
+#ifndef CPK_COMMON_GROWARRAY_H
+#define CPK_COMMON_GROWARRAY_H
 
 #include <stddef.h>
 #include <stdlib.h>

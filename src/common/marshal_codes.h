@@ -1,8 +1,8 @@
 /* marshal_codes.h - the type codes of CPython's marshal format, the bytes
  * of code objects (CPK_MC_<NAME> for marshal.c's TYPE_<NAME>). Pure C, no
  * Python: the static scanner and the code writers share it. */
-#ifndef CPK_MARSHAL_CODES_H
-#define CPK_MARSHAL_CODES_H
+#ifndef CPK_COMMON_MARSHAL_CODES_H
+#define CPK_COMMON_MARSHAL_CODES_H
 
 enum cpk_marshal_code {
     CPK_MC_NULL = '0',
@@ -41,4 +41,4 @@ enum cpk_marshal_code {
     CPK_MC_TYPE_MASK = 0x7f,
 };
 
-#endif /* CPK_MARSHAL_CODES_H */
+#endif /* CPK_COMMON_MARSHAL_CODES_H */

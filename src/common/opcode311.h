@@ -6,8 +6,8 @@
  * opname, opmap, _specialized_instructions and _specializations as
  * pycompat.c's op_tables() does; tests/unit/test_opcode_tables.c checks them
  * against the running 3.11's opcode module. */
-#ifndef CPK_OPCODE311_H
-#define CPK_OPCODE311_H
+#ifndef CPK_COMMON_OPCODE311_H
+#define CPK_COMMON_OPCODE311_H
 
 #define CPK_OPCODE311_MAGIC 3495
 

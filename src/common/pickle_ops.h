@@ -1,8 +1,8 @@
 /* pickle_ops.h - the pickle opcodes, protocols 0 to 5, named as in
  * CPython's pickle module (CPK_OP_<NAME>). Pure C, no Python: the static
  * scanners and the writers share it. */
-#ifndef CPK_PICKLE_OPS_H
-#define CPK_PICKLE_OPS_H
+#ifndef CPK_COMMON_PICKLE_OPS_H
+#define CPK_COMMON_PICKLE_OPS_H
 
 enum cpk_pickle_op {
     /* Protocols 0 and 1 */
@@ -84,4 +84,4 @@ enum cpk_pickle_op {
     CPK_OP_READONLY_BUFFER = 0x98,
 };
 
-#endif /* CPK_PICKLE_OPS_H */
+#endif /* CPK_COMMON_PICKLE_OPS_H */

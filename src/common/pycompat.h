@@ -6,8 +6,8 @@
  * PY_VERSION_HEX out of every other file. The programs (cli/) include
  * this header too.
  */
-#ifndef CPK_PYCOMPAT_H
-#define CPK_PYCOMPAT_H
+#ifndef CPK_COMMON_PYCOMPAT_H
+#define CPK_COMMON_PYCOMPAT_H
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>

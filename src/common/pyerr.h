@@ -3,8 +3,8 @@
  * it, never when it is MemoryError (STYLE.md) or a BaseException-only one
  * (KeyboardInterrupt, SystemExit), which must propagate.
  */
-#ifndef CPK_PYERR_H
-#define CPK_PYERR_H
+#ifndef CPK_COMMON_PYERR_H
+#define CPK_COMMON_PYERR_H
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -30,4 +30,4 @@ cpk_error_clear_if_clearable(void)
     return -1;
 }
 
-#endif /* CPK_PYERR_H */
+#endif /* CPK_COMMON_PYERR_H */

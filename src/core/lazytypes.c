@@ -8,7 +8,10 @@
 #include "core/lazytypes.h"
 #include "core/state.h"
 #include "common/pycompat.h"
+#include "common/pyerr.h" /* cpk_error_clearable */
 #include "core/stock.h"
+
+#include <stdint.h>
 
 static const struct {
     const char *module, *name;

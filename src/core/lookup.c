@@ -6,6 +6,7 @@
 #include "core/lookup.h"
 #include "core/state.h"
 #include "common/pycompat.h"
+#include "common/pyerr.h" /* cpk_error_clearable */
 #include "core/stock.h"
 
 /* Is `name` (a module name) or one of its parent packages registered? */

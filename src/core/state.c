@@ -6,6 +6,8 @@
 #include "core/state.h"
 #include "ccloudpickle.h"
 
+#include <stdint.h>
+
 static int
 module_traverse(PyObject *module, visitproc visit, void *arg)
 {

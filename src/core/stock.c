@@ -35,6 +35,7 @@
 #include "core/stock.h"
 #include "core/state.h"
 #include "common/pycompat.h"
+#include "common/pyerr.h" /* cpk_error_clearable */
 
 static const char STOCK_NAME[] = "cloudpickle.cloudpickle";
 

@@ -11,6 +11,7 @@
 #include "engine/diagnose.h"
 #include "core/state.h"
 #include "common/pycompat.h"
+#include "common/pyerr.h" /* cpk_error_clearable */
 #include "core/lazytypes.h"
 #include "core/subtype.h"
 #include "types/codeinfo.h"

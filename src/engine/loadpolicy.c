@@ -12,6 +12,7 @@
 #include "core/state.h"
 #include "ccloudpickle.h"
 #include "common/pycompat.h"
+#include "common/pyerr.h" /* cpk_error_clearable */
 #include "core/memio.h"
 #include "core/subtype.h"
 #include "engine/unpickler.h"

@@ -9,6 +9,7 @@
 #include "core/state.h"
 #include "ccloudpickle.h"
 #include "common/pycompat.h"
+#include "common/pyerr.h" /* cpk_error_clearable */
 #include "core/lazytypes.h"
 #include "core/memio.h"
 #include "core/subtype.h"

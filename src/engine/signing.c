@@ -11,7 +11,10 @@
 #include "core/state.h"
 #include "ccloudpickle.h"
 #include "common/pycompat.h"
+#include "common/pyerr.h" /* cpk_error_clearable */
 #include "scan/envelope.h"
+
+#include <stdint.h>
 
 /* Largest read() asked of a file while reading an envelope: the pickle
  * length in the header is untrusted, so memory grows with what the file

@@ -8,6 +8,7 @@
 #include "core/state.h"
 #include "ccloudpickle.h"
 #include "common/pycompat.h"
+#include "common/pyerr.h" /* cpk_error_clearable */
 #include "core/subtype.h"
 #include "engine/gcpause.h"
 #include "scan/policy.h" /* cpk_policy_names_free */

@@ -9,6 +9,7 @@
 #include "core/state.h"
 #include "ccloudpickle.h"
 #include "common/pycompat.h"
+#include "common/pyerr.h" /* cpk_error_clearable */
 #include "engine/unpickler.h"
 #include "scan/pkscan.h" /* pkscan_scan_limited: the pickle's functions */
 #include "scan/pycompat_scan.h" /* CPK_PY_SCAN_FLAGS */

@@ -9,6 +9,7 @@
 #include "scan/envelope.h"
 
 #include <limits.h>
+#include <stdint.h>
 #include <string.h>
 
 #include <openssl/crypto.h>

@@ -36,8 +36,8 @@
  * Nothing may follow the MAC. Format version 1 readers refuse any other
  * version (a newer layout is a new version), and H must equal 35+n.
  */
-#ifndef CPK_ENVELOPE_H
-#define CPK_ENVELOPE_H
+#ifndef CPK_SCAN_ENVELOPE_H
+#define CPK_SCAN_ENVELOPE_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -3,8 +3,8 @@
  * say which one it needs, and the error an older loader gives. Pure C:
  * the static scan (pkscan.c) and the module (unpickler.c, module.c) both
  * use it. */
-#ifndef CPK_FORMAT_H
-#define CPK_FORMAT_H
+#ifndef CPK_SCAN_FORMAT_H
+#define CPK_SCAN_FORMAT_H
 
 #include <stddef.h>
 

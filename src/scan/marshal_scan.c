@@ -13,6 +13,7 @@
 #include "common/growarray.h"
 #include "common/marshal_codes.h" /* CPK_MC_* */
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -9,8 +9,8 @@
  * limits nesting to CPK_MSCAN_MAX_DEPTH and uses memory linear in the
  * input; on any malformed input it returns 0 and the caller reports the
  * fields as unknown. */
-#ifndef CPK_MARSHAL_SCAN_H
-#define CPK_MARSHAL_SCAN_H
+#ifndef CPK_SCAN_MARSHAL_SCAN_H
+#define CPK_SCAN_MARSHAL_SCAN_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -80,8 +80,8 @@
  * (cpk_policy_load_calls). An import policy is an audit aid, not a
  * sandbox.
  */
-#ifndef CPK_POLICY_H
-#define CPK_POLICY_H
+#ifndef CPK_SCAN_POLICY_H
+#define CPK_SCAN_POLICY_H
 
 #include <stddef.h>
 

@@ -3,8 +3,8 @@
  * <patchlevel.h>, so pkscan.h itself stays free of Python. The rest of
  * the layer is pycompat.h.
  */
-#ifndef CPK_PYCOMPAT_SCAN_H
-#define CPK_PYCOMPAT_SCAN_H
+#ifndef CPK_SCAN_PYCOMPAT_SCAN_H
+#define CPK_SCAN_PYCOMPAT_SCAN_H
 
 #include <patchlevel.h> /* PY_VERSION_HEX, without the rest of Python.h */
 

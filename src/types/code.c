@@ -9,6 +9,7 @@
 #include "types/code.h"
 #include "core/state.h"
 #include "common/pycompat.h"
+#include "common/pyerr.h" /* cpk_error_clearable */
 #include "core/args.h"
 #include "core/names.h"
 #include "types/codeinfo.h"

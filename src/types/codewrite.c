@@ -16,10 +16,36 @@
 #include "common/pycompat.h"
 
 #include <marshal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "common/bytebuf.h"       /* cpk_bytebuf */
 #include "common/marshal_codes.h" /* CPK_MC_* */
 
-/* The byte buffer; marshal's own bytes made compact ----------------- */
+/* Appending to the buffer ------------------------------------------ */
+
+/* Append to b, raising MemoryError when it cannot grow: 0 or -1. */
+static inline int
+buf_put(cpk_bytebuf *b, const void *p, size_t n)
+{
+    if (cpk_bytebuf_put(b, p, n) == 0)
+        return 0;
+    PyErr_NoMemory();
+    return -1;
+}
+
+/* marshal's w_long (4 bytes, least significant first), as buf_put. */
+static inline int
+buf_put_long(cpk_bytebuf *b, long v)
+{
+    if (cpk_bytebuf_put_le32(b, v) == 0)
+        return 0;
+    PyErr_NoMemory();
+    return -1;
+}
+
+/* Marshal's own bytes made compact ---------------------------------- */
 
 /* marshal version 2: the newest one that writes no object references.
  * From version 3 on, marshal flags every object whose reference count is
@@ -38,44 +64,6 @@
  * PYTHONHASHSEED changes for str and bytes). Without references each object is a self-contained
  * run of bytes, which is what makes the moves possible. */
 
-int
-cpk_membuf_grow_put(cpk_membuf *b, const char *p, size_t n)
-{
-    if (n > PY_SSIZE_T_MAX - b->len) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    if (b->len + n > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (cap < b->len + n)
-            cap *= 2;
-        /* A caller's own first buffer is copied, never reallocated. */
-        char *d = b->fixed ? PyMem_Malloc(cap) : PyMem_Realloc(b->data, cap);
-        if (d == NULL) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        if (b->fixed && b->len > 0)
-            memcpy(d, b->data, b->len);
-        b->data = d;
-        b->cap = cap;
-        b->fixed = 0;
-    }
-    memcpy(b->data + b->len, p, n);
-    b->len += n;
-    return 0;
-}
-
-void
-cpk_membuf_release(cpk_membuf *b)
-{
-    if (!b->fixed)
-        PyMem_Free(b->data);
-    b->data = NULL;
-    b->len = b->cap = 0;
-    b->fixed = 0;
-}
-
 /* Marshal bytes being read: the next byte and the end. */
 typedef struct {
     const unsigned char *p, *end;
@@ -92,15 +80,15 @@ rd_long(byte_cursor *r, long *v)
     return 0;
 }
 
-static int norm_object(byte_cursor *r, cpk_membuf *out);
+static int norm_object(byte_cursor *r, cpk_bytebuf *out);
 
 /* Copy n raw bytes. */
 static int
-norm_raw(byte_cursor *r, cpk_membuf *out, size_t n)
+norm_raw(byte_cursor *r, cpk_bytebuf *out, size_t n)
 {
     if ((size_t)(r->end - r->p) < n)
         return -1;
-    if (cpk_membuf_put(out, (const char *)r->p, n) < 0)
+    if (buf_put(out, (const char *)r->p, n) < 0)
         return -1;
     r->p += n;
     return 0;
@@ -122,7 +110,7 @@ item_cmp(const void *a, const void *b)
 
 /* A set's n elements, each normalized apart, written sorted. */
 static int
-norm_set(byte_cursor *r, cpk_membuf *out, long n)
+norm_set(byte_cursor *r, cpk_bytebuf *out, long n)
 {
     if (n < 0 || n > r->end - r->p)
         return -1;
@@ -131,7 +119,7 @@ norm_set(byte_cursor *r, cpk_membuf *out, long n)
         return -1;
     int rc = 0;
     for (long i = 0; i < n && rc == 0; i++) {
-        cpk_membuf b = {0};
+        cpk_bytebuf b = {0};
         rc = norm_object(r, &b);
         items[i].data = b.data;
         items[i].len = b.len;
@@ -139,22 +127,12 @@ norm_set(byte_cursor *r, cpk_membuf *out, long n)
     if (rc == 0) {
         qsort(items, (size_t)n, sizeof(*items), item_cmp);
         for (long i = 0; i < n && rc == 0; i++)
-            rc = cpk_membuf_put(out, items[i].data, items[i].len);
+            rc = buf_put(out, items[i].data, items[i].len);
     }
     for (long i = 0; i < n; i++)
-        PyMem_Free(items[i].data);
+        free(items[i].data);
     PyMem_Free(items);
     return rc;
-}
-
-int
-cpk_membuf_put_long(cpk_membuf *out, long v)
-{
-    unsigned char b[4] = {(unsigned char)(v & 0xff),
-                          (unsigned char)((v >> 8) & 0xff),
-                          (unsigned char)((v >> 16) & 0xff),
-                          (unsigned char)((v >> 24) & 0xff)};
-    return cpk_membuf_put(out, (const char *)b, 4);
 }
 
 static int
@@ -170,7 +148,7 @@ is_ascii(const unsigned char *p, long n)
  * code objects, rewritten as described above. -1 on anything unexpected
  * (the caller then keeps marshal's bytes). */
 static int
-norm_object(byte_cursor *r, cpk_membuf *out)
+norm_object(byte_cursor *r, cpk_bytebuf *out)
 {
     if (r->p >= r->end)
         return -1;
@@ -180,21 +158,21 @@ norm_object(byte_cursor *r, cpk_membuf *out)
     switch (type) {
     case CPK_MC_NULL: case CPK_MC_NONE: case CPK_MC_FALSE: case CPK_MC_TRUE:
     case CPK_MC_STOPITER: case CPK_MC_ELLIPSIS:
-        return cpk_membuf_put(out, &t, 1);
+        return buf_put(out, &t, 1);
     case CPK_MC_INT:
-        return cpk_membuf_put(out, &t, 1) < 0 ? -1 : norm_raw(r, out, 4);
+        return buf_put(out, &t, 1) < 0 ? -1 : norm_raw(r, out, 4);
     case CPK_MC_BINARY_FLOAT:
-        return cpk_membuf_put(out, &t, 1) < 0 ? -1 : norm_raw(r, out, 8);
+        return buf_put(out, &t, 1) < 0 ? -1 : norm_raw(r, out, 8);
     case CPK_MC_BINARY_COMPLEX:
-        return cpk_membuf_put(out, &t, 1) < 0 ? -1 : norm_raw(r, out, 16);
+        return buf_put(out, &t, 1) < 0 ? -1 : norm_raw(r, out, 16);
     case CPK_MC_LONG:
-        if (cpk_membuf_put(out, &t, 1) < 0 || rd_long(r, &n) < 0 ||
+        if (buf_put(out, &t, 1) < 0 || rd_long(r, &n) < 0 ||
             norm_raw(r, out, 4) < 0)
             return -1;
         n = n < 0 ? -n : n;
         return n > (r->end - r->p) / 2 ? -1 : norm_raw(r, out, 2 * (size_t)n);
     case CPK_MC_STRING:
-        if (cpk_membuf_put(out, &t, 1) < 0 || rd_long(r, &n) < 0 || n < 0 ||
+        if (buf_put(out, &t, 1) < 0 || rd_long(r, &n) < 0 || n < 0 ||
             norm_raw(r, out, 4) < 0)
             return -1;
         return norm_raw(r, out, (size_t)n);
@@ -203,17 +181,17 @@ norm_object(byte_cursor *r, cpk_membuf *out)
             return -1;
         r->p += 4;
         if (!is_ascii(r->p, n)) {
-            if (cpk_membuf_put(out, &t, 1) < 0 || cpk_membuf_put_long(out, n) < 0)
+            if (buf_put(out, &t, 1) < 0 || buf_put_long(out, n) < 0)
                 return -1;
         }
         else if (n < 256) {
             char h[2] = {CPK_MC_SHORT_ASCII, (char)(unsigned char)n};
-            if (cpk_membuf_put(out, h, 2) < 0)
+            if (buf_put(out, h, 2) < 0)
                 return -1;
         }
         else {
             char a = CPK_MC_ASCII;
-            if (cpk_membuf_put(out, &a, 1) < 0 || cpk_membuf_put_long(out, n) < 0)
+            if (buf_put(out, &a, 1) < 0 || buf_put_long(out, n) < 0)
                 return -1;
         }
         return norm_raw(r, out, (size_t)n);
@@ -223,22 +201,22 @@ norm_object(byte_cursor *r, cpk_membuf *out)
         r->p += 4;
         if (type == CPK_MC_TUPLE && n < 256) {
             char h[2] = {CPK_MC_SMALL_TUPLE, (char)(unsigned char)n};
-            if (cpk_membuf_put(out, h, 2) < 0)
+            if (buf_put(out, h, 2) < 0)
                 return -1;
         }
-        else if (cpk_membuf_put(out, &t, 1) < 0 || cpk_membuf_put_long(out, n) < 0)
+        else if (buf_put(out, &t, 1) < 0 || buf_put_long(out, n) < 0)
             return -1;
         for (long i = 0; i < n; i++)
             if (norm_object(r, out) < 0)
                 return -1;
         return 0;
     case CPK_MC_SET: case CPK_MC_FROZENSET:
-        if (cpk_membuf_put(out, &t, 1) < 0 || rd_long(r, &n) < 0 ||
+        if (buf_put(out, &t, 1) < 0 || rd_long(r, &n) < 0 ||
             norm_raw(r, out, 4) < 0)
             return -1;
         return norm_set(r, out, n);
     case CPK_MC_DICT:
-        if (cpk_membuf_put(out, &t, 1) < 0)
+        if (buf_put(out, &t, 1) < 0)
             return -1;
         for (;;) {
             if (r->p >= r->end)
@@ -249,7 +227,7 @@ norm_object(byte_cursor *r, cpk_membuf *out)
                 return -1;
         }
     case CPK_MC_CODE:
-        if (cpk_membuf_put(out, &t, 1) < 0)
+        if (buf_put(out, &t, 1) < 0)
             return -1;
         /* Fields as CPK_PY_CODE_MARSHAL_* count them. */
         if (norm_raw(r, out, CPK_PY_CODE_MARSHAL_INTS * 4) < 0)
@@ -276,9 +254,9 @@ cpk_marshal_normalize(PyObject *payload)
     byte_cursor r = {(const unsigned char *)PyBytes_AS_STRING(payload),
                     (const unsigned char *)PyBytes_AS_STRING(payload) +
                         PyBytes_GET_SIZE(payload)};
-    cpk_membuf out = {0};
+    cpk_bytebuf out = {0};
     if (norm_object(&r, &out) < 0 || r.p != r.end) {
-        PyMem_Free(out.data);
+        cpk_bytebuf_release(&out);
         if (PyErr_Occurred()) {
             Py_DECREF(payload);
             return NULL;
@@ -287,7 +265,7 @@ cpk_marshal_normalize(PyObject *payload)
     }
     PyObject *compact = PyBytes_FromStringAndSize(out.data,
                                                   (Py_ssize_t)out.len);
-    PyMem_Free(out.data);
+    cpk_bytebuf_release(&out);
     Py_DECREF(payload);
     return compact;
 }
@@ -298,7 +276,7 @@ cpk_marshal_normalize(PyObject *payload)
  * writes what norm_object does not expect (the caller then takes the
  * old path, which decides); -1 with an error. */
 int
-cpk_marshal_compact_into(PyObject *obj, cpk_membuf *out)
+cpk_marshal_compact_into(PyObject *obj, cpk_bytebuf *out)
 {
     PyObject *raw = PyMarshal_WriteObjectToString(obj, CPK_MARSHAL_VERSION);
     if (raw == NULL) {
@@ -327,7 +305,7 @@ cpk_marshal_compact_into(PyObject *obj, cpk_membuf *out)
 #define CW_MAX_DEPTH 100
 
 typedef struct {
-    cpk_membuf b;
+    cpk_bytebuf b;
     int depth;
 } cw;
 
@@ -338,13 +316,13 @@ static int cw_object(cw *w, PyObject *v);
 static int
 cw_byte(cw *w, char c)
 {
-    return cpk_membuf_put(&w->b, &c, 1) < 0 ? -1 : 1;
+    return buf_put(&w->b, &c, 1) < 0 ? -1 : 1;
 }
 
 static int
 cw_long(cw *w, long v)
 {
-    return cpk_membuf_put_long(&w->b, v) < 0 ? -1 : 1;
+    return buf_put_long(&w->b, v) < 0 ? -1 : 1;
 }
 
 /* marshal's w_pstring: a 4-byte length, then the bytes. */
@@ -354,7 +332,7 @@ cw_sized(cw *w, char type, const char *p, Py_ssize_t n)
     if (n > INT32_MAX)
         return 0;
     if (cw_byte(w, type) < 0 || cw_long(w, (long)n) < 0 ||
-        cpk_membuf_put(&w->b, p, (size_t)n) < 0)
+        buf_put(&w->b, p, (size_t)n) < 0)
         return -1;
     return 1;
 }
@@ -367,8 +345,8 @@ cw_str(cw *w, PyObject *v)
         const char *p = (const char *)PyUnicode_1BYTE_DATA(v);
         if (n < 256) {
             char h[2] = {CPK_MC_SHORT_ASCII, (char)(unsigned char)n};
-            return cpk_membuf_put(&w->b, h, 2) < 0 ||
-                           cpk_membuf_put(&w->b, p, (size_t)n) < 0
+            return buf_put(&w->b, h, 2) < 0 ||
+                           buf_put(&w->b, p, (size_t)n) < 0
                        ? -1
                        : 1;
         }
@@ -391,7 +369,7 @@ cw_tuple(cw *w, PyObject *v)
     int r;
     if (n < 256) {
         char h[2] = {CPK_MC_SMALL_TUPLE, (char)(unsigned char)n};
-        r = cpk_membuf_put(&w->b, h, 2) < 0 ? -1 : 1;
+        r = buf_put(&w->b, h, 2) < 0 ? -1 : 1;
     }
     else
         r = n > INT32_MAX ? 0
@@ -496,11 +474,12 @@ PyObject *
 cpk_code_compact(PyObject *code)
 {
     char first[2048];
-    cw w = {{first, 0, sizeof(first), 1}, 0};
+    cw w = {.depth = 0};
+    cpk_bytebuf_init_on(&w.b, first, sizeof(first));
     int r = cw_object(&w, code);
     PyObject *out =
         r == 1 ? PyBytes_FromStringAndSize(w.b.data, (Py_ssize_t)w.b.len)
                : NULL;
-    cpk_membuf_release(&w.b);
+    cpk_bytebuf_release(&w.b);
     return out;
 }

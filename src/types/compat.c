@@ -18,6 +18,7 @@
  */
 #include "types/compat.h"
 #include "core/state.h"
+#include "ccloudpickle.h" /* cpk_compat_valid */
 #include "common/pycompat.h"
 #include "core/args.h"
 #include "types/reconstruct.h"

@@ -12,6 +12,7 @@
 #include "types/function.h"
 #include "core/state.h"
 #include "common/pycompat.h"
+#include "common/pyerr.h" /* cpk_error_clearable */
 #include "core/lookup.h"
 #include "core/names.h"
 #include "core/subtype.h"

@@ -10,6 +10,7 @@
 #include "types/reducers.h"
 #include "core/state.h"
 #include "common/pycompat.h"
+#include "common/pyerr.h" /* cpk_error_clearable */
 #include "core/lazytypes.h"
 #include "core/lookup.h"
 #include "core/names.h"

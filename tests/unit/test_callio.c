@@ -29,8 +29,8 @@ enc_many(PyObject *self, PyObject *args)
     PyObject *res = PyList_New(0);
     for (Py_ssize_t i = 0; res != NULL && i < PyList_GET_SIZE(objs); i++) {
         /* Something before: a failure leaves it as it was. */
-        cpk_buf b = {0};
-        cr_assert(cpk_buf_add(&b, "<>", 2) == 0);
+        cpk_bytebuf b = {0};
+        cr_assert(cpk_bytebuf_put(&b, "<>", 2) == 0);
         char *why = NULL;
         PyObject *o = Py_NewRef(PyList_GET_ITEM(objs, i));
         int rc = cpk_encode_result(e, o, &b, &why);
@@ -49,7 +49,7 @@ enc_many(PyObject *self, PyObject *args)
         }
         else
             cr_assert(PyErr_Occurred());
-        cpk_buf_free(&b);
+        cpk_bytebuf_release(&b);
         if (r == NULL || PyList_Append(res, r) < 0)
             Py_CLEAR(res);
         Py_XDECREF(r);
@@ -73,13 +73,13 @@ err_info(PyObject *self, PyObject *args)
     if (info == NULL)
         return NULL;
     cr_assert(!PyErr_Occurred());
-    cpk_buf b = {0};
+    cpk_bytebuf b = {0};
     if (cpk_error_info_json(info, &b) < 0) {
         Py_DECREF(info);
         return NULL;
     }
     PyObject *bytes = PyBytes_FromStringAndSize(b.data, (Py_ssize_t)b.len);
-    cpk_buf_free(&b);
+    cpk_bytebuf_release(&b);
     PyObject *t = bytes ? PyTuple_Pack(2, info, bytes) : NULL;
     Py_XDECREF(bytes);
     Py_DECREF(info);
