@@ -40,14 +40,7 @@ Test(enums, int_enum)
 
 Test(enums, flag_composite_and_zero_members)
 {
-    cpk_py("import enum\n"
-           "class Perm(enum.Flag):\n"
-           "    NONE = 0\n"
-           "    R = 4\n"
-           "    W = 2\n"
-           "    X = 1\n"
-           "    RW = R | W\n"
-           "    ALL = 7\n");
+    cpk_py_file("flag_composite_and_zero_members.py");
     cpk_fresh_protos("[Perm, Perm.RW, Perm.R | Perm.X, Perm(0), Perm.ALL]",
                      "Perm, rw, rx, zero, all_ = obj\n"
                      "assert rw is Perm.RW and rw == Perm.R | Perm.W\n"
@@ -79,15 +72,7 @@ Test(enums, int_flag)
 
 Test(enums, enum_with_custom_attributes)
 {
-    cpk_py("import enum\n"
-           "class Planet(enum.Enum):\n"
-           "    EARTH = (5.97e24, 6.37e6)\n"
-           "    MARS = (6.42e23, 3.39e6)\n"
-           "    def __init__(self, mass, radius):\n"
-           "        self.mass, self.radius = mass, radius\n"
-           "    @property\n"
-           "    def density(self):\n"
-           "        return self.mass / self.radius ** 3\n");
+    cpk_py_file("enum_with_custom_attributes.py");
     cpk_fresh_protos("Planet",
                      "assert obj.MARS.radius == 3.39e6\n"
                      "assert obj.EARTH.density > obj.MARS.density\n"
@@ -111,21 +96,5 @@ Test(enums, enum_round_trip_in_process_is_identity)
  * already set). */
 Test(enums, tampered_member_map_refused_with_its_error)
 {
-    cpk_py("import enum, ccloudpickle\n"
-           "class E(enum.Enum):\n"
-           "    X = 1\n"
-           "class M(dict):\n"
-           "    def items(self):\n"
-           "        return [('X',)]\n"
-           "def why(cls):\n"
-           "    try:\n"
-           "        ccloudpickle.dumps(cls)\n"
-           "    except Exception as e:\n"
-           "        # before 3.11 the note is in the message\n"
-           "        return type(e), str(e).split('; when pickling ')[0]\n"
-           "E._member_map_ = M(X=E.X)\n"
-           "assert why(E) == (TypeError, 'bad enum _member_map_'), why(E)\n"
-           "E._member_map_ = {'X': object()}\n"
-           "t, m = why(E)\n"
-           "assert t is AttributeError and '_value_' in m, (t, m)\n");
+    cpk_py_file("tampered_member_map_refused_with_its_error.py");
 }

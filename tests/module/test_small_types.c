@@ -29,18 +29,7 @@ Test(small_types, code_and_cells)
 
 Test(small_types, bound_methods)
 {
-    cpk_py("class Counter:\n"
-           "    def __init__(self):\n"
-           "        self.n = 0\n"
-           "    def bump(self, by=1):\n"
-           "        self.n += by\n"
-           "        return self.n\n"
-           "    @classmethod\n"
-           "    def make(cls):\n"
-           "        return cls()\n"
-           "c = Counter()\n"
-           "c.bump()\n"
-           "objs = [c.bump, Counter.make, [1].append, {}.get, str.upper]\n");
+    cpk_py_file("bound_methods.py");
     cpk_fresh_protos("objs",
                      "bump, make, append, get, upper = obj\n"
                      "assert bump(2) == 3 and bump.__self__.n == 3\n"
@@ -52,15 +41,7 @@ Test(small_types, bound_methods)
 
 Test(small_types, descriptors)
 {
-    cpk_py("import abc, types\n"
-           "def getter(self):\n"
-           "    return 'got'\n"
-           "def fn(*a):\n"
-           "    return a\n"
-           "prop = property(getter, None, None, 'the doc')\n"
-           "objs = [prop, classmethod(fn), staticmethod(fn),\n"
-           "        abc.abstractproperty(getter), abc.abstractclassmethod(fn),\n"
-           "        abc.abstractstaticmethod(fn), int.real, types.FunctionType.__code__]\n");
+    cpk_py_file("descriptors.py");
     cpk_fresh_protos("objs",
                      "import abc\n"
                      "prop, cm, sm, aprop, acm, asm, real, tdict = obj\n"
@@ -107,14 +88,7 @@ Test(small_types, loggers)
 
 Test(small_types, dict_views_ship_only_what_they_show)
 {
-    cpk_py("import collections\n"
-           "d = {'k1': 'secret1', 'k2': 'secret2'}\n"
-           "od = collections.OrderedDict([('b', 1), ('a', 2)])\n"
-           "objs = [d.keys(), d.values(), d.items(), od.keys(), od.values(),\n"
-           "        od.items()]\n"
-           "import ccloudpickle as cp\n"
-           "assert b'secret1' not in cp.dumps(d.keys())\n"
-           "assert b'k1' not in cp.dumps(d.values())\n");
+    cpk_py_file("dict_views_ship_only_what_they_show.py");
     cpk_fresh_protos("objs",
                      "k, v, i, ok, ov, oi = obj\n"
                      "assert type(k).__name__ == 'dict_keys' and list(k) == ['k1', 'k2']\n"
