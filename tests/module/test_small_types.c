@@ -15,16 +15,7 @@ Test(small_types, code_and_cells)
            "def f(x):\n"
            "    return x + 1\n"
            "objs = [f.__code__, types.CellType(5), types.CellType()]\n");
-    cpk_fresh_protos("objs",
-                     "import types\n"
-                     "code, full, empty = obj\n"
-                     "assert types.FunctionType(code, {})(1) == 2\n"
-                     "assert full.cell_contents == 5\n"
-                     "try:\n"
-                     "    empty.cell_contents\n"
-                     "    raise AssertionError('cell not empty')\n"
-                     "except ValueError:\n"
-                     "    pass\n");
+    cpk_fresh_protos("objs", cpk_py_text("code_and_cells_fresh.py"));
 }
 
 Test(small_types, bound_methods)
@@ -42,19 +33,7 @@ Test(small_types, bound_methods)
 Test(small_types, descriptors)
 {
     cpk_py_file("descriptors.py");
-    cpk_fresh_protos("objs",
-                     "import abc\n"
-                     "prop, cm, sm, aprop, acm, asm, real, tdict = obj\n"
-                     "assert type(prop) is property and prop.__doc__ == 'the doc'\n"
-                     "assert prop.fget(None) == 'got'\n"
-                     "assert type(cm) is classmethod and cm.__func__(1) == (1,)\n"
-                     "assert type(sm) is staticmethod\n"
-                     "assert type(aprop) is abc.abstractproperty\n"
-                     "assert aprop.__isabstractmethod__\n"
-                     "assert type(acm) is abc.abstractclassmethod\n"
-                     "assert type(asm) is abc.abstractstaticmethod\n"
-                     "assert real is int.real and (5).real == real.__get__(5)\n"
-                     "import types\nassert tdict is types.FunctionType.__code__\n");
+    cpk_fresh_protos("objs", cpk_py_text("descriptors_fresh.py"));
 }
 
 Test(small_types, mappingproxy_memoryview_weakset)
@@ -89,16 +68,8 @@ Test(small_types, loggers)
 Test(small_types, dict_views_ship_only_what_they_show)
 {
     cpk_py_file("dict_views_ship_only_what_they_show.py");
-    cpk_fresh_protos("objs",
-                     "k, v, i, ok, ov, oi = obj\n"
-                     "assert type(k).__name__ == 'dict_keys' and list(k) == ['k1', 'k2']\n"
-                     "assert type(v).__name__ == 'dict_values'\n"
-                     "assert list(v) == ['secret1', 'secret2']\n"
-                     "assert dict(i) == {'k1': 'secret1', 'k2': 'secret2'}\n"
-                     "assert type(ok).__name__ == 'odict_keys' and list(ok) == ['b', 'a']\n"
-                     "assert type(ov).__name__ == 'odict_values' and list(ov) == [1, 2]\n"
-                     "assert type(oi).__name__ == 'odict_items'\n"
-                     "assert list(oi) == [('b', 1), ('a', 2)]\n");
+    cpk_fresh_protos(
+        "objs", cpk_py_text("dict_views_ship_only_what_they_show_fresh.py"));
 }
 
 Test(small_types, text_files_carry_their_contents)

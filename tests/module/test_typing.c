@@ -36,24 +36,8 @@ Test(typing, importable_typevar_by_reference)
 Test(typing, generic_aliases_and_special_forms)
 {
     cpk_py_file("generic_aliases_and_special_forms.py");
-    cpk_fresh_protos("hints",
-                     "import typing\n"
-                     "(lst, dct, lit, fin, cv, uni, opt, call, tup, l2, u2) = obj\n"
-                     "Item = typing.get_args(lst)[0]\n"
-                     "assert typing.get_origin(lst) is list\n"
-                     "T = typing.get_args(typing.get_args(dct)[1])[0]\n"
-                     "assert isinstance(T, typing.TypeVar)\n"
-                     "assert typing.get_args(lit) == ('a', 1)\n"
-                     "assert typing.get_origin(fin) is typing.Final\n"
-                     "assert typing.get_args(fin) == (Item,)\n"
-                     "assert typing.get_origin(cv) is typing.ClassVar\n"
-                     "assert typing.get_args(uni) == (Item, int)\n"
-                     "assert opt == typing.Optional[Item]\n"
-                     "assert typing.get_args(call) == ([Item], T)\n"
-                     "assert typing.get_args(tup) == (Item, ...)\n"
-                     "assert l2 == list[Item]\n"
-                     "assert u2 == (Item | None if sys.version_info >= (3, 10)\n"
-                     "              else None)\n");
+    cpk_fresh_protos(
+        "hints", cpk_py_text("generic_aliases_and_special_forms_fresh.py"));
 }
 
 Test(typing, annotations_with_dynamic_types)

@@ -11,14 +11,7 @@ Test(unicode, identifiers_docs_and_constants)
 {
     cpk_py_file("identifiers_docs_and_constants.py");
     cpk_fresh_protos("(café, Größe, Farbe, data)",
-                     "f, G, F, d = obj\n"
-                     "assert f('a') == 'a→1été' and f('a', ñ=2) == 'a→2été'\n"
-                     "assert f.__name__ == 'café' and f.__doc__ == 'Döc ✓'\n"
-                     "assert G().méthode() == 'ü3.14' and G.__doc__ == 'Klasse ✓'\n"
-                     "assert G.__qualname__ == 'Größe'\n"
-                     "assert F.RÖT.value == 'rot' and F['RÖT'] is F.RÖT\n"
-                     "assert d == {'ключ': 'значение', '😀': b'\\xff',\n"
-                     "             'z\\u0000z': '\\udcff'}\n");
+                     cpk_py_text("identifiers_docs_and_constants_fresh.py"));
 }
 
 Test(unicode, module_with_a_non_ascii_name_by_value)
