@@ -2,6 +2,8 @@
 #include "support.h"
 
 #include <errno.h>
+#include <libgen.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pty.h>
@@ -17,6 +19,9 @@
 #include "ccloudpickle.h"
 
 extern char **environ;
+
+static void append(char **buf, size_t *len, size_t *cap, const char *data,
+                   size_t n);
 
 /* Stock cloudpickle releases ---------------------------------------------- */
 
@@ -169,6 +174,145 @@ traceback_text(void)
     return out;
 }
 
+/* Python scenarios in files ------------------------------------------------ */
+
+/* A text cpk_py_text gave out: its parts, to name them in failures. */
+typedef struct {
+    const char *text;
+    int nparts;
+    char paths[8][1024]; /* relative to the source directory */
+    int lines[8];        /* lines each part holds */
+} scenario;
+
+static scenario *scenarios;
+static size_t nscenarios;
+
+/* tests/<folder>/py/<stem> for the test file `file` (its __FILE__). */
+static void
+scenario_dir(char *buf, size_t cap, const char *file)
+{
+    char a[1024], b[1024];
+    snprintf(a, sizeof(a), "%s", file);
+    snprintf(b, sizeof(b), "%s", file);
+    const char *base = basename(a);
+    const char *folder = basename(dirname(b));
+    size_t n = strlen(base);
+    int ok = strncmp(base, "test_", 5) == 0 && n > 7 &&
+             strcmp(base + n - 2, ".c") == 0;
+    cr_assert(ok, "%s: not a tests/<folder>/test_<name>.c file", file);
+    int w = snprintf(buf, cap, "tests/%s/py/%.*s", folder, (int)(n - 7),
+                     base + 5);
+    cr_assert(w > 0 && (size_t)w < cap);
+}
+
+const char *
+cpk_py_text_get(const char *file, int line, const char *part, ...)
+{
+    char dir[512];
+    scenario_dir(dir, sizeof(dir), file);
+    scenario s;
+    memset(&s, 0, sizeof(s));
+    char *text = NULL;
+    size_t len = 0, cap = 0;
+    va_list ap;
+    va_start(ap, part);
+    for (; part != NULL; part = va_arg(ap, const char *)) {
+        cr_assert(s.nparts < 8, "%s:%d: more than 8 parts", file, line);
+        char *rel = s.paths[s.nparts];
+        snprintf(rel, sizeof(s.paths[0]), "%s/%s", dir, part);
+        char path[2048];
+        snprintf(path, sizeof(path), "%s/%s", CPK_SOURCE_DIR, rel);
+        size_t n;
+        char *data = cpk_read_file(path, &n);
+        cr_assert(data != NULL, "%s:%d: %s: %s", file, line, path,
+                  strerror(errno));
+        cr_assert(strlen(data) == n, "%s:%d: %s holds a NUL byte", file,
+                  line, path);
+        int lines = 0;
+        for (size_t i = 0; i < n; i++)
+            lines += data[i] == '\n';
+        s.lines[s.nparts++] = lines;
+        append(&text, &len, &cap, data, n);
+        free(data);
+    }
+    va_end(ap);
+    if (text == NULL)
+        append(&text, &len, &cap, "", 0);
+    s.text = text;
+    scenario *grown =
+        realloc(scenarios, (nscenarios + 1) * sizeof(*scenarios));
+    cr_assert(grown != NULL);
+    scenarios = grown;
+    scenarios[nscenarios++] = s;
+    return text;
+}
+
+static const scenario *
+scenario_of(const char *code)
+{
+    for (size_t i = nscenarios; i > 0; i--)
+        if (scenarios[i - 1].text == code)
+            return &scenarios[i - 1];
+    return NULL;
+}
+
+/* `tb` with each `File "<string>", line N` of a scenario's text naming
+ * its file and line instead (malloc'd). */
+static char *
+scenario_traceback(const scenario *s, const char *tb)
+{
+    static const char mark[] = "File \"<string>\", line ";
+    char *out = NULL;
+    size_t len = 0, cap = 0;
+    const char *at;
+    while ((at = strstr(tb, mark)) != NULL) {
+        append(&out, &len, &cap, tb, (size_t)(at - tb));
+        const char *num = at + sizeof(mark) - 1;
+        char *end;
+        long n = strtol(num, &end, 10), global = n;
+        int k = 0;
+        while (k < s->nparts - 1 && n > s->lines[k])
+            n -= s->lines[k++];
+        char repl[1200];
+        snprintf(repl, sizeof(repl), "File \"%s\", line %ld", s->paths[k],
+                 n);
+        append(&out, &len, &cap, repl, strlen(repl));
+        tb = end;
+        /* the rest of the traceback's line, then the source line that
+         * "<string>" could not show */
+        const char *eol = strchr(tb, '\n');
+        if (eol == NULL)
+            continue;
+        append(&out, &len, &cap, tb, (size_t)(eol + 1 - tb));
+        tb = eol + 1;
+        const char *src = s->text;
+        for (long i = 1; i < global && src != NULL; i++)
+            src = strchr(src, '\n') ? strchr(src, '\n') + 1 : NULL;
+        if (src == NULL || global < 1)
+            continue;
+        src += strspn(src, " \t");
+        size_t width = strcspn(src, "\n");
+        append(&out, &len, &cap, "    ", 4);
+        append(&out, &len, &cap, src, width);
+        append(&out, &len, &cap, "\n", 1);
+    }
+    append(&out, &len, &cap, tb, strlen(tb));
+    return out;
+}
+
+/* The files a scenario's text came from, for a failure message. */
+static void
+scenario_names(const scenario *s, char *buf, size_t cap)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int k = 0; k < s->nparts && used < cap; k++)
+        used += (size_t)snprintf(buf + used, cap - used, "%s%s",
+                                 k ? " + " : " (", s->paths[k]);
+    if (used < cap)
+        snprintf(buf + used, cap - used, ")");
+}
+
 static PyObject *
 run(const char *code)
 {
@@ -185,7 +329,15 @@ cpk_py_run(const char *file, int line, const char *code)
     PyObject *r = run(code);
     if (r == NULL) {
         char *tb = traceback_text();
-        cr_assert_fail("%s:%d: Python raised:\n%s", file, line, tb);
+        const scenario *s = scenario_of(code);
+        char names[2048] = "";
+        if (s != NULL) {
+            char *named = scenario_traceback(s, tb);
+            free(tb);
+            tb = named;
+            scenario_names(s, names, sizeof(names));
+        }
+        cr_assert_fail("%s:%d%s: Python raised:\n%s", file, line, names, tb);
         free(tb);
     }
     Py_DECREF(r);
@@ -216,8 +368,12 @@ cpk_py_raises_run(const char *file, int line, const char *code,
                   const char *exc_name, const char *fragment)
 {
     PyObject *r = run(code);
-    cr_assert(r == NULL, "%s:%d: expected %s, nothing was raised", file, line,
-              exc_name);
+    const scenario *sc = scenario_of(code);
+    char names[2048] = "";
+    if (sc != NULL)
+        scenario_names(sc, names, sizeof(names));
+    cr_assert(r == NULL, "%s:%d%s: expected %s, nothing was raised", file,
+              line, names, exc_name);
     PyObject *type, *value, *tb;
     PyErr_Fetch(&type, &value, &tb);
     PyErr_NormalizeException(&type, &value, &tb);
@@ -226,12 +382,12 @@ cpk_py_raises_run(const char *file, int line, const char *code,
     tname = dot ? dot + 1 : tname;
     PyObject *s = PyObject_Str(value);
     const char *msg = s ? PyUnicode_AsUTF8(s) : "";
-    cr_assert_str_eq(tname, exc_name, "%s:%d: expected %s, got %s: %s", file,
-                     line, exc_name, tname, msg);
+    cr_assert_str_eq(tname, exc_name, "%s:%d%s: expected %s, got %s: %s",
+                     file, line, names, exc_name, tname, msg);
     if (fragment != NULL)
         cr_assert(strstr(msg, fragment) != NULL,
-                  "%s:%d: %s message lacks \"%s\": %s", file, line, tname,
-                  fragment, msg);
+                  "%s:%d%s: %s message lacks \"%s\": %s", file, line, names,
+                  tname, fragment, msg);
     Py_XDECREF(s);
     Py_XDECREF(type);
     Py_XDECREF(value);

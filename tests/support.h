@@ -46,6 +46,25 @@ void cpk_py_stop(void);
 void cpk_py_run(const char *file, int line, const char *code);
 #define cpk_py(code) cpk_py_run(__FILE__, __LINE__, (code))
 
+/* Python scenarios of 8 lines or more live in files beside the test:
+ * tests/<folder>/py/<stem>/<name>.py for tests/<folder>/test_<stem>.c,
+ * found through CPK_SOURCE_DIR, so from any build directory. A scenario
+ * may start with a shared part (a file named _<what>.py in the same
+ * folder): the parts are concatenated, as the string literals they were,
+ * and the text still runs as "<string>" (python -c's name), so what the
+ * code sees is unchanged. A failure in cpk_py_run names the file and line.
+ *
+ * cpk_py_text("_setup.py", "name.py") is the text (owned by the support
+ * code, kept until the test ends) for any function taking code;
+ * cpk_py_file(...) runs it as cpk_py would. A missing file fails the
+ * test. */
+const char *cpk_py_text_get(const char *file, int line, const char *part,
+                            ...);
+#define cpk_py_text(...)                                                      \
+    cpk_py_text_get(__FILE__, __LINE__, __VA_ARGS__, (const char *)NULL)
+#define cpk_py_file(...)                                                      \
+    cpk_py_run(__FILE__, __LINE__, cpk_py_text(__VA_ARGS__))
+
 /* Run `code` and expect it to raise `exc_name` (e.g. "ValueError") whose
  * str() contains `fragment` (NULL: any message). */
 void cpk_py_raises_run(const char *file, int line, const char *code,

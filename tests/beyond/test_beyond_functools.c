@@ -19,42 +19,16 @@ Test(beyond_functools, lru_cache_is_rebuilt_empty_and_recursion_uses_it)
 
 TestSuite(functools_pickles, .init = cpk_py_start, .fini = cpk_py_stop);
 
-#define DISPATCH                                                              \
-    "import ccloudpickle as cp, functools, pickle, sys\n"                    \
-    "class P:\n"                                                             \
-    "    pass\n"                                                             \
-    "@functools.singledispatch\n"                                            \
-    "def d(x):\n"                                                            \
-    "    return 'obj'\n"                                                     \
-    "@d.register(list)\n"                                                    \
-    "def _(x):\n"                                                            \
-    "    return [d(i) for i in x]\n"                                         \
-    "d.register(int, lambda x: 'int')\n"                                     \
-    "d.register(P, lambda x: 'P')\n"                                         \
-    "@functools.lru_cache(maxsize=7, typed=True)\n"                          \
-    "def fib(n):\n"                                                          \
-    "    return n if n < 2 else fib(n - 1) + fib(n - 2)\n"
-
 /* In a fresh process, with protocols 2 and 5: one dispatcher for the
  * recursion (the memo), not a copy per reference. An implementation that
  * calls it is pickled after it is memoized; the undecorated function that
  * calls it is pickled before (the pickle's POP/GET on recursion). */
 Test(functools_pickles, singledispatch_recursion_goes_through_one_dispatcher)
 {
-    cpk_py(DISPATCH
-           "@functools.singledispatch\n"
-           "def walk(x):\n"
-           "    return [walk(i) for i in x] if isinstance(x, tuple) else 0\n"
-           "walk.register(int, lambda x: 1)\n");
-    cpk_fresh_protos("(d, P, walk)",
-                     "d, P, walk = obj\n"
-                     "assert d([1, [P(), 2.0]]) == ['int', ['P', 'obj']]\n"
-                     "impl = d.registry[list]\n"
-                     "assert impl.__globals__['d'] is d\n"
-                     "assert d.dispatch(bool) is d.registry[int]\n"
-                     "assert walk.__wrapped__.__globals__['walk'] is walk\n"
-                     "assert walk((1, ('a', 2))) == [1, [0, 1]]\n"
-                     "assert list(walk.registry) == [object, int]\n");
+    cpk_py_file("_dispatch.py",
+                "singledispatch_recursion_goes_through_one_dispatcher.py");
+    cpk_fresh_protos("(d, P, walk)", cpk_py_text(
+        "singledispatch_recursion_goes_through_one_dispatcher_fresh.py"));
 }
 
 /* singledispatchmethod: functools.singledispatchmethod(func) with its
@@ -67,7 +41,7 @@ Test(beyond_functools, singledispatchmethod_on_a_class_by_value)
 
 Test(functools_pickles, lru_cache_recursion_goes_through_one_cache)
 {
-    cpk_py(DISPATCH);
+    cpk_py_file("_dispatch.py");
     cpk_fresh_protos("fib",
                      "fib = obj\n"
                      "assert fib.__wrapped__.__globals__['fib'] is fib\n"
@@ -81,18 +55,8 @@ Test(functools_pickles, lru_cache_recursion_goes_through_one_cache)
  * allow=[] loads them. */
 Test(functools_pickles, deterministic_and_allowed_by_an_empty_policy)
 {
-    cpk_py(DISPATCH "d(1), d([1]), fib(10)\n"
-                    "for o in (d, fib):\n"
-                    "    a = cp.dumps(o)\n"
-                    "    assert a == cp.dumps(o)\n"
-                    "    o2 = cp.loads(a, allow=[])\n"
-                    "    assert o2 is not o\n"
-                    "assert cp.loads(cp.dumps(d), allow=[])([2]) == ['int']\n"
-                    "f2 = cp.loads(cp.dumps(fib), allow=[])\n"
-                    "assert f2.cache_info().currsize == 0\n"
-                    "assert fib.cache_info().currsize > 0\n"
-                    /* the original dispatcher is left as it was */
-                    "assert list(d.registry) == [object, list, int, P]\n");
+    cpk_py_file("_dispatch.py",
+                "deterministic_and_allowed_by_an_empty_policy.py");
 }
 
 /* Stock loaders have no reconstructor to replay registrations: a
@@ -102,18 +66,7 @@ Test(functools_pickles, deterministic_and_allowed_by_an_empty_policy)
 Test(functools_pickles, stock_formats)
 {
     cpk_require("cloudpickle");
-    cpk_py(DISPATCH
-           /* Stock formats take functools' own dispatcher by value, its
-            * weak dicts rebuilt as per-process objects (primitives.c):
-            * no reconstructor of ours, and stock cloudpickle loads it
-            * (checked below). */
-           "for c in ('cloudpickle3', 'cloudpickle', 'cloudpickle2'):\n"
-           "    data = cp.dumps(d, compat=c)\n"
-           "    assert b'ccloudpickle' not in data and b'_singledispatch' "
-           "not in data\n"
-           "    data = cp.dumps(fib, compat=c)\n"
-           "    assert b'ccloudpickle' not in data and b'_lru_cache_wrapper' "
-           "in data\n");
+    cpk_py_file("_dispatch.py", "stock_formats.py");
     cpk_py("data = cp.dumps(fib, compat='cloudpickle2')\n");
     size_t len;
     char *data = cpk_py_bytes("data", &len);
@@ -146,42 +99,13 @@ Test(functools_pickles, stock_formats)
 /* An importable wrapper goes by reference, as before. */
 Test(functools_pickles, importable_lru_wrapper_by_reference)
 {
-    cpk_py("import ccloudpickle as cp, fnmatch\n"
-           "w = fnmatch._compile_pattern\n"
-           "data = cp.dumps(w)\n"
-           "assert b'_lru_cache_new' not in data, data\n"
-           "assert b'_compile_pattern' in data\n"
-           "assert cp.loads(data) is w\n"
-           /* and through our table in a plain Pickler */
-           "import io, pickle\n"
-           "f = io.BytesIO()\n"
-           "p = pickle.Pickler(f)\n"
-           "p.dispatch_table = cp.Pickler.dispatch_table\n"
-           "p.dump(w)\n"
-           "assert pickle.loads(f.getvalue()) is w\n");
+    cpk_py_file("importable_lru_wrapper_by_reference.py");
 }
 
 /* Functions that only look like a dispatcher go the usual way. */
 Test(functools_pickles, lookalikes_are_plain_functions)
 {
-    cpk_py("import ccloudpickle as cp, functools\n"
-           "def wrapper(x):\n"
-           "    return x\n"
-           "wrapper.registry = {object: wrapper}\n"
-           "wrapper.register = wrapper.__wrapped__ = wrapper\n"
-           "data = cp.dumps(wrapper)\n"
-           "assert b'_singledispatch' not in data\n"
-           "w = cp.loads(data)\n"
-           "assert w(3) == 3 and w.registry[object] is w\n"
-           /* a function calling a dispatcher: the dispatcher alone */
-           "@functools.singledispatch\n"
-           "def d(x):\n"
-           "    return 1\n"
-           "def outer(x):\n"
-           "    return d(x) + 1\n"
-           "data = cp.dumps(outer)\n"
-           "assert data.count(b'_singledispatch_new') == 1\n"
-           "assert cp.loads(data)(0) == 2\n");
+    cpk_py_file("lookalikes_are_plain_functions.py");
 }
 
 #define PRELUDE                                                               \

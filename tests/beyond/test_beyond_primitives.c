@@ -38,129 +38,35 @@ Test(beyond_primitives, weak_dicts_keep_entries_held_elsewhere)
     cpk_beyond("prim_weakdict");
 }
 
-/* One of each, as a list. */
-#define ALL                                                                  \
-    "import ccloudpickle as cp, threading, _thread, contextvars, struct\n"   \
-    "import pickle, weakref\n"                                               \
-    "k = int  # weakrefable, plain, by name: no cloudpickle, allow=[]\n"   \
-    "def every():\n"                                                         \
-    "    L = threading.Lock()\n"                                             \
-    "    return [L, threading.RLock(), threading._PyRLock(),\n"              \
-    "            threading.Event(), threading.Condition(L),\n"               \
-    "            threading.Condition(), threading.Semaphore(2),\n"           \
-    "            threading.BoundedSemaphore(3),\n"                           \
-    "            contextvars.ContextVar('a'),\n"                             \
-    "            contextvars.ContextVar('b', default=[1]),\n"                \
-    "            struct.Struct('<hq'), weakref.WeakValueDictionary({1: k}),\n" \
-    "            weakref.WeakKeyDictionary({k: 2}), k]\n"                    \
-    "def check(o):\n"                                                        \
-    "    assert [type(x) for x in o] == [_thread.LockType, _thread.RLock,\n" \
-    "        threading._PyRLock, threading.Event, threading.Condition,\n"    \
-    "        threading.Condition, threading.Semaphore,\n"                    \
-    "        threading.BoundedSemaphore, contextvars.ContextVar,\n"          \
-    "        contextvars.ContextVar, struct.Struct,\n"                       \
-    "        weakref.WeakValueDictionary, weakref.WeakKeyDictionary,\n"      \
-    "        type(o[-1])], o\n"                                              \
-    "    assert o[4]._lock is o[0] and type(o[5]._lock) is _thread.RLock\n"  \
-    "    assert o[6]._value == 2 and o[7]._initial_value == 3\n"             \
-    "    assert o[8].get(None) is None and o[8].name == 'a'\n"               \
-    "    assert o[9].get() == [1] and o[10].format == '<hq'\n"               \
-    "    assert dict(o[11]) == {1: o[-1]} and dict(o[12]) == {o[-1]: 2}\n"
-
 /* Only our reconstructors (or nothing) are imported: allow=[] loads it. */
 Test(beyond_primitives, allow_nothing_loads_them)
 {
-    cpk_py(ALL "data = cp.dumps(every())\n"
-               "for name in (b'_make_lock', b'_make_event', b'_make_condition',\n"
-               "             b'_make_semaphore', b'_make_contextvar',\n"
-               "             b'_make_struct', b'_make_weakdict'):\n"
-               "    assert name in data, name\n"
-               "check(cp.loads(data, allow=[]))\n"
-               "check(cp.loads(data))\n");
+    cpk_py_file("_all.py", "allow_nothing_loads_them.py");
 }
 
 /* The stock formats name the standard library's callables: plain pickle
  * loads them, with the same kinds, values and defaults. */
 Test(beyond_primitives, stock_formats_use_stdlib_callables)
 {
-    cpk_py(ALL "import sys\n"
-               "old = sys.version_info < (3, 10)\n"
-               "for compat in ('cloudpickle3', 'cloudpickle2', '2.1'):\n"
-               "    for proto in (2, 4, 5):\n"
-               "        objs = every()\n"
-               "        if old:  # 3.9's ContextVar is builtins.ContextVar\n"
-               "            for cv in objs[8:10]:\n"
-               "                try:\n"
-               "                    cp.dumps(cv, compat=compat)\n"
-               "                except TypeError as e:\n"
-               "                    assert 'ContextVar' in str(e), e\n"
-               "                else:\n"
-               "                    raise AssertionError('3.9 ContextVar')\n"
-               "            objs[8:10] = [None, None]\n"
-               "        data = cp.dumps(objs, protocol=proto, compat=compat)\n"
-               "        assert b'ccloudpickle' not in data, (compat, proto)\n"
-               "        o = pickle.loads(data)\n"
-               "        if old:\n"
-               "            o[8:10] = every()[8:10]\n"
-               "        check(o)\n");
+    cpk_py_file("_all.py", "stock_formats_use_stdlib_callables.py");
 }
 
 /* State that belongs to the dumping process stays there. */
 Test(beyond_primitives, per_process_state_does_not_travel)
 {
-    cpk_py("import ccloudpickle as cp, threading, contextvars\n"
-           "L, R, E = threading.Lock(), threading.RLock(), threading.Event()\n"
-           "P = threading._PyRLock()\n"
-           "for x in (L, R, P):\n"
-           "    x.acquire()\n"
-           "E.set()\n"
-           "V = contextvars.ContextVar('v', default=0)\n"
-           "W = contextvars.ContextVar('w')\n"
-           "V.set(5)\n"
-           "W.set(6)\n"
-           "l, r, e, p, v, w = cp.loads(cp.dumps([L, R, E, P, V, W]))\n"
-           "assert not l.locked() and l is not L\n"
-           "assert r.acquire(blocking=False) and p.acquire(blocking=False)\n"
-           "assert not e.is_set()\n"
-           "assert V.get() == 5 and v.get() == 0 and w.get(None) is None\n"
-           "assert v is not V and v.name == 'v'\n");
+    cpk_py_file("per_process_state_does_not_travel.py");
 }
 
 /* Same object, same bytes; one object in a dump is one object loaded. */
 Test(beyond_primitives, deterministic_and_memoized)
 {
-    cpk_py(ALL "objs = every()\n"
-               "assert cp.dumps(objs) == cp.dumps(objs)\n"
-               "L = threading.Lock()\n"
-               "V = contextvars.ContextVar('v')\n"
-               "a, b, c, d = cp.loads(cp.dumps([L, V, L, V]))\n"
-               "assert a is c and b is d and a is not b\n");
+    cpk_py_file("_all.py", "deterministic_and_memoized.py");
 }
 
 /* Subclasses are not ours: the reducers take exact types only. */
 Test(beyond_primitives, subclasses_are_not_caught)
 {
-    cpk_py("import ccloudpickle as cp, threading, _thread, struct, weakref\n"
-           "class MyEvent(threading.Event): pass\n"
-           "class MySem(threading.Semaphore): pass\n"
-           "class MyRLock(_thread.RLock): pass\n"
-           "class MyStruct(struct.Struct): pass\n"
-           "class MyWVD(weakref.WeakValueDictionary): pass\n"
-           "cases = [(MyEvent(), b'_make_event'), (MySem(1), b'_make_semaphore'),\n"
-           "         (MyRLock(), b'_make_lock'), (MyStruct('i'), b'_make_struct'),\n"
-           "         (MyWVD(), b'_make_weakdict')]\n"
-           "for x, ours in cases:\n"
-           "    try:\n"
-           "        data = cp.dumps(x)\n"
-           "    except Exception:\n"
-           "        continue\n"
-           "    assert ours not in data, (x, ours)\n"
-           "try:\n"
-           "    cp._reduce(MyEvent())\n"
-           "except TypeError as e:\n"
-           "    assert 'no reducer for' in str(e), e\n"
-           "else:\n"
-           "    raise AssertionError('_reduce took a subclass')\n");
+    cpk_py_file("subclasses_are_not_caught.py");
 }
 
 /* A condition over something else than a threading lock is refused when
@@ -179,14 +85,7 @@ Test(beyond_primitives, condition_over_a_foreign_lock_is_refused)
 /* A dispatch_table the user sets still wins over our reducers. */
 Test(beyond_primitives, user_dispatch_table_wins)
 {
-    cpk_py("import ccloudpickle as cp, io, threading\n"
-           "L = threading.Lock()\n"
-           "f = io.BytesIO()\n"
-           "p = cp.Pickler(f)\n"
-           "p.dispatch_table = {type(L): lambda l: (int, (7,))}\n"
-           "p.dump([L])\n"
-           "assert cp.loads(f.getvalue()) == [7]\n"
-           "assert cp._reduce(L)[0] is cp._make_lock\n");
+    cpk_py_file("user_dispatch_table_wins.py");
 }
 
 #define TE "ReconstructorTypeError"

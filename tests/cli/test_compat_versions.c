@@ -18,71 +18,7 @@
 
 #define DEBIAN_PACKAGES "/usr/lib/python3/dist-packages"
 
-/* Built in __main__ (so functions and classes travel by value). */
-#define OBJECTS                                                              \
-    "import dataclasses, enum, typing, types, collections, functools\n"      \
-    "G = 10\n"                                                               \
-    "def make(n):\n"                                                         \
-    "    def add(x):\n"                                                      \
-    "        return x + n + G\n"                                             \
-    "    return add\n"                                                       \
-    "def fact(n):\n"                                                         \
-    "    return 1 if n < 2 else n * fact(n - 1)\n"                           \
-    "def counter():\n"                                                       \
-    "    count = 0\n"                                                        \
-    "    def step():\n"                                                      \
-    "        nonlocal count\n"                                               \
-    "        count += 1\n"                                                   \
-    "        return count, step\n"                                           \
-    "    return step\n"                                                      \
-    "double = lambda x, *, k=2: x * k\n"                                     \
-    "def documented(a, b: int = 2) -> int:\n"                                \
-    "    'Add.'\n"                                                           \
-    "    return a + b\n"                                                     \
-    "documented.tag = 'kept'\n"                                              \
-    "class Point:\n"                                                         \
-    "    scale = 2\n"                                                        \
-    "    def __init__(self, x, y):\n"                                        \
-    "        self.x, self.y = x, y\n"                                        \
-    "    def norm2(self):\n"                                                 \
-    "        return (self.x ** 2 + self.y ** 2) * self.scale\n"              \
-    "    @classmethod\n"                                                     \
-    "    def origin(cls):\n"                                                 \
-    "        return cls(0, 0)\n"                                             \
-    "    @staticmethod\n"                                                    \
-    "    def unit():\n"                                                      \
-    "        return 1\n"                                                     \
-    "    @property\n"                                                        \
-    "    def sx(self):\n"                                                    \
-    "        return self.x * self.scale\n"                                   \
-    "class Slotted:\n"                                                       \
-    "    __slots__ = ('a',)\n"                                               \
-    "    def __init__(self, a):\n"                                           \
-    "        self.a = a\n"                                                   \
-    "class Color(enum.Enum):\n"                                              \
-    "    RED = 1\n"                                                          \
-    "    GREEN = 2\n"                                                        \
-    "    def describe(self):\n"                                              \
-    "        return self.name.lower()\n"                                     \
-    "class Perm(enum.IntFlag):\n"                                            \
-    "    R = 4\n"                                                            \
-    "    W = 2\n"                                                            \
-    "T = typing.TypeVar('T', bound=Point)\n"                                 \
-    "@dataclasses.dataclass\n"                                               \
-    "class DC:\n"                                                            \
-    "    a: int\n"                                                           \
-    "    b: list = dataclasses.field(default_factory=list)\n"                \
-    "    c: typing.ClassVar[int] = 3\n"                                      \
-    "mod = types.ModuleType('dynmod')\n"                                     \
-    "exec('Y = 3\\ndef f():\\n    return Y\\n', mod.__dict__)\n"             \
-    "d = {'a': 1, 'b': 2}\n"                                                 \
-    "od = collections.OrderedDict(b=2, a=1)\n"                               \
-    "obj = [make(1), fact, counter(), double, documented, Point,\n"          \
-    "       Point(3, 4), Slotted(5), Color, Color.GREEN, Perm.R | Perm.W,\n" \
-    "       T, DC(1, [2]), DC, mod, d.keys(), d.values(), d.items(),\n"      \
-    "       od.keys(), od.values(), od.items(), functools.partial(make(2), 1)]\n"
-
-/* Run where `obj` is what OBJECTS built, loaded. */
+/* Run where `obj` is what build_objects() built, loaded. */
 #define CHECKS                                                               \
     "import dataclasses, collections\n"                                      \
     "(add, fact, step, double, documented, Point, p, s, Color, green, rw,\n" \
@@ -166,8 +102,8 @@ load_with_stock(const char *path, const char *version, const char *data,
     cpk_proc_free(&p);
 }
 
-/* The OBJECTS pickled here with compat=`value` at `protocol`, loaded with
- * the cloudpickle on `path` and checked. */
+/* The objects build_objects() made, pickled here with compat=`value` at
+ * `protocol`, loaded with the cloudpickle on `path` and checked. */
 static void
 check_target(const char *value, int protocol, const char *path,
              const char *version)
@@ -190,7 +126,7 @@ check_target(const char *value, int protocol, const char *path,
 static void
 build_objects(void)
 {
-    cpk_py(OBJECTS "import ccloudpickle\n");
+    cpk_py_file("build_objects.py");
 }
 
 /* The check runs against the originals too, so it is a real one. */
@@ -244,27 +180,7 @@ Test(compat_versions, cloudpickle_2_0_loads_cloudpickle2)
 Test(compat_versions, each_format_names_what_its_releases_have)
 {
     build_objects();
-    cpk_py("import pickletools\n"
-           "def strings(data):\n"
-           "    return {a for op, a, _ in pickletools.genops(data)\n"
-           "            if isinstance(a, str)}\n"
-           "def names(value):\n"
-           "    return strings(ccloudpickle.dumps(obj, compat=value))\n"
-           "v3, v22, v20 = names('3.1.2'), names('2.2'), names('cloudpickle2')\n"
-           "assert names('cloudpickle') == v3 == names('cloudpickle3')\n"
-           "assert names('2.1') == v22 and names('2.0.0') == v20\n"
-           "assert '_make_function' in v3 and '_make_function' in v22\n"
-           "assert '_make_function' not in v20\n"
-           "assert '_builtin_type' in v20\n"
-           "assert {'FunctionType', 'LambdaType'} & v20\n"
-           "sentinel = '_get_dataclass_field_type_sentinel'\n"
-           "assert sentinel in v3 and sentinel not in v22 | v20\n"
-           "assert {'dataclasses', '_FIELD', '_FIELD_CLASSVAR'} <= v22\n"
-           "assert {'dataclasses', '_FIELD', '_FIELD_CLASSVAR'} <= v20\n"
-           "for v in (v3, v22, v20):\n"
-           "    assert {'cloudpickle.cloudpickle_fast', '_function_setstate',\n"
-           "            '_class_setstate', '_make_skeleton_class',\n"
-           "            '_make_skeleton_enum', '_make_typevar'} <= v\n");
+    cpk_py_file("each_format_names_what_its_releases_have.py");
 }
 
 /* The 2.x layouts load with ccloudpickle too, where cloudpickle is not
@@ -304,85 +220,14 @@ Test(compat_versions, ccloudpickle_loads_the_2x_formats)
  * load, 2.x would get a copy). */
 Test(compat_versions, foreign_field_sentinel_refused_at_dump)
 {
-    cpk_py("import dataclasses, io, pickle, ccloudpickle\n"
-           "targets = [('cloudpickle', '3.0-3.1'), ('cloudpickle3', '3.0-3.1'),\n"
-           "           ('3.1.2', '3.0-3.1'), ('2.2', '2.1-2.2'),\n"
-           "           ('2.1.0', '2.1-2.2'), ('cloudpickle2', '2.0-2.2'),\n"
-           "           ('2.0', '2.0-2.2')]\n"
-           "for name in ('custom', '_FIELD'):\n"
-           "    odd = dataclasses._FIELD_BASE(name)\n"
-           "    for value, releases in targets:\n"
-           "        for dump in (lambda: ccloudpickle.dumps([1, odd], compat=value),\n"
-           "                     lambda: ccloudpickle.Pickler(io.BytesIO(),\n"
-           "                                 compat=value).dump({'f': odd})):\n"
-           "            try:\n"
-           "                dump()\n"
-           "            except pickle.PicklingError as e:\n"
-           /* Before 3.11 the path to the culprit follows (test_culprit.c). */
-           "                msg = str(e).split('; when pickling ')[0]\n"
-           "            else:\n"
-           "                raise AssertionError((name, value))\n"
-           "            assert msg == (f\"Can't pickle dataclasses._FIELD_BASE(\"\n"
-           "                           f\"{name!r}) for cloudpickle \"\n"
-           "                           f\"{releases}: it is not one of dataclasses' \"\n"
-           "                           \"field sentinels (_FIELD, _FIELD_CLASSVAR, \"\n"
-           "                           \"_FIELD_INITVAR), the only ones that loader \"\n"
-           "                           \"rebuilds\"), msg\n"
-           /* Found where a compat dump fails, not where ours would. */
-           "odd = dataclasses._FIELD_BASE('custom')\n"
-           "path, culprit = ccloudpickle._find_unpicklable({'k': [odd]}, 5, '2.2')\n"
-           "assert path == \"['k'][0]\" and culprit is odd, path\n"
-           "assert ccloudpickle._find_unpicklable({'k': [odd]}, 5) is None\n"
-           "try:\n"
-           "    ccloudpickle._find_unpicklable(odd, 5, '2.3')\n"
-           "    raise AssertionError('2.3 taken')\n"
-           "except ValueError as e:\n"
-           "    assert str(e).startswith('compat must be None or'), e\n"
-           /* The real ones go, in every format. */
-           "for value, _ in targets + [(None, None)]:\n"
-           "    for s in (dataclasses._FIELD, dataclasses._FIELD_CLASSVAR,\n"
-           "              dataclasses._FIELD_INITVAR):\n"
-           "        assert ccloudpickle.loads(ccloudpickle.dumps(s, compat=value)) is s\n");
+    cpk_py_file("foreign_field_sentinel_refused_at_dump.py");
 }
-
-#define ACCEPTED                                                             \
-    "compat must be None or 'cloudpickle', 'cloudpickle2', 'cloudpickle3' "  \
-    "or a cloudpickle release ('2.0', '2.1', '2.2', '3.0', '3.1', '2.0.0', " \
-    "'2.1.0', '2.2.0', '2.2.1', '3.0.0', '3.1.0', '3.1.1', '3.1.2'), not "
 
 /* Values are matched exactly: no other spelling, no release ccloudpickle
  * does not know, nothing older than 2.0. dumps, dump and Pickler alike. */
 Test(compat_versions, bad_values_are_refused)
 {
-    cpk_py("import io, ccloudpickle as cp\n"
-           "ACCEPTED = \"" ACCEPTED "\"\n"
-           "bad = ['dill', '', '2', '3', '2.', '2.2.', '.2', '2.2.0.0', 'v2.2',\n"
-           "       ' 2.2', '2.2 ', '2.2\\n', '2.2rc1', '2.2.0rc1', '02.2', '2.02',\n"
-           "       '2.2.01', '1.6.0', '1.6', '0.8.0', '2.3', '2.2.2', '3.2', '3.1.3',\n"
-           "       '4.0', 'Cloudpickle', 'CLOUDPICKLE3', 'cloudpickle4',\n"
-           "       'cloudpickle1', 'cloudpickle 3', 'cloudpickle.cloudpickle',\n"
-           "       '2.2\\x00', '3.1.2\\x00', '\\uff12.\\uff12', '\\ud800', 2.2, 3,\n"
-           "       b'2.2', ('2', '2'), True]\n"
-           "for v in bad:\n"
-           "    for call in (lambda: cp.dumps(1, compat=v),\n"
-           "                 lambda: cp.dump(1, io.BytesIO(), compat=v),\n"
-           "                 lambda: cp.Pickler(io.BytesIO(), compat=v)):\n"
-           "        try:\n"
-           "            call()\n"
-           "        except ValueError as e:\n"
-           "            assert str(e) == ACCEPTED + repr(v), str(e)\n"
-           "        else:\n"
-           "            raise AssertionError(repr(v))\n"
-           "good = ['cloudpickle', 'cloudpickle2', 'cloudpickle3', '2.0',\n"
-           "        '2.0.0', '2.1', '2.1.0', '2.2', '2.2.0', '2.2.1', '3.0',\n"
-           "        '3.0.0', '3.1', '3.1.0', '3.1.1', '3.1.2', None]\n"
-           "for v in good:\n"
-           "    f = lambda x: x + 1\n"
-           "    assert cp.loads(cp.dumps(f, compat=v))(1) == 2\n"
-           "    buf = io.BytesIO()\n"
-           "    cp.dump(f, buf, compat=v)\n"
-           "    p = cp.Pickler(io.BytesIO(), compat=v)\n"
-           "    assert cp.loads(buf.getvalue())(2) == 3\n");
+    cpk_py_file("bad_values_are_refused.py");
 }
 
 /* cloudpickle-dump --compat takes the same values. */

@@ -84,22 +84,8 @@ Test(cov_mapwork, keep_going_pickled_error_records)
                             "1 (char 0)\n");
     /* the stream of pickles, read back by the built-for Python */
     cpk_proc q;
-    cpk_python(&q,
-               "import sys, pickle, io\n"
-               "b = io.BytesIO(sys.stdin.buffer.read())\n"
-               "out = []\n"
-               "while b.tell() < len(b.getbuffer()):\n"
-               "    out.append(pickle.load(b))\n"
-               "assert out[0] == 1 and out[2] == {6} and out[4] == 7, out\n"
-               "e = out[1]['error']\n"
-               "assert (e['type'], e['message'], e['record']) == "
-               "('ValueError', 'five', 2), e\n"
-               "assert e['traceback'].endswith('ValueError: five\\n'), e\n"
-               "assert out[3] == {'error': {'type': 'InvalidRecord', "
-               "'message': 'not valid JSON: Expecting value: line 1 column "
-               "1 (char 0)', 'traceback': '', 'record': 4}}, out[3]\n"
-               "assert len(out) == 5\n",
-               p.out, p.out_len);
+    cpk_python(&q, cpk_py_text("keep_going_pickled_error_records.py"), p.out,
+               p.out_len);
     cpk_assert_exit(&q, 0);
     cpk_proc_free(&q);
     cpk_proc_free(&p);

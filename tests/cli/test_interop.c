@@ -278,17 +278,7 @@ Test(interop, compat_pickles_also_load_with_ccloudpickle)
 Test(interop, one_identity_with_stock_cloudpickle_in_process)
 {
     cpk_require("cloudpickle");
-    cpk_py("import cloudpickle, ccloudpickle as cp, pickle, enum\n"
-           "class C:\n"
-           "    pass\n"
-           "class E(enum.Enum):\n"
-           "    A = 1\n"
-           /* Pickled by stock first: we reuse its ids, ... */
-           "theirs = [cloudpickle.dumps(C), cloudpickle.dumps(E)]\n"
-           "ours = [cp.dumps(C), cp.dumps(E)]\n"
-           /* ... and its pickles load back as the originals here. */
-           "assert cp.loads(theirs[0]) is C and cp.loads(theirs[1]) is E\n"
-           "data = cp.dumps(theirs + ours)\n");
+    cpk_py_file("one_identity_with_stock_cloudpickle_in_process.py");
     cpk_fresh("data",
               "c1, e1, c2, e2 = [ccloudpickle.loads(d) for d in obj]\n"
               "assert c1 is c2 and e1 is e2 and e1.A is e2.A\n");

@@ -425,26 +425,7 @@ Test(reconstructors, table_covers_every_reconstructor)
  * and UnpicklingError: an invalid pickle. */
 Test(reconstructors, errors_are_type_value_and_unpickling_errors)
 {
-    cpk_py("import ccloudpickle as cp, pickle\n"
-           "assert issubclass(cp.ReconstructorTypeError, TypeError)\n"
-           "assert issubclass(cp.ReconstructorValueError, ValueError)\n"
-           "for e in (cp.ReconstructorTypeError, cp.ReconstructorValueError):\n"
-           "    assert issubclass(e, pickle.UnpicklingError)\n"
-           "    assert e.__module__ == 'ccloudpickle'\n"
-           "try:\n"
-           "    cp._function_new(1, {}, None)\n"
-           "except TypeError as e:\n"
-           "    assert isinstance(e, pickle.UnpicklingError)\n"
-           "def outer():\n"
-           "    x = 1\n"
-           "    return lambda: x\n"
-           "try:\n"
-           "    cp._function_new(outer().__code__, {}, None)\n"
-           "except ValueError as e:\n"
-           "    assert isinstance(e, pickle.UnpicklingError)\n"
-           /* Their instances pickle (by reference to their class). */
-           "e = cp.loads(pickle.dumps(cp.ReconstructorValueError('m')))\n"
-           "assert type(e) is cp.ReconstructorValueError\n");
+    cpk_py_file("errors_are_type_value_and_unpickling_errors.py");
 }
 
 /* Before the checks, these loaded and the call segfaulted. */
@@ -622,22 +603,7 @@ Test(reconstructors, cli_refuses_a_crafted_pickle)
  * empty closure: nothing to fill (it dereferenced the missing closure). */
 Test(reconstructors, function_setstate_empty_closure_of_a_cellless_function)
 {
-    cpk_py("import ccloudpickle as c\n"
-           "f = c._make_function((lambda: 1).__code__, {}, None, None, None)\n"
-           "assert c._function_setstate(f, ({}, {'__closure__': ()})) is None\n"
-           "assert f() == 1\n"
-           /* The 101-byte stock-format pickle that crashed the loader. */
-           "data = (b'\\x80\\x04\\x8c\\x17cloudpickle.cloudpickle\\x94\\x8c\\x12'\n"
-           "        b'_function_setstate\\x94\\x93\\x94\\x8c\\x07os.path\\x94\\x8c\\x08'\n"
-           "        b'basename\\x94\\x93\\x94}\\x94}\\x94\\x8c\\x0b__closure__\\x94)s'\n"
-           "        b'\\x86\\x94\\x86\\x94R\\x94.')\n"
-           /* os.path.basename is no function a load made: refused */
-           "try:\n"
-           "    c.loads(data)\n"
-           "except c.ReconstructorValueError as e:\n"
-           "    assert 'must be a function the pickle made' in str(e), e\n"
-           "else:\n"
-           "    raise AssertionError('filled os.path.basename')\n");
+    cpk_py_file("function_setstate_empty_closure_of_a_cellless_function.py");
 }
 
 /* A magic number no int of C holds is another version's, not an

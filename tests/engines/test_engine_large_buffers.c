@@ -15,21 +15,7 @@ TestSuite(engine_large_buffers, .init = cpk_py_start, .fini = cpk_py_stop);
  * slack and its growth, load back as they were. */
 Test(engine_large_buffers, roundtrip_sizes)
 {
-    cpk_py("import ccloudpickle, pickle\n"
-           "for n in (65535, 65536, 65537, (1 << 20) - 1, 1 << 20,\n"
-           "          (1 << 20) + 4095, (1 << 20) + 4096, 3 << 20):\n"
-           "    ba = bytearray(i % 251 for i in range(n))\n"
-           "    for obj in (ba, bytes(ba), [ba, b'tail' * 1000],\n"
-           "                [bytes(ba), ba, bytes(ba)],\n"
-           "                (ba, lambda: len(ba))):\n"
-           "        for proto in (2, 4, 5):\n"
-           "            out = pickle.loads(ccloudpickle.dumps(obj, proto))\n"
-           "            if callable(obj[-1]):\n"
-           "                assert out[0] == ba and out[1]() == n\n"
-           "            else:\n"
-           "                assert out == obj, (n, proto)\n"
-           "big = [bytearray(b'%d' % i) * 70000 for i in range(40)]\n"
-           "assert pickle.loads(ccloudpickle.dumps(big)) == big\n");
+    cpk_py_file("roundtrip_sizes.py");
 }
 
 /* Dumping the same 1 MB buffer again and again, each result dropped at
@@ -41,23 +27,5 @@ Test(engine_large_buffers, repeated_dumps_reuse_memory)
      * PYTHONMALLOC). */
     if (getenv("PYTHONMALLOC") != NULL || getenv("CPK_SAN_PRELOAD") != NULL)
         cr_skip_test("another allocator than glibc's malloc (PYTHONMALLOC)");
-    cpk_py("import ccloudpickle, pickle, resource\n"
-           "payload = bytearray(b'x' * (1 << 20))\n"
-           "def faults(keep):\n"
-           "    d = None\n"
-           "    for _ in range(3):\n"
-           "        d = ccloudpickle.dumps(payload)\n"
-           "    f0 = resource.getrusage(resource.RUSAGE_SELF).ru_minflt\n"
-           "    for _ in range(20):\n"
-           "        if keep:\n"
-           "            d = ccloudpickle.dumps(payload)\n"
-           "        else:\n"
-           "            ccloudpickle.dumps(payload)\n"
-           "    f1 = resource.getrusage(resource.RUSAGE_SELF).ru_minflt\n"
-           "    assert pickle.loads(d) == payload\n"
-           "    return (f1 - f0) / 20\n"
-           "dropped = faults(False)\n"
-           "kept = faults(True)\n"
-           "assert dropped < 64, ('page faults per dump, dropped', dropped)\n"
-           "assert kept < 160, ('page faults per dump, kept', kept)\n");
+    cpk_py_file("repeated_dumps_reuse_memory.py");
 }

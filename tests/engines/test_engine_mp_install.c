@@ -52,71 +52,14 @@ TestSuite(engine_mp_reducer, .init = cpk_py_start, .fini = cpk_py_stop);
  * three names: refused with RuntimeError naming it, nothing changed. */
 Test(engine_mp_reducer, custom_reducer_refused)
 {
-    cpk_py("import ccloudpickle, multiprocessing as mp\n"
-           "import multiprocessing.reduction as red\n"
-           "import multiprocessing.queues as queues\n"
-           "import multiprocessing.connection as conn\n"
-           "import _ccloudpickle_engines as E\n"
-           "class MyFP(red.ForkingPickler):\n"
-           "    pass\n"
-           "class MyReducer(red.AbstractReducer):\n"
-           "    ForkingPickler = MyFP\n"
-           "    register = MyFP.register\n"
-           "def refused(fragment):\n"
-           "    before = (red.ForkingPickler, queues._ForkingPickler,\n"
-           "              conn._ForkingPickler)\n"
-           "    try:\n"
-           "        ccloudpickle.install_multiprocessing()\n"
-           "    except RuntimeError as e:\n"
-           "        assert fragment in str(e), (fragment, str(e))\n"
-           "        assert 'custom reducer' in str(e), str(e)\n"
-           "    else:\n"
-           "        raise AssertionError('installed over ' + fragment)\n"
-           "    assert not E._installed()\n"
-           "    assert (red.ForkingPickler, queues._ForkingPickler,\n"
-           "            conn._ForkingPickler) == before\n"
-           "ctx = mp.get_context('spawn')\n"
-           "old = ctx.reducer\n"
-           "ctx.reducer = MyReducer\n"
-           "refused('MyReducer')\n"
-           "ctx.reducer = old\n"
-           "for module, name in ((queues, '_ForkingPickler'),\n"
-           "                     (conn, '_ForkingPickler'),\n"
-           "                     (red, 'ForkingPickler')):\n"
-           "    saved = getattr(module, name)\n"
-           "    setattr(module, name, MyFP)\n"
-           "    refused('MyFP')\n"
-           "    setattr(module, name, saved)\n"
-           "ccloudpickle.install_multiprocessing()\n"
-           "assert E._installed()\n"
-           "assert queues._ForkingPickler is red.ForkingPickler\n"
-           "ccloudpickle.install_multiprocessing(False)\n"
-           "assert red.ForkingPickler.__qualname__ == 'ForkingPickler'\n"
-           "assert red.ForkingPickler.__module__ == 'multiprocessing.reduction'\n");
+    cpk_py_file("custom_reducer_refused.py");
 }
 
 /* A reinstall uses the _extra_reducers of multiprocessing's pickler as it
  * is then, not the dict of the first install. */
 Test(engine_mp_reducer, reinstall_rereads_extra_reducers)
 {
-    cpk_py("import ccloudpickle, pickle\n"
-           "import multiprocessing.reduction as red\n"
-           "ccloudpickle.install_multiprocessing()\n"
-           "ccloudpickle.install_multiprocessing(False)\n"
-           "orig = red.ForkingPickler\n"
-           "old = orig._extra_reducers\n"
-           "class T:\n"
-           "    pass\n"
-           "fresh = dict(old)\n"
-           "fresh[T] = lambda obj: (int, (5,))\n"
-           "orig._extra_reducers = fresh\n"
-           "try:\n"
-           "    ccloudpickle.install_multiprocessing()\n"
-           "    assert red.ForkingPickler._extra_reducers is fresh\n"
-           "    assert pickle.loads(red.ForkingPickler.dumps(T())) == 5\n"
-           "finally:\n"
-           "    ccloudpickle.install_multiprocessing(False)\n"
-           "    orig._extra_reducers = old\n");
+    cpk_py_file("reinstall_rereads_extra_reducers.py");
 }
 
 /* Another thread holds the installer's lock (as while it runs
@@ -125,26 +68,7 @@ Test(engine_mp_reducer, reinstall_rereads_extra_reducers)
 Test(engine_mp_reducer, fork_while_locked, .timeout = 60)
 {
     cpk_proc p;
-    cpk_python(&p,
-               "import os, threading, ccloudpickle\n"
-               "import _ccloudpickle_engines as E\n"
-               "held, done = threading.Event(), threading.Event()\n"
-               "def hold():\n"
-               "    with E._lock:\n"
-               "        held.set()\n"
-               "        done.wait()\n"
-               "t = threading.Thread(target=hold)\n"
-               "t.start()\n"
-               "held.wait()\n"
-               "pid = os.fork()\n"
-               "if pid == 0:\n"
-               "    ccloudpickle.install_multiprocessing()\n"
-               "    os._exit(0 if E._installed() else 3)\n"
-               "_, status = os.waitpid(pid, 0)\n"
-               "done.set()\n"
-               "t.join()\n"
-               "print('child', os.waitstatus_to_exitcode(status))\n",
-               NULL, 0);
+    cpk_python(&p, cpk_py_text("fork_while_locked.py"), NULL, 0);
     cpk_assert_exit(&p, 0);
     cr_assert(strstr(p.out, "child 0\n") != NULL, "%s%s", p.out, p.err);
     cpk_proc_free(&p);

@@ -74,28 +74,7 @@ Test(engine_multiprocessing, edges_forkserver, .timeout = 600)
 Test(engine_multiprocessing, wrap_and_install_in_process, .init = cpk_py_start,
      .fini = cpk_py_stop)
 {
-    cpk_py("import ccloudpickle, pickle, multiprocessing.reduction as r\n"
-           "orig = r.ForkingPickler\n"
-           "ccloudpickle.install_multiprocessing()\n"
-           "ccloudpickle.install_multiprocessing()\n"
-           "cls = r.ForkingPickler\n"
-           "assert cls is not orig and issubclass(cls, ccloudpickle.Pickler)\n"
-           "import multiprocessing.connection as c, multiprocessing.queues as q\n"
-           "assert c._ForkingPickler is cls and q._ForkingPickler is cls\n"
-           "f = pickle.loads(cls.dumps(lambda x: x + 1))\n"
-           "assert f(1) == 2\n"
-           "ccloudpickle.install_multiprocessing(False)\n"
-           "assert r.ForkingPickler is orig and c._ForkingPickler is orig\n"
-           "class A:\n"
-           "    z = 5\n"
-           "    def m(self):\n"
-           "        return 6\n"
-           "w = ccloudpickle.wrap(A())\n"
-           "assert w.z == 5 and w.m() == 6 and not callable(w)\n"
-           "assert ccloudpickle.wrap(w) is w\n"
-           "w2 = pickle.loads(pickle.dumps(w, protocol=2))\n"
-           "assert w2.z == 5 and type(w2) is type(w)\n"
-           "assert 'ccloudpickle.wrap(' in repr(w)\n");
+    cpk_py_file("wrap_and_install_in_process.py");
     cpk_py_raises("import ccloudpickle, pickle\n"
                   "pickle.dumps(ccloudpickle.wrap((x for x in [])))\n",
                   "PicklingError", "ccloudpickle.wrap: cannot pickle");

@@ -10,28 +10,6 @@ TestSuite(fuzz_regressions, .init = cpk_py_start, .fini = cpk_py_stop);
 
 #define REGRESSIONS CPK_SOURCE_DIR "/tests/fuzz/regressions/"
 
-/* A code object whose argument counts overflow CPython's int sum: the
- * check "co_varnames is too small" passes, a call reads past the frame. */
-#define BAD_COUNTS                                                           \
-    "import ccloudpickle, marshal\n"                                         \
-    "def f(self, item):\n"                                                   \
-    "    return item\n"                                                      \
-    "try:\n"                                                                \
-    "    bad = f.__code__.replace(co_argcount=2002738946,\n"                 \
-    "                             co_posonlyargcount=1919639909,\n"          \
-    "                             co_kwonlyargcount=1600087653)\n"           \
-    "except ValueError:\n"                                                  \
-    "    bad = None  # 3.9, 3.10: the interpreter refuses it itself\n"      \
-    "E = ccloudpickle.ReconstructorValueError\n"                             \
-    "def refused(call, *args):\n"                                            \
-    "    try:\n"                                                             \
-    "        call(*args)\n"                                                  \
-    "    except E as e:\n"                                                   \
-    "        assert 'corrupt code' in str(e) and 'argcount 2002738946' in \\\n" \
-    "            str(e), e\n"                                                \
-    "    else:\n"                                                            \
-    "        raise AssertionError('accepted by %r' % (call,))\n"
-
 Test(fuzz_regressions, code_counts_overflow_pickle)
 {
     /* Found by fuzz_loads: SIGBUS when the pickle called the function;
@@ -59,43 +37,8 @@ Test(fuzz_regressions, code_counts_overflow_pickle)
 
 Test(fuzz_regressions, code_with_overflowing_counts_is_refused_everywhere)
 {
-    cpk_py(BAD_COUNTS
-           "def checks():\n"
-           "    # As marshal bytes (our format) and as constructor fields (code\n"
-           "    # marshal cannot write), both as _reduce would pickle it.\n"
-           "    fn, args = ccloudpickle._reduce(bad)\n"
-           "    assert fn is ccloudpickle._code_unmarshal, fn\n"
-           "    refused(fn, *args)\n"
-           "    odd = bad.replace(co_consts=(None, object()))\n"
-           "    fn, args = ccloudpickle._reduce(odd)\n"
-           "    assert fn is ccloudpickle._code_new, fn\n"
-           "    refused(fn, *args)\n"
-           "    # The reconstructors that make a function of a code object.\n"
-           "    refused(ccloudpickle._function_new, bad, {}, None)\n"
-           "    refused(ccloudpickle._function_make, bad, {}, None, {})\n"
-           "    # and as its code inline: _code_unmarshal's arguments\n"
-           "    refused(ccloudpickle._function_make,\n"
-           "            ccloudpickle._reduce(bad)[1], {}, None, {})\n"
-           "    refused(ccloudpickle._make_function, bad, {}, 'f', None, None)\n"
-           "    # Or as the __code__ the state gives a function.\n"
-           "    # a function a load made (fills take no other)\n"
-           "    g = ccloudpickle._function_new(\n"
-           "        (lambda self, item: item).__code__, {}, None)\n"
-           "    refused(ccloudpickle._function_fill, g, {'__code__': bad})\n"
-           "    refused(ccloudpickle._function_setstate, g,\n"
-           "            (None, {'__code__': bad}))\n"
-           "    assert g.__code__ is not bad\n"
-           "    ccloudpickle._function_fill(g, {'__code__': f.__code__})\n"
-           "    assert g(1, 2) == 2\n"
-           "    # A whole pickle of a function with that code.\n"
-           "    import types\n"
-           "    for kw in ({}, {'compat': 'cloudpickle'}):\n"
-           "        data = ccloudpickle.dumps(types.FunctionType(bad, {}), **kw)\n"
-           "        refused(ccloudpickle.loads, data)\n"
-           "import sys\n"
-           "assert bad is not None or sys.version_info < (3, 11)\n"
-           "if bad is not None:\n"
-           "    checks()\n");
+    cpk_py_file("_bad_counts.py",
+                "code_with_overflowing_counts_is_refused_everywhere.py");
 }
 
 /* The same counts on a code object nested in another's constants (the
@@ -103,25 +46,8 @@ Test(fuzz_regressions, code_with_overflowing_counts_is_refused_everywhere)
  * refused too, by every reconstructor taking code. */
 Test(fuzz_regressions, nested_code_with_overflowing_counts_is_refused)
 {
-    cpk_py(BAD_COUNTS
-           "import types, sys\n"
-           "def outer():\n"
-           "    def inner(self, item):\n"
-           "        return item\n"
-           "    return inner\n"
-           "if bad is not None:\n"
-           "    oc = outer.__code__\n"
-           "    consts = tuple(bad if isinstance(c, types.CodeType) else c\n"
-           "                   for c in oc.co_consts)\n"
-           "    nest = oc.replace(co_consts=consts)\n"
-           "    refused(ccloudpickle._function_new, nest, {}, None)\n"
-           "    fn, args = ccloudpickle._reduce(nest)\n"
-           "    refused(fn, *args)\n"
-           "    for kw in ({}, {'compat': 'cloudpickle'}):\n"
-           "        data = ccloudpickle.dumps(types.FunctionType(nest, {}), **kw)\n"
-           "        refused(ccloudpickle.loads, data)\n"
-           "    # the same outer function with sound inner code loads\n"
-           "    assert ccloudpickle.loads(ccloudpickle.dumps(outer))()(1, 2) == 2\n");
+    cpk_py_file("_bad_counts.py",
+                "nested_code_with_overflowing_counts_is_refused.py");
 }
 
 Test(fuzz_regressions, consistent_counts_still_load)
@@ -129,27 +55,7 @@ Test(fuzz_regressions, consistent_counts_still_load)
     /* Every kind of parameter, and the largest counts a real signature
      * has here: the check counts star-args, star-star-kwargs and
      * keyword-only parameters. */
-    cpk_py("import ccloudpickle, types\n"
-           "def f(a, b=2, /, c=3, *args, d, e=5, **kw):\n"
-           "    x = a + b\n"
-           "    def g():\n"
-           "        return x + c\n"
-           "    return g() + d + e + len(args) + len(kw)\n"
-           "for kw in ({}, {'compat': 'cloudpickle'}):\n"
-           "    for p in (2, 5):\n"
-           "        g = ccloudpickle.loads(ccloudpickle.dumps(f, p, **kw))\n"
-           "        assert g(1, d=4) == 15, g(1, d=4)\n"
-           "        assert g(1, 1, 1, 9, 9, d=0, e=0, z=1) == 6\n"
-           "src = 'def h(%s): return 0' % ', '.join('a%d' % i\n"
-           "                                        for i in range(300))\n"
-           "ns = {}\n"
-           "exec(src, ns)\n"
-           "h = ccloudpickle.loads(ccloudpickle.dumps(ns['h']))\n"
-           "assert h(*range(300)) == 0\n"
-           "c = ns['h'].__code__\n"
-           "fn, args = ccloudpickle._reduce(c.replace(co_consts=(None, object())))\n"
-           "assert fn is ccloudpickle._code_new\n"
-           "assert fn(*args).co_argcount == 300\n");
+    cpk_py_file("consistent_counts_still_load.py");
 }
 
 Test(fuzz_regressions, code_ending_inside_inline_caches)

@@ -20,67 +20,12 @@ TestSuite(alias, .init = cpk_py_start, .fini = cpk_py_stop);
 
 Test(alias, names_resolve_to_ccloudpickle)
 {
-    cpk_py("import sys, importlib.util, ccloudpickle\n"
-           "own_version = ccloudpickle.__version__\n"
-           "assert 'cloudpickle' not in sys.modules\n"
-           "alias = ccloudpickle.install_alias()\n"
-           "import cloudpickle, cloudpickle.cloudpickle, cloudpickle.cloudpickle_fast\n"
-           "from cloudpickle import dumps, loads\n"
-           "from cloudpickle.cloudpickle import dumps as dumps2\n"
-           "from cloudpickle.cloudpickle_fast import CloudPickler\n"
-           "assert alias is cloudpickle is sys.modules['cloudpickle']\n"
-           "assert dumps is dumps2 is ccloudpickle.dumps and loads is ccloudpickle.loads\n"
-           "assert CloudPickler is ccloudpickle.CloudPickler\n"
-           "assert cloudpickle.cloudpickle is sys.modules['cloudpickle.cloudpickle']\n"
-           "assert cloudpickle.cloudpickle_fast is sys.modules['cloudpickle.cloudpickle_fast']\n"
-           /* The public API, from each of the three. */
-           "api = ['dumps', 'dump', 'loads', 'load', 'Pickler', 'CloudPickler',\n"
-           "       'register_pickle_by_value', 'unregister_pickle_by_value',\n"
-           "       'list_registry_pickle_by_value', 'PicklingError',\n"
-           "       'DEFAULT_PROTOCOL']\n"
-           "for m in (cloudpickle, cloudpickle.cloudpickle, cloudpickle.cloudpickle_fast):\n"
-           "    for n in api:\n"
-           "        assert getattr(m, n) is getattr(ccloudpickle, n), (m, n)\n"
-           /* Versions: the API level labelled as ours, ours unchanged. */
-           "assert cloudpickle.__version__.startswith('3.1.2+ccloudpickle.')\n"
-           "assert cloudpickle.__ccloudpickle_version__ == own_version\n"
-           "assert ccloudpickle.__version__ == own_version != '3.1.2'\n"
-           "assert set(cloudpickle.__all__) >= {'dumps', 'loads', 'Pickler', '__version__'}\n"
-           /* Stock's reconstructor names, answered by ours. */
-           "names = ccloudpickle._compat_names()\n"
-           "for n in ('_make_function', '_make_skeleton_class', '_class_setstate',\n"
-           "          '_function_setstate', '_make_skeleton_enum', 'subimport',\n"
-           "          'dynamic_subimport', '_make_cell', '_builtin_type',\n"
-           "          '_empty_cell_value', 'CellType'):\n"
-           "    for m in (cloudpickle.cloudpickle, cloudpickle.cloudpickle_fast):\n"
-           "        assert getattr(m, n) is names[n], n\n"
-           "assert cloudpickle.cloudpickle._make_skeleton_class is ccloudpickle._make_skeleton_class\n"
-           "assert cloudpickle.subimport is ccloudpickle.subimport\n"
-           /* A package of three modules, and nothing else. */
-           "spec = importlib.util.find_spec('cloudpickle')\n"
-           "assert spec.origin == 'ccloudpickle alias' and spec.submodule_search_locations == []\n"
-           "assert repr(cloudpickle) == \"<module 'cloudpickle' (ccloudpickle alias)>\"\n"
-           "try:\n"
-           "    import cloudpickle.nosuchmodule\n"
-           "    raise AssertionError('imported a submodule that does not exist')\n"
-           "except ModuleNotFoundError:\n"
-           "    pass\n"
-           /* It pickles, and a second call changes nothing. */
-           "assert cloudpickle.loads(cloudpickle.dumps(lambda: 3))() == 3\n"
-           "assert ccloudpickle.install_alias() is alias\n"
-           "assert sys.modules['cloudpickle'] is alias\n");
+    cpk_py_file("names_resolve_to_ccloudpickle.py");
 }
 
 Test(alias, survives_removal_from_sys_modules)
 {
-    cpk_py("import sys, importlib, ccloudpickle\n"
-           "alias = ccloudpickle.install_alias()\n"
-           "for n in [n for n in sys.modules if n.split('.')[0] == 'cloudpickle']:\n"
-           "    del sys.modules[n]\n"
-           "import cloudpickle.cloudpickle\n"
-           "import cloudpickle\n"
-           "assert cloudpickle is alias and cloudpickle.dumps is ccloudpickle.dumps\n"
-           "assert importlib.reload(cloudpickle) is alias\n");
+    cpk_py_file("survives_removal_from_sys_modules.py");
 }
 
 Test(alias, refuses_when_stock_cloudpickle_is_imported)
@@ -99,34 +44,7 @@ Test(alias, refuses_when_stock_cloudpickle_is_imported)
 Test(alias, replace_takes_over_and_shares_the_registry)
 {
     cpk_require("cloudpickle");
-    cpk_py("import sys, cloudpickle as stock, ccloudpickle\n"
-           "import cpk_fixture_funcs as m\n"
-           "stock.register_pickle_by_value(m)\n"
-           "alias = ccloudpickle.install_alias(replace=True)\n"
-           "import cloudpickle\n"
-           "assert cloudpickle is alias is not stock\n"
-           "assert 'cloudpickle' not in [n for n, v in sys.modules.items()\n"
-           "                             if v is stock]\n"
-           /* Whoever still holds stock shares the registry with us. */
-           "assert cloudpickle.list_registry_pickle_by_value() == {'cpk_fixture_funcs'}\n"
-           "assert cloudpickle.loads(cloudpickle.dumps(m.triple)) is not m.triple\n"
-           "cloudpickle.unregister_pickle_by_value(m)\n"
-           "assert stock.list_registry_pickle_by_value() == set()\n"
-           /* Stock still pickles by value (its reconstructors stay
-            * findable under their names), and its pickles load. */
-           "import pickle, types\n"
-           "class K:\n"
-           "    def m(self):\n"
-           "        return 6\n"
-           "def f(n):\n"
-           "    return lambda: n + 1\n"
-           "data = stock.dumps([f(4), K, K(), types.CellType(1), sys])\n"
-           "g, K2, k, cell, s = pickle.loads(data)\n"
-           "assert g() == 5 and K2 is K and k.m() == 6 and s is sys\n"
-           "g, K2, k, cell, s = cloudpickle.loads(data)\n"
-           "assert g() == 5 and K2 is K and cell.cell_contents == 1\n"
-           "assert cloudpickle.cloudpickle.subimport is stock.cloudpickle.subimport\n"
-           "assert cloudpickle.cloudpickle.dumps is ccloudpickle.dumps\n");
+    cpk_py_file("replace_takes_over_and_shares_the_registry.py");
 }
 
 /* Stock cloudpickle's pickles through plain pickle.loads ------------------- */
@@ -282,36 +200,7 @@ Test(alias, compat_mode_writes_for_stock)
  * distributed's version-mismatch table names ccloudpickle. */
 Test(alias, version_parses_and_names_ccloudpickle)
 {
-    cpk_py("import ccloudpickle, re, sys, warnings\n"
-           "ccloudpickle.install_alias()\n"
-           "import cloudpickle\n"
-           "v = cloudpickle.__version__\n"
-           "own = ccloudpickle.__version__\n"
-           "assert v == '3.1.2+ccloudpickle.' + own, (v, own)\n"
-           /* PEP 440's grammar of a local version label. */
-           "assert re.fullmatch(r'3\\.1\\.2\\+[a-z0-9]+(\\.[a-z0-9]+)*', v), v\n"
-           "assert tuple(int(x) for x in v.split('+')[0].split('.')) == (3, 1, 2)\n"
-           "assert v.split('.')[:2] == ['3', '1']\n"
-           "import _ccloudpickle_alias as a\n"
-           "assert a.alias_version('1.0.0-rc1+local') == '3.1.2+ccloudpickle.1.0.0.rc1.local'\n"
-           "assert a.alias_version('') == '3.1.2+ccloudpickle.0'\n"
-           "try:\n"
-           "    from packaging.version import Version\n"
-           "except ImportError:\n"
-           "    Version = None\n"
-           "if Version is not None:\n"
-           "    pv = Version(v)\n"
-           "    assert pv.release == (3, 1, 2) and pv.local.startswith('ccloudpickle.')\n"
-           "    assert Version('2.0.0') <= pv and pv.public == '3.1.2'\n"
-           "with warnings.catch_warnings():\n"
-           "    warnings.simplefilter('ignore')\n"
-           "    try:\n"
-           "        from distutils.version import LooseVersion\n"
-           "    except ImportError:\n"
-           "        LooseVersion = None\n"
-           "    if LooseVersion is not None:\n"
-           "        assert LooseVersion(v) >= LooseVersion('2.0.0')\n"
-           "        assert LooseVersion(v) < LooseVersion('3.2')\n");
+    cpk_py_file("version_parses_and_names_ccloudpickle.py");
 }
 
 /* check_workers(client): a stand-in client whose "workers" are fresh
@@ -384,17 +273,7 @@ Test(alias, check_workers_names_what_each_lacks)
 Test(alias, distributed_mismatch_warning_names_ccloudpickle)
 {
     cpk_require("distributed");
-    cpk_py("import ccloudpickle\n"
-           "ccloudpickle.install_alias()\n"
-           "import cloudpickle\n"
-           "import distributed.protocol.pickle as dpp\n"
-           "from distributed import versions\n"
-           "assert dpp.cloudpickle is cloudpickle and dpp.CLOUDPICKLE_GTE_20\n"
-           "here = versions.get_versions()\n"
-           "assert here['packages']['cloudpickle'] == cloudpickle.__version__\n"
-           "stock = {'packages': dict(here['packages'], cloudpickle='3.1.2')}\n"
-           "msg = versions.error_message(here, {'w': stock}, here)['warning']\n"
-           "assert 'Mismatched versions' in msg and '+ccloudpickle.' in msg, msg\n");
+    cpk_py_file("distributed_mismatch_warning_names_ccloudpickle.py");
 }
 
 /* Our compat="cloudpickle" pickles name stock's module through

@@ -8,22 +8,7 @@ TestSuite(api, .init = cpk_py_start, .fini = cpk_py_stop);
 
 Test(api, public_names)
 {
-    cpk_py("import ccloudpickle as cp, pickle, _pickle\n"
-           "for name in ('dumps', 'dump', 'loads', 'load', 'Pickler',\n"
-           "             'CloudPickler', 'DEFAULT_PROTOCOL', '__version__',\n"
-           "             'register_pickle_by_value',\n"
-           "             'unregister_pickle_by_value',\n"
-           "             'list_registry_pickle_by_value'):\n"
-           "    assert hasattr(cp, name), name\n"
-           "assert cp.CloudPickler is cp.Pickler\n"
-           "assert cp.DEFAULT_PROTOCOL == pickle.HIGHEST_PROTOCOL == 5\n"
-           "assert issubclass(cp.Pickler, _pickle.Pickler)\n"
-           "assert issubclass(cp.Unpickler, _pickle.Unpickler)\n"
-           "assert cp.PicklingError is pickle.PicklingError\n"
-           "assert cp.UnpicklingError is pickle.UnpicklingError\n"
-           "assert isinstance(cp.__version__, str) and cp.__version__\n"
-           /* reducer_override is C: no Python frame per object. */
-           "assert type(cp.Pickler.reducer_override).__name__ == 'method_descriptor'\n");
+    cpk_py_file("public_names.py");
 }
 
 Test(api, dumps_defaults_to_highest_protocol)
@@ -54,19 +39,7 @@ Test(api, dumps_refuses_bad_arguments)
 
 Test(api, dump_and_load_with_files)
 {
-    cpk_py("import ccloudpickle as cp, io\n"
-           "buf = io.BytesIO()\n"
-           "cp.dump(lambda x: x * 3, buf)\n"
-           "cp.dump({'k': [1]}, buf, protocol=2)\n"
-           "buf.seek(0)\n"
-           "f = cp.load(buf)\n"
-           "assert f(2) == 6\n"
-           "assert cp.load(buf) == {'k': [1]}\n"
-           "try:\n"
-           "    cp.load(buf)\n"
-           "    raise AssertionError('no EOFError')\n"
-           "except EOFError:\n"
-           "    pass\n");
+    cpk_py_file("dump_and_load_with_files.py");
 }
 
 Test(api, loads_accepts_bytes_like)
@@ -93,35 +66,12 @@ Test(api, loads_options_like_pickle)
 
 Test(api, out_of_band_buffers)
 {
-    cpk_py("import ccloudpickle as cp, pickle\n"
-           "buf = bytearray(b'x' * 1000)\n"
-           "pb = pickle.PickleBuffer(buf)\n"
-           "buffers = []\n"
-           "data = cp.dumps(pb, protocol=5, buffer_callback=buffers.append)\n"
-           "assert len(data) < 100 and len(buffers) == 1\n"
-           "out = cp.loads(data, buffers=buffers)\n"
-           "assert bytes(out) == bytes(buf)\n");
+    cpk_py_file("out_of_band_buffers.py");
 }
 
 Test(api, pickler_subclass_in_python)
 {
-    cpk_py("import ccloudpickle as cp, io\n"
-           "class Tagged:\n"
-           "    pass\n"
-           "class MyPickler(cp.Pickler):\n"
-           "    seen = 0\n"
-           "    def reducer_override(self, obj):\n"
-           "        if isinstance(obj, Tagged):\n"
-           "            return (str, ('tagged',))\n"
-           "        MyPickler.seen += 1\n"
-           "        return super().reducer_override(obj)\n"
-           "buf = io.BytesIO()\n"
-           "p = MyPickler(buf, protocol=4)\n"
-           "assert p.proto == 4\n"
-           "p.dump([Tagged(), lambda: 5])\n"
-           "t, f = cp.loads(buf.getvalue())\n"
-           "assert t == 'tagged' and f() == 5 and MyPickler.seen > 0\n"
-           "p.extra = 'instances have a __dict__'\n");
+    cpk_py_file("pickler_subclass_in_python.py");
 }
 
 Test(api, pickler_init_not_called)
@@ -138,36 +88,12 @@ Test(api, deep_recursion_is_a_pickling_error, .timeout = 120)
 {
     /* Deeper than even the retry on a large stack holds (pickler.c):
      * 600,000 levels. */
-    cpk_py("import ccloudpickle as cp, pickle\n"
-           "x = []\n"
-           "for _ in range(600000):\n"
-           "    x = [x]\n"
-           "try:\n"
-           "    cp.dumps(x)\n"
-           "    raise AssertionError('no error')\n"
-           "except pickle.PicklingError as e:\n"
-           "    assert 'recursion' in str(e)\n"
-           "    assert isinstance(e.__cause__, RecursionError)\n");
+    cpk_py_file("deep_recursion_is_a_pickling_error.py");
 }
 
 Test(api, reduce_exceptions_propagate_unchanged)
 {
-    cpk_py("import ccloudpickle as cp\n"
-           "class Boom(Exception):\n"
-           "    pass\n"
-           "class Bad:\n"
-           "    def __reduce__(self):\n"
-           "        raise Boom('from reduce')\n"
-           "try:\n"
-           "    cp.dumps([1, Bad()])\n"
-           "    raise AssertionError('no error')\n"
-           "except Boom as e:\n"
-           /* Before 3.11 the path to the culprit joins the message
-            * (test_culprit.c); 3.11+ has it in a note. */
-           "    import sys\n"
-           "    assert str(e) == ('from reduce' if sys.version_info >= (3, 11)\n"
-           "                      else 'from reduce; when pickling '\n"
-           "                           '<list object>[1] (Bad)'), str(e)\n");
+    cpk_py_file("reduce_exceptions_propagate_unchanged.py");
 }
 
 Test(api, unpicklable_objects_are_refused_by_name)
@@ -189,15 +115,7 @@ Test(api, unpicklable_objects_are_refused_by_name)
 
 Test(api, find_unpicklable_names_the_path)
 {
-    cpk_py("import ccloudpickle as cp, threading\n"
-           "lock = threading.local()\n"
-           "def f():\n"
-           "    return lock\n"
-           "path, culprit = cp._find_unpicklable(f)\n"
-           "assert path == \".__globals__['lock']\" and culprit is lock\n"
-           "path, culprit = cp._find_unpicklable({'a': [1, (lambda: lock)]})\n"
-           "assert path == \"['a'][1].__globals__['lock']\", path\n"
-           "assert cp._find_unpicklable([1, 2]) is None\n");
+    cpk_py_file("find_unpicklable_names_the_path.py");
 }
 
 Test(api, code_objects_travel_with_their_version)
@@ -280,46 +198,15 @@ Test(api, newer_format_names_are_explained)
 
 Test(api, gc_state_restored_after_load)
 {
-    cpk_py("import ccloudpickle as cp, gc\n"
-           "data = cp.dumps([{} for _ in range(10)])\n"
-           "assert gc.isenabled()\n"
-           "cp.loads(data)\n"
-           "assert gc.isenabled()\n"
-           "try:\n"
-           "    cp.loads(data[:-3])\n"
-           "except Exception:\n"
-           "    pass\n"
-           "assert gc.isenabled(), 'a failed load left the collector off'\n"
-           "gc.disable()\n"
-           "cp.loads(data)\n"
-           "assert not gc.isenabled(), 'load turned the collector on'\n"
-           "gc.enable()\n");
+    cpk_py_file("gc_state_restored_after_load.py");
 }
 
 Test(api, no_cycle_keeps_pickled_objects_alive)
 {
-    cpk_py("import ccloudpickle as cp, gc, weakref\n"
-           "gc.disable()\n"
-           "class Thing:\n"
-           "    pass\n"
-           "t = Thing()\n"
-           "f = lambda: t\n"
-           "ref = weakref.ref(t)\n"
-           "cp.dumps(f)\n"
-           "cp.dumps([t, f], protocol=2)\n"
-           "del t, f\n"
-           "assert ref() is None, 'dumps kept the object alive'\n"
-           "gc.enable()\n");
+    cpk_py_file("no_cycle_keeps_pickled_objects_alive.py");
 }
 
 Test(api, copyreg_registrations_after_import_are_honoured)
 {
-    cpk_py("import ccloudpickle as cp, copyreg\n"
-           "class Unusual:\n"
-           "    def __init__(self, v):\n"
-           "        self.v = v\n"
-           "    def __reduce__(self):\n"
-           "        raise TypeError('use copyreg')\n"
-           "copyreg.pickle(Unusual, lambda u: (Unusual, (u.v * 10,)))\n"
-           "assert cp.loads(cp.dumps(Unusual(2))).v == 20\n");
+    cpk_py_file("copyreg_registrations_after_import_are_honoured.py");
 }

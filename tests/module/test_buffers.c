@@ -9,22 +9,7 @@ TestSuite(buffers, .init = cpk_py_start, .fini = cpk_py_stop);
 Test(buffers, numpy_array_out_of_band_without_copy)
 {
     cpk_require("numpy");
-    cpk_py("import ccloudpickle as cp, numpy as np, pickle\n"
-           "a = np.arange(1 << 18, dtype=np.float64)\n"
-           "bufs = []\n"
-           "data = cp.dumps(a, protocol=5, buffer_callback=bufs.append)\n"
-           "assert len(data) < 1000 and len(bufs) == 1\n"
-           "raw = bufs[0].raw()\n"
-           "view = np.frombuffer(raw, dtype=np.float64)\n"
-           "assert view.ctypes.data == a.ctypes.data, 'the buffer was copied'\n"
-           "b = cp.loads(data, buffers=bufs)\n"
-           "assert (b == a).all()\n"
-           /* Without the buffers, loading refuses. */
-           "try:\n"
-           "    cp.loads(data)\n"
-           "    raise AssertionError('loaded without its buffers')\n"
-           "except pickle.UnpicklingError:\n"
-           "    pass\n");
+    cpk_py_file("numpy_array_out_of_band_without_copy.py");
 }
 
 Test(buffers, numpy_array_in_band)
@@ -41,18 +26,7 @@ Test(buffers, numpy_array_in_band)
 
 Test(buffers, pickle_buffer_out_of_band_and_in_band)
 {
-    cpk_py("import ccloudpickle as cp, pickle\n"
-           "payload = bytearray(b'xy' * 100000)\n"
-           "bufs = []\n"
-           "data = cp.dumps(pickle.PickleBuffer(payload), protocol=5,\n"
-           "                buffer_callback=bufs.append)\n"
-           "assert len(bufs) == 1 and len(data) < 100\n"
-           "assert bytes(cp.loads(data, buffers=bufs)) == bytes(payload)\n"
-           /* A callback returning True keeps that buffer in band. */
-           "data = cp.dumps(pickle.PickleBuffer(payload), protocol=5,\n"
-           "                buffer_callback=lambda b: True)\n"
-           "assert len(data) > len(payload)\n"
-           "assert cp.loads(data) == payload\n");
+    cpk_py_file("pickle_buffer_out_of_band_and_in_band.py");
 }
 
 Test(buffers, functions_closing_over_arrays)
@@ -68,12 +42,5 @@ Test(buffers, functions_closing_over_arrays)
 
 Test(buffers, large_bytes_through_loads)
 {
-    cpk_py("import ccloudpickle as cp\n"
-           "big = b'z' * (20 << 20)\n"
-           "for proto in (2, 4, 5):\n"
-           "    data = cp.dumps([big, big[:10]], protocol=proto)\n"
-           "    out = cp.loads(data)\n"
-           "    assert out[0] == big and out[1] == b'z' * 10\n"
-           "    out = cp.loads(memoryview(data))\n"
-           "    assert out[0] == big\n");
+    cpk_py_file("large_bytes_through_loads.py");
 }

@@ -11,68 +11,8 @@ Test(class_hardening, static_type_not_found_by_name_is_refused)
 {
     /* 3.12+: such a type's tp_dict is NULL (a crash when read); 3.11:
      * it was rebuilt as a new class that only looks like it. */
-    cpk_py("import sys, pickle, io, ccloudpickle\n"
-           "for t in (type(sys.flags), type(sys.version_info),\n"
-           "          type(sys.float_info)):\n"
-           "    for kw in ({}, {'compat': 'cloudpickle'}):\n"
-           "        try:\n"
-           "            ccloudpickle.dumps(t, **kw)\n"
-           "        except pickle.PicklingError as e:\n"
-           "            assert 'not the same object as sys.' in str(e), e\n"
-           "        else:\n"
-           "            raise AssertionError('pickled %r' % t)\n"
-           "    try:\n"
-           "        ccloudpickle.Pickler(io.BytesIO()).dump([1, t])\n"
-           "    except pickle.PicklingError:\n"
-           "        pass\n"
-           "    else:\n"
-           "        raise AssertionError('Pickler pickled %r' % t)\n"
-           "import types, collections\n"
-           "for t in (int, type(None), types.FunctionType, types.CodeType,\n"
-           "          collections.OrderedDict, type(sys.stdout)):\n"
-           "    assert ccloudpickle.loads(ccloudpickle.dumps(t)) is t, t\n");
+    cpk_py_file("static_type_not_found_by_name_is_refused.py");
 }
-
-/* typing's classes with metaclasses that build other bases than the class
- * statement names, or check them. */
-#define TYPING_CLASSES                                                       \
-    "import typing\n"                                                        \
-    "from typing import (TypedDict, NamedTuple, Generic, TypeVar,\n"         \
-    "                    Protocol, runtime_checkable)\n"                     \
-    "T = TypeVar('T')\n"                                                     \
-    "class Movie(TypedDict):\n"                                              \
-    "    title: str\n"                                                       \
-    "    year: int\n"                                                        \
-    "class Partial(TypedDict, total=False):\n"                               \
-    "    note: str\n"                                                        \
-    "class Sub(Movie):\n"                                                    \
-    "    rating: float\n"                                                    \
-    "class Point(NamedTuple):\n"                                             \
-    "    x: int\n"                                                           \
-    "    y: int = 0\n"                                                       \
-    "    def norm1(self):\n"                                                 \
-    "        return abs(self.x) + abs(self.y)\n"                             \
-    "class Box(Generic[T]):\n"                                               \
-    "    def __init__(self, item):\n"                                        \
-    "        self.item = item\n"                                             \
-    "    def get(self):\n"                                                   \
-    "        return self.item\n"                                             \
-    "@runtime_checkable\n"                                                   \
-    "class Closable(Protocol):\n"                                            \
-    "    def close(self) -> None: ...\n"                                     \
-    "class Plain(Protocol):\n"                                               \
-    "    def meth(self) -> int: ...\n"                                       \
-    "class Strict(type):\n"                                                  \
-    "    '''A metaclass that checks the bases it is given.'''\n"             \
-    "    def __new__(mcls, name, bases, ns, **kw):\n"                        \
-    "        for b in bases:\n"                                              \
-    "            if not isinstance(b, type):\n"                              \
-    "                raise TypeError('not a class: %r' % (b,))\n"            \
-    "        return super().__new__(mcls, name, bases, ns)\n"                \
-    "class Checked(Box[int], metaclass=Strict):\n"                           \
-    "    pass\n"                                                             \
-    "class Row(Point, metaclass=Strict):\n"                                  \
-    "    pass\n"
 
 #define TYPING_CHECK                                                         \
     "(Movie, Partial, Sub, Point, Box, Closable, Plain, Checked,\n"          \
@@ -109,7 +49,7 @@ Test(class_hardening, static_type_not_found_by_name_is_refused)
 
 Test(class_hardening, typing_classes_by_value)
 {
-    cpk_py(TYPING_CLASSES);
+    cpk_py_file("_typing_classes.py");
     /* In this process first (the originals come back), then fresh. */
     cpk_py("import ccloudpickle\n"
            "obj = ccloudpickle.loads(ccloudpickle.dumps(\n"
@@ -124,7 +64,7 @@ Test(class_hardening, typing_classes_by_value)
 Test(class_hardening, typing_classes_one_at_a_time)
 {
     /* Each alone: nothing else in the pickle makes its bases first. */
-    cpk_py(TYPING_CLASSES);
+    cpk_py_file("_typing_classes.py");
     cpk_fresh("__import__('ccloudpickle').dumps(Movie)",
               "assert obj(title='t', year=3) == {'title': 't', 'year': 3}\n"
               "assert obj.__required_keys__ == {'title', 'year'}\n");
@@ -139,17 +79,7 @@ Test(class_hardening, typing_classes_one_at_a_time)
 
 Test(class_hardening, namespace_keys_that_are_not_strings)
 {
-    cpk_py("import pickle, ccloudpickle\n"
-           "C = type('C', (), {1: 'one', (2, 'x'): 'two', 'a': 1,\n"
-           "                   'f': lambda self: self.a + 1})\n"
-           "b = ccloudpickle.dumps(C)\n"
-           "assert ccloudpickle.loads(b) is C\n"
-           "try:\n"
-           "    ccloudpickle.dumps(C, compat='cloudpickle')\n"
-           "except pickle.PicklingError as e:\n"
-           "    assert 'not strings' in str(e), e\n"
-           "else:\n"
-           "    raise AssertionError('the cloudpickle format took it')\n");
+    cpk_py_file("namespace_keys_that_are_not_strings.py");
     cpk_fresh_protos("C",
                      "assert obj.__dict__[1] == 'one'\n"
                      "assert obj.__dict__[(2, 'x')] == 'two'\n"
@@ -162,34 +92,7 @@ Test(class_hardening, failing_bool_of_a_file_propagates)
 {
     /* The file reducer tests `closed` and `isatty()` for truth: an error
      * there is the error raised, not a SystemError. */
-    cpk_py("import io, ccloudpickle\n"
-           "class Boom:\n"
-           "    def __bool__(self):\n"
-           "        raise ZeroDivisionError('bool of ' + self.what)\n"
-           "    def __init__(self, what):\n"
-           "        self.what = what\n"
-           "class Raw(io.RawIOBase):\n"
-           "    name = 'raw'\n"
-           "    bad = 'closed'\n"
-           "    def readable(self):\n"
-           "        return True\n"
-           "    @property\n"
-           "    def closed(self):\n"
-           "        return Boom('closed') if self.bad == 'closed' else False\n"
-           "    def isatty(self):\n"
-           "        return Boom('isatty')\n"
-           "for bad in ('closed', 'isatty'):\n"
-           "    raw = Raw()\n"
-           "    raw.bad = bad\n"
-           "    f = io.TextIOWrapper(raw)\n"
-           "    f.mode = 'r'\n"
-           "    try:\n"
-           "        ccloudpickle.dumps(f)\n"
-           "    except ZeroDivisionError as e:\n"
-           "        assert str(e) == 'bool of ' + bad, e\n"
-           "    else:\n"
-           "        raise AssertionError('pickled')\n"
-           "    raw.bad = None\n");
+    cpk_py_file("failing_bool_of_a_file_propagates.py");
 }
 
 /* A stand-in for stock cloudpickle whose class tracker raises `exc`. */
@@ -229,33 +132,7 @@ Test(class_hardening, tracker_ignores_errors_of_cloudpickle)
  * so one class when all their pickles are loaded in another process. */
 Test(class_hardening, one_tracker_id_per_class_under_threads, .timeout = 900)
 {
-    cpk_py("import sys, threading, re, pickle, ccloudpickle\n"
-           "try:\n"
-           "    import cloudpickle  # our tracker consults its: Python code\n"
-           "except ImportError:\n"
-           "    pass\n"
-           "sys.setswitchinterval(1e-6)\n"
-           "N = 8\n"
-           "runs = []\n"
-           "for run in range(100):\n"
-           "    C = type('C%d' % run, (), {'v': run})\n"
-           "    out = [None] * N\n"
-           "    barrier = threading.Barrier(N)\n"
-           "    def work(i):\n"
-           "        barrier.wait()\n"
-           "        out[i] = ccloudpickle.dumps(C)\n"
-           "    ts = [threading.Thread(target=work, args=(i,))\n"
-           "          for i in range(N)]\n"
-           "    for t in ts:\n"
-           "        t.start()\n"
-           "    for t in ts:\n"
-           "        t.join()\n"
-           "    runs.append(out)\n"
-           "bad = [i for i, out in enumerate(runs)\n"
-           "       if len({re.search(rb'[0-9a-f]{32}', b).group()\n"
-           "               for b in out}) != 1]\n"
-           "assert not bad, 'runs with several ids: %r' % bad\n"
-           "data = pickle.dumps(runs)\n");
+    cpk_py_file("one_tracker_id_per_class_under_threads.py");
     cpk_fresh("data",
               "import pickle, ccloudpickle\n"
               "runs = pickle.loads(obj) if isinstance(obj, bytes) else obj\n"
@@ -335,16 +212,7 @@ Test(class_hardening, enum_member_attribute_key_clearing_the_dict)
  * failed to load). 3.10+ marks such types immutable. */
 Test(class_hardening, c_heap_type_of_an_unimported_module_goes_by_name)
 {
-    cpk_py("import sys, _operator, ccloudpickle\n"
-           "saved = sys.modules.pop('operator', None)\n"
-           "try:\n"
-           "    data = ccloudpickle.dumps(_operator.itemgetter(1))\n"
-           "finally:\n"
-           "    if saved is not None:\n"
-           "        sys.modules['operator'] = saved\n"
-           "if sys.version_info >= (3, 10):\n"
-           "    assert b'_make_skeleton_class' not in data, data\n"
-           "    assert b'operator' in data and b'itemgetter' in data\n");
+    cpk_py_file("c_heap_type_of_an_unimported_module_goes_by_name.py");
     cpk_fresh("__import__('ccloudpickle').dumps("
               "__import__('_operator').itemgetter(1))",
               "assert obj([5, 6]) == 6, obj\n");

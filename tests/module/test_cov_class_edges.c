@@ -11,17 +11,7 @@ TestSuite(cov_class_edges, .init = cpk_py_start, .fini = cpk_py_stop);
 
 Test(cov_class_edges, non_str_keys_only_in_own_format)
 {
-    cpk_py("import ccloudpickle as cp, pickle\n"
-           "C = type('C', (), {1: 'one', 'a': 2})\n"
-           "try:\n"
-           "    cp.dumps(C, compat='cloudpickle')\n"
-           "except pickle.PicklingError as e:\n"
-           "    assert str(e).split('; when pickling ')[0] == (\"Can't \"\n"
-           "        \"pickle %r: its namespace has keys \"\n"
-           "        \"that are not strings, which cloudpickle's format \"\n"
-           "        \"cannot carry\" % (C,)), e\n"
-           "else:\n"
-           "    raise AssertionError('cloudpickle format took key 1')\n");
+    cpk_py_file("non_str_keys_only_in_own_format.py");
     cpk_fresh_protos("type('C', (), {1: 'one', 'a': 2})",
                      "assert obj.__dict__[1] == 'one' and obj.a == 2\n"
                      "assert obj.__name__ == 'C'\n");
@@ -29,26 +19,7 @@ Test(cov_class_edges, non_str_keys_only_in_own_format)
 
 Test(cov_class_edges, enum_with_non_str_key_refused)
 {
-    cpk_py("import ccloudpickle as cp, enum, gc, pickle\n"
-           "class Color(enum.Enum):\n"
-           "    RED = 1\n"
-           "    BLUE = 2\n"
-           "real = [d for d in gc.get_referents(Color.__dict__)\n"
-           "        if isinstance(d, dict)]\n"
-           "assert len(real) == 1\n"
-           "real[0][5] = 'five'\n"
-           "for kw in ({}, {'compat': 'cloudpickle'}):\n"
-           "    try:\n"
-           "        cp.dumps(Color, **kw)\n"
-           "    except pickle.PicklingError as e:\n"
-           "        assert (\"has keys that are not strings, which an enum's \"\n"
-           "            \"pickle cannot carry\") in str(e), e\n"
-           "        assert repr(Color) in str(e), e\n"
-           "    else:\n"
-           "        raise AssertionError('pickled %r' % (kw,))\n"
-           "del real[0][5]\n"
-           "back = cp.loads(cp.dumps(Color))\n"
-           "assert [m.name for m in back] == ['RED', 'BLUE']\n");
+    cpk_py_file("enum_with_non_str_key_refused.py");
 }
 
 Test(cov_class_edges, explicit_firstlineno_survives)
@@ -76,15 +47,8 @@ Test(cov_class_edges, abc_with_unreadable_registry_is_not_pickled)
 
 Test(cov_class_edges, orig_bases_error_propagates)
 {
-    cpk_py_raises("import ccloudpickle as cp\n"
-                  "class Bad:\n"
-                  "    def __mro_entries__(self, bases):\n"
-                  "        raise ValueError('no entries')\n"
-                  "class G:\n"
-                  "    pass\n"
-                  "G.__orig_bases__ = (Bad(),)\n"
-                  "cp.dumps(G)\n",
-                  "ValueError", "no entries");
+    cpk_py_raises(cpk_py_text("orig_bases_error_propagates.py"), "ValueError",
+                  "no entries");
 }
 
 Test(cov_class_edges, enum_member_names_not_a_sequence)
@@ -123,14 +87,7 @@ Test(cov_class_edges, enum_member_names_with_plain_attribute)
 {
     /* A name in _member_names_ whose value has no __dict__ contributes no
      * member attributes; the members' own attributes still travel. */
-    cpk_py("import enum, ccloudpickle\n"
-           "class E(enum.Enum):\n"
-           "    X = 1\n"
-           "    Y = 2\n"
-           "    def __init__(self, v):\n"
-           "        self.w = v * 10\n"
-           "E.plain = 5\n"
-           "E._member_names_ = ['X', 'plain', 'Y']\n");
+    cpk_py_file("enum_member_names_with_plain_attribute.py");
     cpk_fresh("ccloudpickle.dumps(E)",
               "assert obj.X.w == 10 and obj.Y.w == 20, (obj.X.__dict__)\n"
               "assert [m.name for m in obj] == ['X', 'Y']\n"

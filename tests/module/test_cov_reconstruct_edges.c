@@ -23,29 +23,12 @@ Test(cov_reconstruct_edges, empty_cell_sentinel_is_one_object)
 
 Test(cov_reconstruct_edges, module_fill_wants_a_module)
 {
-    cpk_py("import ccloudpickle as cp, pickle\n"
-           "try:\n"
-           "    cp._module_fill(5, {'a': 1})\n"
-           "except cp.ReconstructorTypeError as e:\n"
-           "    assert isinstance(e, pickle.UnpicklingError)\n"
-           "    assert str(e) == '_module_fill() argument 1 (module) must be '\\\n"
-           "        'a module, not int', str(e)\n"
-           "else:\n"
-           "    raise AssertionError('filled an int')\n");
+    cpk_py_file("module_fill_wants_a_module.py");
 }
 
 Test(cov_reconstruct_edges, subimport_spec_error_propagates)
 {
-    cpk_py_raises("import ccloudpickle as cp, sys, types\n"
-                  "m = types.ModuleType('cov_busy')\n"
-                  "class Broken:\n"
-                  "    def __bool__(self):\n"
-                  "        raise RuntimeError('cannot tell')\n"
-                  "class Spec:\n"
-                  "    _initializing = Broken()\n"
-                  "m.__spec__ = Spec()\n"
-                  "sys.modules['cov_busy'] = m\n"
-                  "cp.subimport('cov_busy')\n",
+    cpk_py_raises(cpk_py_text("subimport_spec_error_propagates.py"),
                   "RuntimeError", "cannot tell");
 }
 
@@ -95,57 +78,12 @@ Test(cov_reconstruct_edges, prepare_error_propagates)
                   "KeyError", "no namespace");
 }
 
-/* A namespace refusing one key: the class is not made. */
-#define REFUSING_META                                                         \
-    "import ccloudpickle as cp\n"                                             \
-    "made = []\n"                                                             \
-    "class NS(dict):\n"                                                       \
-    "    def __setitem__(self, k, v):\n"                                      \
-    "        if k == REFUSED:\n"                                              \
-    "            raise LookupError('refused ' + k)\n"                         \
-    "        dict.__setitem__(self, k, v)\n"                                  \
-    "class Meta(type):\n"                                                     \
-    "    @classmethod\n"                                                      \
-    "    def __prepare__(mcls, name, bases, **kw):\n"                         \
-    "        return NS()\n"                                                   \
-    "    def __new__(mcls, name, bases, ns):\n"                               \
-    "        made.append(name)\n"                                             \
-    "        return super().__new__(mcls, name, bases, dict(ns))\n"           \
-    "class Base:\n"                                                           \
-    "    pass\n"                                                              \
-    "class Entry:\n"                                                          \
-    "    def __mro_entries__(self, bases):\n"                                 \
-    "        return (Base,)\n"
-
 Test(cov_reconstruct_edges, namespace_refusing_an_attribute)
 {
-    cpk_py(REFUSING_META
-           "REFUSED = 'x'\n"
-           "try:\n"
-           "    cp._make_skeleton_class(Meta, 'K', (), {'x': 1}, None, None)\n"
-           "except LookupError as e:\n"
-           "    assert str(e) == 'refused x', str(e)\n"
-           "else:\n"
-           "    raise AssertionError('made')\n"
-           "assert made == []\n"
-           "K = cp._make_skeleton_class(Meta, 'K', (), {'y': 2}, None, None)\n"
-           "assert made == ['K'] and K.y == 2 and type(K) is Meta\n");
+    cpk_py_file("_refusing_meta.py", "namespace_refusing_an_attribute.py");
 }
 
 Test(cov_reconstruct_edges, namespace_refusing_orig_bases)
 {
-    cpk_py(REFUSING_META
-           "REFUSED = '__orig_bases__'\n"
-           "try:\n"
-           "    cp._make_skeleton_class(Meta, 'K', (Entry(),), {}, None, "
-           "None)\n"
-           "except LookupError as e:\n"
-           "    assert '__orig_bases__' in str(e), str(e)\n"
-           "else:\n"
-           "    raise AssertionError('made')\n"
-           "assert made == []\n"
-           "REFUSED = None\n"
-           "e = Entry()\n"
-           "K = cp._make_skeleton_class(Meta, 'K', (e,), {}, None, None)\n"
-           "assert K.__bases__ == (Base,) and K.__orig_bases__ == (e,)\n");
+    cpk_py_file("_refusing_meta.py", "namespace_refusing_orig_bases.py");
 }

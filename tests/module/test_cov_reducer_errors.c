@@ -20,17 +20,7 @@ Test(cov_reducer_errors, released_memoryview)
 
 Test(cov_reducer_errors, mapping_proxy_of_failing_mapping)
 {
-    cpk_py_raises("import ccloudpickle as cp, collections.abc, types\n"
-                  "class M(collections.abc.Mapping):\n"
-                  "    def __getitem__(self, k):\n"
-                  "        raise KeyError(k)\n"
-                  "    def __iter__(self):\n"
-                  "        return iter(())\n"
-                  "    def __len__(self):\n"
-                  "        return 1\n"
-                  "    def keys(self):\n"
-                  "        raise RuntimeError('no keys today')\n"
-                  "cp.dumps(types.MappingProxyType(M()))\n",
+    cpk_py_raises(cpk_py_text("mapping_proxy_of_failing_mapping.py"),
                   "RuntimeError", "no keys today");
 }
 
@@ -45,20 +35,5 @@ Test(cov_reducer_errors, logger_without_name)
 
 Test(cov_reducer_errors, field_sentinel_without_name)
 {
-    cpk_py("import ccloudpickle as cp, dataclasses, pickle\n"
-           "s = dataclasses._FIELD_BASE('odd')\n"
-           "del s.name\n"
-           "try:\n"
-           "    cp.dumps(s)\n"
-           "except AttributeError as e:\n"
-           "    assert 'name' in str(e), e\n"
-           "else:\n"
-           "    raise AssertionError('pickled a nameless sentinel')\n"
-           "try:\n"
-           "    cp.dumps(s, compat='cloudpickle')\n"
-           "except pickle.PicklingError as e:\n"
-           "    assert str(e).startswith(\"Can't pickle dataclasses.\"\n"
-           "                             '_FIELD_BASE(None) for '), e\n"
-           "else:\n"
-           "    raise AssertionError('pickled for cloudpickle')\n");
+    cpk_py_file("field_sentinel_without_name.py");
 }

@@ -16,38 +16,12 @@ Test(cov_textfiles, wrapper_without_file_name)
 
 Test(cov_textfiles, terminal_refused)
 {
-    cpk_py("import ccloudpickle as cp, os, pickle\n"
-           "master, slave = os.openpty()\n"
-           "f = open(slave, 'r')\n"
-           "assert f.isatty()\n"
-           "try:\n"
-           "    cp.dumps(f)\n"
-           "except pickle.PicklingError as e:\n"
-           "    assert str(e) == 'Cannot pickle files that map to tty '\\\n"
-           "        'objects', e\n"
-           "else:\n"
-           "    raise AssertionError('pickled a terminal')\n"
-           "f.close()\n"
-           "os.close(master)\n");
+    cpk_py_file("terminal_refused.py");
 }
 
 Test(cov_textfiles, pipe_cannot_be_read_back)
 {
-    cpk_py("import ccloudpickle as cp, os, pickle\n"
-           "r, w = os.pipe()\n"
-           "os.write(w, b'data')\n"
-           "f = open(r, 'r')\n"
-           "try:\n"
-           "    cp.dumps(f)\n"
-           "except pickle.PicklingError as e:\n"
-           "    assert str(e) == 'Cannot pickle file %d as it cannot be '\\\n"
-           "        'read' % r, e\n"
-           "else:\n"
-           "    raise AssertionError('pickled a pipe')\n"
-           "# Nothing was consumed.\n"
-           "os.close(w)\n"
-           "assert f.read() == 'data'\n"
-           "f.close()\n");
+    cpk_py_file("pipe_cannot_be_read_back.py");
 }
 
 Test(cov_textfiles, name_lookup_error_propagates)

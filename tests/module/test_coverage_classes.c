@@ -10,207 +10,38 @@ TestSuite(coverage_classes, .init = cpk_py_start, .fini = cpk_py_stop);
 
 Test(coverage_classes, several_bases_keep_inherited_and_own_attributes)
 {
-    cpk_py("shared = object()\n"
-           "class A:\n"
-           "    tag = 'A'\n"
-           "    both = shared\n"
-           "    def am(self):\n"
-           "        return 'a'\n"
-           "    def who(self):\n"
-           "        return 'A.who'\n"
-           "class B:\n"
-           "    tag = 'B'\n"
-           "    only_b = 7\n"
-           "    def bm(self):\n"
-           "        return 'b'\n"
-           "class C(A, B):\n"
-           "    both = A.both\n"
-           "    def who(self):\n"
-           "        return 'C.who+' + super().who()\n"
-           "class D(B, A):\n"
-           "    pass\n");
-    cpk_fresh_protos("[A, B, C, D, C()]",
-                     "A, B, C, D, c = obj\n"
-                     "assert C.__bases__ == (A, B) and D.__bases__ == (B, A)\n"
-                     "assert isinstance(c, C) and isinstance(c, B)\n"
-                     "assert c.am() == 'a' and c.bm() == 'b'\n"
-                     "assert c.who() == 'C.who+A.who'\n"
-                     "assert C.tag == 'A' and D.tag == 'B'\n"
-                     "assert C.only_b == 7 and D().am() == 'a'\n"
-                     "assert C.both is A.both\n"
-                     "assert [k.__name__ for k in C.__mro__] == "
-                     "['C', 'A', 'B', 'object']\n");
+    cpk_py_file("several_bases_keep_inherited_and_own_attributes.py");
+    cpk_fresh_protos("[A, B, C, D, C()]", cpk_py_text(
+        "several_bases_keep_inherited_and_own_attributes_fresh.py"));
 }
 
 Test(coverage_classes, every_slots_form_survives)
 {
-    cpk_py("import weakref\n"
-           "class Base:\n"
-           "    __slots__ = ()\n"
-           "class __Priv(Base):\n"
-           "    __slots__ = ('__secret', 'plain', '__weakref__')\n"
-           "    def __init__(self):\n"
-           "        self.__secret = 's'\n"
-           "        self.plain = 2\n"
-           "    def secret(self):\n"
-           "        return self.__secret\n"
-           "    @property\n"
-           "    def double(self):\n"
-           "        return self.plain * 2\n"
-           "    @classmethod\n"
-           "    def cname(cls):\n"
-           "        return cls.__name__\n"
-           "    @staticmethod\n"
-           "    def inc(v):\n"
-           "        return v + 1\n"
-           "class OneStr:\n"
-           "    __slots__ = 'only'\n"
-           "class DictSlots:\n"
-           "    __slots__ = {'a': 'doc of a', 'b': 'doc of b'}\n"
-           "class WithDict:\n"
-           "    __slots__ = ('__dict__', 'z')\n"
-           "class Dunder:\n"
-           "    __slots__ = ('__x__',)\n");
-    cpk_fresh_protos("[__Priv, __Priv(), OneStr, DictSlots, WithDict, Dunder,\n"
-                     " DictSlots.a.__doc__]",
-                     "import weakref\n"
-                     "P, p, OneStr, DictSlots, WithDict, Dunder, adoc = obj\n"
-                     "assert p.secret() == 's' and p.double == 4\n"
-                     "assert P.cname() == '__Priv' and P.inc(1) == 2\n"
-                     "assert p.__class__ is P and not hasattr(p, '__dict__')\n"
-                     "r = weakref.ref(p)\n"
-                     "assert r() is p\n"
-                     "q = P()\n"
-                     "assert q.secret() == 's'\n"
-                     "assert '_Priv__secret' in P.__dict__\n"
-                     "o = OneStr(); o.only = 1\n"
-                     "assert o.only == 1 and not hasattr(o, '__dict__')\n"
-                     "d = DictSlots(); d.a = 1; d.b = 2\n"
-                     "assert (d.a, d.b) == (1, 2)\n"
-                     "assert not hasattr(d, '__dict__')\n"
-                     "assert DictSlots.a.__doc__ == adoc\n"
-                     "assert dict(DictSlots.__slots__) == "
-                     "{'a': 'doc of a', 'b': 'doc of b'}\n"
-                     "w = WithDict(); w.z = 1; w.free = 2\n"
-                     "assert w.__dict__ == {'free': 2} and w.z == 1\n"
-                     "u = Dunder(); u.__x__ = 5\n"
-                     "assert u.__x__ == 5\n"
-                     "try:\n"
-                     "    o.other = 1\n"
-                     "except AttributeError:\n"
-                     "    pass\n"
-                     "else:\n"
-                     "    raise AssertionError('OneStr grew a __dict__')\n");
+    cpk_py_file("every_slots_form_survives.py");
+    cpk_fresh_protos(
+        "[__Priv, __Priv(), OneStr, DictSlots, WithDict, Dunder,\n" " DictSlots.a.__doc__]",
+        cpk_py_text("every_slots_form_survives_fresh.py"));
 }
 
 Test(coverage_classes, abc_registry_drops_dead_registrants)
 {
-    cpk_py("import abc, gc\n"
-           "class Shape(abc.ABC):\n"
-           "    @abc.abstractmethod\n"
-           "    def area(self): ...\n"
-           "class Square:\n"
-           "    def area(self):\n"
-           "        return 4\n"
-           "class Gone:\n"
-           "    pass\n"
-           "Shape.register(Square)\n"
-           "Shape.register(Gone)\n"
-           "Shape.register(int)\n"
-           "assert issubclass(Gone, Shape)\n"
-           "del Gone\n"
-           "gc.collect()\n");
-    cpk_fresh_protos("[Shape, Square]",
-                     "Shape, Square = obj\n"
-                     "assert isinstance(Square(), Shape)\n"
-                     "assert isinstance(3, Shape)\n"
-                     "assert not isinstance('x', Shape)\n"
-                     "import abc\n"
-                     "reg = [r() for r in abc._get_dump(Shape)[0]]\n"
-                     "assert sorted(c.__name__ for c in reg if c) == "
-                     "['Square', 'int'], reg\n"
-                     "try:\n"
-                     "    Shape()\n"
-                     "except TypeError:\n"
-                     "    pass\n"
-                     "else:\n"
-                     "    raise AssertionError('abstract class instantiated')\n");
+    cpk_py_file("abc_registry_drops_dead_registrants.py");
+    cpk_fresh_protos(
+        "[Shape, Square]",
+        cpk_py_text("abc_registry_drops_dead_registrants_fresh.py"));
 }
 
 Test(coverage_classes, enums_keep_aliases_flags_and_custom_new)
 {
-    cpk_py("import enum\n"
-           "class Color(enum.Enum):\n"
-           "    RED = 1\n"
-           "    GREEN = 2\n"
-           "    CRIMSON = 1\n"
-           "    def warm(self):\n"
-           "        return self is Color.RED\n"
-           "class Perm(enum.Flag):\n"
-           "    NONE = 0\n"
-           "    R = 4\n"
-           "    W = 2\n"
-           "    X = 1\n"
-           "    RW = 6\n"
-           "class Mode(enum.IntFlag):\n"
-           "    A = 1\n"
-           "    B = 2\n"
-           "class Planet(enum.Enum):\n"
-           "    EARTH = (5.97e24, 6.37e6)\n"
-           "    MARS = (6.42e23, 3.39e6)\n"
-           "    def __init__(self, mass, radius):\n"
-           "        self.mass = mass\n"
-           "        self.radius = radius\n"
-           "class Coded(str, enum.Enum):\n"
-           "    def __new__(cls, value, label):\n"
-           "        obj = str.__new__(cls, value)\n"
-           "        obj._value_ = value\n"
-           "        obj.label = label\n"
-           "        return obj\n"
-           "    YES = ('y', 'Yes')\n"
-           "    NO = ('n', 'No')\n");
-    cpk_fresh_protos("[Color, Color.CRIMSON, Perm, Perm.R | Perm.W, Mode,\n"
-                     " Mode.A | Mode.B, Planet, Planet.MARS, Coded, Coded.NO]",
-                     "Color, crimson, Perm, rw, Mode, ab, Planet, mars, Coded,"
-                     " no = obj\n"
-                     "assert crimson is Color.RED and Color.CRIMSON is Color.RED\n"
-                     "assert list(Color) == [Color.RED, Color.GREEN]\n"
-                     "assert set(Color.__members__) == "
-                     "{'RED', 'GREEN', 'CRIMSON'}\n"
-                     "assert crimson.warm() and not Color.GREEN.warm()\n"
-                     "assert rw is Perm.RW and rw == Perm.R | Perm.W\n"
-                     "assert Perm(0) is Perm.NONE and not Perm.NONE\n"
-                     "assert Perm.X in Perm(7)\n"
-                     "assert ab == 3 and ab is Mode(3) and Mode.A | 2 == 3\n"
-                     "assert isinstance(ab, int)\n"
-                     "assert mars is Planet.MARS and mars.mass == 6.42e23\n"
-                     "assert Planet.EARTH.radius == 6.37e6\n"
-                     "assert no is Coded.NO and no == 'n' and no.label == 'No'\n"
-                     "assert Coded('y') is Coded.YES and Coded.YES.label == 'Yes'\n");
+    cpk_py_file("enums_keep_aliases_flags_and_custom_new.py");
+    cpk_fresh_protos(
+        "[Color, Color.CRIMSON, Perm, Perm.R | Perm.W, Mode,\n" " Mode.A | Mode.B, Planet, Planet.MARS, Coded, Coded.NO]",
+        cpk_py_text("enums_keep_aliases_flags_and_custom_new_fresh.py"));
 }
 
 Test(coverage_classes, metaclass_chosen_from_bases_and_class_kwargs)
 {
-    cpk_py("class Meta(type):\n"
-           "    def __new__(mcls, name, bases, ns, **kw):\n"
-           "        ns['made_by'] = mcls.__name__\n"
-           "        return super().__new__(mcls, name, bases, ns)\n"
-           "class SubMeta(Meta):\n"
-           "    def hello(cls):\n"
-           "        return 'hello ' + cls.__name__\n"
-           "class Root(metaclass=Meta):\n"
-           "    pass\n"
-           "class Other(metaclass=SubMeta):\n"
-           "    pass\n"
-           "class Mixed(Root, Other):\n"
-           "    pass\n"
-           "class Hooked:\n"
-           "    seen = []\n"
-           "    def __init_subclass__(cls, flavor='plain', **kw):\n"
-           "        super().__init_subclass__(**kw)\n"
-           "        cls.flavor = flavor\n"
-           "class Sweet(Hooked, flavor='sweet'):\n"
-           "    pass\n");
+    cpk_py_file("metaclass_chosen_from_bases_and_class_kwargs.py");
     cpk_fresh_protos("[Mixed, Sweet]",
                      "Mixed, Sweet = obj\n"
                      "assert type(Mixed).__name__ == 'SubMeta'\n"
@@ -253,16 +84,9 @@ Test(coverage_classes, code_constants_of_every_marshal_kind)
            "g = ccloudpickle.loads(d1)\n"
            "assert g('beta') == expect and g('zeta')[10] is False\n"
            "assert g.__code__.co_consts == consts.__code__.co_consts\n");
-    cpk_fresh_protos("[consts, expect]",
-                     "f, expect = obj\n"
-                     "r = f('beta')\n"
-                     "assert r == expect, (r, expect)\n"
-                     "assert r[0] == 2 ** 100 + 12345 and r[2] == 3.5 - 1.25j\n"
-                     "assert r[5] == 'h\\u00e9llo \\u2603'\n"
-                     "assert r[7] == 'y' * 300 and r[8] == 300 and r[9] == 299\n"
-                     "assert r[10] is True and f(b'd')[10] is True\n"
-                     "assert f('delta')[10] is False\n"
-                     "assert r[11] == [6, (1, 'two', None, True, ...)]\n");
+    cpk_fresh_protos(
+        "[consts, expect]",
+        cpk_py_text("code_constants_of_every_marshal_kind_fresh.py"));
 }
 
 Test(coverage_classes, code_constants_in_cloudpickle_format)
@@ -284,20 +108,7 @@ Test(coverage_classes, code_with_constant_marshal_refuses)
 {
     /* A constant marshal cannot write (a range, put there with
      * CodeType.replace): the code travels as its constructor's fields. */
-    cpk_py("import marshal\n"
-           "def f():\n"
-           "    return 12345\n"
-           "co = f.__code__\n"
-           "f.__code__ = co.replace(co_consts=tuple(\n"
-           "    range(3, 9) if type(k) is int and k == 12345 else k\n"
-           "    for k in co.co_consts))\n"
-           "assert f() == range(3, 9)\n"
-           "try:\n"
-           "    marshal.dumps(f.__code__)\n"
-           "except ValueError:\n"
-           "    pass\n"
-           "else:\n"
-           "    raise AssertionError('marshal wrote a range')\n");
+    cpk_py_file("code_with_constant_marshal_refuses.py");
     cpk_fresh_protos("f", "assert obj() == range(3, 9)\n"
                           "assert type(obj()) is range\n");
 }
@@ -347,44 +158,14 @@ Test(coverage_classes, tracker_id_must_be_str_or_none)
                   "ccloudpickle._make_skeleton_class(type, 'K', (object,),\n"
                   "    {'__module__': '__main__'}, 5, None)\n",
                   "ReconstructorTypeError", "(tracker_id) must be str or None");
-    cpk_py("import ccloudpickle\n"
-           "K = ccloudpickle._make_skeleton_class(type, 'K', (object,),\n"
-           "    {'__module__': '__main__'}, None, None)\n"
-           "K2 = ccloudpickle._make_skeleton_class(type, 'K', (object,),\n"
-           "    {'__module__': '__main__'}, None, None)\n"
-           "assert K is not K2 and K.__name__ == 'K'\n"
-           "a = ccloudpickle._make_skeleton_class(type, 'T', (object,),\n"
-           "    {'__module__': '__main__'}, 'feedbeef', None)\n"
-           "b = ccloudpickle._make_skeleton_class(type, 'T', (object,),\n"
-           "    {'__module__': '__main__'}, 'feedbeef', None)\n"
-           "assert a is b\n");
+    cpk_py_file("tracker_id_must_be_str_or_none.py");
 }
 
 Test(coverage_classes, stdlib_modules_imported_anew_keep_their_reducers)
 {
     /* Objects of the old classes still exist after a module is imported
      * again: both the old and the new ones pickle as before. */
-    cpk_py("import sys, dataclasses, logging, ccloudpickle\n"
-           "old_missing = dataclasses.MISSING\n"
-           "old_logger = logging.getLogger('cov.old')\n"
-           "del sys.modules['dataclasses']\n"
-           "import dataclasses as dc2\n"
-           "assert dc2.MISSING is not old_missing\n"
-           "assert type(dc2.MISSING) is not type(old_missing)\n"
-           "assert ccloudpickle.loads(ccloudpickle.dumps(dc2.MISSING))"
-           " is dc2.MISSING\n"
-           "try:\n"
-           "    ccloudpickle.dumps(old_missing)\n"
-           "except ccloudpickle.PicklingError as e:\n"
-           "    assert 'not the same object' in str(e), e\n"
-           "else:\n"
-           "    raise AssertionError('pickled a stale MISSING')\n"
-           "del sys.modules['logging']\n"
-           "import logging as lg2\n"
-           "new_logger = lg2.getLogger('cov.new')\n"
-           "assert type(new_logger) is not type(old_logger)\n"
-           "data = ccloudpickle.dumps([old_logger, new_logger])\n"
-           "assert b'cov.old' in data and b'cov.new' in data\n");
+    cpk_py_file("stdlib_modules_imported_anew_keep_their_reducers.py");
     cpk_fresh("ccloudpickle.dumps([dc2.MISSING, old_logger, new_logger])",
               "import dataclasses, logging\n"
               "b, lo, ln = obj\n"
@@ -401,30 +182,7 @@ Test(coverage_classes, shadowed_stdlib_module_is_not_ours)
      * is shadowed, WeakSet cannot be found by name and would travel by
      * value, as with cloudpickle; not asserted: on 3.9 its module's
      * globals hold weakref.ref, which pickle cannot name there.) */
-    cpk_py("import sys, types, weakref, ccloudpickle, dataclasses\n"
-           "class Item:\n"
-           "    pass\n"
-           "keep = Item()\n"
-           "ws = weakref.WeakSet([keep])\n"
-           "real = sys.modules['_weakrefset']\n"
-           "sys.modules['_weakrefset'] = types.ModuleType('_weakrefset')\n"
-           "try:\n"
-           "    assert ccloudpickle.loads(ccloudpickle.dumps(42)) == 42\n"
-           "    m = ccloudpickle.loads(ccloudpickle.dumps(dataclasses.MISSING))\n"
-           "    assert m is dataclasses.MISSING\n"
-           "    fake = types.ModuleType('_weakrefset')\n"
-           "    fake.WeakSet = 'not a class'\n"
-           "    sys.modules['_weakrefset'] = fake\n"
-           "    assert ccloudpickle.loads(ccloudpickle.dumps([1, 2])) == [1, 2]\n"
-           "    m = ccloudpickle.loads(ccloudpickle.dumps(dataclasses.MISSING))\n"
-           "    assert m is dataclasses.MISSING\n"
-           "finally:\n"
-           "    sys.modules['_weakrefset'] = real\n"
-           "data = ccloudpickle.dumps([ws, keep])\n"
-           "assert b'_make_skeleton_class' in data  # Item, by value\n"
-           "assert data.count(b'_make_skeleton_class') == 1\n"
-           "out, k = ccloudpickle.loads(data)\n"
-           "assert type(out) is weakref.WeakSet and k in out and len(out) == 1\n");
+    cpk_py_file("shadowed_stdlib_module_is_not_ours.py");
     cpk_fresh("ccloudpickle.dumps([ws, keep])",
               "import weakref\n"
               "ws, k = obj\n"

@@ -12,36 +12,12 @@ Test(diagnose, culprit_among_reduce_temporaries)
     /* Each Holder reduces to fresh objects; the culprit is one of them,
      * behind fifty that pickle. Every object tried stays alive until the
      * search ends, so no fresh object can share the id of one tried. */
-    cpk_py("import ccloudpickle as cp, threading\n"
-           "class Fine:\n"
-           "    def __reduce__(self):\n"
-           "        return (Fine, ())\n"
-           "class Holder:\n"
-           "    def __init__(self, bad):\n"
-           "        self.bad = bad\n"
-           "    def __reduce_ex__(self, proto):\n"
-           "        if self.bad:\n"
-           "            return (Holder, (threading.local(),))\n"
-           "        return (Holder, (Fine(),))\n"
-           "items = [Holder(False) for _ in range(50)] + [Holder(True)]\n"
-           "path, culprit = cp._find_unpicklable(items)\n"
-           "assert path == '[50].__reduce_ex__()[1][0]', path\n"
-           "assert type(culprit).__name__ == '_local', culprit\n");
+    cpk_py_file("culprit_among_reduce_temporaries.py");
 }
 
 Test(diagnose, dict_changed_by_a_key_repr)
 {
-    cpk_py("import ccloudpickle as cp, threading\n"
-           "class Key:\n"
-           "    def __repr__(self):\n"
-           "        d.clear()\n"
-           "        global decoys\n"
-           "        decoys = [object() for _ in range(100)]\n"
-           "        return 'Key()'\n"
-           "d = {Key(): threading.local()}\n"
-           "path, culprit = cp._find_unpicklable(d)\n"
-           "assert path == '[Key()]', path\n"
-           "assert type(culprit).__name__ == '_local', culprit\n");
+    cpk_py_file("dict_changed_by_a_key_repr.py");
 }
 
 Test(diagnose, reduce_ex_errors)

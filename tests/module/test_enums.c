@@ -16,14 +16,7 @@ Test(enums, enum_with_alias_and_method)
            "    def warm(self):\n"
            "        return self is Color.RED\n");
     cpk_fresh_protos("[Color, Color.GREEN, Color.CRIMSON]",
-                     "Color, g, c = obj\n"
-                     "assert g is Color.GREEN and c is Color.RED\n"
-                     "assert Color.CRIMSON is Color.RED and Color(1) is Color.RED\n"
-                     "assert [m.name for m in Color] == ['RED', 'GREEN']\n"
-                     "assert list(Color.__members__) == ['RED', 'GREEN', 'CRIMSON']\n"
-                     "assert Color.RED.warm() and not g.warm()\n"
-                     "assert Color.__qualname__ == 'Color'\n"
-                     "assert Color.__module__ == '__main__'\n");
+                     cpk_py_text("enum_with_alias_and_method_fresh.py"));
 }
 
 Test(enums, int_enum)
@@ -40,28 +33,9 @@ Test(enums, int_enum)
 
 Test(enums, flag_composite_and_zero_members)
 {
-    cpk_py("import enum\n"
-           "class Perm(enum.Flag):\n"
-           "    NONE = 0\n"
-           "    R = 4\n"
-           "    W = 2\n"
-           "    X = 1\n"
-           "    RW = R | W\n"
-           "    ALL = 7\n");
+    cpk_py_file("flag_composite_and_zero_members.py");
     cpk_fresh_protos("[Perm, Perm.RW, Perm.R | Perm.X, Perm(0), Perm.ALL]",
-                     "Perm, rw, rx, zero, all_ = obj\n"
-                     "assert rw is Perm.RW and rw == Perm.R | Perm.W\n"
-                     "assert rx == Perm.R | Perm.X and Perm.X in rx\n"
-                     "assert zero is Perm.NONE and not zero\n"
-                     "assert all_ is Perm.ALL\n"
-                     /* 3.11 iterates a Flag's canonical (one-bit)
-                      * members only (bpo-38250); before, every member
-                      * that is not an alias. */
-                     "canonical = ['R', 'W', 'X'] if sys.version_info >= "
-                     "(3, 11) else ['NONE', 'R', 'W', 'X', 'RW', 'ALL']\n"
-                     "assert [m.name for m in Perm] == canonical\n"
-                     "assert set(Perm.__members__) == "
-                     "{'NONE', 'R', 'W', 'X', 'RW', 'ALL'}\n");
+                     cpk_py_text("flag_composite_and_zero_members_fresh.py"));
 }
 
 Test(enums, int_flag)
@@ -79,15 +53,7 @@ Test(enums, int_flag)
 
 Test(enums, enum_with_custom_attributes)
 {
-    cpk_py("import enum\n"
-           "class Planet(enum.Enum):\n"
-           "    EARTH = (5.97e24, 6.37e6)\n"
-           "    MARS = (6.42e23, 3.39e6)\n"
-           "    def __init__(self, mass, radius):\n"
-           "        self.mass, self.radius = mass, radius\n"
-           "    @property\n"
-           "    def density(self):\n"
-           "        return self.mass / self.radius ** 3\n");
+    cpk_py_file("enum_with_custom_attributes.py");
     cpk_fresh_protos("Planet",
                      "assert obj.MARS.radius == 3.39e6\n"
                      "assert obj.EARTH.density > obj.MARS.density\n"
@@ -111,21 +77,5 @@ Test(enums, enum_round_trip_in_process_is_identity)
  * already set). */
 Test(enums, tampered_member_map_refused_with_its_error)
 {
-    cpk_py("import enum, ccloudpickle\n"
-           "class E(enum.Enum):\n"
-           "    X = 1\n"
-           "class M(dict):\n"
-           "    def items(self):\n"
-           "        return [('X',)]\n"
-           "def why(cls):\n"
-           "    try:\n"
-           "        ccloudpickle.dumps(cls)\n"
-           "    except Exception as e:\n"
-           "        # before 3.11 the note is in the message\n"
-           "        return type(e), str(e).split('; when pickling ')[0]\n"
-           "E._member_map_ = M(X=E.X)\n"
-           "assert why(E) == (TypeError, 'bad enum _member_map_'), why(E)\n"
-           "E._member_map_ = {'X': object()}\n"
-           "t, m = why(E)\n"
-           "assert t is AttributeError and '_value_' in m, (t, m)\n");
+    cpk_py_file("tampered_member_map_refused_with_its_error.py");
 }

@@ -8,15 +8,7 @@ TestSuite(identity, .init = cpk_py_start, .fini = cpk_py_stop);
 
 Test(identity, same_class_from_several_dumps_is_one_class)
 {
-    cpk_py("import ccloudpickle as cp, enum, typing\n"
-           "class C:\n"
-           "    pass\n"
-           "class E(enum.Enum):\n"
-           "    A = 1\n"
-           "T = typing.TypeVar('T')\n"
-           "data = cp.dumps([cp.dumps(C), cp.dumps(C()), cp.dumps([C, C]),\n"
-           "                 cp.dumps(E), cp.dumps(E.A), cp.dumps(T),\n"
-           "                 cp.dumps(T, protocol=2)])\n");
+    cpk_py_file("same_class_from_several_dumps_is_one_class.py");
     cpk_fresh("data",
               "import ccloudpickle as cp, enum, typing\n"
               "c1, inst, pair, e, ea, t1, t2 = [cp.loads(d) for d in obj]\n"
@@ -28,26 +20,7 @@ Test(identity, same_class_from_several_dumps_is_one_class)
 
 Test(identity, back_in_the_defining_process_gives_the_original)
 {
-    cpk_py("import ccloudpickle as cp, enum, typing\n"
-           "class C:\n"
-           "    attr = 1\n"
-           "    def method(self):\n"
-           "        return GLOBAL\n"
-           "GLOBAL = 'live'\n"
-           "class E(enum.Enum):\n"
-           "    A = 1\n"
-           "    B = 1\n"
-           "T = typing.TypeVar('T')\n"
-           "method = C.method\n"
-           "for proto in (2, 5):\n"
-           "    assert cp.loads(cp.dumps(C, protocol=proto)) is C\n"
-           "    assert type(cp.loads(cp.dumps(C(), protocol=proto))) is C\n"
-           "    assert cp.loads(cp.dumps(E, protocol=proto)) is E\n"
-           "    assert cp.loads(cp.dumps(T, protocol=proto)) is T\n"
-           /* The original's namespace is not replaced by copies. */
-           "assert C.method is method and method.__globals__ is globals()\n"
-           "GLOBAL = 'changed'\n"
-           "assert C().method() == 'changed'\n");
+    cpk_py_file("back_in_the_defining_process_gives_the_original.py");
 }
 
 Test(identity, rebuilt_class_takes_the_latest_state)
@@ -84,21 +57,5 @@ Test(identity, distinct_classes_stay_distinct)
 
 Test(identity, tracker_forgets_dead_classes)
 {
-    cpk_py("import ccloudpickle as cp, gc, weakref\n"
-           "def make():\n"
-           "    class Temp:\n"
-           "        pass\n"
-           "    return Temp\n"
-           "T = make()\n"
-           "data = cp.dumps(T)\n"
-           "ref = weakref.ref(T)\n"
-           "del T\n"
-           "gc.collect()\n"
-           "assert ref() is None, 'the tracker keeps classes alive'\n"
-           /* Loading it again makes a new class; that one dies too. */
-           "U = cp.loads(data)\n"
-           "ref2 = weakref.ref(U)\n"
-           "del U\n"
-           "gc.collect()\n"
-           "assert ref2() is None\n");
+    cpk_py_file("tracker_forgets_dead_classes.py");
 }

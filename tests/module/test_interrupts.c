@@ -106,30 +106,7 @@ Test(interrupts, module_name_lookup_interrupt)
      * the pickler looks the name up, the interrupt reaches the caller
      * (cpk_module_name: 3.9's PyModule_GetNameObject turned it into
      * SystemError). */
-    cpk_py("import ccloudpickle as cp, types\n"
-           "class Collide:\n"
-           "    calls = fire_at = 0\n"
-           "    fired = False\n"
-           "    def __hash__(self):\n"
-           "        return hash('__name__')\n"
-           "    def __eq__(self, other):\n"
-           "        Collide.calls += 1\n"
-           "        if Collide.calls == Collide.fire_at:\n"
-           "            Collide.fired = True\n"
-           "            raise KeyboardInterrupt('from user code')\n"
-           "        return False\n"
-           "m = types.ModuleType('cpk_collide')\n"
-           "del m.__dict__['__name__']\n"
-           "m.__dict__[Collide()] = 1\n"
-           "m.__dict__['__name__'] = 'cpk_collide'\n"
-           "for n in range(1, 10):\n"
-           "    Collide.calls, Collide.fire_at, Collide.fired = 0, n, False\n"
-           "    try:\n"
-           "        cp.dumps(m)\n"
-           "        assert not Collide.fired, 'interrupt %d swallowed' % n\n"
-           "    except KeyboardInterrupt as e:\n"
-           "        assert Collide.fired and e.args == ('from user code',)\n"
-           "Collide.fire_at = 0\n");
+    cpk_py_file("module_name_lookup_interrupt.py");
 }
 
 Test(interrupts, reduce_interrupt_propagates_unchanged)
@@ -151,132 +128,25 @@ Test(interrupts, reduce_interrupt_propagates_unchanged)
            "assert gc.isenabled()\n");
 }
 
-/* Classes defined in __main__ travel by value (the Unpickler path of
- * loads); the same classes in a module of sys.modules travel by reference
- * (the plain data path). Loads of 64 KiB and more pause the collector,
- * smaller ones do not (unpickler.c): `pads` gives both sizes. All must
- * leave the collector as the user last set it. */
-#define GC_CLASSES                                                           \
-    "import ccloudpickle as cp, gc, io, sys, types\n"                        \
-    "src = '''\n"                                                            \
-    "import gc\n"                                                            \
-    "class Disables:\n"                                                      \
-    "    def __setstate__(self, state):\n"                                   \
-    "        gc.disable()\n"                                                 \
-    "class Enables:\n"                                                       \
-    "    def __setstate__(self, state):\n"                                   \
-    "        gc.enable()\n"                                                  \
-    "class Threshold:\n"                                                     \
-    "    def __setstate__(self, state):\n"                                   \
-    "        gc.set_threshold(123)\n"                                        \
-    "class Interrupts:\n"                                                    \
-    "    def __setstate__(self, state):\n"                                   \
-    "        raise KeyboardInterrupt('from user code')\n"                    \
-    "'''\n"                                                                  \
-    "exec(src)\n"                                                            \
-    "mod = types.ModuleType('cpk_gc_mod')\n"                                 \
-    "exec(src, mod.__dict__)\n"                                              \
-    "sys.modules['cpk_gc_mod'] = mod\n"                                      \
-    "kinds = [globals(), mod.__dict__]\n"                                    \
-    "pads = [b'', bytes(70000)]\n"                                           \
-    "def pickle(ns, name, pad):\n"                                           \
-    "    o = ns[name]()\n"                                                   \
-    "    o.x = 1\n"                                                          \
-    "    return cp.dumps([pad, o])\n"                                        \
-    "def loaders(data):\n"                                                   \
-    "    yield lambda: cp.loads(data)\n"                                     \
-    "    yield lambda: cp.load(io.BytesIO(data))\n"                          \
-    "    yield lambda: cp.Unpickler(io.BytesIO(data)).load()\n"              \
-    "cases = [(k, p, l) for k in range(2) for p in range(2)\n"               \
-    "         for l in range(3)]\n"                                          \
-    "def run(k, name, p, l):\n"                                              \
-    "    return list(loaders(pickle(kinds[k], name, pads[p])))[l]()\n"       \
-    "assert b'cloudpickle' in pickle(globals(), 'Disables', b'')\n"          \
-    "assert b'cloudpickle' not in pickle(mod.__dict__, 'Disables', b'')\n"
-
 Test(interrupts, gc_disable_during_load_stands)
 {
-    cpk_py(GC_CLASSES
-           "for case in cases:\n"
-           "    gc.enable()\n"
-           "    run(case[0], 'Disables', *case[1:])\n"
-           "    assert not gc.isenabled(), ('gc.disable() undone', case)\n"
-           "gc.enable()\n");
+    cpk_py_file("_gc_classes.py", "gc_disable_during_load_stands.py");
 }
 
 Test(interrupts, gc_enable_during_load_stands)
 {
-    cpk_py(GC_CLASSES
-           "for case in cases:\n"
-           "    gc.disable()\n"
-           "    run(case[0], 'Enables', *case[1:])\n"
-           "    assert gc.isenabled(), ('gc.enable() undone', case)\n"
-           "gc.enable()\n");
+    cpk_py_file("_gc_classes.py", "gc_enable_during_load_stands.py");
 }
 
 Test(interrupts, gc_state_and_threshold_restored)
 {
-    cpk_py(GC_CLASSES
-           "before = gc.get_threshold()\n"
-           "for size in (10, 20000):\n"
-           "    data = cp.dumps([{} for _ in range(size)])\n"
-           "    for enabled in (True, False):\n"
-           "        (gc.enable if enabled else gc.disable)()\n"
-           "        for load in loaders(data):\n"
-           "            load()\n"
-           "            assert gc.isenabled() == enabled\n"
-           "            assert gc.get_threshold() == before\n"
-           "        for load in loaders(data[:-3]):\n"
-           "            try:\n"
-           "                load()\n"
-           "            except Exception:\n"
-           "                pass\n"
-           "            assert gc.isenabled() == enabled\n"
-           "            assert gc.get_threshold() == before\n"
-           "gc.enable()\n"
-           /* A threshold the user sets during a load stands too. */
-           "for case in cases:\n"
-           "    gc.set_threshold(*before)\n"
-           "    run(case[0], 'Threshold', *case[1:])\n"
-           "    assert gc.get_threshold()[0] == 123, (gc.get_threshold(), case)\n"
-           "gc.set_threshold(*before)\n"
-           /* Loads inside loads (a __setstate__ that loads). */
-           "class Nested:\n"
-           "    def __setstate__(self, state):\n"
-           "        assert cp.loads(cp.dumps([1, bytes(70000)]))[0] == 1\n"
-           "nested = Nested()\n"
-           "nested.x = 1\n"
-           "cp.loads(cp.dumps([nested, bytes(70000)]))\n"
-           "assert gc.get_threshold() == before and gc.isenabled()\n"
-           /* Automatic collection is really paused during a large load or
-            * one of unknown size, and a small one is left alone. */
-           "seen = []\n"
-           "class Probe:\n"
-           "    def __setstate__(self, state):\n"
-           "        seen.append(gc.get_threshold()[0])\n"
-           "probe = Probe()\n"
-           "probe.x = 1\n"
-           "cp.loads(cp.dumps([probe, bytes(70000)]))\n"
-           "cp.load(io.BytesIO(cp.dumps(probe)))\n"
-           "cp.loads(cp.dumps(probe))\n"
-           "assert seen == [0, 0, before[0]], seen\n");
+    cpk_py_file("_gc_classes.py", "gc_state_and_threshold_restored.py");
 }
 
 Test(interrupts, setstate_interrupt_propagates_and_keeps_gc_state)
 {
-    cpk_py(GC_CLASSES
-           "before = gc.get_threshold()\n"
-           "for case in cases:\n"
-           "    for enabled in (True, False):\n"
-           "        (gc.enable if enabled else gc.disable)()\n"
-           "        try:\n"
-           "            run(case[0], 'Interrupts', *case[1:])\n"
-           "            raise AssertionError('nothing raised')\n"
-           "        except KeyboardInterrupt as e:\n"
-           "            assert e.args == ('from user code',)\n"
-           "        assert gc.isenabled() == enabled\n"
-           "        assert gc.get_threshold() == before\n"
-           "gc.enable()\n");
+    cpk_py_file("_gc_classes.py",
+                "setstate_interrupt_propagates_and_keeps_gc_state.py");
 }
 
 /* Two loads start together while the first one's pause is being set up
@@ -284,60 +154,14 @@ Test(interrupts, setstate_interrupt_propagates_and_keeps_gc_state)
  * the pause, and the user's threshold comes back after both. */
 Test(interrupts, concurrent_first_pauses_restore_the_threshold)
 {
-    cpk_py("import ccloudpickle as c, gc, threading, time, builtins\n"
-           "class Slow:\n"
-           "    def __setstate__(self, s):\n"
-           "        time.sleep(0.3)\n"
-           "big = c.dumps([[i] for i in range(20000)])\n"
-           "bigslow = c.dumps([Slow()] + [[i] for i in range(20000)])\n"
-           "sys_modules = __import__('sys').modules\n"
-           "sys_modules.pop('gc', None)\n"
-           "real_import = builtins.__import__\n"
-           "def slow_import(name, *a, **k):\n"
-           "    if name == 'gc' and threading.current_thread().name == 'A':\n"
-           "        time.sleep(0.2)\n"
-           "    return real_import(name, *a, **k)\n"
-           "before = gc.get_threshold()\n"
-           "builtins.__import__ = slow_import\n"
-           "try:\n"
-           "    ta = threading.Thread(target=lambda: c.loads(big), name='A')\n"
-           "    tb = threading.Thread(target=lambda: (time.sleep(0.05),\n"
-           "                                          c.loads(bigslow)), name='B')\n"
-           "    ta.start(); tb.start(); ta.join(); tb.join()\n"
-           "finally:\n"
-           "    builtins.__import__ = real_import\n"
-           "assert gc.get_threshold() == before, (gc.get_threshold(), before)\n");
+    cpk_py_file("concurrent_first_pauses_restore_the_threshold.py");
 }
 
 /* MemoryError is never taken for "not found": from the class tracker of a
  * cloudpickle module, and from a lazily resolved module's attributes. */
 Test(interrupts, memory_error_propagates_from_tracker_and_lazy_lookups)
 {
-    cpk_py("import sys, types, ccloudpickle as c\n"
-           "class Tracker:\n"
-           "    def get(self, key):\n"
-           "        raise MemoryError('tracker')\n"
-           "m = types.ModuleType('cloudpickle.cloudpickle')\n"
-           "m._DYNAMIC_CLASS_TRACKER_BY_CLASS = Tracker()\n"
-           "m._DYNAMIC_CLASS_TRACKER_BY_ID = Tracker()\n"
-           "sys.modules['cloudpickle.cloudpickle'] = m\n"
-           "C = type('C', (), {})\n"
-           "try:\n"
-           "    c.dumps(C)\n"
-           "    raise AssertionError('tracker: MemoryError swallowed')\n"
-           "except MemoryError:\n"
-           "    pass\n"
-           "del sys.modules['cloudpickle.cloudpickle']\n"
-           "class M(types.ModuleType):\n"
-           "    def __getattr__(self, n):\n"
-           "        raise MemoryError('lazy')\n"
-           "sys.modules['_weakrefset'] = M('_weakrefset')\n"
-           "sys.modules['cpk_zzz'] = types.ModuleType('cpk_zzz')\n"
-           "try:\n"
-           "    c.dumps(len)\n"
-           "    raise AssertionError('lazy: MemoryError swallowed')\n"
-           "except MemoryError:\n"
-           "    pass\n");
+    cpk_py_file("memory_error_propagates_from_tracker_and_lazy_lookups.py");
 }
 
 /* A gc.get_threshold that fails when a paused load ends: its error is
@@ -345,26 +169,5 @@ Test(interrupts, memory_error_propagates_from_tracker_and_lazy_lookups)
  * same (automatic collection does not stay off). */
 Test(interrupts, unreadable_threshold_after_a_load_is_restored)
 {
-    cpk_py("import ccloudpickle as cp, gc\n"
-           "real = gc.get_threshold\n"
-           "before = real()\n"
-           "class Switch:\n"
-           "    mode = 'real'\n"
-           "    def __call__(self):\n"
-           "        if self.mode == 'raise':\n"
-           "            raise RuntimeError('boom')\n"
-           "        return real()\n"
-           "gc.get_threshold = Switch()\n"
-           "class Flip:\n"
-           "    def __reduce__(self):\n"
-           "        return (exec, (\"import gc; gc.get_threshold.mode = 'raise'\",))\n"
-           "data = cp.dumps([Flip(), b'x' * 100000])\n"
-           "try:\n"
-           "    cp.loads(data)\n"
-           "    raise AssertionError('no RuntimeError')\n"
-           "except RuntimeError as e:\n"
-           "    assert str(e) == 'boom'\n"
-           "finally:\n"
-           "    gc.get_threshold = real\n"
-           "assert real() == before, (real(), before)\n");
+    cpk_py_file("unreadable_threshold_after_a_load_is_restored.py");
 }

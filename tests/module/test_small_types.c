@@ -15,32 +15,12 @@ Test(small_types, code_and_cells)
            "def f(x):\n"
            "    return x + 1\n"
            "objs = [f.__code__, types.CellType(5), types.CellType()]\n");
-    cpk_fresh_protos("objs",
-                     "import types\n"
-                     "code, full, empty = obj\n"
-                     "assert types.FunctionType(code, {})(1) == 2\n"
-                     "assert full.cell_contents == 5\n"
-                     "try:\n"
-                     "    empty.cell_contents\n"
-                     "    raise AssertionError('cell not empty')\n"
-                     "except ValueError:\n"
-                     "    pass\n");
+    cpk_fresh_protos("objs", cpk_py_text("code_and_cells_fresh.py"));
 }
 
 Test(small_types, bound_methods)
 {
-    cpk_py("class Counter:\n"
-           "    def __init__(self):\n"
-           "        self.n = 0\n"
-           "    def bump(self, by=1):\n"
-           "        self.n += by\n"
-           "        return self.n\n"
-           "    @classmethod\n"
-           "    def make(cls):\n"
-           "        return cls()\n"
-           "c = Counter()\n"
-           "c.bump()\n"
-           "objs = [c.bump, Counter.make, [1].append, {}.get, str.upper]\n");
+    cpk_py_file("bound_methods.py");
     cpk_fresh_protos("objs",
                      "bump, make, append, get, upper = obj\n"
                      "assert bump(2) == 3 and bump.__self__.n == 3\n"
@@ -52,28 +32,8 @@ Test(small_types, bound_methods)
 
 Test(small_types, descriptors)
 {
-    cpk_py("import abc, types\n"
-           "def getter(self):\n"
-           "    return 'got'\n"
-           "def fn(*a):\n"
-           "    return a\n"
-           "prop = property(getter, None, None, 'the doc')\n"
-           "objs = [prop, classmethod(fn), staticmethod(fn),\n"
-           "        abc.abstractproperty(getter), abc.abstractclassmethod(fn),\n"
-           "        abc.abstractstaticmethod(fn), int.real, types.FunctionType.__code__]\n");
-    cpk_fresh_protos("objs",
-                     "import abc\n"
-                     "prop, cm, sm, aprop, acm, asm, real, tdict = obj\n"
-                     "assert type(prop) is property and prop.__doc__ == 'the doc'\n"
-                     "assert prop.fget(None) == 'got'\n"
-                     "assert type(cm) is classmethod and cm.__func__(1) == (1,)\n"
-                     "assert type(sm) is staticmethod\n"
-                     "assert type(aprop) is abc.abstractproperty\n"
-                     "assert aprop.__isabstractmethod__\n"
-                     "assert type(acm) is abc.abstractclassmethod\n"
-                     "assert type(asm) is abc.abstractstaticmethod\n"
-                     "assert real is int.real and (5).real == real.__get__(5)\n"
-                     "import types\nassert tdict is types.FunctionType.__code__\n");
+    cpk_py_file("descriptors.py");
+    cpk_fresh_protos("objs", cpk_py_text("descriptors_fresh.py"));
 }
 
 Test(small_types, mappingproxy_memoryview_weakset)
@@ -107,24 +67,9 @@ Test(small_types, loggers)
 
 Test(small_types, dict_views_ship_only_what_they_show)
 {
-    cpk_py("import collections\n"
-           "d = {'k1': 'secret1', 'k2': 'secret2'}\n"
-           "od = collections.OrderedDict([('b', 1), ('a', 2)])\n"
-           "objs = [d.keys(), d.values(), d.items(), od.keys(), od.values(),\n"
-           "        od.items()]\n"
-           "import ccloudpickle as cp\n"
-           "assert b'secret1' not in cp.dumps(d.keys())\n"
-           "assert b'k1' not in cp.dumps(d.values())\n");
-    cpk_fresh_protos("objs",
-                     "k, v, i, ok, ov, oi = obj\n"
-                     "assert type(k).__name__ == 'dict_keys' and list(k) == ['k1', 'k2']\n"
-                     "assert type(v).__name__ == 'dict_values'\n"
-                     "assert list(v) == ['secret1', 'secret2']\n"
-                     "assert dict(i) == {'k1': 'secret1', 'k2': 'secret2'}\n"
-                     "assert type(ok).__name__ == 'odict_keys' and list(ok) == ['b', 'a']\n"
-                     "assert type(ov).__name__ == 'odict_values' and list(ov) == [1, 2]\n"
-                     "assert type(oi).__name__ == 'odict_items'\n"
-                     "assert list(oi) == [('b', 1), ('a', 2)]\n");
+    cpk_py_file("dict_views_ship_only_what_they_show.py");
+    cpk_fresh_protos(
+        "objs", cpk_py_text("dict_views_ship_only_what_they_show_fresh.py"));
 }
 
 Test(small_types, text_files_carry_their_contents)

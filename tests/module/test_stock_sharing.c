@@ -219,31 +219,7 @@ Test(stock_sharing, lock_held_no_wait_flushed_later_3) { lock_held(STOCK3); }
  * names. */
 Test(stock_sharing, interrupt_from_stock_lock_not_swallowed)
 {
-    cpk_py("import sys, types\n"
-           "class Lock:\n"
-           "    raises = None\n"
-           "    def acquire(self, *a):\n"
-           "        return True\n"
-           "    def release(self):\n"
-           "        if self.raises is not None:\n"
-           "            raise self.raises\n"
-           "class Refusing(dict):\n"
-           "    def setdefault(self, *a):\n"
-           "        raise TypeError('refused')\n"
-           "stand = types.ModuleType('cloudpickle.cloudpickle')\n"
-           "stand._PICKLE_BY_VALUE_MODULES = set()\n"
-           "stand._DYNAMIC_CLASS_TRACKER_BY_CLASS = Refusing()\n"
-           "stand._DYNAMIC_CLASS_TRACKER_BY_ID = Refusing()\n"
-           "stand._DYNAMIC_CLASS_TRACKER_LOCK = lock = Lock()\n"
-           "sys.modules['cloudpickle.cloudpickle'] = stand\n"
-           "import ccloudpickle as cp\n"
-           "class A:\n"
-           "    pass\n"
-           "lock.raises = RuntimeError('ordinary')\n"
-           "assert cp.loads(cp.dumps(A)) is A\n"
-           "class K:\n"
-           "    pass\n"
-           "lock.raises = KeyboardInterrupt\n");
+    cpk_py_file("interrupt_from_stock_lock_not_swallowed.py");
     cpk_py_raises("cp.dumps(K)\n", "KeyboardInterrupt", NULL);
     cpk_py("lock.raises = None\n"
            "assert cp.loads(cp.dumps(K)) is K\n");
@@ -462,16 +438,5 @@ Test(stock_sharing, stock_loader_kept_3) { loader_kept(STOCK3); }
  * spec and loader, not wrapped. */
 Test(stock_sharing, alias_spec_not_wrapped)
 {
-    cpk_py("import sys, importlib, _ccloudpickle_alias as a\n"
-           "a._install_finder()\n"
-           "import cloudpickle\n"
-           "assert cloudpickle.__ccloudpickle_version__\n"
-           "cc = cloudpickle.cloudpickle\n"
-           "for _ in range(3):\n"
-           "    assert importlib.reload(cc) is cc\n"
-           "assert cc.__spec__.loader is a._loader, cc.__spec__.loader\n"
-           "assert cc.__loader__ is a._loader\n"
-           "del sys.modules['cloudpickle.cloudpickle']\n"
-           "import cloudpickle.cloudpickle\n"
-           "assert sys.modules['cloudpickle.cloudpickle'].__spec__.loader is a._loader\n");
+    cpk_py_file("alias_spec_not_wrapped.py");
 }

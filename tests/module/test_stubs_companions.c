@@ -80,23 +80,5 @@ Test(stubs_companions, forwarders_match_the_companions)
 Test(stubs_companions, drift_is_caught)
 {
     cpk_py(checker);
-    cpk_py("old = ast.parse(SOURCE.replace(\n"
-           "    'def wrap(obj: Any, keep_wrapper: bool = ...)',\n"
-           "    'def wrap(obj: Any)', 1))\n"
-           "assert [b[:2] for b in drift(old)] == [('stub', 'wrap')], drift(old)\n"
-           "kw = ast.parse(SOURCE.replace(\n"
-           "    'install_multiprocessing(enable: bool = ...,',\n"
-           "    'install_multiprocessing(*, enable: bool = ...,', 1))\n"
-           "assert [b[:2] for b in drift(kw)] == "
-           "[('stub', 'install_multiprocessing')], drift(kw)\n"
-           "def wrap(obj, keep_wrapper=True, extra=None):\n"
-           "    pass\n"
-           "FORWARDED['wrap'] = wrap\n"
-           "assert sorted(b[:2] for b in drift(TREE)) == "
-           "[('stub', 'wrap'), ('text signature', 'wrap')], drift(TREE)\n"
-           "def wrap(obj, keep_wrapper=False):\n"
-           "    pass\n"
-           "FORWARDED['wrap'] = wrap\n"
-           "assert [b[:2] for b in drift(TREE)] == "
-           "[('text signature', 'wrap')], drift(TREE)\n");
+    cpk_py_file("drift_is_caught.py");
 }

@@ -35,35 +35,9 @@ Test(typing, importable_typevar_by_reference)
 
 Test(typing, generic_aliases_and_special_forms)
 {
-    cpk_py("import sys, typing\n"
-           "class Item:\n"
-           "    pass\n"
-           "T = typing.TypeVar('T')\n"
-           "hints = [typing.List[Item], typing.Dict[str, typing.List[T]],\n"
-           "         typing.Literal['a', 1], typing.Final[Item],\n"
-           "         typing.ClassVar[typing.List[int]], typing.Union[Item, int],\n"
-           "         typing.Optional[Item], typing.Callable[[Item], T],\n"
-           "         typing.Tuple[Item, ...], list[Item],\n"
-           /* X | None (types.UnionType) is 3.10's, PEP 604. */
-           "         Item | None if sys.version_info >= (3, 10) else None]\n");
-    cpk_fresh_protos("hints",
-                     "import typing\n"
-                     "(lst, dct, lit, fin, cv, uni, opt, call, tup, l2, u2) = obj\n"
-                     "Item = typing.get_args(lst)[0]\n"
-                     "assert typing.get_origin(lst) is list\n"
-                     "T = typing.get_args(typing.get_args(dct)[1])[0]\n"
-                     "assert isinstance(T, typing.TypeVar)\n"
-                     "assert typing.get_args(lit) == ('a', 1)\n"
-                     "assert typing.get_origin(fin) is typing.Final\n"
-                     "assert typing.get_args(fin) == (Item,)\n"
-                     "assert typing.get_origin(cv) is typing.ClassVar\n"
-                     "assert typing.get_args(uni) == (Item, int)\n"
-                     "assert opt == typing.Optional[Item]\n"
-                     "assert typing.get_args(call) == ([Item], T)\n"
-                     "assert typing.get_args(tup) == (Item, ...)\n"
-                     "assert l2 == list[Item]\n"
-                     "assert u2 == (Item | None if sys.version_info >= (3, 10)\n"
-                     "              else None)\n");
+    cpk_py_file("generic_aliases_and_special_forms.py");
+    cpk_fresh_protos(
+        "hints", cpk_py_text("generic_aliases_and_special_forms_fresh.py"));
 }
 
 Test(typing, annotations_with_dynamic_types)
@@ -88,31 +62,7 @@ Test(typing, annotations_with_dynamic_types)
  * an import): identity, not the count of modules, decides. */
 Test(typing, lazy_types_follow_a_reimported_module)
 {
-    cpk_py("import sys, importlib, typing, enum, ccloudpickle as cp\n"
-           "cp.dumps(len)\n"
-           "n = len(sys.modules)\n"
-           "sys.modules.pop('typing'); sys.modules.pop('enum')\n"
-           "sys.modules['cpk_pad1'] = sys; sys.modules['cpk_pad2'] = sys\n"
-           "cp.dumps(len)\n"
-           "del sys.modules['cpk_pad1'], sys.modules['cpk_pad2']\n"
-           "typing2 = importlib.import_module('typing')\n"
-           "enum2 = importlib.import_module('enum')\n"
-           "assert typing2 is not typing and enum2 is not enum\n"
-           "assert len(sys.modules) == n\n"
-           "def make():\n"
-           "    T = typing2.TypeVar('T')\n"
-           "    class Color(enum2.Enum):\n"
-           "        RED = 1\n"
-           "    return T, Color\n"
-           "T2, Color2 = make()\n"
-           "assert b'_make_typevar' in cp.dumps(T2)\n"
-           "assert b'_make_skeleton_enum' in cp.dumps(Color2)\n"
-           /* Objects of the old classes keep their reducer too. */
-           "def make_old():\n"
-           "    return typing.TypeVar('U')\n"
-           "assert b'_make_typevar' in cp.dumps(make_old())\n"
-           "T3, C3 = cp.loads(cp.dumps((T2, Color2)))\n"
-           "assert T3 is T2 and C3 is Color2\n");
+    cpk_py_file("lazy_types_follow_a_reimported_module.py");
 }
 
 /* A refresh interrupted half-way (Ctrl-C in a module's __getattr__) looks
@@ -121,24 +71,5 @@ Test(typing, lazy_types_follow_a_reimported_module)
  * any refresh.) */
 Test(typing, lazy_types_after_an_interrupted_refresh)
 {
-    cpk_py("import sys, types, ccloudpickle as c\n"
-           "c.dumps(len)\n"
-           "class M(types.ModuleType):\n"
-           "    n = 0\n"
-           "    def __getattr__(self, name):\n"
-           "        M.n += 1\n"
-           "        if M.n == 1:\n"
-           "            raise KeyboardInterrupt\n"
-           "        raise AttributeError(name)\n"
-           "sys.modules.pop('typing', None)\n"
-           "import typing\n"
-           "sys.modules['logging'] = M('logging')\n"
-           "try:\n"
-           "    c.dumps(len)\n"
-           "    raise AssertionError('no KeyboardInterrupt')\n"
-           "except KeyboardInterrupt:\n"
-           "    pass\n"
-           "def make():\n"
-           "    return typing.TypeVar('T')\n"
-           "assert b'_make_typevar' in c.dumps(make())\n");
+    cpk_py_file("lazy_types_after_an_interrupted_refresh.py");
 }

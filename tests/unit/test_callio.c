@@ -125,112 +125,17 @@ Test(callio, format_names)
 
 Test(callio, json_plain_values_as_json_dumps)
 {
-    cpk_py("import collections, enum\n"
-           "class I(int): pass\n"
-           "class F(float): pass\n"
-           "class S(str): pass\n"
-           "class L(list): pass\n"
-           "class D(dict): pass\n"
-           "class E(enum.IntEnum):\n"
-           "    A = 3\n"
-           "cases = [None, True, False, 0, -1, 1, 2**63 - 1, -2**63, 2**63,\n"
-           "    -2**64 - 1, 10**300, 0.0, -0.0, 1.5, 1e16, 1e-7, 1/3,\n"
-           "    5e-324, 1.7976931348623157e308, '', 'plain', 'caf\\u00e9',\n"
-           "    '\\u65e5\\u672c', '\\U0001f600', 'q\"b\\\\s/\\x00\\x01\\x1f\\x7f'\n"
-           "    '\\b\\f\\n\\r\\t\\u2028\\u2029', [], (), {}, [1, [2, [3, []]]],\n"
-           "    (1, 'a', None), {'a': 1, 'b': [True, None, 2.5], '': {}},\n"
-           "    {'\\u00e9\\n': 'x'}, {1: 'int key', 2.5: 'f', True: 't',\n"
-           "    None: 'n'}, I(5), F(2.5), S('s'), L([1]), D(a=1), E.A,\n"
-           "    collections.OrderedDict(b=1, a=2), [[[[[[[[[[1]]]]]]]]]],\n"
-           "    [{'k': [1, 'x', {'y': None}]}] * 3]\n"
-           "got = enc_many('json', cases)\n"
-           "for c, g in zip(cases, got):\n"
-           "    assert g == dumps(c), (c, g, dumps(c))\n");
+    cpk_py_file("json_plain_values_as_json_dumps.py");
 }
 
 Test(callio, json_random_nested_data)
 {
-    cpk_py("import random\n"
-           "rnd = random.Random(1234)\n"
-           "def s():\n"
-           "    return ''.join(chr(rnd.choice([rnd.randrange(0, 0x80),\n"
-           "        rnd.randrange(0x80, 0x800), rnd.randrange(0x800, 0xd800),\n"
-           "        rnd.randrange(0xe000, 0x110000)])) for _ in\n"
-           "        range(rnd.randrange(8)))\n"
-           "def v(d):\n"
-           "    k = rnd.randrange(9 if d < 4 else 6)\n"
-           "    if k == 0: return None\n"
-           "    if k == 1: return rnd.random() < 0.5\n"
-           "    if k == 2: return rnd.randrange(-2**70, 2**70) >> rnd.randrange(70)\n"
-           "    if k == 3: return rnd.uniform(-1e6, 1e6) * 10 ** rnd.randrange(-300, 300)\n"
-           "    if k == 4: return s()\n"
-           "    if k == 5: return rnd.choice([math.nan, math.inf, -math.inf,\n"
-           "        struct.unpack('d', rnd.randbytes(8))[0]])\n"
-           "    if k == 6: return [v(d + 1) for _ in range(rnd.randrange(4))]\n"
-           "    if k == 7: return tuple(v(d + 1) for _ in range(rnd.randrange(4)))\n"
-           "    return {s(): v(d + 1) for _ in range(rnd.randrange(4))}\n"
-           "import struct\n"
-           "cases = [v(0) for _ in range(3000)]\n"
-           "got = enc_many('json', cases)\n"
-           "n = 0\n"
-           "for c, g in zip(cases, got):\n"
-           "    try:\n"
-           "        want = dumps(c)\n"
-           "    except ValueError:\n"
-           "        assert isinstance(g, str) and 'JSON compliant' in g, (c, g)\n"
-           "        n += 1\n"
-           "        continue\n"
-           "    assert g == want, (c, g, want)\n"
-           "    assert json.loads(g) == json.loads(want)\n"
-           "assert 0 < n < 3000\n");
+    cpk_py_file("json_random_nested_data.py");
 }
 
 Test(callio, json_refusals_name_the_type)
 {
-    cpk_py("class Thing: pass\n"
-           "deep = []\n"
-           "for _ in range(100000):\n"
-           "    deep = [deep]\n"
-           "loop = [1]\n"
-           "loop.append(loop)\n"
-           "d = {}\n"
-           "d['self'] = d\n"
-           "cases = {\n"
-           "  'set': ({1}, \"cannot encode a result of type 'set' as JSON\"),\n"
-           "  'obj': (Thing(), \"cannot encode a result of type 'Thing' as "
-           "JSON\"),\n"
-           "  'nested': ([1, {2}], \"cannot encode a result of type 'list' "
-           "as JSON: Object of type set is not JSON serializable\"),\n"
-           "  'nan': (float('nan'), \"cannot encode a result of type 'float' "
-           "as JSON: Out of range float values are not JSON compliant\"),\n"
-           "  'inf': ([1, -math.inf], \"cannot encode a result of type 'list' "
-           "as JSON: Out of range float values are not JSON compliant\"),\n"
-           "  'loop': (loop, \"cannot encode a result of type 'list' as "
-           "JSON: Circular reference detected\"),\n"
-           "  'dloop': (d, \"cannot encode a result of type 'dict' as "
-           "JSON: Circular reference detected\"),\n"
-           "  'key': ({(1, 2): 3}, \"cannot encode a result of type 'dict' "
-           "as JSON: keys must be str, int, float, bool or None, not "
-           "tuple\"),\n"
-           "  'surrogate': ('a\\udc80', \"cannot encode a result of type "
-           "'str' as JSON: a string holds the lone surrogate '\\\\udc80', "
-           "which UTF-8 cannot encode\"),\n"
-           "  'surrogate2': ({'k': ['\\ud800x']}, \"cannot encode a result "
-           "of type 'dict' as JSON: a string holds the lone surrogate "
-           "'\\\\ud800', which UTF-8 cannot encode\"),\n"
-           "  'deep': (deep, None),\n"
-           "}\n"
-           "got = enc_many('json', [c[0] for c in cases.values()])\n"
-           "for (name, (obj, want)), g in zip(cases.items(), got):\n"
-           "    assert isinstance(g, str), (name, g)\n"
-           "    if want is None:\n"
-           "        assert g.startswith(\"cannot encode a result of type "
-           "'list' as JSON: maximum recursion depth exceeded\"), g\n"
-           "    else:\n"
-           "        assert g.startswith(want), (name, g, want)\n"
-           "# After failures, the same encoder still encodes.\n"
-           "got = enc_many('json', [loop, [1, [2]], {1}, {'a': [1]}])\n"
-           "assert got[1:4:2] == [b'[1,[2]]\\n', b'{\"a\":[1]}\\n'], got\n");
+    cpk_py_file("json_refusals_name_the_type.py");
 }
 
 Test(callio, json_failed_walk_leaves_no_false_cycle)
@@ -238,114 +143,32 @@ Test(callio, json_failed_walk_leaves_no_false_cycle)
     /* json's C encoder leaves the ids of the containers it was in when it
      * failed in its markers; a later object at the same address must not
      * be taken for a cycle. */
-    cpk_py("objs = []\n"
-           "for i in range(200):\n"
-           "    objs.append([[i, {1}]])\n"
-           "    objs.append([[i, 1.5j]])\n"
-           "got = enc_many('json', objs)\n"
-           "assert all('Circular' not in g for g in got if isinstance(g, str))"
-           ", got\n"
-           "ids = set()\n"
-           "def fresh():\n"
-           "    return [['x', {'y': set()}]]\n"
-           "cases = [fresh() if i % 2 == 0 else [['ok', {'y': i}]] for i in "
-           "range(100)]\n"
-           "got = enc_many('json', cases)\n"
-           "for i, g in enumerate(got):\n"
-           "    if i % 2: assert g == dumps(cases[i]), g\n");
+    cpk_py_file("json_failed_walk_leaves_no_false_cycle.py");
 }
 
 Test(callio, repr_and_none)
 {
-    cpk_py("class R:\n"
-           "    def __repr__(self): return 'r\\u00e9\\ud800!'\n"
-           "class Bad:\n"
-           "    def __repr__(self): raise RuntimeError('no\\nrepr')\n"
-           "got = enc_many('repr', [1, 'caf\\u00e9', [1.5, None], {'a': b'x'},"
-           " R(), Bad()])\n"
-           "assert got[:5] == [b'1\\n', \"'caf\\u00e9'\\n\".encode(),\n"
-           "    b'[1.5, None]\\n', b\"{'a': b'x'}\\n\", "
-           "'r\\u00e9\\\\ud800!\\n'.encode()], got\n"
-           "assert got[5] == \"cannot encode a result of type 'Bad' with "
-           "repr(): RuntimeError: no repr\", got[5]\n"
-           "assert enc_many('none', [1, {1}, Bad()]) == [b'', b'', b'']\n");
+    cpk_py_file("repr_and_none.py");
 }
 
 Test(callio, pickle_round_trip_and_refusal)
 {
-    cpk_py("import ccloudpickle, threading\n"
-           "def f(x):\n"
-           "    return x + 1\n"
-           "got = enc_many('pickle', [f, {'a': [1, 2.5, 'x']}, "
-           "threading.local()])\n"
-           "assert got[0][:2] == b'\\x80\\x05', got[0][:2]\n"
-           "assert ccloudpickle.loads(got[0])(2) == 3\n"
-           "assert pickle.loads(got[1]) == {'a': [1, 2.5, 'x']}\n"
-           "assert got[2].startswith(\"cannot encode a result of type '_local' "
-           "as a pickle: TypeError: cannot pickle '_thread._local' object\"),"
-           " got[2]\n");
+    cpk_py_file("pickle_round_trip_and_refusal.py");
 }
 
 Test(callio, pickle_refusal_carries_exception_notes)
 {
     if (PY_VERSION_HEX < 0x030B0000)
         cr_skip_test("exception notes are 3.11+");
-    cpk_py("class N:\n"
-           "    def __reduce__(self):\n"
-           "        e = ValueError('nope')\n"
-           "        e.add_note('at x[0]')\n"
-           "        e.add_note('second')\n"
-           "        raise e\n"
-           "g = enc('pickle', N())\n"
-           "assert g == \"cannot encode a result of type 'N' as a pickle: "
-           "ValueError: nope (at x[0]; second)\", g\n");
+    cpk_py_file("pickle_refusal_carries_exception_notes.py");
 }
 
 Test(callio, keyboard_interrupt_and_memory_error_propagate)
 {
-    cpk_py("class K:\n"
-           "    def __repr__(self): raise KeyboardInterrupt\n"
-           "    def __reduce__(self): raise MemoryError\n"
-           "for fmt, exc in (('repr', KeyboardInterrupt), "
-           "('pickle', MemoryError), ('json', None)):\n"
-           "    try:\n"
-           "        r = enc(fmt, K())\n"
-           "    except BaseException as e:\n"
-           "        assert type(e) is exc, (fmt, e)\n"
-           "    else:\n"
-           "        assert exc is None and r == \"cannot encode a result of "
-           "type 'K' as JSON\", (fmt, r)\n");
+    cpk_py_file("keyboard_interrupt_and_memory_error_propagate.py");
 }
 
 Test(callio, error_info_records)
 {
-    cpk_py("import traceback\n"
-           "class Mine(Exception): pass\n"
-           "def boom():\n"
-           "    raise ValueError('bad\\nthing \\u00e9')\n"
-           "info, data = err_info(boom, 0)\n"
-           "assert list(info) == ['type', 'message', 'traceback'], info\n"
-           "assert info['type'] == 'ValueError'\n"
-           "assert info['message'] == 'bad\\nthing \\u00e9'\n"
-           "tb = info['traceback']\n"
-           "assert tb.startswith('Traceback (most recent call last):\\n'), tb\n"
-           "assert tb.endswith('ValueError: bad\\nthing \\u00e9\\n'), tb\n"
-           "assert 'in boom' in tb, tb\n"
-           "assert data.endswith(b'\\n') and data.count(b'\\n') == 1, data\n"
-           "assert json.loads(data) == info\n"
-           "assert data == dumps(info), data\n"
-           "def mine():\n"
-           "    raise Mine('\\ud800')\n"
-           "info, data = err_info(mine, 7)\n"
-           "assert info['type'] == '__main__.Mine', info\n"
-           "assert info['message'] == '\\\\ud800', info\n"
-           "assert info['record'] == 7 and list(info)[-1] == 'record'\n"
-           "assert json.loads(data) == info\n"
-           "class NoStr(Exception):\n"
-           "    def __str__(self): raise RuntimeError('no')\n"
-           "def nostr():\n"
-           "    raise NoStr()\n"
-           "info, data = err_info(nostr, 1)\n"
-           "assert info['message'] == '' and info['type'] == '__main__.NoStr'\n"
-           "assert json.loads(data) == info\n");
+    cpk_py_file("error_info_records.py");
 }

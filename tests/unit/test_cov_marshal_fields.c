@@ -16,42 +16,11 @@ TestSuite(cov_marshal_fields, .init = cpk_py_start, .fini = cpk_py_stop);
 #define MAGIC_310 3439
 #define MAGIC_311 3495
 
-/* mk(layout, **fields) in __main__: a TYPE_CODE object, each field a
- * standalone marshal (version 2: no back-references) of the value given,
- * or raw bytes when the value is a Raw. */
-#define MK                                                                    \
-    "import marshal, struct\n"                                                \
-    "class Raw(bytes):\n"                                                     \
-    "    pass\n"                                                              \
-    "def enc(v):\n"                                                           \
-    "    return bytes(v) if isinstance(v, Raw) else marshal.dumps(v, 2)\n"    \
-    "def mk(layout, argc=2, posonly=0, kwonly=0, flags=0, code=b'',\n"        \
-    "       consts=(None,), names=(), lpnames=('a', 'b'),\n"                 \
-    "       lpkinds=b'\\x20\\x20', varnames=('a', 'b'), freevars=(),\n"       \
-    "       cellvars=(), filename='file.py', name='f', qualname='f',\n"      \
-    "       firstlineno=7, linetable=b'', exctable=b''):\n"                   \
-    "    i = lambda n: struct.pack('<i', n)\n"                                \
-    "    out = b'c' + i(argc) + i(posonly) + i(kwonly)\n"                     \
-    "    if layout == 310:\n"                                                 \
-    "        out += i(len(varnames) + len(cellvars))\n"                       \
-    "    out += i(1) + i(flags) + enc(code) + enc(consts) + enc(names)\n"     \
-    "    if layout == 310:\n"                                                 \
-    "        out += enc(varnames) + enc(freevars) + enc(cellvars)\n"          \
-    "    else:\n"                                                             \
-    "        out += enc(lpnames) + enc(lpkinds)\n"                            \
-    "    out += enc(filename) + enc(name)\n"                                  \
-    "    if layout != 310:\n"                                                 \
-    "        out += enc(qualname)\n"                                          \
-    "    out += i(firstlineno) + enc(linetable)\n"                            \
-    "    if layout != 310:\n"                                                 \
-    "        out += enc(exctable)\n"                                          \
-    "    return out\n"
-
 static uint8_t *make(const char *expr, size_t *len)
 {
     static int defined;
     if (!defined) {
-        cpk_py(MK);
+        cpk_py_file("make.py");
         defined = 1;
     }
     return (uint8_t *)cpk_py_bytes(expr, len);

@@ -118,17 +118,7 @@ Test(format_review, long_format_number_is_newer)
     n = "_format_6_0_99999999999999999999_0";
     cr_assert_eq(cpk_format_parse(n, strlen(n), &fmt, v, sizeof v), 1);
     cr_assert_eq(fmt, 6);
-    cpk_py("import ccloudpickle as cp, pickle\n"
-           "N = b'_format_99999999999999999999_0_7_0'\n"
-           "data = (b'\\x80\\x04\\x8c\\x0cccloudpickle\\x8c' + bytes([len(N)])"
-           " + N + b'\\x930K\\x07.')\n"
-           "for load in (cp.loads, pickle.loads):\n"
-           "    try:\n"
-           "        load(data)\n"
-           "    except cp.FormatError:\n"
-           "        pass\n"
-           "    else:\n"
-           "        raise AssertionError(load)\n");
+    cpk_py_file("long_format_number_is_newer.py");
 
     char dir[64], path[160], want[512];
     cpk_tmpdir(dir, sizeof dir);
@@ -158,17 +148,7 @@ Test(format_review, long_format_number_is_newer)
  * scan reads names whole): no None for "_format_1_0_1_0\0anything". */
 Test(format_review, nul_in_name_is_not_a_marker)
 {
-    cpk_py("import ccloudpickle as cp\n"
-           "assert getattr(cp, '_format_1_0_1_0') is None\n"
-           "for name in ('_format_1_0_1_0\\x00x', '_format_9_0_1_0\\x00x'):\n"
-           "    try:\n"
-           "        getattr(cp, name)\n"
-           "    except cp.FormatError:\n"
-           "        raise AssertionError(name)\n"
-           "    except AttributeError:\n"
-           "        pass\n"
-           "    else:\n"
-           "        raise AssertionError(name)\n");
+    cpk_py_file("nul_in_name_is_not_a_marker.py");
 }
 
 /* format=1 refuses a name 0.1.0 lacks also when the Pickler has a
@@ -176,29 +156,7 @@ Test(format_review, nul_in_name_is_not_a_marker)
  * and 0.1.0 failed on it at load). */
 Test(format_review, format1_refuses_through_dispatch_table)
 {
-    cpk_py("import ccloudpickle as cp, copyreg, io, pickle, threading\n"
-           "class P(cp.Pickler):\n"
-           "    dispatch_table = {complex: lambda c: (complex, (1, 2))}\n"
-           "def mine(f):\n"
-           "    p = cp.Pickler(f, format=1)\n"
-           "    p.dispatch_table = copyreg.dispatch_table.copy()\n"
-           "    return p\n"
-           "for make in (lambda f: P(f, format=1), mine):\n"
-           "    f = io.BytesIO()\n"
-           "    try:\n"
-           "        make(f).dump([1, threading.Lock()])\n"
-           "    except pickle.PicklingError as e:\n"
-           "        assert str(e) == (\"Can't pickle for format 1 \"\n"
-           "            '(ccloudpickle 0.1.0): its loaders have no '\n"
-           "            '_make_lock; write a newer format'), e\n"
-           "    else:\n"
-           "        raise AssertionError(f.getvalue())\n"
-           "    f = io.BytesIO()\n"
-           "    make(f).dump(3j)\n"
-           "f = io.BytesIO()\n"
-           "p = P(f, format=2)\n"
-           "p.dump(threading.Lock())\n"
-           "assert b'_make_lock' in f.getvalue()\n");
+    cpk_py_file("format1_refuses_through_dispatch_table.py");
 }
 
 /* format=1 gives closures sharing a cell their values in "__closure__":
@@ -208,24 +166,5 @@ Test(format_review, format1_refuses_through_dispatch_table)
  * alone, checked on the state the pickle carries. */
 Test(format_review, format1_shared_cells_carry_values)
 {
-    cpk_py("import ccloudpickle as cp, pickle, pickletools\n"
-           "def make():\n"
-           "    a = 1\n"
-           "    def g(): return a\n"
-           "    def s(v):\n"
-           "        nonlocal a\n"
-           "        a = v\n"
-           "    return g, s\n"
-           "for proto in range(6):\n"
-           "    data = cp.dumps(make(), format=1, protocol=proto)\n"
-           "    assert b'__closure_cells__' not in data, proto\n"
-           "    assert b'_empty_cell_value' not in data, proto\n"
-           "    g, s = cp.loads(data)\n"
-           "    assert g() == 1, proto\n"
-           "    g, s = pickle.loads(data)\n"
-           "    assert g() == 1, proto\n"
-           /* formats 2 and later still share the cell */
-           "    g, s = cp.loads(cp.dumps(make(), format=2, protocol=proto))\n"
-           "    s(9)\n"
-           "    assert g() == 9, proto\n");
+    cpk_py_file("format1_shared_cells_carry_values.py");
 }

@@ -49,16 +49,7 @@ Test(opcode_tables, header_equals_the_opcode_module)
 Test(opcode_tables, dump_and_load_do_not_import_opcode)
 {
 #if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000
-    cpk_py("import sys\n"
-           "for name in ('opcode', 'dis'):\n"
-           "    sys.modules.pop(name, None)\n"
-           "import ccloudpickle as cp\n"
-           "def f(x):\n"
-           "    return [y * 2 for y in range(x)]\n"
-           "f(3)\n"
-           "g = cp.loads(cp.dumps(f))\n"
-           "assert g(3) == [0, 2, 4]\n"
-           "assert 'opcode' not in sys.modules, 'opcode imported'\n");
+    cpk_py_file("dump_and_load_do_not_import_opcode.py");
 #else
     cr_skip_test("the tables are 3.11's");
 #endif

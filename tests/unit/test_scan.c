@@ -652,74 +652,6 @@ Test(scan, getattr_with_constants_is_resolved)
     pkscan_free(r);
 }
 
-/* The differential: the names scanned are the names CPython's unpickler
- * asks find_class for (recorded by a find_class that returns stubs, so
- * nothing real runs), and GLOBAL/INST arguments agree with genops. Each
- * record is len(4) data, then len(4) "module name\n" lines sorted. */
-#define DIFF_SETUP                                                            \
-    "import pickle, pickletools, io, struct, sys, collections, datetime\n"  \
-    "import decimal, fractions, uuid, enum, array, ccloudpickle\n"           \
-    "sys.path.append('/usr/lib/python3/dist-packages')\n"                   \
-    "import cloudpickle\n"                                                  \
-    "class Stub:\n"                                                         \
-    "    def __init__(self, *a, **k): pass\n"                              \
-    "    def __call__(self, *a, **k): return Stub()\n"                     \
-    "    def __setstate__(self, s): pass\n"                                 \
-    "    def __getattr__(self, n): return Stub()\n"                        \
-    "    def __hash__(self): return 1\n"                                    \
-    "    def __setitem__(self, k, v): pass\n"                             \
-    "    def append(self, v): pass\n"                                      \
-    "    def extend(self, v): pass\n"                                      \
-    "    def add(self, v): pass\n"                                         \
-    "class Rec(pickle.Unpickler):\n"                                        \
-    "    def find_class(self, m, n):\n"                                     \
-    "        self.names.add((m, n))\n"                                      \
-    "        return Stub\n"                                                 \
-    "def names(data):\n"                                                    \
-    "    u = Rec(io.BytesIO(data)); u.names = set(); u.load()\n"           \
-    "    g = set()\n"                                                       \
-    "    for op, arg, pos in pickletools.genops(data):\n"                   \
-    "        if op.name in ('GLOBAL', 'INST'):\n"                           \
-    "            g.add(tuple(arg.split(' ', 1)))\n"                         \
-    "    assert g <= u.names, (g, u.names)\n"                               \
-    "    return u.names\n"                                                  \
-    "class P:\n"                                                            \
-    "    def __init__(self): self.x = [1, {2: 3}]\n"                        \
-    "class Color(enum.Enum):\n"                                             \
-    "    RED = 1\n"                                                         \
-    "def make(n):\n"                                                        \
-    "    def add(x, *, k=1):\n"                                             \
-    "        return x + n + k\n"                                            \
-    "    return add\n"                                                      \
-    "shared = [1]\n"                                                        \
-    "objs = [1, -5, 2**70, 1.5, 'x\\u20ac', b'b', bytearray(b'a'), None,\n" \
-    "        True, (), (1,), (1, 2), (1, 2, 3), tuple(range(9)), [1, 2],\n"  \
-    "        {'a': 1}, {1, 2}, frozenset([3]), [shared, shared],\n"          \
-    "        collections.OrderedDict(a=1), collections.deque([1]),\n"      \
-    "        collections.Counter('aab'), datetime.datetime(2020, 1, 2, 3),\n" \
-    "        datetime.timedelta(3), decimal.Decimal('1.5'),\n"              \
-    "        fractions.Fraction(1, 3), uuid.UUID(int=5), complex(1, 2),\n"   \
-    "        range(5), slice(1, 2), P(), Color.RED, array.array('i', [1]),\n" \
-    "        {'nested': [(1, [2, {3: (4,)}])]}]\n"                          \
-    "out = []\n"                                                            \
-    "def rec(data, proto):\n"                                               \
-    "    ns = '\\n'.join(sorted(m + ' ' + n for m, n in names(data)))\n"    \
-    "    ns = (ns + '\\n' if ns else '').encode()\n"                        \
-    "    top = max(op.proto for op, a, p in pickletools.genops(data))\n"    \
-    "    out.append(struct.pack('<I', len(data)) + data +\n"                \
-    "               bytes([proto, top]) +\n"                                \
-    "               struct.pack('<I', len(ns)) + ns)\n"                     \
-    "for proto in range(6):\n"                                              \
-    "    for o in objs:\n"                                                  \
-    "        rec(pickle.dumps(o, protocol=proto), proto)\n"                 \
-    "    rec(pickle.dumps(objs, protocol=proto), proto)\n"                  \
-    "for proto in (2, 3, 4, 5):\n"                                          \
-    "    rec(ccloudpickle.dumps([make(1), P, Color], protocol=proto),\n"    \
-    "        proto)\n"                                                      \
-    "    rec(cloudpickle.dumps([make(1), P, Color], protocol=proto),\n"     \
-    "        proto)\n"                                                      \
-    "rec(ccloudpickle.dumps([make(1), P, Color], compat='cloudpickle'), 5)\n"
-
 static int cmp_line(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -728,7 +660,7 @@ static int cmp_line(const void *a, const void *b)
 Test(scan, differential_globals_match_cpython)
 {
     need_debian_cloudpickle();
-    cpk_py(DIFF_SETUP);
+    cpk_py_file("_diff_setup.py");
     size_t n;
     char *all = cpk_py_bytes("b''.join(out)", &n);
     size_t k = 0, count = 0;
@@ -784,45 +716,6 @@ Test(scan, differential_globals_match_cpython)
 
 /* Functions and classes ---------------------------------------------------- */
 
-#define FN_SOURCE                                                             \
-    "import ccloudpickle, enum, sys\n"                                      \
-    "SRC = '''\\\n"                                                         \
-    "import sys\n"                                                          \
-    "K = 3\n"                                                               \
-    "def outer(a, b=2, *args, c, d=4, **kw):\n"                             \
-    "    z = 5\n"                                                           \
-    "    def inner(x, /, y):\n"                                             \
-    "        return x + y + z + a + K + len(sys.argv)\n"                    \
-    "    return inner\n"                                                    \
-    "square = lambda v: v * v\n"                                            \
-    "def nested():\n"                                                       \
-    "    def level1():\n"                                                   \
-    "        def level2(p=1, q=2):\n"                                       \
-    "            return p\n"                                                \
-    "        return level2\n"                                               \
-    "    return level1()\n"                                                 \
-    "class Base:\n"                                                         \
-    "    pass\n"                                                            \
-    "class Thing(Base):\n"                                                  \
-    "    size = 1\n"                                                        \
-    "    def method(self, n, *, scale=2):\n"                                \
-    "        return n * scale\n"                                            \
-    "    @classmethod\n"                                                    \
-    "    def make(cls):\n"                                                  \
-    "        return cls()\n"                                                \
-    "    @staticmethod\n"                                                   \
-    "    def helper(*items):\n"                                             \
-    "        return items\n"                                                \
-    "    @property\n"                                                       \
-    "    def prop(self):\n"                                                 \
-    "        return 1\n"                                                    \
-    "class Color(enum.Enum):\n"                                             \
-    "    RED = 1\n"                                                         \
-    "    GREEN = 2\n"                                                       \
-    "'''\n"                                                                 \
-    "exec(compile(SRC, '/scan/src.py', 'exec'), globals())\n"              \
-    "inner = outer(1, c=3)\n"
-
 /* The running interpreter's "3.X", bytecode magic, and the version a
  * CodeType(*fields) layout reports for it. */
 static void py_version(char *ver, size_t cap, long *magic, const char **layout)
@@ -863,7 +756,7 @@ static void check_inner(const pkscan_report *r, const char *version)
 
 Test(scan, ccloudpickle_closure)
 {
-    cpk_py(FN_SOURCE);
+    cpk_py_file("_fn_source.py");
     pkscan_report *r = scan_py("ccloudpickle.dumps(inner)");
     assert_ok(r, "closure");
     cr_assert_str_eq(r->result_kind, "function");
@@ -891,7 +784,7 @@ Test(scan, ccloudpickle_closure)
 
 Test(scan, ccloudpickle_signatures)
 {
-    cpk_py(FN_SOURCE);
+    cpk_py_file("_fn_source.py");
     pkscan_report *r = scan_py("ccloudpickle.dumps([outer, square, "
                                "nested(), Thing.helper, Thing.method])");
     assert_ok(r, "functions");
@@ -922,7 +815,7 @@ Test(scan, ccloudpickle_signatures)
 
 Test(scan, ccloudpickle_classes_and_enums)
 {
-    cpk_py(FN_SOURCE);
+    cpk_py_file("_fn_source.py");
     pkscan_report *r = scan_py("ccloudpickle.dumps([Thing, Color])");
     assert_ok(r, "classes");
     const pkscan_class *c = find_cls(r, "Thing");
@@ -952,7 +845,7 @@ Test(scan, common_objects_are_not_dangerous)
 {
     /* what ccloudpickle writes for members of enums carried by value,
      * bound methods of plain data, operator functions, StringIO */
-    cpk_py(FN_SOURCE "import io, operator, math\n");
+    cpk_py_file("_fn_source.py", "common_objects_are_not_dangerous.py");
     pkscan_report *r = scan_py("ccloudpickle.dumps([Color.RED, [].append, "
                                "operator.or_, math.floor, io.StringIO('x'),"
                                " Thing.make])");
@@ -972,7 +865,7 @@ Test(scan, common_objects_are_not_dangerous)
 
 Test(scan, ccloudpickle_compat_layout)
 {
-    cpk_py(FN_SOURCE);
+    cpk_py_file("_fn_source.py");
     pkscan_report *r = scan_py("ccloudpickle.dumps(inner, "
                                "compat='cloudpickle')");
     assert_ok(r, "compat");
@@ -997,9 +890,7 @@ Test(scan, ccloudpickle_compat_layout)
 Test(scan, stock_cloudpickle_2_2)
 {
     need_debian_cloudpickle();
-    cpk_py(FN_SOURCE "sys.path.append('/usr/lib/python3/dist-packages')\n"
-                     "import cloudpickle\n"
-                     "assert cloudpickle.__version__.startswith('2.2')\n");
+    cpk_py_file("_fn_source.py", "stock_cloudpickle_2_2.py");
     pkscan_report *r = scan_py("cloudpickle.dumps(inner)");
     assert_ok(r, "cloudpickle 2.2");
     cr_assert_eq(r->functions[0].layout, PKSCAN_FN_CLOUDPICKLE);
@@ -1200,51 +1091,11 @@ Test(scan_c, items_added_to_an_import_keep_its_name)
     pkscan_free(r);
 }
 
-/* Mutation differential: random (seeded) corruptions of real pickles.
- * Whenever the scanner refuses one, CPython's C unpickler must refuse it
- * too (reading it from a file, with a find_class that returns stubs so
- * nothing real runs): the scanner is never stricter than CPython, except
- * where this suite documents it (memo indices past the input, which are
- * skipped here). The other direction cannot hold: CPython also fails on
- * what it finds out by calling things. */
-#define MUTANTS                                                               \
-    "import random\n"                                                       \
-    "def verdict(d):\n"                                                     \
-    "    try:\n"                                                            \
-    "        for op, arg, pos in pickletools.genops(d):\n"                  \
-    "            if op.name in ('PUT', 'BINPUT', 'LONG_BINPUT') and \\\n"    \
-    "                    int(arg) > len(d):\n"                              \
-    "                return None\n"                                         \
-    "    except Exception:\n"                                               \
-    "        pass\n"                                                        \
-    "    try:\n"                                                            \
-    "        u = Rec(io.BytesIO(d)); u.names = set(); u.load()\n"          \
-    "        return b'1'\n"                                                 \
-    "    except (RecursionError, MemoryError):\n"                           \
-    "        return None\n"                                                 \
-    "    except Exception:\n"                                               \
-    "        return b'0'\n"                                                 \
-    "seeds = [r[4:4 + struct.unpack('<I', r[:4])[0]] for r in out]\n"      \
-    "rnd = random.Random(8)\n"                                              \
-    "mut = []\n"                                                            \
-    "while len(mut) < 4000:\n"                                              \
-    "    d = bytearray(rnd.choice(seeds))\n"                                \
-    "    for _ in range(rnd.randint(1, 3)):\n"                              \
-    "        if not d: break\n"                                             \
-    "        k, p = rnd.random(), rnd.randrange(len(d))\n"                  \
-    "        if k < 0.5: d[p] = rnd.randrange(256)\n"                       \
-    "        elif k < 0.7: del d[p]\n"                                      \
-    "        else: d.insert(p, rnd.randrange(256))\n"                       \
-    "    d = bytes(d)\n"                                                    \
-    "    v = verdict(d)\n"                                                  \
-    "    if v is not None:\n"                                               \
-    "        mut.append(struct.pack('<I', len(d)) + d + v)\n"
-
 Test(scan, mutants_refused_only_where_cpython_refuses)
 {
     need_debian_cloudpickle();
-    cpk_py(DIFF_SETUP);
-    cpk_py(MUTANTS);
+    cpk_py_file("_diff_setup.py");
+    cpk_py_file("mutants_refused_only_where_cpython_refuses.py");
     size_t n;
     char *all = cpk_py_bytes("b''.join(mut)", &n);
     size_t k = 0, count = 0, refused = 0, both = 0;

@@ -853,43 +853,8 @@ Test(cli_compat2, json_report_at_protocols_2_and_5)
         run_load(&p, "--json", path);
         cpk_assert_exit(&p, 0);
         cpk_proc py;
-        cpk_python(
-            &py,
-            "import json, sys\n"
-            "r = json.loads(sys.stdin.buffer.read().decode('utf-8'))\n"
-            "assert r['status'] == 'ok' and r['result'] == 'list'\n"
-            "assert r['strict_violation'] is False and r['load_calls'] == []\n"
-            "assert r['n_dangerous'] == 0 and r['n_other'] == 0\n"
-            "lt = [i for i in r['imports'] if (i['module'], i['name']) ==\n"
-            "      ('types', 'LambdaType')]\n"
-            "assert lt and lt[0]['via'] == 'builtin_type', r['imports']\n"
-            "assert lt[0]['category'] == 'cloudpickle'\n"
-            "fns = {f['qualname']: f for f in r['functions']}\n"
-            "assert sorted(fns) == ['<lambda>', 'Shape.area', 'Shape.make',\n"
-            "                       'helper', 'outer.<locals>.inner'], fns\n"
-            "f = fns['outer.<locals>.inner']\n"
-            "assert f['layout'] == 'cloudpickle' and f['name'] == 'inner'\n"
-            "assert f['module'] == '__main__'\n"
-            "assert f['filename'] == '/src/c2.py' and f['firstlineno'] == 7\n"
-            "assert f['python_version'] in ('3.11+', '3.8-3.10'), f\n"
-            "assert f['code_known'] is True\n"
-            "assert f['signature'] == 'inner(x, /, y=..., *rest, flag, "
-            "**opts)'\n"
-            "assert [p['kind'] for p in f['params']] == ['positional-only',\n"
-            "    'regular', 'varargs', 'keyword-only', 'varkw'], f\n"
-            "assert sorted(f['globals']) == ['K', 'helper', 'math']\n"
-            "assert f['freevars'] == ['a', 'z']\n"
-            "assert f['n_defaults'] == 1 and f['n_kwdefaults'] == 0\n"
-            "l = fns['<lambda>']\n"
-            "assert l['signature'] == '<lambda>(p, q=..., r=...)'\n"
-            "assert l['n_defaults'] == 2 and l['firstlineno'] == 10\n"
-            "assert l['globals'] == [] and l['freevars'] == []\n"
-            "m = fns['Shape.make']\n"
-            "assert m['n_kwdefaults'] == 1 and m['firstlineno'] == 15\n"
-            "[c] = r['classes']\n"
-            "assert c['qualname'] == 'Shape', c\n"
-            "assert c['methods'] == ['area', 'make'], c\n",
-            p.out, p.out_len);
+        cpk_python(&py, cpk_py_text("json_report_at_protocols_2_and_5.py"),
+                   p.out, p.out_len);
         cpk_assert_exit(&py, 0);
         cpk_proc_free(&py);
         cpk_proc_free(&p);

@@ -299,19 +299,7 @@ Test(scan_trust_c, cli_refuses_a_deep_memo_chain)
     cpk_tmpdir(dir, sizeof(dir));
     char path[128];
     snprintf(path, sizeof(path), "%s/deep.pkl", dir);
-    cpk_python_to_file(
-        path, "import struct, sys\n"
-              "N = 20000\n"
-              "def put(i): return b'r' + struct.pack('<I', i)\n"
-              "def get(i): return b'j' + struct.pack('<I', i)\n"
-              "out = [b'\\x80\\x02', b'ccollections\\ndeque\\n', put(0), "
-              "b'0']\n"
-              "for i in range(1, N + 1):\n"
-              "    out += [get(0), b')R', put(i), b'0']\n"
-              "for i in range(1, N):\n"
-              "    out += [get(i), get(i + 1), b'a0']\n"
-              "out += [get(1), b'.']\n"
-              "sys.stdout.buffer.write(b''.join(out))\n");
+    cpk_python_to_file(path, cpk_py_text("cli_refuses_a_deep_memo_chain.py"));
     for (int load = 0; load < 2; load++) {
         const char *argv[] = {CPK_LOAD, load ? "--load" : path,
                               load ? path : NULL, NULL};
@@ -373,34 +361,6 @@ Test(scan_trust_c, python313_has_no_tix_mapping)
     pkscan_free(r);
 }
 
-#define DEFS                                                                \
-    "import ccloudpickle, functools, enum, typing, collections, math\n"     \
-    "class K:\n"                                                            \
-    "    def __setstate__(self, st):\n"                                     \
-    "        self.__dict__.update(st)\n"                                    \
-    "class Bare:\n"                                                         \
-    "    x = 1\n"                                                           \
-    "def f():\n"                                                            \
-    "    return 42\n"                                                       \
-    "class Call:\n"                                                         \
-    "    def __reduce__(self):\n"                                           \
-    "        return (f, ())\n"                                              \
-    "class Meta(type):\n"                                                   \
-    "    pass\n"                                                            \
-    "class WithMeta(metaclass=Meta):\n"                                     \
-    "    pass\n"                                                            \
-    "class Hooked:\n"                                                       \
-    "    def __init_subclass__(cls, **kw):\n"                               \
-    "        pass\n"                                                        \
-    "class Sub(Hooked):\n"                                                  \
-    "    pass\n"                                                            \
-    "class Color(enum.Enum):\n"                                             \
-    "    RED = 1\n"                                                         \
-    "    def describe(self):\n"                                             \
-    "        return self.name\n"                                            \
-    "b = Bare()\n"                                                          \
-    "b.y = 2\n"
-
 static const pkscan_load_call *only_call(const pkscan_report *r,
                                          const char *what)
 {
@@ -413,7 +373,7 @@ static const pkscan_load_call *only_call(const pkscan_report *r,
 /* S2: what the load itself runs, in ordinary ccloudpickle.dumps output. */
 Test(scan_trust, code_the_load_runs_is_listed)
 {
-    cpk_py(DEFS);
+    cpk_py_file("_defs.py");
     /* an instance of a class by value with __setstate__ */
     pkscan_report *r = scan_py("ccloudpickle.dumps(K())");
     const pkscan_load_call *c = only_call(r, "K()");
@@ -475,15 +435,7 @@ Test(scan_trust, code_the_load_runs_is_listed)
  * enum whose methods are not hooks is not listed. */
 Test(scan_trust, hashing_by_value_hooks_is_listed)
 {
-    cpk_py("import ccloudpickle, enum\n"
-           "class Hashy(enum.Enum):\n"
-           "    RED = 1\n"
-           "    def __hash__(self):\n"
-           "        return 7\n"
-           "class Quiet(enum.Enum):\n"
-           "    RED = 1\n"
-           "    def describe(self):\n"
-           "        return 1\n");
+    cpk_py_file("hashing_by_value_hooks_is_listed.py");
     pkscan_report *r = scan_py("ccloudpickle.dumps({Hashy.RED: 1})");
     const pkscan_load_call *c = only_call(r, "Hashy key");
     cr_assert_str_eq(c->reason, "hashes an object of a class carried by "
@@ -504,7 +456,7 @@ Test(scan_trust, hashing_by_value_hooks_is_listed)
 /* ... and what it does not run: a function or class only rebuilt. */
 Test(scan_trust, code_only_rebuilt_is_not_listed)
 {
-    cpk_py(DEFS);
+    cpk_py_file("_defs.py");
     static const char *const exprs[] = {
         "ccloudpickle.dumps(lambda x: x + 1)",
         "ccloudpickle.dumps(f)",
@@ -539,9 +491,7 @@ Test(scan_trust, stock_cloudpickle_same_verdicts)
     if (strcmp(CPK_PYTHON, "/usr/bin/python3") != 0 ||
         stat("/usr/lib/python3/dist-packages/cloudpickle", &st) != 0)
         cr_skip_test("Debian's cloudpickle 2.2 is for /usr/bin/python3");
-    cpk_py(DEFS "import sys\n"
-                "sys.path.append('/usr/lib/python3/dist-packages')\n"
-                "import cloudpickle\n");
+    cpk_py_file("_defs.py", "stock_cloudpickle_same_verdicts.py");
     pkscan_report *r = scan_py("cloudpickle.dumps(K())");
     const pkscan_load_call *c = only_call(r, "cloudpickle K()");
     cr_assert(str_is(c->name, "K"));

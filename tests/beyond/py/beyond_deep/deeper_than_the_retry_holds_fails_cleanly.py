@@ -1,0 +1,1 @@
+ccloudpickle.dumps(chain(300000))

@@ -1,0 +1,1 @@
+cp.dumps([1], sign_key=5)

@@ -1,0 +1,2 @@
+traceback.format_tb = lambda tb: [5]
+cp.dumps(exc)

@@ -1,0 +1,2 @@
+sys.modules['traceback'] = None
+cp.dumps(exc)

@@ -1,0 +1,1 @@
+cp._singledispatch_fill(sd, ((), {'__name__': 5}))

@@ -1,0 +1,1 @@
+w.cache_parameters = lambda: {'maxsize': None, 'typed': True}

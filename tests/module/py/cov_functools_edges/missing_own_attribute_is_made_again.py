@@ -1,0 +1,2 @@
+del sd._clear_cache
+sd.extra = 7

@@ -1,0 +1,2 @@
+import sys
+sys.stdout.buffer.write(cp.dumps(task))

@@ -1,0 +1,3 @@
+env = cp.dumps(EVIL, sign_key=KEY)
+cp.loads(env, verify_key=KEY)
+assert os.path.exists(MARKER)

@@ -1,0 +1,1 @@
+import io, operator, math
