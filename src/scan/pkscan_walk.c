@@ -988,34 +988,6 @@ static const char *kname(const scanner *sc, uint32_t id)
 
 /* --- opcodes ------------------------------------------------------------- */
 
-static const int8_t op_proto[256] = {
-    [CPK_OP_MARK] = 1, [CPK_OP_STOP] = 1, [CPK_OP_POP] = 1, [CPK_OP_DUP] = 1,
-    [CPK_OP_FLOAT] = 1, [CPK_OP_INT] = 1, [CPK_OP_LONG] = 1, [CPK_OP_NONE] = 1,
-    [CPK_OP_PERSID] = 1, [CPK_OP_REDUCE] = 1, [CPK_OP_STRING] = 1,
-    [CPK_OP_UNICODE] = 1, [CPK_OP_APPEND] = 1, [CPK_OP_BUILD] = 1,
-    [CPK_OP_GLOBAL] = 1, [CPK_OP_DICT] = 1, [CPK_OP_GET] = 1,
-    [CPK_OP_INST] = 1, [CPK_OP_LIST] = 1, [CPK_OP_PUT] = 1,
-    [CPK_OP_SETITEM] = 1, [CPK_OP_TUPLE] = 1,
-    [CPK_OP_POP_MARK] = 2, [CPK_OP_BININT] = 2, [CPK_OP_BININT1] = 2,
-    [CPK_OP_BININT2] = 2, [CPK_OP_BINPERSID] = 2, [CPK_OP_BINSTRING] = 2,
-    [CPK_OP_SHORT_BINSTRING] = 2, [CPK_OP_BINUNICODE] = 2,
-    [CPK_OP_EMPTY_DICT] = 2, [CPK_OP_APPENDS] = 2, [CPK_OP_BINGET] = 2,
-    [CPK_OP_LONG_BINGET] = 2, [CPK_OP_EMPTY_LIST] = 2, [CPK_OP_OBJ] = 2,
-    [CPK_OP_BINPUT] = 2, [CPK_OP_LONG_BINPUT] = 2, [CPK_OP_EMPTY_TUPLE] = 2,
-    [CPK_OP_SETITEMS] = 2, [CPK_OP_BINFLOAT] = 2,
-    [CPK_OP_PROTO] = 3, [CPK_OP_NEWOBJ] = 3, [CPK_OP_EXT1] = 3,
-    [CPK_OP_EXT2] = 3, [CPK_OP_EXT4] = 3, [CPK_OP_TUPLE1] = 3,
-    [CPK_OP_TUPLE2] = 3, [CPK_OP_TUPLE3] = 3, [CPK_OP_NEWTRUE] = 3,
-    [CPK_OP_NEWFALSE] = 3, [CPK_OP_LONG1] = 3, [CPK_OP_LONG4] = 3,
-    [CPK_OP_BINBYTES] = 4, [CPK_OP_SHORT_BINBYTES] = 4,
-    [CPK_OP_SHORT_BINUNICODE] = 5, [CPK_OP_BINUNICODE8] = 5,
-    [CPK_OP_BINBYTES8] = 5, [CPK_OP_EMPTY_SET] = 5, [CPK_OP_ADDITEMS] = 5,
-    [CPK_OP_FROZENSET] = 5, [CPK_OP_NEWOBJ_EX] = 5, [CPK_OP_STACK_GLOBAL] = 5,
-    [CPK_OP_MEMOIZE] = 5, [CPK_OP_FRAME] = 5,
-    [CPK_OP_BYTEARRAY8] = 6, [CPK_OP_NEXT_BUFFER] = 6,
-    [CPK_OP_READONLY_BUFFER] = 6,
-}; /* protocol + 1; 0: not an opcode */
-
 static int do_append(scanner *sc, size_t x, size_t off)
 {
     size_t len = sc->nstack;
@@ -1190,19 +1162,695 @@ static int do_global_names(scanner *sc, size_t *pos, size_t off, int ascii,
     return *gid == NONE_ID ? -1 : 0;
 }
 
-/* The opcode at `off`; advances *pos. */
-static int step(scanner *sc, size_t *pos, size_t off, int *stop)
+/* One row per opcode (op_rows): its handler, the protocol that added it
+ * and what the handler is told besides the opcode's offset: the width of
+ * its fixed-size argument, or the kind of node it makes. A handler reads
+ * its argument from *pos on (advancing it) and returns 0, -1 when the
+ * scan failed (the report says why), or 1 at STOP. */
+typedef struct op_row op_row;
+typedef int (*op_handler)(scanner *sc, size_t *pos, size_t off,
+                          const op_row *row);
+struct op_row {
+    op_handler fn;  /* NULL: not an opcode */
+    uint8_t proto;  /* the protocol that added it */
+    uint8_t arg;    /* argument width in bytes, or a node kind (K_*) */
+    const char *name;
+};
+
+/* NONE, NEWTRUE, NEWFALSE, BININT, BININT1, BININT2, BINFLOAT: a lazy
+ * scalar (scalar()) after an argument of `row->arg` bytes. */
+static int op_scalar(scanner *sc, size_t *pos, size_t off, const op_row *row)
+{
+    const uint8_t *p = NULL;
+    if (row->arg && read_n(sc, pos, row->arg, off, &p))
+        return -1;
+    return push(sc, scalar(sc, off), off);
+}
+
+static int op_proto(scanner *sc, size_t *pos, size_t off, const op_row *row)
+{
+    pkscan_report *r = &sc->rep->pub;
+    const uint8_t *p = NULL;
+    if (read_n(sc, pos, 1, off, &p))
+        return -1;
+    if (p[0] > 5)
+        return pkscan_fail(sc, PKSCAN_ERR_PROTOCOL, off,
+                           "unsupported pickle protocol: %d", p[0]);
+    sc->proto = p[0];
+    if (r->protocol < 0)
+        r->protocol = p[0];
+    return 0;
+}
+
+static int op_frame(scanner *sc, size_t *pos, size_t off, const op_row *row)
+{
+    pkscan_report *r = &sc->rep->pub;
+    const uint8_t *p = NULL;
+    if (read_n(sc, pos, 8, off, &p))
+        return -1;
+    uint64_t u = le(p, 8);
+    if (u > (uint64_t)INT64_MAX)
+        return pkscan_fail(sc, PKSCAN_ERR_LENGTH, off,
+                           "FRAME length exceeds system's maximum of %lld "
+                           "bytes", (long long)INT64_MAX);
+    if (u > sc->n - *pos)
+        return pkscan_fail(sc, PKSCAN_ERR_LENGTH, off,
+                           "FRAME length %llu exceeds the %zu bytes left "
+                           "(pickle data was truncated)",
+                           (unsigned long long)u, sc->n - *pos);
+    if (sc->frame_end && *pos != sc->frame_end)
+        return pkscan_fail(sc, PKSCAN_ERR_LENGTH, off,
+                           "beginning of a new frame before end of current "
+                           "frame");
+    sc->frame_end = *pos + (size_t)u;
+    r->n_frames++;
+    return 0;
+}
+
+static int op_stop(scanner *sc, size_t *pos, size_t off, const op_row *row)
+{
+    pkscan_report *r = &sc->rep->pub;
+    uint32_t id = NONE_ID;
+    r->stop_stack = sc->nstack;
+    r->stop_marks = sc->nmarks;
+    if (pop(sc, off, &id))
+        return -1;
+    use(sc, id);
+    r->result_kind = kname(sc, id);
+    sc->nstack++; /* keep it for the analysis */
+    return 1;
+}
+
+static int op_mark(scanner *sc, size_t *pos, size_t off, const op_row *row)
+{
+    if (sgrow(sc->acct, (void **)&sc->marks, &sc->capmarks,
+              sc->nmarks + 1, sizeof(uint32_t)))
+        return pkscan_nomem(sc, off);
+    sc->marks[sc->nmarks++] = (uint32_t)sc->nstack;
+    sc->fence = sc->nstack;
+    return 0;
+}
+
+static int op_pop(scanner *sc, size_t *pos, size_t off, const op_row *row)
+{
+    uint32_t id = NONE_ID;
+    if (sc->nmarks && sc->marks[sc->nmarks - 1] == sc->nstack) {
+        sc->nmarks--;
+        sc->fence = sc->nmarks ? sc->marks[sc->nmarks - 1] : 0;
+        return 0;
+    }
+    return pop(sc, off, &id);
+}
+
+static int op_pop_mark(scanner *sc, size_t *pos, size_t off,
+                       const op_row *row)
+{
+    size_t mk = 0;
+    if (marker(sc, off, &mk))
+        return -1;
+    sc->nstack = mk;
+    return 0;
+}
+
+static int op_dup(scanner *sc, size_t *pos, size_t off, const op_row *row)
+{
+    if (sc->nstack <= sc->fence)
+        return underflow(sc, off);
+    return push(sc, at(sc, sc->nstack - 1), off);
+}
+
+/* INT and LONG's value: 0 when it does not fit int64 (not kept). */
+static int64_t text_int(uint64_t u, int neg)
+{
+    return u > INT64_MAX ? 0 : neg ? -(int64_t)u : (int64_t)u;
+}
+
+static int op_int(scanner *sc, size_t *pos, size_t off, const op_row *row)
+{
+    const char *s = NULL;
+    size_t len = 0;
+    uint64_t u;
+    if (read_line(sc, pos, off, 2, &s, &len))
+        return -1;
+    int neg;
+    if (!strtol_whole(s, len) && !pyint_parse(s, len, 0, &neg, &u))
+        return pkscan_fail(sc, PKSCAN_ERR_VALUE, off,
+                           "invalid literal for int() with base 0");
+    pyint_parse(s, len, 0, &neg, &u);
+    /* load_int: a two-character line whose value is 0 or 1 ("00",
+     * "01", but also "+1", "-0", " 1") is a bool */
+    int isbool = len == 2 &&
+                 ((s[0] == '-' && s[1] == '0') ||
+                  ((s[0] == '0' || s[0] == '+' || is_space(s[0])) &&
+                   (s[1] == '0' || s[1] == '1')));
+    uint32_t id = new_node(sc, isbool ? K_BOOL : K_INT, off);
+    if (id != NONE_ID)
+        sc->nodes[id].u.ival = text_int(u, neg);
+    return push(sc, id, off);
+}
+
+static int op_long(scanner *sc, size_t *pos, size_t off, const op_row *row)
+{
+    const char *s = NULL;
+    size_t len = 0;
+    uint64_t u;
+    if (read_line(sc, pos, off, 2, &s, &len))
+        return -1;
+    int neg;
+    if (s[len - 1] == 'L')
+        len--;
+    if (!pyint_parse(s, len, 0, &neg, &u))
+        return pkscan_fail(sc, PKSCAN_ERR_VALUE, off,
+                           "invalid literal for int() with base 0");
+    uint32_t id = new_node(sc, K_INT, off);
+    if (id != NONE_ID)
+        sc->nodes[id].u.ival = text_int(u, neg);
+    return push(sc, id, off);
+}
+
+/* LONG1 (a lazy scalar) and LONG4 (a node): a byte count of `row->arg`
+ * bytes, then the little-endian two's complement bytes. */
+static int op_long_bin(scanner *sc, size_t *pos, size_t off,
+                       const op_row *row)
+{
+    const uint8_t *p = NULL;
+    if (read_n(sc, pos, row->arg, off, &p))
+        return -1;
+    int64_t n = row->arg == 1 ? (int64_t)p[0] : (int64_t)(int32_t)le(p, 4);
+    if (n < 0)
+        return pkscan_fail(sc, PKSCAN_ERR_LENGTH, off,
+                           "LONG pickle has negative byte count");
+    if (read_len(sc, pos, (uint64_t)n, off, "LONG", &p))
+        return -1;
+    if (row->arg == 1)
+        return push(sc, scalar(sc, off), off);
+    uint32_t id = new_node(sc, K_INT, off);
+    if (id == NONE_ID)
+        return -1;
+    if (n <= 8) {
+        uint64_t v = le(p, (int)n);
+        if (n > 0 && n < 8 && (p[n - 1] & 0x80))
+            v |= ~(uint64_t)0 << (8 * n);
+        sc->nodes[id].u.ival = (int64_t)v;
+    } else {
+        sc->nodes[id].flags |= NF_BIGINT;
+    }
+    return push(sc, id, off);
+}
+
+static int op_float(scanner *sc, size_t *pos, size_t off, const op_row *row)
+{
+    const char *s = NULL;
+    size_t len = 0;
+    if (read_line(sc, pos, off, 2, &s, &len))
+        return -1;
+    if (!float_ok(s, len))
+        return pkscan_fail(sc, PKSCAN_ERR_VALUE, off,
+                           "could not convert string to float");
+    if (float_overflows(s, len))
+        return pkscan_fail(sc, PKSCAN_ERR_VALUE, off,
+                           "value too large to convert to float");
+    return push(sc, new_node(sc, K_FLOAT, off), off);
+}
+
+static int op_string(scanner *sc, size_t *pos, size_t off, const op_row *row)
+{
+    const char *s = NULL;
+    size_t len = 0;
+    if (read_line(sc, pos, off, 1, &s, &len))
+        return -1;
+    if (!(len >= 2 && s[0] == s[len - 1] && (s[0] == '\'' || s[0] == '"')))
+        return pkscan_fail(sc, PKSCAN_ERR_VALUE, off,
+                           "the STRING opcode argument must be quoted");
+    const char *o = NULL;
+    size_t ol = 0;
+    if (decode_escape(sc, s + 1, len - 2, off, &o, &ol))
+        return -1;
+    if (!ascii_ok(o, ol))
+        return pkscan_fail(sc, PKSCAN_ERR_VALUE, off,
+                           "'ascii' codec can't decode STRING bytes");
+    return push(sc, new_dstr(sc, o, ol, off), off);
+}
+
+static int op_binstring(scanner *sc, size_t *pos, size_t off,
+                        const op_row *row)
+{
+    const uint8_t *p = NULL;
+    if (read_n(sc, pos, row->arg, off, &p))
+        return -1;
+    int64_t n = row->arg == 1 ? (int64_t)p[0] : (int64_t)(int32_t)le(p, 4);
+    if (n < 0)
+        return pkscan_fail(sc, PKSCAN_ERR_LENGTH, off,
+                           "BINSTRING pickle has negative byte count");
+    if (read_len(sc, pos, (uint64_t)n, off, "BINSTRING", &p))
+        return -1;
+    if (!ascii_ok((const char *)p, (size_t)n))
+        return pkscan_fail(sc, PKSCAN_ERR_VALUE, off,
+                           "'ascii' codec can't decode BINSTRING bytes");
+    return push(sc, new_str(sc, K_STR, (const char *)p, (size_t)n, off),
+                off);
+}
+
+/* BINBYTES, SHORT_BINBYTES, BINBYTES8, BYTEARRAY8: a lazy scalar. */
+static int op_binbytes(scanner *sc, size_t *pos, size_t off,
+                       const op_row *row)
+{
+    const uint8_t *p = NULL;
+    if (read_n(sc, pos, row->arg, off, &p))
+        return -1;
+    uint64_t u = le(p, row->arg);
+    const char *what =
+        sc->d[off] == CPK_OP_BYTEARRAY8 ? "BYTEARRAY8" : "BINBYTES";
+    if (u > (uint64_t)INT64_MAX)
+        return pkscan_fail(sc, PKSCAN_ERR_LENGTH, off,
+                           "%s exceeds system's maximum size of %lld bytes",
+                           what, (long long)INT64_MAX);
+    if (read_len(sc, pos, u, off, what, &p))
+        return -1;
+    return push(sc, scalar(sc, off), off);
+}
+
+static int op_unicode(scanner *sc, size_t *pos, size_t off, const op_row *row)
+{
+    const char *s = NULL;
+    size_t len = 0;
+    if (read_line(sc, pos, off, 1, &s, &len))
+        return -1;
+    const char *o = NULL;
+    size_t ol = 0;
+    if (decode_raw_unicode(sc, s, len, off, &o, &ol))
+        return -1;
+    return push(sc, new_dstr(sc, o, ol, off), off);
+}
+
+static int op_binunicode(scanner *sc, size_t *pos, size_t off,
+                         const op_row *row)
+{
+    const uint8_t *p = NULL;
+    if (read_n(sc, pos, row->arg, off, &p))
+        return -1;
+    uint64_t u = le(p, row->arg);
+    if (u > (uint64_t)INT64_MAX)
+        return pkscan_fail(sc, PKSCAN_ERR_LENGTH, off,
+                           "BINUNICODE exceeds system's maximum size of "
+                           "%lld bytes", (long long)INT64_MAX);
+    if (read_len(sc, pos, u, off, "BINUNICODE", &p))
+        return -1;
+    if (!utf8_ok(p, (size_t)u, 1))
+        return pkscan_fail(sc, PKSCAN_ERR_VALUE, off,
+                           "'utf-8' codec can't decode BINUNICODE bytes");
+    return push(sc, new_str(sc, K_STR, (const char *)p, (size_t)u, off),
+                off);
+}
+
+/* EMPTY_TUPLE, EMPTY_LIST, EMPTY_DICT, EMPTY_SET, NEXT_BUFFER: a new
+ * node of kind `row->arg`, nothing read. */
+static int op_new(scanner *sc, size_t *pos, size_t off, const op_row *row)
+{
+    if (row->arg == K_BUFFER)
+        sc->rep->pub.n_buffers++;
+    return push(sc, new_node(sc, row->arg, off), off);
+}
+
+/* TUPLE1, TUPLE2, TUPLE3: the top `row->arg` items. */
+static int op_tuple_n(scanner *sc, size_t *pos, size_t off, const op_row *row)
+{
+    size_t k = row->arg;
+    if (sc->nstack < k)
+        return underflow(sc, off);
+    return push(sc, pop_into(sc, K_TUPLE, sc->nstack - k, off), off);
+}
+
+/* TUPLE, LIST: the items above the innermost MARK. */
+static int op_marked(scanner *sc, size_t *pos, size_t off, const op_row *row)
+{
+    size_t mk = 0;
+    if (marker(sc, off, &mk))
+        return -1;
+    return push(sc, pop_into(sc, row->arg, mk, off), off);
+}
+
+/* DICT, FROZENSET: the items above the innermost MARK, hashable. */
+static int op_marked_hashed(scanner *sc, size_t *pos, size_t off,
+                            const op_row *row)
+{
+    size_t mk = 0;
+    int dict = row->arg == K_DICT;
+    if (marker(sc, off, &mk))
+        return -1;
+    if (dict && (sc->nstack - mk) % 2 != 0)
+        return pkscan_fail(sc, PKSCAN_ERR_TYPE, off,
+                           "odd number of items for DICT");
+    for (size_t i = mk; i < sc->nstack; i += dict ? 2 : 1)
+        if (unhashable(sc, sc->stack[i]))
+            return pkscan_fail(sc, PKSCAN_ERR_TYPE, off,
+                               "unhashable type: '%s'",
+                               kname(sc, sc->stack[i]));
+    return push(sc, pop_into(sc, row->arg, mk, off), off);
+}
+
+static int op_append(scanner *sc, size_t *pos, size_t off, const op_row *row)
+{
+    return do_append(sc, sc->nstack ? sc->nstack - 1 : 0, off);
+}
+
+static int op_appends(scanner *sc, size_t *pos, size_t off, const op_row *row)
+{
+    size_t mk = 0;
+    if (marker(sc, off, &mk))
+        return -1;
+    return do_append(sc, mk, off);
+}
+
+static int op_setitem(scanner *sc, size_t *pos, size_t off, const op_row *row)
+{
+    if (sc->nstack < 2)
+        return underflow(sc, off);
+    return do_setitems(sc, sc->nstack - 2, off);
+}
+
+static int op_setitems(scanner *sc, size_t *pos, size_t off,
+                       const op_row *row)
+{
+    size_t mk = 0;
+    if (marker(sc, off, &mk))
+        return -1;
+    return do_setitems(sc, mk, off);
+}
+
+static int op_additems(scanner *sc, size_t *pos, size_t off,
+                       const op_row *row)
+{
+    size_t mk = 0;
+    if (marker(sc, off, &mk))
+        return -1;
+    if (mk > sc->nstack || mk <= sc->fence)
+        return underflow(sc, off);
+    if (mk == sc->nstack)
+        return 0;
+    uint32_t set = sc->stack[mk - 1];
+    if (kind_e(sc, set) == K_SET) {
+        for (size_t i = mk; i < sc->nstack; i++)
+            if (unhashable(sc, sc->stack[i]))
+                return pkscan_fail(sc, PKSCAN_ERR_TYPE, off,
+                                   "unhashable type: '%s'",
+                                   kname(sc, sc->stack[i]));
+    } else if (!opaque(sc, set)) {
+        return pkscan_fail(sc, PKSCAN_ERR_TYPE, off,
+                           "'%s' object has no attribute 'add'",
+                           kname(sc, set));
+    }
+    set = at(sc, mk - 1);
+    if (set == NONE_ID || add_items(sc, set, mk, sc->nstack, off))
+        return -1;
+    sc->nstack = mk;
+    return 0;
+}
+
+static int op_put(scanner *sc, size_t *pos, size_t off, const op_row *row)
+{
+    const char *s = NULL;
+    size_t len = 0;
+    uint64_t u;
+    int neg;
+    if (read_line(sc, pos, off, 2, &s, &len))
+        return -1;
+    if (sc->nstack <= sc->fence)
+        return underflow(sc, off);
+    if (!pyint_parse(s, len, 10, &neg, &u))
+        return pkscan_fail(sc, PKSCAN_ERR_MEMO, off,
+                           "invalid literal for int() with base 10 (PUT)");
+    if (neg && u)
+        return pkscan_fail(sc, PKSCAN_ERR_MEMO, off,
+                           "negative PUT argument");
+    if (u > (uint64_t)INT64_MAX)
+        return pkscan_fail(sc, PKSCAN_ERR_MEMO, off,
+                           "Python int too large to convert to C ssize_t");
+    return memo_put(sc, u, off);
+}
+
+/* BINPUT, LONG_BINPUT: an index of `row->arg` bytes. */
+static int op_binput(scanner *sc, size_t *pos, size_t off, const op_row *row)
+{
+    const uint8_t *p = NULL;
+    if (read_n(sc, pos, row->arg, off, &p))
+        return -1;
+    return memo_put(sc, row->arg == 1 ? p[0] : le(p, 4), off);
+}
+
+static int op_memoize(scanner *sc, size_t *pos, size_t off, const op_row *row)
+{
+    return memo_put(sc, sc->memo_len, off);
+}
+
+static int op_get(scanner *sc, size_t *pos, size_t off, const op_row *row)
+{
+    const char *s = NULL;
+    size_t len = 0;
+    uint64_t u;
+    int neg;
+    if (read_line(sc, pos, off, 2, &s, &len))
+        return -1;
+    if (!pyint_parse(s, len, 10, &neg, &u))
+        return pkscan_fail(sc, PKSCAN_ERR_MEMO, off,
+                           "invalid literal for int() with base 10 (GET)");
+    if (u > (uint64_t)INT64_MAX)
+        return pkscan_fail(sc, PKSCAN_ERR_MEMO, off,
+                           "Python int too large to convert to C ssize_t");
+    return memo_get(sc, u, neg && u, off);
+}
+
+/* BINGET, LONG_BINGET: an index of `row->arg` bytes. */
+static int op_binget(scanner *sc, size_t *pos, size_t off, const op_row *row)
+{
+    const uint8_t *p = NULL;
+    if (read_n(sc, pos, row->arg, off, &p))
+        return -1;
+    return memo_get(sc, row->arg == 1 ? p[0] : le(p, 4), 0, off);
+}
+
+static int op_global(scanner *sc, size_t *pos, size_t off, const op_row *row)
+{
+    uint32_t id = NONE_ID;
+    if (do_global_names(sc, pos, off, 0, &id))
+        return -1;
+    return push(sc, id, off);
+}
+
+static int op_stack_global(scanner *sc, size_t *pos, size_t off,
+                           const op_row *row)
+{
+    uint32_t id, a = NONE_ID, b = NONE_ID;
+    if (pop(sc, off, &b) || pop(sc, off, &a))
+        return -1;
+    if ((!opaque(sc, a) && sc->nodes[a].kind != K_STR) ||
+        (!opaque(sc, b) && sc->nodes[b].kind != K_STR))
+        return pkscan_fail(sc, PKSCAN_ERR_TYPE, off,
+                           "STACK_GLOBAL requires str");
+    use(sc, a);
+    use(sc, b);
+    if (sc->nodes[a].kind == K_STR && sc->nodes[b].kind == K_STR) {
+        id = new_global(sc, a, b, off);
+    } else {
+        id = new_node(sc, K_DYNAMIC, off);
+        if (id != NONE_ID) {
+            sc->nodes[id].a = a;
+            sc->nodes[id].b = b;
+        }
+    }
+    return push(sc, id, off);
+}
+
+/* A call node of `kind` (K_OBJ, K_REDUCE) of callable `a` with the
+ * arguments `b`, pushed. */
+static int push_call(scanner *sc, int kind, uint32_t a, uint32_t b,
+                     size_t off)
+{
+    uint32_t id = new_node(sc, kind, off);
+    if (id == NONE_ID)
+        return -1;
+    sc->nodes[id].a = a;
+    sc->nodes[id].b = b;
+    deepen(sc, id, a, off);
+    deepen(sc, id, b, off);
+    use(sc, a);
+    use(sc, b);
+    return push(sc, id, off);
+}
+
+static int op_inst(scanner *sc, size_t *pos, size_t off, const op_row *row)
+{
+    size_t mk = 0;
+    uint32_t a = NONE_ID, b;
+    if (marker(sc, off, &mk))
+        return -1;
+    if (do_global_names(sc, pos, off, 1, &a))
+        return -1;
+    b = pop_into(sc, K_TUPLE, mk, off);
+    if (b == NONE_ID)
+        return -1;
+    return push_call(sc, K_OBJ, a, b, off);
+}
+
+static int op_obj(scanner *sc, size_t *pos, size_t off, const op_row *row)
+{
+    size_t mk = 0;
+    uint32_t a = NONE_ID, b;
+    if (marker(sc, off, &mk))
+        return -1;
+    if (sc->nstack < mk + 1)
+        return underflow(sc, off);
+    b = pop_into(sc, K_TUPLE, mk + 1, off);
+    if (b == NONE_ID || pop(sc, off, &a))
+        return -1;
+    return push_call(sc, K_OBJ, a, b, off);
+}
+
+/* CPython only finds a bad callable by calling it. */
+static int op_reduce(scanner *sc, size_t *pos, size_t off, const op_row *row)
+{
+    uint32_t a = NONE_ID, b = NONE_ID;
+    if (pop(sc, off, &b) || pop(sc, off, &a))
+        return -1;
+    return push_call(sc, K_REDUCE, a, b, off);
+}
+
+/* NEWOBJ, NEWOBJ_EX (`row->arg` 1: with keyword arguments). */
+static int op_newobj(scanner *sc, size_t *pos, size_t off, const op_row *row)
+{
+    return do_newobj(sc, row->arg, off);
+}
+
+static int op_build(scanner *sc, size_t *pos, size_t off, const op_row *row)
+{
+    return do_build(sc, off);
+}
+
+/* EXT1, EXT2, EXT4: a registry code of `row->arg` bytes. */
+static int op_ext(scanner *sc, size_t *pos, size_t off, const op_row *row)
+{
+    const uint8_t *p = NULL;
+    int k = row->arg;
+    if (read_n(sc, pos, (size_t)k, off, &p))
+        return -1;
+    int64_t code = k == 4 ? (int64_t)(int32_t)le(p, 4) : (int64_t)le(p, k);
+    if (code <= 0)
+        return pkscan_fail(sc, PKSCAN_ERR_VALUE, off,
+                           "EXT specifies code <= 0");
+    uint32_t id = new_node(sc, K_EXT, off);
+    if (id != NONE_ID)
+        sc->nodes[id].u.ival = code;
+    return push(sc, id, off);
+}
+
+static int op_persid(scanner *sc, size_t *pos, size_t off, const op_row *row)
+{
+    return pkscan_fail(sc, PKSCAN_ERR_UNSUPPORTED, off,
+                       "A load persistent id instruction was encountered, "
+                       "but no persistent_load function was specified.");
+}
+
+static int op_readonly_buffer(scanner *sc, size_t *pos, size_t off,
+                              const op_row *row)
+{
+    if (sc->nstack <= sc->fence)
+        return underflow(sc, off);
+    uint32_t id = sc->stack[sc->nstack - 1];
+    if (!opaque(sc, id) && kind_e(sc, id) != K_BYTES &&
+        kind_e(sc, id) != K_BYTEARRAY)
+        return pkscan_fail(sc, PKSCAN_ERR_TYPE, off,
+                           "memoryview: a bytes-like object is required, "
+                           "not '%s'", kname(sc, id));
+    return 0;
+}
+
+/* Every opcode of protocols 0 to 5, as Lib/pickletools.py lists them:
+ * name, handler, the protocol that added it, and the handler's
+ * argument. */
+#define OP(name, fn, proto, arg) \
+    [CPK_OP_##name] = {fn, proto, arg, #name}
+static const op_row op_rows[256] = {
+    OP(MARK,             op_mark,            0, 0),
+    OP(STOP,             op_stop,            0, 0),
+    OP(POP,              op_pop,             0, 0),
+    OP(POP_MARK,         op_pop_mark,        1, 0),
+    OP(DUP,              op_dup,             0, 0),
+    OP(NONE,             op_scalar,          0, 0),
+    OP(NEWTRUE,          op_scalar,          2, 0),
+    OP(NEWFALSE,         op_scalar,          2, 0),
+    OP(INT,              op_int,             0, 0),
+    OP(BININT,           op_scalar,          1, 4),
+    OP(BININT1,          op_scalar,          1, 1),
+    OP(BININT2,          op_scalar,          1, 2),
+    OP(LONG,             op_long,            0, 0),
+    OP(LONG1,            op_long_bin,        2, 1),
+    OP(LONG4,            op_long_bin,        2, 4),
+    OP(FLOAT,            op_float,           0, 0),
+    OP(BINFLOAT,         op_scalar,          1, 8),
+    OP(STRING,           op_string,          0, 0),
+    OP(BINSTRING,        op_binstring,       1, 4),
+    OP(SHORT_BINSTRING,  op_binstring,       1, 1),
+    OP(BINBYTES,         op_binbytes,        3, 4),
+    OP(SHORT_BINBYTES,   op_binbytes,        3, 1),
+    OP(BINBYTES8,        op_binbytes,        4, 8),
+    OP(BYTEARRAY8,       op_binbytes,        5, 8),
+    OP(UNICODE,          op_unicode,         0, 0),
+    OP(BINUNICODE,       op_binunicode,      1, 4),
+    OP(SHORT_BINUNICODE, op_binunicode,      4, 1),
+    OP(BINUNICODE8,      op_binunicode,      4, 8),
+    OP(EMPTY_TUPLE,      op_new,             1, K_TUPLE),
+    OP(TUPLE1,           op_tuple_n,         2, 1),
+    OP(TUPLE2,           op_tuple_n,         2, 2),
+    OP(TUPLE3,           op_tuple_n,         2, 3),
+    OP(TUPLE,            op_marked,          0, K_TUPLE),
+    OP(EMPTY_LIST,       op_new,             1, K_LIST),
+    OP(LIST,             op_marked,          0, K_LIST),
+    OP(APPEND,           op_append,          0, 0),
+    OP(APPENDS,          op_appends,         1, 0),
+    OP(EMPTY_DICT,       op_new,             1, K_DICT),
+    OP(DICT,             op_marked_hashed,   0, K_DICT),
+    OP(SETITEM,          op_setitem,         0, 0),
+    OP(SETITEMS,         op_setitems,        1, 0),
+    OP(EMPTY_SET,        op_new,             4, K_SET),
+    OP(ADDITEMS,         op_additems,        4, 0),
+    OP(FROZENSET,        op_marked_hashed,   4, K_FROZENSET),
+    OP(PUT,              op_put,             0, 0),
+    OP(BINPUT,           op_binput,          1, 1),
+    OP(LONG_BINPUT,      op_binput,          1, 4),
+    OP(MEMOIZE,          op_memoize,         4, 0),
+    OP(GET,              op_get,             0, 0),
+    OP(BINGET,           op_binget,          1, 1),
+    OP(LONG_BINGET,      op_binget,          1, 4),
+    OP(GLOBAL,           op_global,          0, 0),
+    OP(STACK_GLOBAL,     op_stack_global,    4, 0),
+    OP(INST,             op_inst,            0, 0),
+    OP(OBJ,              op_obj,             1, 0),
+    OP(REDUCE,           op_reduce,          0, 0),
+    OP(NEWOBJ,           op_newobj,          2, 0),
+    OP(NEWOBJ_EX,        op_newobj,          4, 1),
+    OP(BUILD,            op_build,           0, 0),
+    OP(EXT1,             op_ext,             2, 1),
+    OP(EXT2,             op_ext,             2, 2),
+    OP(EXT4,             op_ext,             2, 4),
+    OP(PERSID,           op_persid,          0, 0),
+    OP(BINPERSID,        op_persid,          1, 0),
+    OP(PROTO,            op_proto,           2, 0),
+    OP(FRAME,            op_frame,           4, 0),
+    OP(NEXT_BUFFER,      op_new,             5, K_BUFFER),
+    OP(READONLY_BUFFER,  op_readonly_buffer, 5, 0),
+};
+#undef OP
+
+/* The opcode at `off`: its checks, then its row's handler. Advances
+ * *pos; returns 0, -1 when the scan failed, 1 at STOP. */
+static int step(scanner *sc, size_t *pos, size_t off)
 {
     uint8_t op = sc->d[off];
-    const uint8_t *p = NULL;
-    const char *s = NULL;
-    size_t len = 0, mk = 0;
-    uint32_t id = NONE_ID, a = NONE_ID, b = NONE_ID;
-    uint64_t u;
+    const op_row *row = &op_rows[op];
     *pos = off + 1;
     pkscan_report *r = &sc->rep->pub;
 
-    if (op_proto[op] == 0) {
+    if (row->fn == NULL) {
         if (op >= 0x20 && op < 0x7f)
             return pkscan_fail(sc, PKSCAN_ERR_OPCODE, off,
                                "invalid load key, '%c'.", op);
@@ -1211,460 +1859,10 @@ static int step(scanner *sc, size_t *pos, size_t off, int *stop)
     }
     if (frame_read(sc, off, 1, off))
         return -1;
-    if (op_proto[op] - 1 > r->min_protocol)
-        r->min_protocol = op_proto[op] - 1;
+    if (row->proto > r->min_protocol)
+        r->min_protocol = row->proto;
     r->n_opcodes++;
-
-    switch (op) {
-    case CPK_OP_PROTO:
-        if (read_n(sc, pos, 1, off, &p))
-            return -1;
-        if (p[0] > 5)
-            return pkscan_fail(sc, PKSCAN_ERR_PROTOCOL, off,
-                               "unsupported pickle protocol: %d", p[0]);
-        sc->proto = p[0];
-        if (r->protocol < 0)
-            r->protocol = p[0];
-        return 0;
-    case CPK_OP_FRAME:
-        if (read_n(sc, pos, 8, off, &p))
-            return -1;
-        u = le(p, 8);
-        if (u > (uint64_t)INT64_MAX)
-            return pkscan_fail(sc, PKSCAN_ERR_LENGTH, off,
-                               "FRAME length exceeds system's maximum of %lld bytes",
-                               (long long)INT64_MAX);
-        if (u > sc->n - *pos)
-            return pkscan_fail(sc, PKSCAN_ERR_LENGTH, off,
-                               "FRAME length %llu exceeds the %zu bytes left "
-                               "(pickle data was truncated)",
-                               (unsigned long long)u, sc->n - *pos);
-        if (sc->frame_end && *pos != sc->frame_end)
-            return pkscan_fail(sc, PKSCAN_ERR_LENGTH, off,
-                               "beginning of a new frame before end of current "
-                               "frame");
-        sc->frame_end = *pos + (size_t)u;
-        r->n_frames++;
-        return 0;
-    case CPK_OP_STOP:
-        r->stop_stack = sc->nstack;
-        r->stop_marks = sc->nmarks;
-        if (pop(sc, off, &id))
-            return -1;
-        use(sc, id);
-        r->result_kind = kname(sc, id);
-        sc->nstack++; /* keep it for the analysis */
-        *stop = 1;
-        return 0;
-    case CPK_OP_MARK:
-        if (sgrow(sc->acct, (void **)&sc->marks, &sc->capmarks,
-                  sc->nmarks + 1, sizeof(uint32_t)))
-            return pkscan_nomem(sc, off);
-        sc->marks[sc->nmarks++] = (uint32_t)sc->nstack;
-        sc->fence = sc->nstack;
-        return 0;
-    case CPK_OP_POP:
-        if (sc->nmarks && sc->marks[sc->nmarks - 1] == sc->nstack) {
-            sc->nmarks--;
-            sc->fence = sc->nmarks ? sc->marks[sc->nmarks - 1] : 0;
-            return 0;
-        }
-        return pop(sc, off, &id);
-    case CPK_OP_POP_MARK:
-        if (marker(sc, off, &mk))
-            return -1;
-        sc->nstack = mk;
-        return 0;
-    case CPK_OP_DUP:
-        if (sc->nstack <= sc->fence)
-            return underflow(sc, off);
-        return push(sc, at(sc, sc->nstack - 1), off);
-    case CPK_OP_NONE:
-    case CPK_OP_NEWTRUE: case CPK_OP_NEWFALSE:
-        return push(sc, scalar(sc, off), off);
-    case CPK_OP_INT: {
-        if (read_line(sc, pos, off, 2, &s, &len))
-            return -1;
-        int neg;
-        if (!strtol_whole(s, len) && !pyint_parse(s, len, 0, &neg, &u))
-            return pkscan_fail(sc, PKSCAN_ERR_VALUE, off,
-                               "invalid literal for int() with base 0");
-        pyint_parse(s, len, 0, &neg, &u);
-        /* load_int: a two-character line whose value is 0 or 1 ("00",
-         * "01", but also "+1", "-0", " 1") is a bool */
-        int isbool = len == 2 &&
-                     ((s[0] == '-' && s[1] == '0') ||
-                      ((s[0] == '0' || s[0] == '+' || is_space(s[0])) &&
-                       (s[1] == '0' || s[1] == '1')));
-        id = new_node(sc, isbool ? K_BOOL : K_INT, off);
-        if (id != NONE_ID)
-            sc->nodes[id].u.ival = u > INT64_MAX ? 0 : neg ? -(int64_t)u
-                                                           : (int64_t)u;
-        return push(sc, id, off);
-    }
-    case CPK_OP_LONG: {
-        if (read_line(sc, pos, off, 2, &s, &len))
-            return -1;
-        int neg;
-        if (s[len - 1] == 'L')
-            len--;
-        if (!pyint_parse(s, len, 0, &neg, &u))
-            return pkscan_fail(sc, PKSCAN_ERR_VALUE, off,
-                               "invalid literal for int() with base 0");
-        id = new_node(sc, K_INT, off);
-        if (id != NONE_ID)
-            sc->nodes[id].u.ival = u > INT64_MAX ? 0 : neg ? -(int64_t)u
-                                                           : (int64_t)u;
-        return push(sc, id, off);
-    }
-    case CPK_OP_BININT: case CPK_OP_BININT1: case CPK_OP_BININT2: {
-        int k = op == CPK_OP_BININT ? 4 : op == CPK_OP_BININT1 ? 1 : 2;
-        if (read_n(sc, pos, (size_t)k, off, &p))
-            return -1;
-        return push(sc, scalar(sc, off), off);
-    }
-    case CPK_OP_LONG1: case CPK_OP_LONG4: {
-        if (read_n(sc, pos, op == CPK_OP_LONG1 ? 1 : 4, off, &p))
-            return -1;
-        int64_t n = op == CPK_OP_LONG1 ? (int64_t)p[0]
-                                       : (int64_t)(int32_t)le(p, 4);
-        if (n < 0)
-            return pkscan_fail(sc, PKSCAN_ERR_LENGTH, off,
-                               "LONG pickle has negative byte count");
-        if (read_len(sc, pos, (uint64_t)n, off, "LONG", &p))
-            return -1;
-        if (op == CPK_OP_LONG1)
-            return push(sc, scalar(sc, off), off);
-        id = new_node(sc, K_INT, off);
-        if (id == NONE_ID)
-            return -1;
-        if (n <= 8) {
-            uint64_t v = le(p, (int)n);
-            if (n > 0 && n < 8 && (p[n - 1] & 0x80))
-                v |= ~(uint64_t)0 << (8 * n);
-            sc->nodes[id].u.ival = (int64_t)v;
-        } else {
-            sc->nodes[id].flags |= NF_BIGINT;
-        }
-        return push(sc, id, off);
-    }
-    case CPK_OP_FLOAT:
-        if (read_line(sc, pos, off, 2, &s, &len))
-            return -1;
-        if (!float_ok(s, len))
-            return pkscan_fail(sc, PKSCAN_ERR_VALUE, off,
-                               "could not convert string to float");
-        if (float_overflows(s, len))
-            return pkscan_fail(sc, PKSCAN_ERR_VALUE, off,
-                               "value too large to convert to float");
-        return push(sc, new_node(sc, K_FLOAT, off), off);
-    case CPK_OP_BINFLOAT:
-        if (read_n(sc, pos, 8, off, &p))
-            return -1;
-        return push(sc, scalar(sc, off), off);
-    case CPK_OP_STRING: {
-        if (read_line(sc, pos, off, 1, &s, &len))
-            return -1;
-        if (!(len >= 2 && s[0] == s[len - 1] && (s[0] == '\'' ||
-                                                 s[0] == '"')))
-            return pkscan_fail(sc, PKSCAN_ERR_VALUE, off,
-                               "the STRING opcode argument must be quoted");
-        const char *o = NULL;
-        size_t ol = 0;
-        if (decode_escape(sc, s + 1, len - 2, off, &o, &ol))
-            return -1;
-        if (!ascii_ok(o, ol))
-            return pkscan_fail(sc, PKSCAN_ERR_VALUE, off,
-                               "'ascii' codec can't decode STRING bytes");
-        return push(sc, new_dstr(sc, o, ol, off), off);
-    }
-    case CPK_OP_BINSTRING: case CPK_OP_SHORT_BINSTRING: {
-        if (read_n(sc, pos, op == CPK_OP_BINSTRING ? 4 : 1, off, &p))
-            return -1;
-        int64_t n = op == CPK_OP_SHORT_BINSTRING
-                        ? (int64_t)p[0]
-                        : (int64_t)(int32_t)le(p, 4);
-        if (n < 0)
-            return pkscan_fail(sc, PKSCAN_ERR_LENGTH, off,
-                               "BINSTRING pickle has negative byte count");
-        if (read_len(sc, pos, (uint64_t)n, off, "BINSTRING", &p))
-            return -1;
-        if (!ascii_ok((const char *)p, (size_t)n))
-            return pkscan_fail(sc, PKSCAN_ERR_VALUE, off,
-                               "'ascii' codec can't decode BINSTRING bytes");
-        return push(sc, new_str(sc, K_STR, (const char *)p, (size_t)n, off),
-                    off);
-    }
-    case CPK_OP_BINBYTES: case CPK_OP_SHORT_BINBYTES: case CPK_OP_BINBYTES8:
-    case CPK_OP_BYTEARRAY8: {
-        int k = op == CPK_OP_SHORT_BINBYTES ? 1
-              : op == CPK_OP_BINBYTES       ? 4
-                                            : 8;
-        if (read_n(sc, pos, (size_t)k, off, &p))
-            return -1;
-        u = le(p, k);
-        const char *what = op == CPK_OP_BYTEARRAY8 ? "BYTEARRAY8" : "BINBYTES";
-        if (u > (uint64_t)INT64_MAX)
-            return pkscan_fail(sc, PKSCAN_ERR_LENGTH, off,
-                               "%s exceeds system's maximum size of %lld bytes",
-                               what, (long long)INT64_MAX);
-        if (read_len(sc, pos, u, off, what, &p))
-            return -1;
-        return push(sc, scalar(sc, off), off);
-    }
-    case CPK_OP_UNICODE: {
-        if (read_line(sc, pos, off, 1, &s, &len))
-            return -1;
-        const char *o = NULL;
-        size_t ol = 0;
-        if (decode_raw_unicode(sc, s, len, off, &o, &ol))
-            return -1;
-        return push(sc, new_dstr(sc, o, ol, off), off);
-    }
-    case CPK_OP_BINUNICODE: case CPK_OP_SHORT_BINUNICODE:
-    case CPK_OP_BINUNICODE8: {
-        int k = op == CPK_OP_SHORT_BINUNICODE ? 1
-              : op == CPK_OP_BINUNICODE       ? 4
-                                              : 8;
-        if (read_n(sc, pos, (size_t)k, off, &p))
-            return -1;
-        u = le(p, k);
-        if (u > (uint64_t)INT64_MAX)
-            return pkscan_fail(sc, PKSCAN_ERR_LENGTH, off,
-                               "BINUNICODE exceeds system's maximum size of %lld "
-                               "bytes", (long long)INT64_MAX);
-        if (read_len(sc, pos, u, off, "BINUNICODE", &p))
-            return -1;
-        if (!utf8_ok(p, (size_t)u, 1))
-            return pkscan_fail(sc, PKSCAN_ERR_VALUE, off,
-                               "'utf-8' codec can't decode BINUNICODE bytes");
-        return push(sc, new_str(sc, K_STR, (const char *)p, (size_t)u, off),
-                    off);
-    }
-    case CPK_OP_EMPTY_TUPLE:
-        return push(sc, new_node(sc, K_TUPLE, off), off);
-    case CPK_OP_TUPLE1: case CPK_OP_TUPLE2: case CPK_OP_TUPLE3: {
-        size_t k = (size_t)(op - CPK_OP_TUPLE1 + 1);
-        if (sc->nstack < k)
-            return underflow(sc, off);
-        return push(sc, pop_into(sc, K_TUPLE, sc->nstack - k, off), off);
-    }
-    case CPK_OP_TUPLE: case CPK_OP_LIST:
-        if (marker(sc, off, &mk))
-            return -1;
-        return push(sc,
-                    pop_into(sc, op == CPK_OP_TUPLE ? K_TUPLE : K_LIST, mk,
-                             off),
-                    off);
-    case CPK_OP_EMPTY_LIST: return push(sc, new_node(sc, K_LIST, off), off);
-    case CPK_OP_EMPTY_DICT: return push(sc, new_node(sc, K_DICT, off), off);
-    case CPK_OP_EMPTY_SET: return push(sc, new_node(sc, K_SET, off), off);
-    case CPK_OP_DICT:
-        if (marker(sc, off, &mk))
-            return -1;
-        if ((sc->nstack - mk) % 2 != 0)
-            return pkscan_fail(sc, PKSCAN_ERR_TYPE, off,
-                               "odd number of items for DICT");
-        for (size_t i = mk; i < sc->nstack; i += 2)
-            if (unhashable(sc, sc->stack[i]))
-                return pkscan_fail(sc, PKSCAN_ERR_TYPE, off,
-                                   "unhashable type: '%s'",
-                                   kname(sc, sc->stack[i]));
-        return push(sc, pop_into(sc, K_DICT, mk, off), off);
-    case CPK_OP_FROZENSET:
-        if (marker(sc, off, &mk))
-            return -1;
-        for (size_t i = mk; i < sc->nstack; i++)
-            if (unhashable(sc, sc->stack[i]))
-                return pkscan_fail(sc, PKSCAN_ERR_TYPE, off,
-                                   "unhashable type: '%s'",
-                                   kname(sc, sc->stack[i]));
-        return push(sc, pop_into(sc, K_FROZENSET, mk, off), off);
-    case CPK_OP_APPEND:
-        return do_append(sc, sc->nstack ? sc->nstack - 1 : 0, off);
-    case CPK_OP_APPENDS:
-        if (marker(sc, off, &mk))
-            return -1;
-        return do_append(sc, mk, off);
-    case CPK_OP_SETITEM:
-        if (sc->nstack < 2)
-            return underflow(sc, off);
-        return do_setitems(sc, sc->nstack - 2, off);
-    case CPK_OP_SETITEMS:
-        if (marker(sc, off, &mk))
-            return -1;
-        return do_setitems(sc, mk, off);
-    case CPK_OP_ADDITEMS: {
-        if (marker(sc, off, &mk))
-            return -1;
-        if (mk > sc->nstack || mk <= sc->fence)
-            return underflow(sc, off);
-        if (mk == sc->nstack)
-            return 0;
-        uint32_t set = sc->stack[mk - 1];
-        if (kind_e(sc, set) == K_SET) {
-            for (size_t i = mk; i < sc->nstack; i++)
-                if (unhashable(sc, sc->stack[i]))
-                    return pkscan_fail(sc, PKSCAN_ERR_TYPE, off,
-                                       "unhashable type: '%s'",
-                                       kname(sc, sc->stack[i]));
-        } else if (!opaque(sc, set)) {
-            return pkscan_fail(sc, PKSCAN_ERR_TYPE, off,
-                               "'%s' object has no attribute 'add'",
-                               kname(sc, set));
-        }
-        set = at(sc, mk - 1);
-        if (set == NONE_ID || add_items(sc, set, mk, sc->nstack, off))
-            return -1;
-        sc->nstack = mk;
-        return 0;
-    }
-    case CPK_OP_PUT: {
-        int neg;
-        if (read_line(sc, pos, off, 2, &s, &len))
-            return -1;
-        if (sc->nstack <= sc->fence)
-            return underflow(sc, off);
-        if (!pyint_parse(s, len, 10, &neg, &u))
-            return pkscan_fail(sc, PKSCAN_ERR_MEMO, off,
-                               "invalid literal for int() with base 10 (PUT)");
-        if (neg && u)
-            return pkscan_fail(sc, PKSCAN_ERR_MEMO, off,
-                               "negative PUT argument");
-        if (u > (uint64_t)INT64_MAX)
-            return pkscan_fail(sc, PKSCAN_ERR_MEMO, off,
-                               "Python int too large to convert to C ssize_t");
-        return memo_put(sc, u, off);
-    }
-    case CPK_OP_BINPUT: case CPK_OP_LONG_BINPUT:
-        if (read_n(sc, pos, op == CPK_OP_BINPUT ? 1 : 4, off, &p))
-            return -1;
-        return memo_put(sc, op == CPK_OP_BINPUT ? p[0] : le(p, 4), off);
-    case CPK_OP_MEMOIZE:
-        return memo_put(sc, sc->memo_len, off);
-    case CPK_OP_GET: {
-        int neg;
-        if (read_line(sc, pos, off, 2, &s, &len))
-            return -1;
-        if (!pyint_parse(s, len, 10, &neg, &u))
-            return pkscan_fail(sc, PKSCAN_ERR_MEMO, off,
-                               "invalid literal for int() with base 10 (GET)");
-        if (u > (uint64_t)INT64_MAX)
-            return pkscan_fail(sc, PKSCAN_ERR_MEMO, off,
-                               "Python int too large to convert to C ssize_t");
-        return memo_get(sc, u, neg && u, off);
-    }
-    case CPK_OP_BINGET: case CPK_OP_LONG_BINGET:
-        if (read_n(sc, pos, op == CPK_OP_BINGET ? 1 : 4, off, &p))
-            return -1;
-        return memo_get(sc, op == CPK_OP_BINGET ? p[0] : le(p, 4), 0, off);
-    case CPK_OP_GLOBAL:
-        if (do_global_names(sc, pos, off, 0, &id))
-            return -1;
-        return push(sc, id, off);
-    case CPK_OP_STACK_GLOBAL:
-        if (pop(sc, off, &b) || pop(sc, off, &a))
-            return -1;
-        if ((!opaque(sc, a) && sc->nodes[a].kind != K_STR) ||
-            (!opaque(sc, b) && sc->nodes[b].kind != K_STR))
-            return pkscan_fail(sc, PKSCAN_ERR_TYPE, off,
-                               "STACK_GLOBAL requires str");
-        use(sc, a);
-        use(sc, b);
-        if (sc->nodes[a].kind == K_STR && sc->nodes[b].kind == K_STR) {
-            id = new_global(sc, a, b, off);
-        } else {
-            id = new_node(sc, K_DYNAMIC, off);
-            if (id != NONE_ID) {
-                sc->nodes[id].a = a;
-                sc->nodes[id].b = b;
-            }
-        }
-        return push(sc, id, off);
-    case CPK_OP_INST:
-        if (marker(sc, off, &mk))
-            return -1;
-        if (do_global_names(sc, pos, off, 1, &a))
-            return -1;
-        b = pop_into(sc, K_TUPLE, mk, off);
-        if (b == NONE_ID)
-            return -1;
-        id = new_node(sc, K_OBJ, off);
-        if (id == NONE_ID)
-            return -1;
-        sc->nodes[id].a = a;
-        sc->nodes[id].b = b;
-        deepen(sc, id, a, off);
-        deepen(sc, id, b, off);
-        use(sc, a);
-        use(sc, b);
-        return push(sc, id, off);
-    case CPK_OP_OBJ:
-        if (marker(sc, off, &mk))
-            return -1;
-        if (sc->nstack < mk + 1)
-            return underflow(sc, off);
-        b = pop_into(sc, K_TUPLE, mk + 1, off);
-        if (b == NONE_ID || pop(sc, off, &a))
-            return -1;
-        id = new_node(sc, K_OBJ, off);
-        if (id == NONE_ID)
-            return -1;
-        sc->nodes[id].a = a;
-        sc->nodes[id].b = b;
-        deepen(sc, id, a, off);
-        deepen(sc, id, b, off);
-        use(sc, a);
-        use(sc, b);
-        return push(sc, id, off);
-    case CPK_OP_REDUCE: /* CPython only finds a bad callable by calling */
-        if (pop(sc, off, &b) || pop(sc, off, &a))
-            return -1;
-        id = new_node(sc, K_REDUCE, off);
-        if (id == NONE_ID)
-            return -1;
-        sc->nodes[id].a = a;
-        sc->nodes[id].b = b;
-        deepen(sc, id, a, off);
-        deepen(sc, id, b, off);
-        use(sc, a);
-        use(sc, b);
-        return push(sc, id, off);
-    case CPK_OP_NEWOBJ: return do_newobj(sc, 0, off);
-    case CPK_OP_NEWOBJ_EX: return do_newobj(sc, 1, off);
-    case CPK_OP_BUILD: return do_build(sc, off);
-    case CPK_OP_EXT1: case CPK_OP_EXT2: case CPK_OP_EXT4: {
-        int k = op == CPK_OP_EXT1 ? 1 : op == CPK_OP_EXT2 ? 2 : 4;
-        if (read_n(sc, pos, (size_t)k, off, &p))
-            return -1;
-        int64_t code = k == 4 ? (int64_t)(int32_t)le(p, 4) : (int64_t)le(p, k);
-        if (code <= 0)
-            return pkscan_fail(sc, PKSCAN_ERR_VALUE, off,
-                               "EXT specifies code <= 0");
-        id = new_node(sc, K_EXT, off);
-        if (id != NONE_ID)
-            sc->nodes[id].u.ival = code;
-        return push(sc, id, off);
-    }
-    case CPK_OP_PERSID: case CPK_OP_BINPERSID:
-        return pkscan_fail(sc, PKSCAN_ERR_UNSUPPORTED, off,
-                           "A load persistent id instruction was encountered, but "
-                           "no persistent_load function was specified.");
-    case CPK_OP_NEXT_BUFFER:
-        r->n_buffers++;
-        return push(sc, new_node(sc, K_BUFFER, off), off);
-    case CPK_OP_READONLY_BUFFER:
-        if (sc->nstack <= sc->fence)
-            return underflow(sc, off);
-        id = sc->stack[sc->nstack - 1];
-        if (!opaque(sc, id) && kind_e(sc, id) != K_BYTES &&
-            kind_e(sc, id) != K_BYTEARRAY)
-            return pkscan_fail(sc, PKSCAN_ERR_TYPE, off,
-                               "memoryview: a bytes-like object is required, not "
-                               "'%s'", kname(sc, id));
-        return 0;
-    }
-    return pkscan_fail(sc, PKSCAN_ERR_OPCODE, off, "invalid load key");
+    return row->fn(sc, pos, off, row);
 }
 
 /* --- where expressions start (PKSCAN_SPANS) ----------------------------- */
@@ -1740,8 +1938,7 @@ void pkscan_walk(scanner *sc, size_t len)
     pkscan_report *r = &sc->rep->pub;
     if (len >= UINT32_MAX - 1) {
         pkscan_fail(sc, PKSCAN_ERR_LENGTH, 0,
-                    "input of %zu bytes is too large to "
-                    "scan", len);
+                    "input of %zu bytes is too large to scan", len);
     } else if (sc->n == 0) {
         pkscan_fail(sc, PKSCAN_ERR_TRUNCATED, 0, "Ran out of input");
     } else {
@@ -1752,20 +1949,23 @@ void pkscan_walk(scanner *sc, size_t len)
         if (!sc->spans) {
             while (!stop && pos < sc->n) {
                 off = pos;
-                if (step(sc, &pos, off, &stop)) {
+                int rc = step(sc, &pos, off);
+                if (rc < 0) {
                     err = 1;
                     break;
                 }
+                stop = rc;
             }
         } else {
             while (!stop && pos < sc->n) {
                 size_t depth0 = sc->nstack;
                 off = pos;
-                if (step(sc, &pos, off, &stop) ||
-                    spans_step(sc, off, pos, depth0)) {
+                int rc = step(sc, &pos, off);
+                if (rc < 0 || spans_step(sc, off, pos, depth0)) {
                     err = 1;
                     break;
                 }
+                stop = rc;
             }
         }
         if (!err && !stop) {
