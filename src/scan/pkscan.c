@@ -13,6 +13,10 @@
 
 #include <stdlib.h>
 
+/* The analysis over the value graph the walk left, pass by pass: names
+ * (resolve), imports, functions and classes, the code the load runs,
+ * then with PKSCAN_SPANS the bytes of each part; what they found is
+ * copied into the report's memory. */
 static void analyse(scanner *sc)
 {
     analysis an;
@@ -100,12 +104,12 @@ static void analyse(scanner *sc)
         }
     acct_give(m,
               an.capres * sizeof(resolved) + an.capraw * sizeof(raw_import) +
-                     an.capcodes * sizeof(code_info) +
-                     an.capdsums * sizeof(dict_summary) +
-                     an.capfns * sizeof(pkscan_function) +
-                     an.capclss * sizeof(pkscan_class) +
-                     an.capimp * sizeof(uint32_t) +
-                     an.capcalls * sizeof(pkscan_load_call));
+              an.capcodes * sizeof(code_info) +
+              an.capdsums * sizeof(dict_summary) +
+              an.capfns * sizeof(pkscan_function) +
+              an.capclss * sizeof(pkscan_class) +
+              an.capimp * sizeof(uint32_t) +
+              an.capcalls * sizeof(pkscan_load_call));
     free(an.res);
     free(an.raw);
     free(an.codes);
@@ -155,8 +159,8 @@ pkscan_report *pkscan_scan_limited(const void *data, size_t len,
     pkscan_walk(&sc, len);
     /* (the room a node's depth would take, as depth_pass needs it) */
     int hit = rep->acct.hit;
-    int depth_ok = pkscan_depth_pass(&sc) == 0 && acct_take(&rep->acct,
-                                                            16) == 0;
+    int depth_ok =
+        pkscan_depth_pass(&sc) == 0 && acct_take(&rep->acct, 16) == 0;
     if (depth_ok)
         acct_give(&rep->acct, 16);
     rep->acct.hit = hit;
