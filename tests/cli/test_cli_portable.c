@@ -1,7 +1,8 @@
 /* test_cli_portable.c - portable pickles in the programs:
  * `cloudpickle-dump --portable` (refused with --compat and --gen-key),
  * its --report's portable section, the static report's `portable` line
- * and JSON keys (src/scan/pkscan.c reads _code_portable as _code_unmarshal),
+ * and JSON keys (src/scan/pkscan_analyze.c reads _code_portable as
+ * _code_unmarshal),
  * and the error of a pickle whose code this Python cannot run: one
  * message naming both versions and every such function
  * (src/engine/versionerror.c), from ccloudpickle.loads, load (also of the second

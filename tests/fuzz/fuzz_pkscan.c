@@ -1,7 +1,8 @@
-/* fuzz-link: src/scan/pkscan.c src/scan/marshal_scan.c src/scan/format.c */
+/* fuzz-link: src/scan/pkscan*.c src/scan/marshal_scan.c src/scan/format.c */
 /* fuzz-options: -max_len=65536 -timeout=10 */
 /* fuzz_pkscan.c - libFuzzer target for the static pickle inspector
- * (src/scan/pkscan.c) and, through it, the marshal reader (src/scan/marshal_scan.c).
+ * (src/scan/pkscan*.c) and, through it, the marshal reader
+ * (src/scan/marshal_scan.c).
  * Built and run by scripts/fuzz (make fuzz); seeds in
  * tests/fuzz/corpus_pkscan, dictionary tests/fuzz/pkscan.dict.
  *
