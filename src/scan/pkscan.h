@@ -82,8 +82,8 @@
  * The report never points into `buf`: every string is a NUL-terminated
  * copy owned by the report (it may still hold embedded NUL bytes: use
  * `len`, and escape non-printable bytes when printing). */
-#ifndef CPK_PKSCAN_H
-#define CPK_PKSCAN_H
+#ifndef CPK_SCAN_PKSCAN_H
+#define CPK_SCAN_PKSCAN_H
 
 #include <stddef.h>
 #include <stdint.h>

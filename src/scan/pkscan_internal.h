@@ -4,8 +4,8 @@
  * accessors every pass uses (inline), and each file's entry points, in
  * layer order: a file calls only the files listed before it. The public
  * contract is scan/pkscan.h. Pure C: never Python's headers. */
-#ifndef CPK_PKSCAN_INTERNAL_H
-#define CPK_PKSCAN_INTERNAL_H
+#ifndef CPK_SCAN_PKSCAN_INTERNAL_H
+#define CPK_SCAN_PKSCAN_INTERNAL_H
 
 #include "scan/pkscan.h"
 
