@@ -19,34 +19,13 @@ Test(beyond_class_kwargs, registry_and_metaclass_keywords_after_loading)
     cpk_beyond("class_kwargs");
 }
 
-/* define(src): run src in __main__ as if from a file of its own (its text
- * in linecache, as a script's is), so its class statements can be read
- * back. */
-#define PRELUDE                                                              \
-    "import ccloudpickle as cp, linecache, sys\n"                            \
-    "def define(src, name='script'):\n"                                      \
-    "    fn = '/nonexistent/' + name + '.py'\n"                              \
-    "    linecache.cache[fn] = (len(src), None, src.splitlines(True), fn)\n" \
-    "    exec(compile(src, fn, 'exec'), sys.modules['__main__'].__dict__)\n" \
-    "class R:\n"                                                             \
-    "    def __init__(self, f, args):\n"                                     \
-    "        self.f, self.args = f, args\n"                                  \
-    "    def __reduce__(self):\n"                                            \
-    "        return (self.f, self.args)\n"
-
 /* The base is a library's (by name): its registry in the fresh process
  * starts empty and gets the rebuilt class, by one __init_subclass__ call
  * made with the keyword. */
 Test(beyond_class_kwargs, library_base_registers_the_rebuilt_subclass)
 {
-    cpk_py(PRELUDE
-           "define('''\n"
-           "from cpk_classkw_base import Reader\n"
-           "class CsvReader(Reader, fmt='csv'):\n"
-           "    def parse(self, text):\n"
-           "        return text.split(',')\n"
-           "''')\n"
-           "assert b'class_kwargs' in cp.dumps(CsvReader)\n");
+    cpk_py_file("_prelude.py",
+                "library_base_registers_the_rebuilt_subclass.py");
     cpk_fresh("cp.dumps(CsvReader)",
               "from cpk_classkw_base import Reader\n"
               "assert Reader.registry == {'csv': obj}, Reader.registry\n"
@@ -59,27 +38,7 @@ Test(beyond_class_kwargs, library_base_registers_the_rebuilt_subclass)
  * builtins. */
 Test(beyond_class_kwargs, values_from_literals_and_module_names)
 {
-    cpk_py(PRELUDE
-           "define('''\n"
-           "import enum\n"
-           "class Color(enum.Enum):\n"
-           "    RED = 1\n"
-           "LIMIT = 10\n"
-           "class Base:\n"
-           "    seen = []\n"
-           "    def __init_subclass__(cls, **kw):\n"
-           "        Base.seen.append(kw)\n"
-           "class A(Base, n=-3, t=(1, 'x'), lim=LIMIT, color=Color.RED,\n"
-           "        kind=int, d={'k': [1.5, None]}):\n"
-           "    def m(self):\n"
-           "        pass\n"
-           "''')\n"
-           "want = dict(n=-3, t=(1, 'x'), lim=10, color=Color.RED, kind=int,\n"
-           "            d={'k': [1.5, None]})\n"
-           "assert Base.seen == [want]\n"
-           "d = cp.dumps(A)\n"
-           "assert cp.dumps(A) == d\n"
-           "Base.seen.clear()\n");
+    cpk_py_file("_prelude.py", "values_from_literals_and_module_names.py");
     cpk_fresh("cp.dumps(A)",
               "Base = obj.__mro__[1]\n"
               "[kw] = [k for k in Base.seen if 'color' in k] or [None]\n"
@@ -93,45 +52,14 @@ Test(beyond_class_kwargs, values_from_literals_and_module_names)
  * source, **kwargs, a local of the enclosing function, a call. */
 Test(beyond_class_kwargs, unknown_keywords_keep_todays_pickle)
 {
-    cpk_py(PRELUDE
-           "class Base:\n"
-           "    def __init_subclass__(cls, **kw):\n"
-           "        pass\n"
-           "exec('class NoSource(Base, fmt=1):\\n    def m(self): pass\\n')\n"
-           "define('''\n"
-           "opts = {'fmt': 1}\n"
-           "class Spread(Base, **opts):\n"
-           "    def m(self): pass\n"
-           "def factory(fmt):\n"
-           "    class Local(Base, fmt=fmt):\n"
-           "        def m(self): pass\n"
-           "    return Local\n"
-           "Local = factory(2)\n"
-           "class Called(Base, fmt=len('ab')):\n"
-           "    def m(self): pass\n"
-           "class Fine(Base, fmt=1):\n"
-           "    def m(self): pass\n"
-           "''')\n"
-           "for c in (NoSource, Spread, Local, Called):\n"
-           "    assert b'class_kwargs' not in cp.dumps(c), c\n"
-           "assert b'class_kwargs' in cp.dumps(Fine)\n");
+    cpk_py_file("_prelude.py", "unknown_keywords_keep_todays_pickle.py");
 }
 
 /* Two class statements of one name: the pickled class's own keywords
  * (3.13: __firstlineno__; before: its methods' lines). */
 Test(beyond_class_kwargs, redefined_class_gets_its_own_keywords)
 {
-    cpk_py(PRELUDE
-           "define('''\n"
-           "class Base:\n"
-           "    def __init_subclass__(cls, fmt, **kw):\n"
-           "        cls.fmt_seen = fmt\n"
-           "class C(Base, fmt='first'):\n"
-           "    def m(self): pass\n"
-           "First = C\n"
-           "class C(Base, fmt='second'):\n"
-           "    def m(self): pass\n"
-           "''')\n");
+    cpk_py_file("_prelude.py", "redefined_class_gets_its_own_keywords.py");
     cpk_fresh("cp.dumps([First, C])",
               "a, b = obj\n"
               "assert a is not b\n"
@@ -142,25 +70,8 @@ Test(beyond_class_kwargs, redefined_class_gets_its_own_keywords)
  * imported), pickles as before. Stock formats: never keywords. */
 Test(beyond_class_kwargs, ordinary_classes_and_stock_formats_untouched)
 {
-    cpk_py(PRELUDE
-           "define('''\n"
-           "class Plain:\n"
-           "    def m(self): pass\n"
-           "class Child(Plain):\n"
-           "    pass\n"
-           "class Base:\n"
-           "    def __init_subclass__(cls, fmt, **kw):\n"
-           "        pass\n"
-           "class Csv(Base, fmt='csv'):\n"
-           "    def m(self): pass\n"
-           "''')\n"
-           "d = cp.dumps([Plain, Child])\n"
-           "assert '_ccloudpickle_classkw' not in sys.modules\n"
-           "assert b'class_kwargs' not in d\n"
-           "assert b'class_kwargs' in cp.dumps(Csv)\n"
-           "assert '_ccloudpickle_classkw' in sys.modules\n"
-           "for fmt in ('cloudpickle3', 'cloudpickle2'):\n"
-           "    assert b'class_kwargs' not in cp.dumps(Csv, compat=fmt)\n");
+    cpk_py_file("_prelude.py",
+                "ordinary_classes_and_stock_formats_untouched.py");
 }
 
 /* Under a policy: a base carried by value runs its __init_subclass__
@@ -168,17 +79,7 @@ Test(beyond_class_kwargs, ordinary_classes_and_stock_formats_untouched)
  * an allow rule names, and the keywords reach it. */
 Test(beyond_class_kwargs, load_policy)
 {
-    cpk_py(PRELUDE
-           "define('''\n"
-           "from cpk_classkw_base import Reader\n"
-           "class Base:\n"
-           "    def __init_subclass__(cls, fmt, **kw):\n"
-           "        cls.got = fmt\n"
-           "class Csv(Base, fmt='csv'):\n"
-           "    def m(self): pass\n"
-           "class Tsv(Reader, fmt='tsv'):\n"
-           "    def m(self): pass\n"
-           "''')\n");
+    cpk_py_file("_prelude.py", "load_policy.py");
     size_t len;
     char *data = cpk_py_bytes("cp.dumps(Csv)", &len);
     cpk_proc p;
@@ -232,13 +133,14 @@ static const struct {
 Test(beyond_class_kwargs, hostile_extra_raises)
 {
     char code[2048];
+    const char *prelude = cpk_py_text("_prelude.py");
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         for (int pickled = 0; pickled < 2; pickled++) {
             snprintf(code, sizeof(code),
-                     PRELUDE "args = (type, 'X', (), {'__module__': 'm'}, "
-                             "None, %s)\n"
-                             "%s\n",
-                     bad[i].extra,
+                     "%sargs = (type, 'X', (), {'__module__': 'm'}, "
+                     "None, %s)\n"
+                     "%s\n",
+                     prelude, bad[i].extra,
                      pickled ? "cp.loads(cp.dumps(R(cp._make_skeleton_class, "
                                "args)))"
                              : "cp._make_skeleton_class(*args)");
@@ -252,18 +154,7 @@ Test(beyond_class_kwargs, hostile_extra_raises)
  * it). */
 Test(beyond_class_kwargs, known_tracker_id_makes_no_class)
 {
-    cpk_py(PRELUDE
-           "made = []\n"
-           "class Base:\n"
-           "    def __init_subclass__(cls, **kw):\n"
-           "        made.append(cls)\n"
-           "class Meta(type):\n"
-           "    pass\n"
-           "first = cp._make_skeleton_class(type, 'S', (Base,), "
-           "{'__module__': 'm'}, 'tid-known', {'class_kwargs': {'a': 1}})\n"
-           "again = cp._make_skeleton_class(type, 'S', (Base,), "
-           "{'__module__': 'm'}, 'tid-known', {'class_kwargs': {'a': 1}})\n"
-           "assert again is first and made == [first], made\n");
+    cpk_py_file("_prelude.py", "known_tracker_id_makes_no_class.py");
 }
 
 /* A class statement in a loop: its keyword names were rebound on every
@@ -271,24 +162,5 @@ Test(beyond_class_kwargs, known_tracker_id_makes_no_class)
  * value the loop left it (csv's class would come back as json's). */
 Test(beyond_class_kwargs, names_in_a_loop_are_not_read_back)
 {
-    cpk_py(PRELUDE
-           "define('''\n"
-           "class Reader:\n"
-           "    registry = {}\n"
-           "    def __init_subclass__(cls, fmt='?', **kw):\n"
-           "        super().__init_subclass__(**kw)\n"
-           "        Reader.registry[fmt] = cls\n"
-           "for fmt in ('csv', 'json'):\n"
-           "    class ByName(Reader, fmt=fmt):\n"
-           "        def m(self):\n"
-           "            pass\n"
-           "for _ in (1,):\n"
-           "    class ByLiteral(Reader, fmt='tsv'):\n"
-           "        def m(self):\n"
-           "            pass\n"
-           "''', 'loop')\n"
-           "import _ccloudpickle_classkw as k\n"
-           "csv = Reader.registry['csv']\n"
-           "assert k.class_keywords(csv) is None\n"
-           "assert k.class_keywords(Reader.registry['tsv']) == {'fmt': 'tsv'}\n");
+    cpk_py_file("_prelude.py", "names_in_a_loop_are_not_read_back.py");
 }

@@ -108,19 +108,6 @@ Test(functools_pickles, lookalikes_are_plain_functions)
     cpk_py_file("lookalikes_are_plain_functions.py");
 }
 
-#define PRELUDE                                                               \
-    "import ccloudpickle as cp, functools\n"                                 \
-    "@functools.singledispatch\n"                                            \
-    "def d(x):\n"                                                            \
-    "    return 0\n"                                                         \
-    "def plain(x):\n"                                                        \
-    "    return x\n"                                                         \
-    "class R:\n"                                                             \
-    "    def __init__(self, f, args):\n"                                     \
-    "        self.f, self.args = f, args\n"                                  \
-    "    def __reduce__(self):\n"                                            \
-    "        return (self.f, self.args)\n"
-
 #define TE "ReconstructorTypeError"
 #define VE "ReconstructorValueError"
 
@@ -180,12 +167,12 @@ static void
 run_bad(const struct bad_call *c, int pickled)
 {
     char code[2048];
+    const char *prelude = cpk_py_text("_prelude.py");
     if (pickled)
-        snprintf(code, sizeof(code),
-                 PRELUDE "cp.loads(cp.dumps(R(cp.%s, %s)))\n", c->name,
-                 c->args);
+        snprintf(code, sizeof(code), "%scp.loads(cp.dumps(R(cp.%s, %s)))\n",
+                 prelude, c->name, c->args);
     else
-        snprintf(code, sizeof(code), PRELUDE "cp.%s(*%s)\n", c->name,
+        snprintf(code, sizeof(code), "%scp.%s(*%s)\n", prelude, c->name,
                  c->args);
     cpk_py_raises(code, c->exc, c->frag[0] ? c->frag : NULL);
 }
@@ -202,19 +189,5 @@ Test(functools_pickles, hostile_reconstructor_arguments_raise)
  * fill leaves the dispatcher working. */
 Test(functools_pickles, reconstructors_with_good_arguments)
 {
-    cpk_py(PRELUDE
-           "w = cp._singledispatch_new(plain)\n"
-           "assert w('a') == 'a' and w.__wrapped__ is plain\n"
-           "assert cp._singledispatch_fill(w, (((int, lambda x: -x),), "
-           "{'tag': 1})) is None\n"
-           "assert w(2) == -2 and w.tag == 1\n"
-           "assert list(w.registry) == [object, int]\n"
-           "try:\n"
-           "    cp._singledispatch_fill(w, (((str, 1),), {}))\n"
-           "except TypeError:\n"
-           "    pass\n"
-           "assert w('a') == 'a' and list(w.registry) == [object, int]\n"
-           "f = cp._lru_cache_new(plain, -5, True)\n"
-           "assert f.cache_parameters() == {'maxsize': 0, 'typed': True}\n"
-           "assert f(3) == 3 and f.__wrapped__ is plain\n");
+    cpk_py_file("_prelude.py", "reconstructors_with_good_arguments.py");
 }

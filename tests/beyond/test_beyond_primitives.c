@@ -121,25 +121,18 @@ static struct bad_call bad_calls[] = {
 };
 #define NBAD (sizeof(bad_calls) / sizeof(bad_calls[0]))
 
-#define PRELUDE                                                              \
-    "import ccloudpickle as cp, threading\n"                                 \
-    "class R:\n"                                                             \
-    "    def __init__(self, f, args, items=None):\n"                         \
-    "        self.f, self.args, self.items = f, args, items\n"               \
-    "    def __reduce__(self):\n"                                            \
-    "        return (self.f, self.args, None, None, self.items)\n"
-
 static void
 run_bad(const struct bad_call *c, int pickled)
 {
     char code[2048];
+    const char *prelude = cpk_py_text("_prelude.py");
     if (pickled)
         snprintf(code, sizeof(code),
-                 PRELUDE "data = cp.dumps(R(cp.%s, %s))\n"
-                         "cp.loads(data, allow=[])\n",
-                 c->name, c->args);
+                 "%sdata = cp.dumps(R(cp.%s, %s))\n"
+                 "cp.loads(data, allow=[])\n",
+                 prelude, c->name, c->args);
     else
-        snprintf(code, sizeof(code), PRELUDE "cp.%s(*%s)\n", c->name,
+        snprintf(code, sizeof(code), "%scp.%s(*%s)\n", prelude, c->name,
                  c->args);
     cpk_py_raises(code, c->exc, c->frag);
 }
@@ -168,14 +161,12 @@ ParameterizedTest(struct bad_call *c, beyond_primitives, bad_pickle_raises)
  * the weak dict's own error. */
 Test(beyond_primitives, weakdict_items_a_pickle_forges)
 {
-    cpk_py_raises(PRELUDE "data = cp.dumps(R(cp._make_weakdict, (False,), "
-                          "iter([('a', 1)])))\n"
-                          "cp.loads(data)\n",
-                  "TypeError", "cannot create weak reference to 'int'");
-    cpk_py_raises(PRELUDE "data = cp.dumps(R(cp._make_weakdict, (True,), "
-                          "iter([([], 1)])))\n"
-                          "cp.loads(data)\n",
-                  "TypeError", NULL);
+    cpk_py_raises(
+        cpk_py_text("_prelude.py", "weakdict_items_a_pickle_forges.py"),
+        "TypeError", "cannot create weak reference to 'int'");
+    cpk_py_raises(
+        cpk_py_text("_prelude.py", "weakdict_items_a_pickle_forges_2.py"),
+        "TypeError", NULL);
 }
 
 /* cloudpickle-load describes such a pickle without running it. */

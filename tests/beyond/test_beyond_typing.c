@@ -38,25 +38,10 @@ Test(beyond_typing, newtype_on_every_python)
                      "assert obj.__name__ == 'UserId'\n");
 }
 
-/* What the in-process tests share: forms of a script (here __main__). */
-#define FORMS                                                                \
-    "import ccloudpickle as cp, sys, typing\n"                               \
-    "class Base:\n"                                                          \
-    "    pass\n"                                                             \
-    "UserId = typing.NewType('UserId', int)\n"                               \
-    "BaseId = typing.NewType('BaseId', Base)\n"                              \
-    "P = typing.ParamSpec('P', bound=Base, covariant=True)\n"                \
-    "Ts = typing.TypeVarTuple('Ts')\n"                                       \
-    "class R:\n"                                                             \
-    "    def __init__(self, f, args):\n"                                     \
-    "        self.f, self.args = f, args\n"                                  \
-    "    def __reduce__(self):\n"                                            \
-    "        return (self.f, self.args)\n"
-
 Test(beyond_typing, fresh_process_gets_names_and_options)
 {
     REQUIRE_311();
-    cpk_py(FORMS);
+    cpk_py_file("_forms.py");
     cpk_fresh_protos("[UserId, BaseId, P, Ts, Base]",
                      "import typing\n"
                      "UserId, BaseId, P, Ts, Base = obj\n"
@@ -72,14 +57,7 @@ Test(beyond_typing, fresh_process_gets_names_and_options)
 Test(beyond_typing, original_process_and_determinism)
 {
     REQUIRE_311();
-    cpk_py(FORMS
-           "for o in (UserId, BaseId, P, Ts):\n"
-           "    d = cp.dumps(o)\n"
-           "    assert cp.loads(d) is o, o\n"
-           "    assert cp.dumps(o) == d\n"
-           "    assert cp.loads(d, allow=[]) is o\n"
-           "assert b'_make_newtype' in cp.dumps(UserId)\n"
-           "assert b'_make_typeparam' in cp.dumps(P)\n");
+    cpk_py_file("_forms.py", "original_process_and_determinism.py");
 }
 
 /* Importable forms (here in a module of tests/fixtures made for the test)
@@ -116,15 +94,7 @@ Test(beyond_typing, importable_forms_by_reference)
 Test(beyond_typing, compat_formats_by_name)
 {
     REQUIRE_311();
-    cpk_py(FORMS
-           "for fmt in ('cloudpickle3', 'cloudpickle2'):\n"
-           "    for o in (UserId, P, Ts):\n"
-           "        d = cp.dumps(o, compat=fmt)\n"
-           "        assert b'_make_' not in d, (fmt, d)\n"
-           "        assert b'ccloudpickle' not in d, (fmt, d)\n"
-           "    T = typing.TypeVar('T', bound=Base)\n"
-           "    d = cp.dumps(T, compat=fmt)\n"
-           "    assert b'_make_typevar' in d and b'_make_typeparam' not in d\n");
+    cpk_py_file("_forms.py", "compat_formats_by_name.py");
 }
 
 /* A plain TypeVar keeps today's _make_typevar; one with 3.12's
@@ -133,18 +103,7 @@ Test(beyond_typing, compat_formats_by_name)
 Test(beyond_typing, typevar_options_of_newer_pythons)
 {
     REQUIRE_311();
-    cpk_py(FORMS
-           "T = typing.TypeVar('T', int, str)\n"
-           "assert b'_make_typevar' in cp.dumps(T)\n"
-           "made = []\n"
-           "if sys.version_info >= (3, 12):\n"
-           "    made.append(typing.TypeVar('I', infer_variance=True))\n"
-           "if sys.version_info >= (3, 13):\n"
-           "    made.append(typing.TypeVar('D', default=int))\n"
-           "    made.append(typing.ParamSpec('PD', default=[int, str]))\n"
-           "    made.append(typing.TypeVarTuple('TD', default=typing.Unpack[tuple[int]]))\n"
-           "for o in made:\n"
-           "    assert b'_make_typeparam' in cp.dumps(o)\n");
+    cpk_py_file("_forms.py", "typevar_options_of_newer_pythons.py");
     cpk_fresh("cp.dumps([typing.TypeVar('I', infer_variance=True)] "
               "if sys.version_info >= (3, 12) else [])",
               "assert all(t.__infer_variance__ for t in obj)\n");
@@ -208,16 +167,17 @@ Test(beyond_typing, hostile_arguments_raise)
 {
     REQUIRE_311();
     char code[1024];
+    const char *forms = cpk_py_text("_forms.py");
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-        snprintf(code, sizeof(code), FORMS "%s\n", bad[i].call);
+        snprintf(code, sizeof(code), "%s%s\n", forms, bad[i].call);
         cpk_py_raises(code, bad[i].exc, bad[i].frag);
         /* The same call from a crafted pickle: R(f, args), args made
          * from the call's own argument list. */
         const char *open = strchr(bad[i].call, '(');
         snprintf(code, sizeof(code),
-                 FORMS "args = (lambda *a: a)(%s\n"
-                       "cp.loads(cp.dumps(R(%.*s, args)))\n",
-                 open + 1, (int)(open - bad[i].call), bad[i].call);
+                 "%sargs = (lambda *a: a)(%s\n"
+                 "cp.loads(cp.dumps(R(%.*s, args)))\n",
+                 forms, open + 1, (int)(open - bad[i].call), bad[i].call);
         cpk_py_raises(code, bad[i].exc, bad[i].frag);
     }
 }

@@ -18,43 +18,6 @@
 
 #define DEBIAN_PACKAGES "/usr/lib/python3/dist-packages"
 
-/* Run where `obj` is what build_objects() built, loaded. */
-#define CHECKS                                                               \
-    "import dataclasses, collections\n"                                      \
-    "(add, fact, step, double, documented, Point, p, s, Color, green, rw,\n" \
-    " T, dc, DC, mod, keys, values, items, okeys, ovalues, oitems,\n"        \
-    " part) = obj\n"                                                         \
-    "assert add(1) == 12 and fact(5) == 120 and part() == 13\n"              \
-    "assert step()[0] == 1 and step()[0] == 2 and step()[1] is step\n"       \
-    "assert double(4) == 8 and double(4, k=3) == 12\n"                       \
-    "assert double.__kwdefaults__ == {'k': 2}\n"                             \
-    "assert documented(1) == 3 and documented.__doc__ == 'Add.'\n"          \
-    "assert documented.tag == 'kept' and documented.__defaults__ == (2,)\n"  \
-    "assert documented.__annotations__ == {'b': int, 'return': int}\n"       \
-    "assert documented.__qualname__ == 'documented'\n"                       \
-    "assert type(p) is Point and p.norm2() == 50 and p.sx == 6\n"           \
-    "assert Point.origin().x == 0 and Point.unit() == 1\n"                   \
-    "assert Point.__name__ == 'Point'\n"                                     \
-    "assert s.a == 5 and not hasattr(s, '__dict__')\n"                      \
-    "assert green is Color.GREEN and Color(1) is Color.RED\n"                \
-    "assert green.describe() == 'green'\n"                                   \
-    "assert [c.name for c in Color] == ['RED', 'GREEN']\n"                   \
-    "Perm = type(rw)\n"                                                      \
-    "assert rw == 6 and rw == Perm.R | Perm.W and Perm(4) is Perm.R\n"       \
-    "assert T.__name__ == 'T' and T.__bound__ is Point\n"                    \
-    "assert type(dc) is DC and dc == DC(1, [2]) and DC(0).b == []\n"         \
-    "assert [f.name for f in dataclasses.fields(dc)] == ['a', 'b']\n"        \
-    "assert dataclasses.asdict(dc) == {'a': 1, 'b': [2]} and DC.c == 3\n"    \
-    "assert dataclasses.replace(dc, a=7) == DC(7, [2])\n"                    \
-    "assert DC.__dataclass_fields__['c']._field_type is \\\n"                \
-    "    dataclasses._FIELD_CLASSVAR\n"                                      \
-    "assert mod.f() == 3 and mod.__name__ == 'dynmod'\n"                     \
-    "assert list(keys) == ['a', 'b'] and list(values) == [1, 2]\n"           \
-    "assert list(items) == [('a', 1), ('b', 2)]\n"                           \
-    "assert list(okeys) == ['b', 'a'] and list(ovalues) == [2, 1]\n"         \
-    "assert list(oitems) == [('b', 2), ('a', 1)]\n"                          \
-    "assert type(okeys) is type(collections.OrderedDict().keys())\n"
-
 TestSuite(compat_versions, .init = cpk_py_start, .fini = cpk_py_stop);
 
 
@@ -119,7 +82,8 @@ check_target(const char *value, int protocol, const char *path,
     char what[128];
     snprintf(what, sizeof(what), "compat='%s', protocol %d", value,
              protocol);
-    load_with_stock(path, version, data, len, CHECKS, what);
+    load_with_stock(path, version, data, len, cpk_py_text("_checks.py"),
+                    what);
     free(data);
 }
 
@@ -133,7 +97,7 @@ build_objects(void)
 Test(compat_versions, checks_hold_for_the_originals)
 {
     build_objects();
-    cpk_py(CHECKS);
+    cpk_py_file("_checks.py");
 }
 
 /* Debian 12 ships 2.2: every value meant for it, and "cloudpickle2" (the
@@ -198,14 +162,7 @@ Test(compat_versions, ccloudpickle_loads_the_2x_formats)
         char *data = cpk_py_bytes("data", &len);
         cpk_proc p;
         cpk_python_path(&p, CPK_BUILD_DIR,
-                        "import sys, ccloudpickle\n"
-                        "obj = ccloudpickle.loads(sys.stdin.buffer.read())\n"
-                        "assert 'cloudpickle' not in sys.modules\n"
-                        "try:\n"
-                        "    import cloudpickle\n"
-                        "    raise AssertionError('cloudpickle is importable')\n"
-                        "except ImportError:\n"
-                        "    pass\n" CHECKS,
+                        cpk_py_text("ccloudpickle_loads_the_2x_formats.py"),
                         data, len);
         cr_assert(p.exited && p.status == 0, "compat='%s':\n%s", values[i],
                   p.err);

@@ -12,36 +12,6 @@
 
 #define DEBIAN_PACKAGES "/usr/lib/python3/dist-packages"
 
-/* The objects both sides build (in __main__, so by value) and check. */
-#define OBJECTS                                                              \
-    "import enum, typing, types, collections, logging, math\n"               \
-    "G = 10\n"                                                               \
-    "def make(n):\n"                                                         \
-    "    def add(x):\n"                                                      \
-    "        return x + n + G\n"                                             \
-    "    return add\n"                                                       \
-    "def fact(n):\n"                                                         \
-    "    return 1 if n < 2 else n * fact(n - 1)\n"                           \
-    "class Point:\n"                                                         \
-    "    def __init__(self, x, y):\n"                                        \
-    "        self.x, self.y = x, y\n"                                        \
-    "    def norm2(self):\n"                                                 \
-    "        return self.x ** 2 + self.y ** 2\n"                             \
-    "class Color(enum.Enum):\n"                                              \
-    "    RED = 1\n"                                                          \
-    "    GREEN = 2\n"                                                        \
-    "class Perm(enum.Flag):\n"                                               \
-    "    R = 4\n"                                                            \
-    "    W = 2\n"                                                            \
-    "    RW = 6\n"                                                           \
-    "T = typing.TypeVar('T', bound=Point)\n"                                 \
-    "mod = types.ModuleType('dynmod')\n"                                     \
-    "exec('Y = 3\\ndef f():\\n    return Y\\n', mod.__dict__)\n"             \
-    "obj = [make(1), fact, Point, Point(3, 4), Color, Color.GREEN,\n"        \
-    "       Perm.RW, T, mod, {'a': 1}.keys(),\n"                             \
-    "       collections.OrderedDict(b=2).items(), logging.getLogger('x'),\n" \
-    "       property(lambda s: 1), math.floor, types.CellType(5)]\n"
-
 #define CHECKS                                                               \
     "(add, fact, Point, p, Color, green, rw, T, mod, keys, items, logger,\n" \
     " prop, floor, cell) = obj[:15]\n"                                            \
@@ -119,7 +89,7 @@ cloudpickle3(void)
 Test(interop, debian_cloudpickle_pickles_load_without_cloudpickle)
 {
     size_t len;
-    char *data = stock_dumps(NULL, "2.", OBJECTS, &len);
+    char *data = stock_dumps(NULL, "2.", cpk_py_text("_objects.py"), &len);
     load_without_cloudpickle(data, len, CHECKS);
     free(data);
 }
@@ -128,14 +98,8 @@ Test(interop, cloudpickle3_pickles_load_without_cloudpickle)
 {
     const char *dir = cloudpickle3();
     size_t len;
-    char *data = stock_dumps(dir, "3.",
-                             OBJECTS
-                             "import dataclasses\n"
-                             "@dataclasses.dataclass\n"
-                             "class DC:\n"
-                             "    a: int = 1\n"
-                             "obj.append(DC)\n",
-                             &len);
+    char *data = stock_dumps(
+        dir, "3.", cpk_py_text("_objects.py", "dataclass_too.py"), &len);
     load_without_cloudpickle(data, len,
                              CHECKS "import dataclasses\n"
                                     "DC = obj[-1]\n"
@@ -216,11 +180,8 @@ load_with_stock(const char *path, const char *major, const char *data,
 
 Test(interop, compat_pickles_load_with_debian_cloudpickle)
 {
-    cpk_py(OBJECTS
-           "import ccloudpickle as cp\n"
-           "data = cp.dumps(obj, compat='cloudpickle')\n"
-           "assert b'ccloudpickle' not in data\n"
-           "data2 = cp.dumps(obj, protocol=2, compat='cloudpickle')\n");
+    cpk_py_file("_objects.py",
+                "compat_pickles_load_with_debian_cloudpickle.py");
     size_t len;
     char *data = cpk_py_bytes("data", &len);
     load_with_stock(DEBIAN_PACKAGES, "2.", data, len, CHECKS);
@@ -233,13 +194,7 @@ Test(interop, compat_pickles_load_with_debian_cloudpickle)
 Test(interop, compat_pickles_load_with_cloudpickle3)
 {
     const char *dir = cloudpickle3();
-    cpk_py(OBJECTS
-           "import ccloudpickle as cp, dataclasses\n"
-           "@dataclasses.dataclass\n"
-           "class DC:\n"
-           "    a: int = 1\n"
-           "obj.append(DC)\n"
-           "data = cp.dumps(obj, compat='cloudpickle')\n");
+    cpk_py_file("_objects.py", "compat_pickles_load_with_cloudpickle3.py");
     size_t len;
     char *data = cpk_py_bytes("data", &len);
     load_with_stock(dir, "3.", data, len,
@@ -266,9 +221,8 @@ Test(interop, compat_from_the_command_line)
 
 Test(interop, compat_pickles_also_load_with_ccloudpickle)
 {
-    cpk_py(OBJECTS
-           "import ccloudpickle as cp\n"
-           "data = cp.dumps(obj, compat='cloudpickle')\n");
+    cpk_py_file("_objects.py",
+                "compat_pickles_also_load_with_ccloudpickle.py");
     size_t len;
     char *data = cpk_py_bytes("data", &len);
     load_without_cloudpickle(data, len, CHECKS);

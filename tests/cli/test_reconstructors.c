@@ -13,32 +13,6 @@
 
 TestSuite(reconstructors, .init = cpk_py_start, .fini = cpk_py_stop);
 
-/* What every case may use: code with no free variable and with one,
- * functions without and with a cell, a cell, a class, the version tag of
- * this interpreter's code, and R, whose pickle calls f(*args). */
-#define PRELUDE                                                              \
-    "import ccloudpickle as cp, enum, importlib.util, marshal, sys, types\n" \
-    "def outer():\n"                                                         \
-    "    x = 1\n"                                                            \
-    "    def inner():\n"                                                     \
-    "        return x\n"                                                     \
-    "    return inner\n"                                                     \
-    "code0 = (lambda: 0).__code__\n"                                         \
-    "code1 = outer().__code__\n"                                             \
-    "fn0 = cp._function_new(code0, {}, None)\n"                             \
-    "fn1 = cp._function_new(code1, {}, 1)\n"                                \
-    "cp._function_fill(fn1, {'__closure__': (1,)})\n"                       \
-    "cell = types.CellType(1)\n"                                             \
-    "class C:\n"                                                             \
-    "    pass\n"                                                             \
-    "ver = '{}.{}'.format(*sys.version_info[:2])\n"                          \
-    "magic = int.from_bytes(importlib.util.MAGIC_NUMBER, 'little')\n"        \
-    "class R:\n"                                                             \
-    "    def __init__(self, f, args):\n"                                     \
-    "        self.f, self.args = f, args\n"                                  \
-    "    def __reduce__(self):\n"                                            \
-    "        return (self.f, self.args)\n"
-
 #define TE "ReconstructorTypeError"
 #define VE "ReconstructorValueError"
 
@@ -369,14 +343,15 @@ static void
 run_bad(const struct bad_call *c, int pickled)
 {
     char code[2048];
+    const char *prelude = cpk_py_text("_prelude.py");
     if (pickled)
         /* The call a crafted pickle makes on load (REDUCE). */
         snprintf(code, sizeof(code),
-                 PRELUDE "data = cp.dumps(R(cp.%s, %s))\n"
-                         "cp.loads(data)\n",
-                 c->name, c->args);
+                 "%sdata = cp.dumps(R(cp.%s, %s))\n"
+                 "cp.loads(data)\n",
+                 prelude, c->name, c->args);
     else
-        snprintf(code, sizeof(code), PRELUDE "cp.%s(*%s)\n", c->name,
+        snprintf(code, sizeof(code), "%scp.%s(*%s)\n", prelude, c->name,
                  c->args);
     cpk_py_raises(code, c->exc, c->frag[0] ? c->frag : NULL);
 }
@@ -441,12 +416,13 @@ Test(reconstructors, closure_mismatch_never_reaches_a_call)
         {"R(cp._make_function, (code1, {}, None, None, (1,)))", TE,
          "(closure) item 0 must be cell"},
     };
+    const char *prelude = cpk_py_text("_prelude.py");
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         char code[2048];
         snprintf(code, sizeof(code),
-                 PRELUDE "f = cp.loads(cp.dumps(%s))\n"
-                         "f()\n",
-                 cases[i][0]);
+                 "%sf = cp.loads(cp.dumps(%s))\n"
+                 "f()\n",
+                 prelude, cases[i][0]);
         cpk_py_raises(code, cases[i][1], cases[i][2]);
     }
 }
@@ -454,125 +430,24 @@ Test(reconstructors, closure_mismatch_never_reaches_a_call)
 /* A function whose closure is longer than its code's free variables. */
 Test(reconstructors, closure_too_long_is_refused)
 {
-    cpk_py_raises(PRELUDE "f = cp._function_new(code1, {}, 3)\n"
-                          "f()\n",
+    cpk_py_raises(cpk_py_text("_prelude.py", "closure_too_long_is_refused.py"),
                   VE, "(ncells) must be 1");
-    cpk_py_raises(PRELUDE
-                  "f = cp._make_function(code1, {}, None, None,\n"
-                  "                      (cell, cell, cell))\n"
-                  "f()\n",
-                  VE, "(closure) must hold 1 cell");
+    cpk_py_raises(
+        cpk_py_text("_prelude.py", "closure_too_long_is_refused_2.py"), VE,
+        "(closure) must hold 1 cell");
 }
 
 /* Hostile state cannot free what a reconstructor is still using: a key
  * whose __eq__ empties the state dict while it is being applied. */
 Test(reconstructors, state_changed_while_applied)
 {
-    cpk_py(PRELUDE
-           "state = {}\n"
-           "class Key(str):\n"
-           "    def __hash__(self):\n"
-           "        return hash(str(self))\n"
-           "    def __eq__(self, other):\n"
-           "        state.clear()\n"
-           "        return str(self) == other\n"
-           "g = {}\n"
-           "f = cp._function_new(code0, g, None)\n"
-           "state['__globals__'] = {Key('a'): [1] * 10}\n"
-           "g[Key('a')] = 0\n"
-           "cp._function_fill(f, state)\n"
-           "assert f.__globals__['a'] == [1] * 10\n"
-           "class K:\n"
-           "    pass\n"
-           "cs = {'_abc_impl': [], 'x': 1}\n"
-           "cs2 = {}\n"
-           "class Setter(type):\n"
-           "    def __setattr__(cls, name, value):\n"
-           "        cs.clear()\n"
-           "        type.__setattr__(cls, name, value)\n"
-           "K2 = cp._make_skeleton_class(Setter, 'K2', (), {}, None, None)\n"
-           "assert cp._class_setstate(K2, (cs, cs2)) is K2\n");
+    cpk_py_file("_prelude.py", "state_changed_while_applied.py");
 }
 
 /* What our pickles and cloudpickle's hold still works. */
 Test(reconstructors, valid_calls_work)
 {
-    cpk_py(PRELUDE
-           "import dataclasses, io, collections, typing\n"
-           "f = cp._function_new(code1, {}, 1)\n"
-           "assert cp._function_fill(f, {'__closure__': (5,),\n"
-           "                             '__globals__': {'g': 1},\n"
-           "                             '__dict__': {'a': 2},\n"
-           "                             '__submodules__': [],\n"
-           "                             '__defaults__': None}) is None\n"
-           "assert f() == 5 and f.a == 2 and f.__globals__['g'] == 1\n"
-           "f = cp._function_new(code1, {}, 1)\n"
-           "cp._function_fill(f, {'__closure__': (cp._empty_cell_value,)})\n"
-           "try:\n"
-           "    f()\n"
-           "    raise AssertionError('cell not empty')\n"
-           "except NameError:\n"
-           "    pass\n"
-           "f = cp._function_make(code1, {}, 1, {'__closure__': (5,),\n"
-           "                      '__globals__': {'g': 1}, '__doc__': 'd'})\n"
-           "assert f() == 5 and f.__globals__['g'] == 1 and f.__doc__ == 'd'\n"
-           "f = cp._function_make((ver, magic, marshal.dumps(code1)), {}, 1,\n"
-           "                      {'__closure__': (6,)})\n"
-           "assert f() == 6 and f.__code__ == code1\n"
-           "assert cp._function_new(code0, {}, None)() == 0\n"
-           "assert cp._function_new(code0, {}, 0)() == 0\n"
-           "g = cp._make_function(code1, {}, 'n', (1,), (types.CellType(3),))\n"
-           "assert g() == 3 and g.__name__ == 'n' and g.__defaults__ == (1,)\n"
-           "assert cp._make_function(code0, {}, None, None, None)() == 0\n"
-           "h = cp._make_function(code1, {}, None, None, (types.CellType(),))\n"
-           "cp._function_setstate(h, ({'d': 1}, {'__closure__': (cell,),\n"
-           "    '__globals__': {}, '_cloudpickle_submodules': [],\n"
-           "    '__qualname__': 'q'}))\n"
-           "assert h() == 1 and h.d == 1 and h.__qualname__ == 'q'\n"
-           "cp._function_setstate(fn0, (None, {'__closure__': None}))\n"
-           "assert cp._make_cell(4).cell_contents == 4\n"
-           "assert cp._make_cell(cp._empty_cell_value) is not None\n"
-           "assert type(cp._make_cell()) is types.CellType\n"
-           "assert type(cp._make_empty_cell()) is types.CellType\n"
-           "assert cp.subimport('os.path') is sys.modules['os.path']\n"
-           "m = cp.dynamic_subimport('mod_x', {'a': 1})\n"
-           "assert m.a == 1 and m.__name__ == 'mod_x'\n"
-           "assert cp._builtin_type('CellType') is types.CellType\n"
-           "assert cp._builtin_type('ClassType') is type\n"
-           "K = cp._make_skeleton_class(type, 'K', (), {'__module__': 'm'},\n"
-           "                            None, None)\n"
-           "assert K.__name__ == 'K' and K.__module__ == 'm'\n"
-           "T = typing.TypeVar('T')\n"
-           "G = cp._make_skeleton_class(type, 'G', (typing.Generic[T],), {},\n"
-           "                            None, None)\n"
-           "assert G.__orig_bases__ == (typing.Generic[T],)\n"
-           "assert cp._class_setstate(K, ({'x': 1}, {'y': 2})) is K\n"
-           "assert K.x == 1 and K.y == 2\n"
-           "E = cp._make_skeleton_enum((enum.Enum,), 'E', 'q.E', {'A': 1},\n"
-           "                           'm', None, None)\n"
-           "assert E.A.value == 1 and E.__qualname__ == 'q.E'\n"
-           "cp._class_setstate(E, ({'_cpk_member_attrs': {'A': {'z': 9}}},\n"
-           "                       {}))\n"
-           "assert E.A.z == 9\n"
-           "import abc\n"
-           "A = cp._make_skeleton_class(abc.ABCMeta, 'A', (abc.ABC,), {},\n"
-           "                            None, None)\n"
-           "cp._class_setstate(A, ({'_abc_impl': [int]}, {}))\n"
-           "assert issubclass(int, A)\n"
-           "tv = cp._make_typevar('U', None, (int, str), False, True, None)\n"
-           "assert tv.__constraints__ == (int, str) and tv.__contravariant__\n"
-           "assert list(cp._make_dict_keys([1, 2])) == [1, 2]\n"
-           "assert type(cp._make_dict_keys((1,), True)).__name__ == "
-           "'odict_keys'\n"
-           "assert list(cp._make_dict_values([3], False)) == [3]\n"
-           "assert list(cp._make_dict_items({1: 2}, True)) == [(1, 2)]\n"
-           "s = io.StringIO('x')\n"
-           "assert cp._file_reconstructor(s) is s\n"
-           "for n in ('_FIELD', '_FIELD_CLASSVAR', '_FIELD_INITVAR'):\n"
-           "    assert cp._get_dataclass_field_type_sentinel(n) is \\\n"
-           "        getattr(dataclasses, n)\n"
-           "code = cp._code_unmarshal(ver, magic, marshal.dumps(code1))\n"
-           "assert code == code1\n");
+    cpk_py_file("_prelude.py", "valid_calls_work.py");
 }
 
 /* cloudpickle-load refuses such a pickle as bad input (exit 3), naming
@@ -580,7 +455,7 @@ Test(reconstructors, valid_calls_work)
 Test(reconstructors, cli_refuses_a_crafted_pickle)
 {
     size_t len;
-    cpk_py(PRELUDE "data = cp.dumps(R(cp._function_new, (code1, {}, None)))\n");
+    cpk_py_file("_prelude.py", "cli_refuses_a_crafted_pickle.py");
     char *data = cpk_py_bytes("data", &len);
     char dir[64], path[128];
     cpk_tmpdir(dir, sizeof(dir));

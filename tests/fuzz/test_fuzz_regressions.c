@@ -14,25 +14,9 @@ Test(fuzz_regressions, code_counts_overflow_pickle)
 {
     /* Found by fuzz_loads: SIGBUS when the pickle called the function;
      * the second file is the same input minimised. */
-    cpk_py("import ccloudpickle, pickle, sys\n"
-           "for path in ('" REGRESSIONS "code-counts-overflow.pkl',\n"
-           "             '" CPK_SOURCE_DIR "/tests/fuzz/cpython_crashes/'\n"
-           "             'code-counts-overflow.pkl'):\n"
-           "    with open(path, 'rb') as f:\n"
-           "        data = f.read()\n"
-           "    try:\n"
-           "        ccloudpickle.loads(data)\n"
-           "    except pickle.UnpicklingError as e:\n"
-           "        # The code was made by 3.11 (its bytecode magic): another\n"
-           "        # version refuses it for that before unmarshalling.\n"
-           "        if sys.version_info[:2] != (3, 11):\n"
-           "            assert 'cannot run' in str(e), e\n"
-           "            continue\n"
-           "        assert isinstance(e, ccloudpickle.ReconstructorValueError)\n"
-           "        assert '_code_unmarshal()' in str(e), e\n"
-           "        assert 'corrupt code' in str(e), e\n"
-           "    else:\n"
-           "        raise AssertionError('loaded ' + path)\n");
+    cpk_py("CPK_SOURCE_DIR = '" CPK_SOURCE_DIR "'\n"
+           "REGRESSIONS = '" REGRESSIONS "'\n");
+    cpk_py_file("code_counts_overflow_pickle.py");
 }
 
 Test(fuzz_regressions, code_with_overflowing_counts_is_refused_everywhere)
@@ -64,68 +48,8 @@ Test(fuzz_regressions, code_ending_inside_inline_caches)
      * allocator): 3.11's co_code, used by our globals scan and by marshal,
      * wrote past its copy of bytecode that stops inside the inline caches
      * of its last instruction: heap corruption, then crashes far away. */
-    cpk_py("import ccloudpickle, marshal, pickle, sys\n"
-           "with open('" REGRESSIONS "code-cache-overflow.pkl', 'rb') as f:\n"
-           "    data = f.read()\n"
-           "try:\n"
-           "    ccloudpickle.loads(data)\n"
-           "except pickle.UnpicklingError as e:\n"
-           "    if sys.version_info[:2] == (3, 11):\n"
-           "        assert 'inline caches' in str(e), e\n"
-           "        assert isinstance(e, ccloudpickle.ReconstructorValueError)\n"
-           "    else:\n"
-           "        assert 'cannot run' in str(e), e\n"
-           "else:\n"
-           "    raise AssertionError('loaded')\n"
-           "if sys.version_info[:2] == (3, 11):\n"
-           "    def f(a, b):\n"
-           "        return a + b\n"
-           "    good = f.__code__.co_code\n"
-           "    # RESUME, LOAD_FAST, LOAD_FAST, BINARY_OP, CACHE, RETURN:\n"
-           "    # the same units with BINARY_OP last, its cache missing.\n"
-           "    assert len(good) == 12 and good[6] == 122, good\n"
-           "    bad = good[:6] + good[10:12] + bytes([9, 0]) + good[6:8]\n"
-           "    m = marshal.dumps(f.__code__)\n"
-           "    assert m.count(good) == 1\n"
-           "    args = ('3.11', ccloudpickle._reduce(f.__code__)[1][1],\n"
-           "            m.replace(good, bad))\n"
-           "    try:\n"
-           "        ccloudpickle._code_unmarshal(*args)\n"
-           "    except ccloudpickle.ReconstructorValueError as e:\n"
-           "        assert \"code 'f' ends inside the inline caches\" in str(e)\n"
-           "    else:\n"
-           "        raise AssertionError('accepted')\n"
-           "    # The same bytes complete (cache in place) still load.\n"
-           "    ok = ccloudpickle._code_unmarshal('3.11', args[1], m)\n"
-           "    assert ok.co_code == good\n"
-           "    # Such code made otherwise (code.replace checks nothing) is\n"
-           "    # not pickled: both formats and the globals scan read co_code.\n"
-           "    import types\n"
-           "    badcode = f.__code__.replace(co_code=bad)\n"
-           "    def outer():\n"
-           "        return lambda: 0\n"
-           "    nested = outer.__code__.replace(co_consts=tuple(\n"
-           "        badcode if isinstance(c, types.CodeType) else c\n"
-           "        for c in outer.__code__.co_consts))\n"
-           "    for obj in (badcode, types.FunctionType(badcode, {}), nested,\n"
-           "                types.FunctionType(nested, {})):\n"
-           "        for kw in ({}, {'compat': 'cloudpickle'}):\n"
-           "            try:\n"
-           "                ccloudpickle.dumps(obj, **kw)\n"
-           "            except pickle.PicklingError as e:\n"
-           "                assert \"code 'f'\" in str(e) and 'inline caches' \\\n"
-           "                    in str(e), e\n"
-           "            else:\n"
-           "                raise AssertionError('pickled %r' % (obj,))\n"
-           "    # Warm code (specialised instructions) still pickles.\n"
-           "    def warm(n):\n"
-           "        t = 0\n"
-           "        for i in range(n):\n"
-           "            t += len(str(i)) + n\n"
-           "        return t\n"
-           "    for _ in range(200):\n"
-           "        warm(20)\n"
-           "    assert ccloudpickle.loads(ccloudpickle.dumps(warm))(5) == 30\n");
+    cpk_py("REGRESSIONS = '" REGRESSIONS "'\n");
+    cpk_py_file("code_ending_inside_inline_caches.py");
 }
 
 /* Python `code` in a child under CPython's debug allocator, which reports

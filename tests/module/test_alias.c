@@ -72,21 +72,6 @@ stock_dumps(const char *path, const char *major, const char *code,
     return p.out;
 }
 
-#define STOCK_OBJECTS                                                        \
-    "import enum, types\n"                                                   \
-    "G = 10\n"                                                               \
-    "def make(n):\n"                                                         \
-    "    def add(x):\n"                                                      \
-    "        return x + n + G\n"                                             \
-    "    return add\n"                                                       \
-    "class Point:\n"                                                         \
-    "    def __init__(self, x):\n"                                           \
-    "        self.x = x\n"                                                   \
-    "class Color(enum.Enum):\n"                                              \
-    "    RED = 1\n"                                                          \
-    "obj = [make(1), Point, Point(3), Color.RED, types.CellType(5),\n"       \
-    "       types.CellType(), {'a': 1}.keys()]\n"
-
 #define STOCK_CHECKS                                                         \
     "add, Point, p, red, cell, empty, keys = obj[:7]\n"                      \
     "assert add(1) == 12 and isinstance(p, Point) and p.x == 3\n"            \
@@ -123,7 +108,8 @@ Test(alias, debian_cloudpickle_pickles_load_with_plain_pickle)
 {
     cpk_require("cloudpickle");
     size_t len;
-    char *data = stock_dumps(DEBIAN_PACKAGES, "2.", STOCK_OBJECTS, &len);
+    char *data = stock_dumps(DEBIAN_PACKAGES, "2.",
+                             cpk_py_text("_stock_objects.py"), &len);
     plain_loads_with_alias(data, len, "");
     free(data);
 }
@@ -132,14 +118,8 @@ Test(alias, cloudpickle3_pickles_load_with_plain_pickle)
 {
     const char *dir = cpk_stock_cloudpickle("CPK_CLOUDPICKLE3");
     size_t len;
-    char *data = stock_dumps(dir, "3.",
-                             STOCK_OBJECTS
-                             "import dataclasses\n"
-                             "@dataclasses.dataclass\n"
-                             "class DC:\n"
-                             "    a: int = 1\n"
-                             "obj.append(DC)\n",
-                             &len);
+    char *data = stock_dumps(
+        dir, "3.", cpk_py_text("_stock_objects.py", "dataclass_too.py"), &len);
     plain_loads_with_alias(data, len,
                            "DC = obj[-1]\n"
                            "assert DC().a == 1\n");
@@ -152,35 +132,8 @@ Test(alias, cloudpickle3_pickles_load_with_plain_pickle)
 Test(alias, compat_mode_writes_for_stock)
 {
     const char *dir = cpk_stock_cloudpickle("CPK_CLOUDPICKLE3");
-    cpk_py("import ccloudpickle, io, sys\n"
-           STOCK_OBJECTS
-           "alias = ccloudpickle.install_alias(compat='cloudpickle3')\n"
-           "import cloudpickle\n"
-           "assert cloudpickle.__ccloudpickle_compat__ == 'cloudpickle3'\n"
-           "assert cloudpickle.loads is ccloudpickle.loads\n"
-           "data = cloudpickle.dumps(obj)\n"
-           "assert b'ccloudpickle' not in data\n"
-           "f = io.BytesIO()\n"
-           "cloudpickle.dump(obj, f)\n"
-           "assert b'ccloudpickle' not in f.getvalue()\n"
-           "f = io.BytesIO()\n"
-           "cloudpickle.cloudpickle.Pickler(f).dump(obj)\n"
-           "assert b'ccloudpickle' not in f.getvalue()\n"
-           "assert issubclass(cloudpickle.Pickler, ccloudpickle.Pickler)\n"
-           "assert cloudpickle.CloudPickler is cloudpickle.Pickler\n"
-           "assert b'ccloudpickle' in cloudpickle.dumps(obj, compat=None)\n"
-           "try:\n"
-           "    ccloudpickle.install_alias(compat='cloudpickle9')\n"
-           "    raise AssertionError('accepted')\n"
-           "except ValueError as e:\n"
-           "    assert 'cloudpickle9' in str(e), e\n"
-           "assert cloudpickle.__ccloudpickle_compat__ == 'cloudpickle3'\n"
-           "assert b'ccloudpickle' not in cloudpickle.dumps(obj)\n"
-           /* Called again: the last compat= stands (None: ours). */
-           "assert ccloudpickle.install_alias() is alias\n"
-           "assert cloudpickle.dumps is ccloudpickle.dumps\n"
-           "assert cloudpickle.Pickler is ccloudpickle.Pickler\n"
-           "assert cloudpickle.__ccloudpickle_compat__ is None\n");
+    cpk_py_file("_import_ccloudpickle_io_sys.py", "_stock_objects.py",
+                "compat_mode_writes_for_stock.py");
     size_t len;
     char *data = cpk_py_bytes("data", &len);
     cpk_proc p;
@@ -280,9 +233,8 @@ Test(alias, distributed_mismatch_warning_names_ccloudpickle)
  * __import__: with the alias on, plain pickle.loads finds ours. */
 Test(alias, compat_pickles_load_with_plain_pickle)
 {
-    cpk_py("import ccloudpickle\n"
-           STOCK_OBJECTS
-           "data = ccloudpickle.dumps(obj, compat='cloudpickle')\n");
+    cpk_py_file("_import_ccloudpickle.py", "_stock_objects.py",
+                "compat_pickles_load_with_plain_pickle.py");
     size_t len;
     char *data = cpk_py_bytes("data", &len);
     plain_loads_with_alias(data, len, "");

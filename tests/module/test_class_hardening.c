@@ -14,51 +14,14 @@ Test(class_hardening, static_type_not_found_by_name_is_refused)
     cpk_py_file("static_type_not_found_by_name_is_refused.py");
 }
 
-#define TYPING_CHECK                                                         \
-    "(Movie, Partial, Sub, Point, Box, Closable, Plain, Checked,\n"          \
-    " Row) = obj\n"                                                          \
-    "m = Movie(title='x', year=1)\n"                                         \
-    "assert m == {'title': 'x', 'year': 1} and type(m) is dict\n"            \
-    "assert Movie.__required_keys__ == {'title', 'year'}, Movie.__dict__\n"  \
-    "assert Movie.__total__ is True and not Movie.__optional_keys__\n"       \
-    "assert Partial.__total__ is False\n"                                    \
-    "assert Partial.__optional_keys__ == {'note'}\n"                         \
-    "assert Partial() == {} and Partial(note='n') == {'note': 'n'}\n"        \
-    "assert Sub(title='a', year=2, rating=1.0)['rating'] == 1.0\n"           \
-    "assert Sub.__required_keys__ == {'title', 'year', 'rating'}\n"          \
-    "assert Sub.__annotations__['rating'] is float\n"                        \
-    "p = Point(1, -2)\n"                                                     \
-    "assert p.norm1() == 3 and Point(5).y == 0 and p._fields == ('x', 'y')\n" \
-    "assert isinstance(p, tuple) and p._replace(x=4) == (4, -2)\n"           \
-    "assert Box(3).get() == 3 and len(Box.__parameters__) == 1\n"            \
-    "assert Box[int].__origin__ is Box\n"                                    \
-    "assert isinstance(open('/dev/null'), Closable)\n"                       \
-    "assert not isinstance(3, Closable)\n"                                   \
-    "try:\n"                                                                 \
-    "    isinstance(3, Plain)\n"                                             \
-    "    raise AssertionError('Plain became runtime checkable')\n"           \
-    "except TypeError:\n"                                                    \
-    "    pass\n"                                                             \
-    "class Impl(Plain):\n"                                                   \
-    "    def meth(self):\n"                                                  \
-    "        return 1\n"                                                     \
-    "assert Impl().meth() == 1\n"                                            \
-    "assert type(Checked).__name__ == 'Strict' and Checked(5).get() == 5\n"  \
-    "assert Checked.__orig_bases__[0].__args__ == (int,)\n"                  \
-    "assert type(Row).__name__ == 'Strict' and Row(1, 2).norm1() == 3\n"
-
 Test(class_hardening, typing_classes_by_value)
 {
     cpk_py_file("_typing_classes.py");
     /* In this process first (the originals come back), then fresh. */
-    cpk_py("import ccloudpickle\n"
-           "obj = ccloudpickle.loads(ccloudpickle.dumps(\n"
-           "    [Movie, Partial, Sub, Point, Box, Closable, Plain, Checked,\n"
-           "     Row]))\n"
-           "assert obj[0] is Movie and obj[-1] is Row\n" TYPING_CHECK);
+    cpk_py_file("typing_classes_by_value.py", "_typing_check.py");
     cpk_fresh_protos("[Movie, Partial, Sub, Point, Box, Closable, Plain, "
                      "Checked, Row]",
-                     TYPING_CHECK);
+                     cpk_py_text("_typing_check.py"));
 }
 
 Test(class_hardening, typing_classes_one_at_a_time)

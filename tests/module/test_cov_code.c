@@ -11,53 +11,12 @@
 
 TestSuite(cov_code, .init = cpk_py_start, .fini = cpk_py_stop);
 
-/* Makes the next table build take the opcode-module path; `real` keeps
- * the true magic for restoring it. */
-#define FAKE_MAGIC                                                            \
-    "import importlib._bootstrap_external as ext, sys\n"                      \
-    "real = ext._RAW_MAGIC_NUMBER\n"                                          \
-    "ext._RAW_MAGIC_NUMBER = real ^ 0x7\n"
-
 Test(cov_code, tables_from_opcode_module_accept_warm_code)
 {
     if (PY_VERSION_HEX < 0x030B0000 || PY_VERSION_HEX >= 0x030C0000)
         cr_skip_test("the inline-cache tables exist on 3.11 only");
-    cpk_py(FAKE_MAGIC
-           "import ccloudpickle, pickle, types\n"
-           "class P:\n"
-           "    def __init__(self):\n"
-           "        self.x = 3\n"
-           "K = 5\n"
-           "def warm(n):\n"
-           "    p = P()\n"
-           "    t = 0\n"
-           "    for i in range(n):\n"
-           "        t += p.x * K + len((i,)) + [i][0]\n"
-           "    return t\n"
-           "for _ in range(200):\n"
-           "    warm(20)\n"
-           "# The first pickle builds the tables from opcode: specialised\n"
-           "# instructions must map to their base (with its caches), or a\n"
-           "# warm function reads as ending inside its caches.\n"
-           "data = ccloudpickle.dumps(warm)\n"
-           "ext._RAW_MAGIC_NUMBER = real\n"
-           "data = ccloudpickle.dumps(warm)\n"
-           "assert ccloudpickle.loads(data)(20) == warm(20)\n"
-           "# The same tables still find code whose last instruction lost\n"
-           "# its cache (BINARY_OP then its CACHE unit, moved last).\n"
-           "def f(a, b):\n"
-           "    return a + b\n"
-           "good = f.__code__.co_code\n"
-           "assert len(good) == 12 and good[6] == 122, good\n"
-           "bad = good[:6] + good[10:12] + bytes([9, 0]) + good[6:8]\n"
-           "badfn = types.FunctionType(f.__code__.replace(co_code=bad), {})\n"
-           "try:\n"
-           "    ccloudpickle.dumps(badfn)\n"
-           "except pickle.PicklingError as e:\n"
-           "    assert \"code 'f'\" in str(e) and 'inline caches' in str(e), e\n"
-           "else:\n"
-           "    raise AssertionError('pickled code ending in its caches')\n"
-           "assert ccloudpickle.loads(ccloudpickle.dumps(f))(2, 3) == 5\n");
+    cpk_py_file("_fake_magic.py",
+                "tables_from_opcode_module_accept_warm_code.py");
 }
 
 /* Each case replaces one opcode attribute before the first pickle of a
@@ -111,12 +70,12 @@ ParameterizedTest(bad_opcode *c, cov_code, opcode_module_of_another_shape)
         cr_skip_test("the inline-cache tables exist on 3.11 only");
     char code[1024];
     snprintf(code, sizeof code,
-             FAKE_MAGIC "import ccloudpickle, opcode\n"
-                        "%s\n"
-                        "def f(a):\n"
-                        "    return a + 1\n"
-                        "ccloudpickle.dumps(f)\n",
-             c->setup);
+             "%simport ccloudpickle, opcode\n"
+             "%s\n"
+             "def f(a):\n"
+             "    return a + 1\n"
+             "ccloudpickle.dumps(f)\n",
+             cpk_py_text("_fake_magic.py"), c->setup);
     cpk_py_raises(code, c->exc, c->frag[0] ? c->frag : NULL);
 }
 
@@ -128,14 +87,6 @@ Test(cov_code, opcode_family_naming_unknown_base_keeps_identity)
      * instructions mapped to themselves (no caches): a function that was
      * never run (no specialised instructions) still pickles, and its
      * copy runs. */
-    cpk_py(FAKE_MAGIC
-           "import ccloudpickle, opcode\n"
-           "s = {'NO_SUCH_BASE': list(v) for v in\n"
-           "     opcode._specializations.values()}\n"
-           "opcode._specializations = s\n"
-           "def f(a):\n"
-           "    return [a][0] + 1\n"
-           "data = ccloudpickle.dumps(f)\n"
-           "ext._RAW_MAGIC_NUMBER = real\n"
-           "assert ccloudpickle.loads(ccloudpickle.dumps(f))(4) == 5\n");
+    cpk_py_file("_fake_magic.py",
+                "opcode_family_naming_unknown_base_keeps_identity.py");
 }

@@ -52,38 +52,10 @@ Test(coverage_classes, metaclass_chosen_from_bases_and_class_kwargs)
                      "assert Sweet.flavor == 'sweet'\n");
 }
 
-/* Constants of every kind marshal writes: each goes through the pass that
- * makes the payload compact and independent of the hash seed. */
-#define CODE_CONSTANTS                                                       \
-    "def consts(x):\n"                                                       \
-    "    big = 2 ** 100 + 12345\n"                                           \
-    "    neg = -(2 ** 70)\n"                                                 \
-    "    c = 3.5 - 1.25j\n"                                                  \
-    "    f = 0.1\n"                                                          \
-    "    b = b'\\x00raw\\xff'\n"                                             \
-    "    u = 'h\\u00e9llo \\u2603'\n"                                        \
-    "    long_ascii = 'abcdefghij' * 30\n"                   \
-    "    long_lit = '" "%s" "'\n"                                            \
-    "    tup = %s\n"                                                         \
-    "    fs = x in {'alpha', 'beta', 'gamma', b'd', 1.5, (1, 2)}\n"           \
-    "    def inner(y, k=(1, 'two', None, True, ...)):\n"                     \
-    "        return [y * 2, k]\n"                                            \
-    "    return (big, neg, c, f, b, u, long_ascii, long_lit, len(tup),\n"    \
-    "            tup[299], fs, inner(3))\n"
-
 Test(coverage_classes, code_constants_of_every_marshal_kind)
 {
-    cpk_py("src = r'''" CODE_CONSTANTS "''' % ('y' * 300,\n"
-           "    '(' + ', '.join(str(i) for i in range(300)) + ',)')\n"
-           "exec(src)\n"
-           "expect = consts('beta')\n"
-           "import ccloudpickle\n"
-           "d1 = ccloudpickle.dumps(consts)\n"
-           "d2 = ccloudpickle.dumps(consts)\n"
-           "assert d1 == d2\n"
-           "g = ccloudpickle.loads(d1)\n"
-           "assert g('beta') == expect and g('zeta')[10] is False\n"
-           "assert g.__code__.co_consts == consts.__code__.co_consts\n");
+    cpk_py_file("_code_constants.py",
+                "code_constants_of_every_marshal_kind.py");
     cpk_fresh_protos(
         "[consts, expect]",
         cpk_py_text("code_constants_of_every_marshal_kind_fresh.py"));
@@ -92,16 +64,8 @@ Test(coverage_classes, code_constants_of_every_marshal_kind)
 Test(coverage_classes, code_constants_in_cloudpickle_format)
 {
     cpk_require("cloudpickle");
-    cpk_py("src = r'''" CODE_CONSTANTS "''' % ('y' * 300,\n"
-           "    '(' + ', '.join(str(i) for i in range(300)) + ',)')\n"
-           "exec(src)\n"
-           "expect = consts('alpha')\n"
-           "import ccloudpickle, pickle, cloudpickle\n"
-           "data = ccloudpickle.dumps(consts, compat='cloudpickle')\n"
-           "assert b'ccloudpickle' not in data\n"
-           "g = pickle.loads(data)\n"
-           "assert g('alpha') == expect\n"
-           "assert g.__code__.co_consts == consts.__code__.co_consts\n");
+    cpk_py_file("_code_constants.py",
+                "code_constants_in_cloudpickle_format.py");
 }
 
 Test(coverage_classes, code_with_constant_marshal_refuses)

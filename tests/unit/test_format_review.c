@@ -13,23 +13,6 @@
 
 TestSuite(format_review, .init = cpk_py_start, .fini = cpk_py_stop);
 
-/* Pickles of the int 7 carrying the marker of format 6 somewhere other
- * than first; `ran` writes RAN to stderr before the marker (what must
- * not run when cloudpickle-load refuses). */
-#define HIDDEN                                                               \
-    "import struct, sys\n"                                                   \
-    "def sbu(s): return b'\\x8c' + bytes([len(s)]) + s\n"                    \
-    "M, N = b'ccloudpickle', b'_format_6_9_8_7'\n"                           \
-    "mark = sbu(M) + sbu(N) + b'\\x930'\n"                                   \
-    "seven = b'K\\x07.'\n"                                                   \
-    "inner = mark + seven\n"                                                 \
-    "framed = b'\\x80\\x04\\x95' + struct.pack('<Q', len(inner)) + inner\n"  \
-    "memo = (b'\\x80\\x04' + sbu(M) + b'\\x94' + sbu(N) + b'\\x94\\x93\\x94'" \
-    " + b'0' + seven)\n"                                                     \
-    "ran = (b'\\x80\\x04' + sbu(b'builtins') + sbu(b'print') + b'\\x93'"     \
-    " + sbu(b'RAN') + b'\\x85R0' + mark + seven)\n"                          \
-    "inst = b'\\x80\\x02(iccloudpickle\\n_format_6_9_8_7\\n0' + seven\n"
-
 static const char *const hidden[] = {"framed", "memo", "ran", "inst"};
 
 /* cloudpickle-load refuses a newer format's marker wherever the pickle
@@ -43,8 +26,8 @@ Test(format_review, cli_refuses_hidden_newer_marker)
     for (size_t i = 0; i < sizeof hidden / sizeof hidden[0]; i++) {
         char path[160], code[2048], want[512];
         snprintf(path, sizeof path, "%s/%s.pkl", dir, hidden[i]);
-        snprintf(code, sizeof code, HIDDEN "sys.stdout.buffer.write(%s)\n",
-                 hidden[i]);
+        snprintf(code, sizeof code, "%ssys.stdout.buffer.write(%s)\n",
+                 cpk_py_text("_hidden.py"), hidden[i]);
         cpk_python_to_file(path, code);
         snprintf(want, sizeof want,
                  "cloudpickle-load: %s: written by ccloudpickle 9.8.7 for "
@@ -72,16 +55,7 @@ Test(format_review, cli_refuses_hidden_newer_marker)
  * own place: what comes before it in `ran` runs, as in any pickle). */
 Test(format_review, loads_refuses_hidden_newer_marker)
 {
-    cpk_py(HIDDEN
-           "import ccloudpickle as cp, pickle\n"
-           "for data in (framed, memo, inst):\n"
-           "    for load in (cp.loads, pickle.loads):\n"
-           "        try:\n"
-           "            load(data)\n"
-           "        except cp.FormatError as e:\n"
-           "            assert 'for format 6;' in str(e), e\n"
-           "        else:\n"
-           "            raise AssertionError(data)\n");
+    cpk_py_file("_hidden.py", "loads_refuses_hidden_newer_marker.py");
 }
 
 /* Under an import policy, loads reads the whole pickle first: a newer
@@ -89,19 +63,8 @@ Test(format_review, loads_refuses_hidden_newer_marker)
  * print in `ran` would pass allow=['builtins.print']). */
 Test(format_review, policy_loads_refuse_hidden_newer_marker_first)
 {
-    cpk_py(HIDDEN
-           "import ccloudpickle as cp, io, contextlib\n"
-           "for data in (framed, memo, ran, inst):\n"
-           "    for kw in ({'allow': ['builtins.print']}, {'deny': ['os']}):\n"
-           "        out = io.StringIO()\n"
-           "        try:\n"
-           "            with contextlib.redirect_stdout(out):\n"
-           "                cp.loads(data, **kw)\n"
-           "        except cp.FormatError as e:\n"
-           "            assert 'for format 6;' in str(e), e\n"
-           "        else:\n"
-           "            raise AssertionError((data, kw))\n"
-           "        assert out.getvalue() == '', out.getvalue()\n");
+    cpk_py_file("_hidden.py",
+                "policy_loads_refuse_hidden_newer_marker_first.py");
 }
 
 /* A format number of more than 9 digits is a marker of a newer format,

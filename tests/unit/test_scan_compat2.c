@@ -23,43 +23,6 @@
 
 TestSuite(scan_compat2, .init = cpk_py_start, .fini = cpk_py_stop);
 
-/* Module source, compiled as /src/c2.py: a closure (inner), a lambda with
- * defaults, a helper function its globals name, a class with methods. */
-#define SRC                                                                   \
-    "import sys, types, pickletools, ccloudpickle as cp\n"                    \
-    "SRC = '''\\\n"                                                           \
-    "import math\n"                                                           \
-    "K = 3\n"                                                                 \
-    "def helper(v):\n"                                                        \
-    "    return v + 1\n"                                                      \
-    "def outer(a, b=2, *args, c, d=4, **kw):\n"                               \
-    "    z = 5\n"                                                             \
-    "    def inner(x, /, y=1, *rest, flag, **opts):\n"                        \
-    "        return x + y + z + a + K + math.floor(1.5) + helper(0)\n"        \
-    "    return inner\n"                                                      \
-    "lam = lambda p, q=2, r='s': p * q\n"                                     \
-    "class Shape:\n"                                                          \
-    "    sides = 4\n"                                                         \
-    "    def area(self, w, h=1):\n"                                           \
-    "        return w * h * K\n"                                              \
-    "    @classmethod\n"                                                      \
-    "    def make(cls, *, n=0):\n"                                            \
-    "        return cls()\n"                                                  \
-    "'''\n"                                                                   \
-    "exec(compile(SRC, '/src/c2.py', 'exec'), globals())\n"                   \
-    "def c2(obj, proto):\n"                                                   \
-    "    d = cp.dumps(obj, protocol=proto, compat='cloudpickle2')\n"          \
-    "    assert b'_make_function' not in d and b'LambdaType' in d, d\n"       \
-    "    return d\n"                                                          \
-    "class R:\n"                                                              \
-    "    def __init__(self, fn, args): self.fn, self.args = fn, args\n"       \
-    "    def __reduce__(self): return (self.fn, self.args)\n"                 \
-    "    def __call__(self): pass  # R(R(...), ()) may be pickled\n"       \
-    "def op_swap(data, old, new):\n"                                          \
-    "    '''data with its last opcode `old` replaced by `new`.'''\n"          \
-    "    pos = [p for o, a, p in pickletools.genops(data) if o.name == old]\n" \
-    "    return data[:pos[-1]] + new + data[pos[-1] + 1:]\n"
-
 static pkscan_report *
 scan_py(const char *expr)
 {
@@ -225,7 +188,7 @@ check_clean(const pkscan_report *r, const char *kind)
 
 Test(scan_compat2, functions_lambdas_classes_at_protocols_2_and_5)
 {
-    cpk_py(SRC);
+    cpk_py_file("_src.py");
     static const char *const protos[] = {"2", "5"};
     char expr[256];
     for (size_t i = 0; i < 2; i++) {
@@ -291,7 +254,7 @@ assert_same_functions(const pkscan_report *a, const pkscan_report *b)
 
 Test(scan_compat2, same_details_as_make_function)
 {
-    cpk_py(SRC);
+    cpk_py_file("_src.py");
     static const char *const objs[] = {"outer(1, c=3)", "lam", "Shape",
                                        "[lam, Shape, outer(2, c=4)]"};
     char e1[256], e2[256];
@@ -317,20 +280,7 @@ Test(scan_compat2, same_details_as_make_function)
 Test(scan_compat2, stock_cloudpickle_2_0_layout)
 {
     cpk_require("cloudpickle");
-    cpk_py(SRC "import cloudpickle, cloudpickle.cloudpickle_fast as cf\n"
-               "import pickle\n"
-               "def cp20(obj, proto):\n"
-               "    saved = cf._make_function\n"
-               "    cf._make_function = types.FunctionType\n"
-               "    try:\n"
-               "        d = cloudpickle.dumps(obj, protocol=proto)\n"
-               "    finally:\n"
-               "        cf._make_function = saved\n"
-               "    assert b'_make_function' not in d, d\n"
-               "    assert b'LambdaType' in d, d\n"
-               "    return d\n"
-               "f2 = pickle.loads(cp20(outer(1, c=3), 2))\n"
-               "assert f2(1, flag=0) == 1 + 1 + 5 + 1 + 3 + 1 + 1\n");
+    cpk_py_file("_src.py", "stock_cloudpickle_2_0_layout.py");
     for (int proto = 2; proto <= 5; proto += 3) {
         char e1[128], e2[128];
         snprintf(e1, sizeof(e1), "cp20([outer(1, c=3), lam, Shape], %d)",
@@ -360,23 +310,7 @@ Test(scan_compat2, stock_cloudpickle_2_0_layout)
  * another is not a call. */
 Test(scan_compat2, load_calls_as_make_function)
 {
-    cpk_py(SRC "import os, tempfile\n"
-               "marker = os.path.join(tempfile.mkdtemp(), 'm')\n"
-               "def touch(path):\n"
-               "    open(path, 'w').close()\n"
-               "    return 7\n"
-               "data = c2(R(touch, (marker,)), 5)\n"
-               "try:\n"
-               "    cp.loads(data, allow=[])\n"
-               "except cp.PolicyError as e:\n"
-               "    assert 'calls a function carried by value' in str(e), e\n"
-               "else:\n"
-               "    raise AssertionError('not refused')\n"
-               "assert not os.path.exists(marker)\n"
-               "assert cp.loads(data) == 7 and os.path.exists(marker)\n"
-               "os.unlink(marker)\n"
-               "wrapped = lambda x, f=helper: f(x)\n"
-               "assert cp.loads(c2(wrapped, 5), allow=[])(1) == 2\n");
+    cpk_py_file("_src.py", "load_calls_as_make_function.py");
     for (int proto = 2; proto <= 5; proto += 3) {
         char e1[128], e2[128];
         snprintf(e1, sizeof(e1), "c2(R(touch, (marker,)), %d)", proto);
@@ -415,58 +349,7 @@ Test(scan_compat2, load_calls_as_make_function)
  * from an argument of the wrong type. */
 Test(scan_compat2, function_type_hostile_calls)
 {
-    cpk_py(SRC "def body():\n"
-               "    return 42\n"
-               "code = body.__code__\n"
-               "FT = types.FunctionType\n"
-               "def call(fn, args, proto=5):\n"
-               "    return cp.dumps(R(fn, args), protocol=proto)\n"
-               "def call_c2(fn, args, proto=5):\n"
-               "    return cp.dumps(R(fn, args), protocol=proto,\n"
-               "                    compat='cloudpickle2')\n"
-               /* the hand-made forms load as the report says */
-               "assert cp.loads(call(FT, (code, {})))() == 42\n"
-               "made = cp.loads(call(R(FT, (code, {})), ()))\n"
-               "assert made == 42\n"
-               "newobj = op_swap(cp.dumps((FT, (code, {})), protocol=3),\n"
-               "                 'TUPLE2', b'\\x81')\n"
-               "assert cp.loads(newobj)() == 42\n"
-               "def newobj_ex(args, kw):\n"
-               "    return op_swap(cp.dumps((FT, args, kw), protocol=4),\n"
-               "                   'TUPLE3', b'\\x92')\n"
-               "ex1 = newobj_ex((code, {}), {'argdefs': (1,)})\n"
-               "assert cp.loads(ex1).__defaults__ == (1,)\n"
-               "ex2 = newobj_ex((code,), {'globals': {}})\n"
-               "assert cp.loads(ex2)() == 42\n"
-               "def body_of(obj, proto, **kw):\n"
-               "    d = cp.dumps(obj, protocol=proto, **kw)\n"
-               "    if d[2] == 0x95: d = d[:2] + d[11:]  # the FRAME\n"
-               "    return d[2:-1]\n"
-               "args = (code, {'__name__': 'm'}, 'g', (1,), None)\n"
-               "by_global = (b'\\x80\\x03ctypes\\nFunctionType\\n' +\n"
-               "             body_of(args, 3) + b'R.')\n"
-               "by_stack_global = (b'\\x80\\x04\\x8c\\x05types'\n"
-               "                   b'\\x8c\\x0cFunctionType\\x93' +\n"
-               "                   body_of(args, 4) + b'R.')\n"
-               "for d in (by_global, by_stack_global):\n"
-               "    g = cp.loads(d)\n"
-               "    assert g.__name__ == 'g' and g.__module__ == 'm', g\n"
-               "    assert g.__defaults__ == (1,) and g() == 42\n"
-               "notuple = (b'\\x80\\x02' +\n"
-               "           body_of(FT, 2, compat='cloudpickle2') +\n"
-               "           b']K\\x01aR.')\n"
-               "try:\n"
-               "    cp.loads(notuple)\n"
-               "except TypeError:\n"
-               "    pass\n"
-               "else:\n"
-               "    raise AssertionError('a list as arguments loaded')\n"
-               "try:\n"
-               "    cp.loads(call(R(FT, (code, {})), ()), allow=[])\n"
-               "except cp.PolicyError as e:\n"
-               "    assert 'calls a function carried by value' in str(e), e\n"
-               "else:\n"
-               "    raise AssertionError('not refused')\n");
+    cpk_py_file("_src.py", "function_type_hostile_calls.py");
 
     /* two arguments: a function, name and module unknown but the code's */
     pkscan_report *r = scan_py("call_c2(FT, (code, {}))");
@@ -596,78 +479,7 @@ Test(scan_compat2, function_type_hostile_calls)
  * objects stored, hashed or nested in co_consts are not calls. */
 Test(scan_compat2, code_objects_outside_functions)
 {
-    cpk_py(SRC "import functools\n"
-               "ns = {}\n"
-               /* No builtin: 3.9 gives a function made with globals {}
-                * no builtins (open would be a NameError). Running it is
-                * a ZeroDivisionError raised in body. */
-               "exec('def body():\\n    return 1 // 0\\n', ns)\n"
-               "code = ns['body'].__code__\n"
-               "FT = types.FunctionType\n"
-               "P = functools.partial\n"
-               "def live(data, what, why=''):\n"
-               "    try:\n"
-               "        cp.loads(data, allow=[])\n"
-               "    except cp.PolicyError as e:\n"
-               "        assert ('code object carried by value' in str(e) or\n"
-               "                'passes code carried' in str(e) or\n"
-               "                (why and why in str(e))), (what, e)\n"
-               "    else:\n"
-               "        raise AssertionError('not refused: ' + what)\n"
-               "    try:\n"
-               "        cp.loads(data)\n"
-               "    except ZeroDivisionError as e:\n"
-               "        tb = e.__traceback__\n"
-               "        while tb.tb_next is not None:\n"
-               "            tb = tb.tb_next\n"
-               "        assert tb.tb_frame.f_code.co_name == 'body', what\n"
-               "    else:\n"
-               "        raise AssertionError('not live: ' + what)\n"
-               "own = cp.dumps(R(R(P(cp._function_new, code), ({}, 0)), ()))\n"
-               "c2p = c2(R(R(P(FT, code), ({},)), ()), 5)\n"
-               "c2map = cp.dumps(R(R(next, (R(map, (FT, [code], [{}])),)), ()),\n"
-               "                 compat='cloudpickle2')\n"
-               "import importlib.util, marshal\n"
-               "triple = ('{}.{}'.format(*sys.version_info[:2]),\n"
-               "          int.from_bytes(importlib.util.MAGIC_NUMBER, 'little'),\n"
-               "          marshal.dumps(code))\n"
-               "make = cp.dumps(R(R(P(cp._function_make, triple),\n"
-               "                    ({}, None, {})), ()))\n"
-               "live(own, 'partial(_function_new, code)')\n"
-               /* _function_make imports what its fifth argument names:
-                * used otherwise than called on a literal tuple, its name
-                * is dangerous first */
-               "live(make, 'partial(_function_make, (version, magic, data))',\n"
-               "     'ccloudpickle._function_make')\n"
-               /* _function_make kept in a class carried by value, called
-                * through getattr: no partial, no code node */
-               "class K:\n"
-               "    f = cp._function_make\n"
-               "via_class = cp.dumps(R(R(R(getattr, (K, 'f')),\n"
-               "                         (triple, {}, None, {})), ()))\n"
-               "def refused_and_live(data, what):\n"
-               "    try:\n"
-               "        cp.loads(data, allow=[])\n"
-               "    except cp.PolicyError as e:\n"
-               "        pass\n"
-               "    else:\n"
-               "        raise AssertionError('not refused: ' + what)\n"
-               "    try:\n"
-               "        cp.loads(data)\n"
-               "    except ZeroDivisionError:\n"
-               "        pass\n"
-               "    else:\n"
-               "        raise AssertionError('not live: ' + what)\n"
-               "refused_and_live(via_class, 'getattr(K, \"f\")(t, ...)')\n"
-               /* a record of a str, an int and bytes is plain data */
-               "assert cp.loads(cp.dumps(R(tuple, (('3.11', 1, b'cx'),))),\n"
-               "                allow=[]) == ('3.11', 1, b'cx')\n"
-               "live(c2p, 'partial(LambdaType, code)')\n"
-               "live(c2map, 'map(LambdaType, [code], [{}])')\n"
-               "def nested(xs):\n"
-               "    f = lambda v: v + 1\n"
-               "    return [f(x) for x in xs if x]\n"
-               "assert cp.loads(c2(nested, 5), allow=[])([1, 0]) == [2]\n");
+    cpk_py_file("_src.py", "code_objects_outside_functions.py");
     static const char *const listed[] = {"own", "c2p", "c2map"};
     for (size_t i = 0; i < 3; i++) {
         pkscan_report *r = scan_py(listed[i]);
@@ -715,7 +527,7 @@ Test(scan_compat2, code_objects_outside_functions)
  * pickle: never a crash, and a report that says what it found. */
 Test(scan_compat2, mutated_pickles_are_scanned_safely)
 {
-    cpk_py(SRC);
+    cpk_py_file("_src.py");
     size_t n;
     char *data = cpk_py_bytes("c2([outer(1, c=3), lam, Shape], 2)", &n);
     char *buf = malloc(n);
@@ -768,7 +580,7 @@ cli_setup(void)
 
 TestSuite(cli_compat2, .init = cli_setup);
 
-/* CPK_PYTHON writes c2(`obj`, proto) (SRC's helper) to dir/name: the path
+/* CPK_PYTHON writes c2(`obj`, proto) (_src.py's helper) to dir/name: the path
  * (static buffer per call, 4 in turn). */
 static const char *
 c2_file(const char *name, const char *obj, int proto)
@@ -778,8 +590,8 @@ c2_file(const char *name, const char *obj, int proto)
     char *path = paths[next++ % 4];
     char code[4096];
     snprintf(path, 256, "%s/%s", dir, name);
-    snprintf(code, sizeof(code),
-             SRC "sys.stdout.buffer.write(c2(%s, %d))\n", obj, proto);
+    snprintf(code, sizeof(code), "%ssys.stdout.buffer.write(c2(%s, %d))\n",
+             cpk_py_text("_src.py"), obj, proto);
     cpk_python_to_file(path, code);
     return path;
 }

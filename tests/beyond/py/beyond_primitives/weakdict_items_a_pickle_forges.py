@@ -1,0 +1,2 @@
+data = cp.dumps(R(cp._make_weakdict, (False,), iter([('a', 1)])))
+cp.loads(data)

@@ -1,0 +1,2 @@
+data = cp.dumps(R(cp._make_weakdict, (True,), iter([([], 1)])))
+cp.loads(data)

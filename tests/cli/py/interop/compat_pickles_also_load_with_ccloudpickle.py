@@ -1,0 +1,2 @@
+import ccloudpickle as cp
+data = cp.dumps(obj, compat='cloudpickle')

@@ -1,0 +1,5 @@
+import dataclasses
+@dataclasses.dataclass
+class DC:
+    a: int = 1
+obj.append(DC)

@@ -1,0 +1,1 @@
+data = cp.dumps(R(cp._function_new, (code1, {}, None)))

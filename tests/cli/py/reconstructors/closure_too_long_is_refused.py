@@ -1,0 +1,2 @@
+f = cp._function_new(code1, {}, 3)
+f()

@@ -1,0 +1,1 @@
+data = ccloudpickle.dumps(obj, compat='cloudpickle')
