@@ -134,7 +134,7 @@ def name_pool():
     # Python 2 names (fix_imports maps them below protocol 3 only) and the
     # Python 2 spelling of copyreg at every protocol.
     names = re.findall(r'\{"([^"]+)", "([^"]+)", "[^"]+", "[^"]+"\}', fix)
-    py2_mods = set(re.findall(r'\{"([^"]+)", "[^"]+"\}', fix))
+    py2_mods = set(re.findall(r'\{"([^"]+)", "[^"]+", \d+\}', fix))
     for m, n in names[::7]:
         pool.add((m, n))
     for n in ("_reconstructor", "__newobj__", "_reconstructor.__call__"):
@@ -191,6 +191,34 @@ FAVOURED = [
     ("ccloudpickle", "_function_fill"), ("ccloudpickle", "_class_setstate"),
     ("ccloudpickle", "_module_new"), ("ccloudpickle", "_make_cell"),
     ("ccloudpickle", "subimport"), ("dataclasses", "replace"),
+]
+
+# Two roles among them.  Callables that may return one of their arguments,
+# an element of one, or an existing shared object (an alias), or an object
+# that writes through into an argument:
+PASSERS = [
+    ("builtins", "type"), ("builtins", "min"), ("builtins", "max"),
+    ("builtins", "next"), ("builtins", "iter"), ("builtins", "sum"),
+    ("builtins", "tuple"), ("builtins", "frozenset"), ("builtins", "super"),
+    ("builtins", "getattr"), ("operator", "getitem"), ("typing", "cast"),
+    ("types", "MethodType"), ("collections", "ChainMap"),
+    ("builtins", "memoryview"), ("types", "MappingProxyType"),
+    ("functools", "partial"), ("re", "_compile"), ("logging", "getLogger"),
+    ("copyreg", "_reconstructor"), ("builtins", "object.__new__"),
+    ("operator", "itemgetter"), ("builtins", "sorted"),
+]
+# Classes whose instances (or the classes themselves) make good targets of a
+# state operation and are constructed again later:
+TARGETS = [
+    ("fractions", "Fraction"), ("decimal", "Decimal"), ("decimal", "Context"),
+    ("types", "SimpleNamespace"), ("collections", "OrderedDict"),
+    ("collections", "defaultdict"), ("collections", "Counter"),
+    ("collections", "UserDict"), ("collections", "deque"),
+    ("datetime", "date"), ("datetime", "timezone"), ("uuid", "UUID"),
+    ("pathlib", "PurePosixPath"), ("ipaddress", "IPv4Address"),
+    ("enum", "Enum"), ("re", "RegexFlag"), ("builtins", "object"),
+    ("builtins", "ValueError"), ("typing", "TypeVar"), ("io", "BytesIO"),
+    ("weakref", "WeakSet"), ("zoneinfo", "ZoneInfo"), ("decimal", "DefaultContext"),
 ]
 
 # Arguments worth passing: strings the favoured callables give meaning to.
@@ -312,6 +340,10 @@ class Gen:
         self.r = rnd
         self.pool = pool
         self.bodies = bodies
+        # classes of the pool (targets beyond TARGETS)
+        self.classes = [(m, n) for m, n in pool if "." not in n
+                        and n[:1].isupper() and m not in ("ccloudpickle",
+                                                          "cloudpickle")]
 
     # -- helpers
     def pick(self, seq):
@@ -322,6 +354,11 @@ class Gen:
 
     def slots(self, *kinds):
         return [s for s, k in self.defined.items() if not kinds or k in kinds]
+
+    def others(self):
+        """Slots of anything but the carried functions (a state operation
+        on a carried function is refused by any scan: a waste of time)."""
+        return [s for s, k in self.defined.items() if k != "fn"]
 
     def get(self, slot):
         self.reads.add(slot)
@@ -385,7 +422,7 @@ class Gen:
         if c == 6:
             return b"](" + b"".join(self.value(depth + 1) for _ in range(
                 self.r.randrange(3))) + b"e"
-        if c == 7:
+        if c == 7 and self.chance(0.2):
             return self.hook_dict()
         if c == 8:
             return b"}(" + b"".join(op_str(self.pick(TEXTS)) + self.value(
@@ -396,7 +433,9 @@ class Gen:
         if c == 10:
             return b"(" + b"".join(self.value(depth + 1) for _ in range(
                 self.r.randrange(3))) + b"\x91"
-        return self.fn()
+        if c == 11 and self.chance(0.1):
+            return self.fn()
+        return op_int(self.r.randrange(-5, 300))
 
     def value(self, depth=0):
         """Any expression: a literal, a memo'd value, an import, a call."""
@@ -405,8 +444,8 @@ class Gen:
             c = c * 0.5
         if c < 0.25:
             return self.literal(depth)
-        if c < 0.55 and self.defined:
-            return self.get(self.pick(self.slots()))
+        if c < 0.55 and self.others():
+            return self.get(self.pick(self.others()))
         if c < 0.75:
             return self.imp()
         return self.call(depth + 1)
@@ -416,11 +455,67 @@ class Gen:
             n = self.pick([0, 1, 1, 1, 2, 2, 3])
         return [self.value(depth) for _ in range(n)]
 
+    def target(self):
+        """A (module, name) of TARGETS, mostly one of the program's focus
+        (so that what one statement plants, another meets)."""
+        if self.chance(0.85):
+            return self.pick(self.focus)
+        mn = self.pick(TARGETS if self.chance(0.5) else self.classes)
+        self.used.append(mn)
+        return mn
+
+    def construct(self):
+        """A target made again with few plain arguments (most of them take
+        a number or a string, or nothing)."""
+        args = self.pick([[], [op_int(1)], [op_str("1")], [op_int(1)],
+                          [op_int(2), op_int(1)], [op_int(1)] * 3,
+                          [op_str(self.pick(TEXTS))]])
+        form = self.r.randrange(4)
+        callee = self.imp(*self.target())
+        if form == 0:
+            return callee + op_tuple(args) + b"\x81"
+        if form == 1 and not args:
+            return b"(" + callee + b"o"
+        return callee + op_tuple(args) + b"R"
+
+    def passer(self):
+        if self.chance(0.8):
+            return self.pick(self.focus_passers)
+        return self.pick(PASSERS)
+
+    def classish(self, depth):
+        """A target class, an instance of one, a container holding one, or
+        a memo'd container (what a passer may hand back or write into)."""
+        c = self.pick([0, 1, 1, 1, 2, 3, 4, 5])
+        if c == 0:
+            return self.imp(*self.target())
+        if c == 1:
+            return self.construct()
+        if c == 2:
+            return op_tuple([self.imp(*self.target())])
+        if c == 3:
+            return b"](" + self.imp(*self.target()) + b"e"
+        if c == 4 and self.slots("dict", "list"):
+            return self.get(self.pick(self.slots("dict", "list")))
+        return self.value(depth + 1)
+
     def call(self, depth=0, callee=None):
         """A call in one of the five forms; returns bytes pushing a value."""
         if callee is None:
-            if self.chance(0.1) and self.defined:
-                callee = self.get(self.pick(self.slots()))
+            c = self.r.random()
+            if c < 0.1 and self.others():
+                callee = self.get(self.pick(self.others()))
+            elif c < 0.4 and depth < 3:
+                # a passer applied to something class-like
+                mod, name = self.passer()
+                self.used.append((mod, name))
+                args = [self.classish(depth)]
+                if self.chance(0.3):
+                    args.append(self.pick([op_int(0), op_int(1), op_str("x"),
+                                           self.imp(*self.target())]))
+                return self.imp(mod, name) + op_tuple(args) + b"R"
+            elif c < 0.6:
+                callee = self.imp(*self.target())
             else:
                 callee = self.imp()
         form = self.r.randrange(10)
@@ -443,7 +538,7 @@ class Gen:
     def state(self):
         """A BUILD state: a dict, (None|dict, dict) slot state, a memo'd
         dict, or anything."""
-        c = self.r.randrange(6)
+        c = self.pick([0, 1, 1, 2, 3, 3, 4, 5])
         if c == 0:
             return self.hook_dict()
         if c == 1:
@@ -478,32 +573,48 @@ class Gen:
             # a fresh dict or list kept for later (write-through targets)
             kind = self.pick(["dict", "dict", "list"])
             code = (b"}" if kind == "dict" else b"]") + op_put(slot) + b"0"
-        elif c < 0.45:
+        elif c < 0.3:
             # a call result (maybe an alias, maybe sharing an argument)
             code, kind = self.call(), "call"
-            if self.chance(0.3):
+            if self.chance(0.5):
                 code += self.mutation()
+            code += op_put(slot) + b"0"
+        elif c < 0.5:
+            # a passer's result given a state at once: what an alias of a
+            # class or shared object, or a view of an argument, would keep
+            mod, name = self.passer()
+            code = self.imp(mod, name) + op_tuple([self.classish(1)]) + b"R"
+            c2 = self.r.random()
+            if c2 < 0.6:      # slot state: setattr, as on a class
+                code += op_tuple([b"N", self.hook_dict()]) + b"b"
+            elif c2 < 0.8:
+                code += self.state() + b"b"
+            else:
+                code += op_str(self.pick(HOOK_NAMES)) + self.fn() + b"s"
+            kind = "call"
             code += op_put(slot) + b"0"
         elif c < 0.55:
             # an import kept for later
             code, kind = self.imp(), "import"
             code += op_put(slot) + b"0"
-        elif c < 0.85 and self.defined:
+        elif c < 0.85 and self.others():
             # a state operation on a memo'd value
-            code = self.get(self.pick(self.slots())) + self.mutation() + b"0"
+            code = self.get(self.pick(self.others())) + self.mutation() + b"0"
             slot = kind = None
-        elif self.defined:
+        elif self.others():
             # a second use: call again what made a slot, then hook it
-            target = self.pick(self.slots())
-            c2 = self.r.randrange(4)
+            target = self.pick(self.others())
+            c2 = self.pick([0, 1, 2, 2, 2, 2, 2, 3])
             if c2 == 0:
                 code = self.call(callee=self.get(target)) + self.mutation()
             elif c2 == 1:   # hash it: a dict key, a set item
                 code = b"}" + self.get(target) + b"Ns"
             elif c2 == 2:
-                # construct again with a name already used, and BUILD
-                code = self.call() + self.pick(
-                    [op_str("payload"), self.state()]) + b"b"
+                # construct a target again, give it a state, then another
+                # (the first may plant a hook, the second runs it)
+                code = self.construct()
+                code += self.pick([self.state() + b"b", b""])
+                code += op_str("payload") + b"b"
             else:
                 code = self.get(target) + op_str("payload") + b"b"
             code += b"0"
@@ -521,17 +632,22 @@ class Gen:
         self.proto = self.pick([0, 1, 2, 3, 3, 4, 4, 5])
         self.defined = {}
         self.used = []
+        # the program's focus: one or two targets and passers
+        self.focus = self.r.sample(TARGETS, 1 + self.r.randrange(2))
+        self.focus_passers = self.r.sample(PASSERS, 1 + self.r.randrange(2))
+        self.used += self.focus
         self.next_slot = MEMO_BASE
         stmts = []
         for k in ("f", "h"):
-            if k == "h" and not self.chance(0.3):
+            if k == "h" and not self.chance(0.15):
                 continue
             slot = self.next_slot
             self.next_slot += 1
             stmts.append(Stmt(self.bodies[self.proto][k] + op_put(slot)
                               + b"0", slot, "fn"))
             self.defined[slot] = "fn"
-        for _ in range(2 + self.r.randrange(7)):
+        # few statements: the first that raises ends the load
+        for _ in range(1 + self.r.randrange(4)):
             st = self.stmt()
             if st is not None:
                 stmts.append(st)
@@ -563,7 +679,8 @@ def assemble(proto, stmts):
 # The watched load, in a forked child.
 
 # Entries of the snapshot that change on their own (caches, lazy imports).
-VOLATILE_MODULES = {"sys", "linecache", "__main__", "re", "sre_compile",
+VOLATILE_MODULES = {"sys", "linecache", "__main__", "__mp_main__",
+                    "strict_diff", "re", "sre_compile",
                     "sre_parse", "functools", "typing", "abc", "_abc",
                     "encodings", "warnings", "copyreg", "_weakrefset",
                     "random", "threading", "gc", "posixpath", "importlib",
@@ -676,13 +793,31 @@ class Watch:
         elif event in self.AUDITED:
             self.events.append(event)
 
+    def module_globals(self):
+        self.known = {id(getattr(m, "__dict__", None))
+                      for m in list(sys.modules.values())}
+
     def profile(self, frame, event, arg):
-        if event == "call" and self.on and \
-                frame.f_code.co_filename == CARRIED_FILE:
-            back = frame.f_back
-            self.ran.append("%s from %s" % (
-                frame.f_code.co_name,
-                back.f_code.co_name if back is not None else "C"))
+        """Flag a call of code carried by value: our functions' code has
+        CARRIED_FILE as co_filename; any other (a carried pickle from
+        elsewhere) runs with globals that are no module's namespace (the
+        dict the pickle built).  Code generated by namedtuple runs in a
+        namespace of its own too; it is not carried."""
+        if event != "call" or not self.on:
+            return
+        code = frame.f_code
+        g = frame.f_globals
+        if code.co_filename != CARRIED_FILE:
+            if id(g) in self.known:
+                return
+            self.module_globals()
+            if id(g) in self.known or \
+                    str(g.get("__name__", "")).startswith("namedtuple_"):
+                return
+        back = frame.f_back
+        self.ran.append("%s (%s) from %s" % (
+            code.co_name, code.co_filename,
+            back.f_code.co_name if back is not None else "C"))
 
 
 def child_load(data, mode, trapdir, before):
@@ -692,6 +827,7 @@ def child_load(data, mode, trapdir, before):
     import ccloudpickle
     resource.setrlimit(resource.RLIMIT_AS, (LOAD_BYTES, LOAD_BYTES))
     w = Watch()
+    w.module_globals()
     sys.addaudithook(w.audit)
     res = {"mode": mode, "error": None, "policy_refused": False}
     sys.setprofile(w.profile)
