@@ -585,9 +585,9 @@ class Gen:
             mod, name = self.passer()
             code = self.imp(mod, name) + op_tuple([self.classish(1)]) + b"R"
             c2 = self.r.random()
-            if c2 < 0.6:      # slot state: setattr, as on a class
+            if c2 < 0.45:     # slot state: setattr, as on a class
                 code += op_tuple([b"N", self.hook_dict()]) + b"b"
-            elif c2 < 0.8:
+            elif c2 < 0.65:
                 code += self.state() + b"b"
             else:
                 code += op_str(self.pick(HOOK_NAMES)) + self.fn() + b"s"
@@ -613,7 +613,11 @@ class Gen:
                 # construct a target again, give it a state, then another
                 # (the first may plant a hook, the second runs it)
                 code = self.construct()
-                code += self.pick([self.state() + b"b", b""])
+                if self.slots("dict") and self.chance(0.5):
+                    # a memo'd dict (written through a view?) as state
+                    code += self.get(self.pick(self.slots("dict"))) + b"b"
+                else:
+                    code += self.pick([self.state() + b"b", b""])
                 code += op_str("payload") + b"b"
             else:
                 code = self.get(target) + op_str("payload") + b"b"
@@ -706,13 +710,16 @@ def _fingerprint(v):
 _PLAIN_TYPES = (str, bytes, int, float, complex, bool, type(None))
 
 
-def snapshot():
+def snapshot(only=None):
     """{path: fingerprint} of what is reachable from sys.modules one level
     down: module globals (by identity), class __dict__ entries, instance
-    vars of module-level objects, a picture of objects without __dict__."""
+    vars of module-level objects, a picture of objects without __dict__.
+    `only`: the names of the modules to look at (all when None)."""
     snap = {}
     seen_cls = set()
     for mname, mod in list(sys.modules.items()):
+        if only is not None and mname not in only:
+            continue
         d = getattr(mod, "__dict__", None)
         if not isinstance(d, dict):
             continue
@@ -820,7 +827,27 @@ class Watch:
             back.f_code.co_name if back is not None else "C"))
 
 
-def child_load(data, mode, trapdir, before):
+def reach(pool):
+    """The modules a pickle of the pool's names can reach: those of the
+    pool, and the modules of the classes and objects they hold (an alias
+    of type(x) is the class of x).  Looking only at these makes the
+    snapshot several times cheaper than all of sys.modules."""
+    names = {m for m, _ in pool} | {"builtins", "sys", "_decimal", "_io",
+                                    "_collections", "_functools",
+                                    "_operator", "_datetime", "_weakrefset",
+                                    "_zoneinfo", "_pydecimal", "abc",
+                                    "_abc", "copyreg", "ccloudpickle"}
+    for m in list(names):
+        mod = sys.modules.get(m)
+        for v in list(getattr(mod, "__dict__", {}).values()):
+            for owner in (getattr(v, "__module__", None),
+                          type(v).__module__):
+                if isinstance(owner, str) and owner in sys.modules:
+                    names.add(owner)
+    return names
+
+
+def child_load(data, mode, trapdir, before, only=None):
     """Run in the child: load, watch, return a result dict."""
     import resource
     import threading
@@ -865,41 +892,70 @@ def child_load(data, mode, trapdir, before):
     # snapshot is the costly part: copy-on-write faults on every object)
     res["patched"] = []
     if w.find_class and not (res["policy_refused"] and not w.ran):
-        res["patched"] = diff_snapshots(before, snapshot())[:20]
+        res["patched"] = diff_snapshots(before, snapshot(only))[:20]
     del obj
     return res
 
 
 class Oracle:
-    def __init__(self, build, trapdir):
+    def __init__(self, build, trapdir, only=None):
         self.build = build
         self.trapdir = trapdir
         self.tmp = tempfile.mkdtemp(prefix="strict_diff.")
-        self.before = snapshot()
+        self.only = only
+        self.before = snapshot(only)
         self.loads = 0
         self.stats = {"strict accepted": 0, "allow accepted": 0}
 
-    def static(self, data):
-        """(accepted, set of import names) of cloudpickle-load --strict."""
+    def report(self, data, strict):
+        """(exit status, JSON report or None) of cloudpickle-load --json,
+        with --strict or not; status None when it ran more than 30 s."""
         path = os.path.join(self.tmp, "in.pkl")
         with open(path, "wb") as fp:
             fp.write(data)
+        argv = [os.path.join(self.build, "cloudpickle-load"), "--json", path]
+        if strict:
+            argv.insert(1, "--strict")
         try:
-            p = subprocess.run(
-                [os.path.join(self.build, "cloudpickle-load"), "--strict",
-                 "--json", path], capture_output=True, timeout=30)
+            p = subprocess.run(argv, capture_output=True, timeout=30)
         except subprocess.TimeoutExpired:
-            return "timeout", set()
+            return None, None
         if p.returncode != 0:
-            return False, set()
+            return p.returncode, None
+        return 0, json.loads(p.stdout)
+
+    @staticmethod
+    def listed(doc):
+        """Every spelling of every import of a report: the name a load
+        asks find_class for may be the written one (fix_imports)."""
         names = set()
-        for im in json.loads(p.stdout)["imports"]:
+        for im in doc["imports"] if doc else ():
             m, n = im["module"], im["name"]
             names.add((m, n))
             names.add((im["written_module"] or m, im["written_name"] or n))
             for wm, wn in im["alt_written"]:
                 names.add((wm, wn))
-        return True, names
+        return names
+
+    def static(self, data):
+        """(accepted, set of import names) of cloudpickle-load --strict:
+        accepted is True, False or "timeout"."""
+        status, doc = self.report(data, True)
+        if status is None:
+            return "timeout", set()
+        return status == 0, self.listed(doc)
+
+    def names(self, data):
+        """The names a pickle imports (its static report, without a
+        policy), but for reconstructors: the shape of a finding."""
+        status, doc = self.report(data, False)
+        if doc is None:
+            return []
+        return sorted({"%s.%s" % (im["module"], im["name"])
+                       for im in doc["imports"]
+                       if im["category"] not in ("ccloudpickle",
+                                                 "cloudpickle")
+                       and im["module"] != "_codecs"})
 
     def run(self, data, mode):
         """The result of a watched load in a forked child."""
@@ -914,7 +970,8 @@ class Oracle:
                 os.dup2(null, 0)
                 os.dup2(null, 1)
                 os.dup2(null, 2)
-                res = child_load(data, mode, self.trapdir, self.before)
+                res = child_load(data, mode, self.trapdir, self.before,
+                                 self.only)
                 out = json.dumps(res).encode()
             except BaseException as e:
                 out = json.dumps({"mode": mode, "harness": repr(e)}).encode()
@@ -965,7 +1022,10 @@ class Oracle:
             and not res.get("ran")
         if not refused:
             self.stats["allow accepted"] += 1
-            found += self.judge(res, names if ok is True else None, "allow")
+            # the report allow=[] checked is the scan without --strict
+            if ok is not True:
+                names = self.listed(self.report(data, False)[1])
+            found += self.judge(res, names, "allow")
         return found
 
     @staticmethod
@@ -1088,6 +1148,7 @@ def fuzz(args, oracle, pool):
     t0 = time.monotonic()
     n = accepted = 0
     seen = {}
+    saved = set()
     while time.monotonic() - t0 < args.seconds:
         proto, stmts = gen.program()
         data = assemble(proto, stmts)
@@ -1098,20 +1159,28 @@ def fuzz(args, oracle, pool):
         for cls, reason in found:
             seen.setdefault(cls, 0)
             seen[cls] += 1
-            if seen[cls] > 1:
+            # minimise the first few of each class; save one pickle per
+            # class and set of names imported (the shape of the finding)
+            if seen[cls] > 6:
                 continue
             small = assemble(proto, minimise(oracle, proto, stmts, cls))
+            sig = cls + " " + ",".join(oracle.names(small))
+            if sig in saved:
+                continue
+            saved.add(sig)
             for c2, r2 in oracle.check(small):
                 if c2 == cls:
                     reason = r2
+            reason += "  [imports %s]" % (", ".join(oracle.names(small)))
             path = save(args.out, cls, reason, small)
             print("finding %-40s %s (%d bytes)\n  %s" % (
                 cls, os.path.basename(path), len(small), reason))
             sys.stdout.flush()
     dt = time.monotonic() - t0
     print("strict_diff: %d pickles in %.0f s (%.1f/s), %d real loads, "
-          "%d with findings, %d finding classes" % (
-              n, dt, n / dt, oracle.loads, accepted, len(seen)))
+          "%d with findings, %d finding classes, %d shapes saved" % (
+              n, dt, n / dt, oracle.loads, accepted, len(seen),
+              len(saved)))
     print("  " + ", ".join("%s %d" % kv for kv in oracle.stats.items()))
     for cls in sorted(seen):
         print("  %5d  %s" % (seen[cls], cls))
@@ -1148,6 +1217,9 @@ def main(argv=None):
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--jobs", type=int, default=1,
                     help="only 1 is supported")
+    ap.add_argument("--full-snapshot", action="store_true",
+                    help="look for patches in every module of sys.modules "
+                    "(slower), not only those the name pool reaches")
     ap.add_argument("--replay", metavar="DIR",
                     help="re-check the pickles of DIR instead of fuzzing")
     ap.add_argument("--expect-findings", action="store_true",
@@ -1173,7 +1245,8 @@ def main(argv=None):
     trapdir = make_traps(traps)
     preimport(pool, traps)
     sys.path.append(trapdir)
-    oracle = Oracle(args.build, trapdir)
+    oracle = Oracle(args.build, trapdir,
+                    None if args.full_snapshot else reach(pool))
     if args.replay:
         return replay(args, oracle)
     return fuzz(args, oracle, pool)
