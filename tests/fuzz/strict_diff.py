@@ -207,6 +207,28 @@ PASSERS = [
     ("copyreg", "_reconstructor"), ("builtins", "object.__new__"),
     ("operator", "itemgetter"), ("builtins", "sorted"),
 ]
+# those that most often hand back an alias or a view count twice
+PASSERS += [("builtins", "type"), ("builtins", "min"),
+            ("operator", "getitem"), ("collections", "ChainMap"),
+            ("types", "MethodType"), ("typing", "cast"),
+            ("builtins", "type"), ("collections", "ChainMap")]
+# The arguments each passer takes, as shapes (Gen.shaped): "inst" an
+# instance of a target, "cls" a target class, "seq" a tuple or list
+# holding one, "iter" an iterator over one, "map" a memo'd dict, "fn" the
+# carried function; literals "zero", "one", "empty", "none", "str".
+PASSER_ARGS = {
+    "type": [["inst"]], "min": [["seq"]], "max": [["seq"]],
+    "sorted": [["seq"]], "next": [["iter"]], "iter": [["seq"]],
+    "sum": [["empty", "cls"]], "tuple": [["seq"]], "frozenset": [["seq"]],
+    "getitem": [["seq", "zero"]], "cast": [["cls", "cls"], ["cls", "inst"]],
+    "MethodType": [["fn", "one"], ["fn", "inst"]], "ChainMap": [["map"]],
+    "MappingProxyType": [["map"]], "memoryview": [["any"]],
+    "partial": [["cls"], ["cls", "str"]], "super": [["cls", "inst"]],
+    "getattr": [["cls", "str"]], "object.__new__": [["cls"]],
+    "_reconstructor": [["cls", "cls", "none"]], "itemgetter": [["zero"]],
+    "_compile": [["str", "zero"]], "getLogger": [["str"]],
+}
+
 # Classes whose instances (or the classes themselves) make good targets of a
 # state operation and are constructed again later:
 TARGETS = [
@@ -220,6 +242,13 @@ TARGETS = [
     ("builtins", "ValueError"), ("typing", "TypeVar"), ("io", "BytesIO"),
     ("weakref", "WeakSet"), ("zoneinfo", "ZoneInfo"), ("decimal", "DefaultContext"),
 ]
+
+# classes written in Python (their type is mutable) and instances with a
+# __dict__ count twice
+TARGETS += [("fractions", "Fraction"), ("types", "SimpleNamespace"),
+            ("fractions", "Fraction"), ("types", "SimpleNamespace"),
+            ("collections", "UserDict"), ("collections", "Counter"),
+            ("uuid", "UUID"), ("weakref", "WeakSet")]
 
 # Arguments worth passing: strings the favoured callables give meaning to.
 TEXTS = ["1", "2", "Unknown/Key", "UTC", "x", "__setstate__", "os",
@@ -274,14 +303,24 @@ def op_import(proto, mod, name):
 
 
 def strip_framing(body):
-    """The opcodes of a whole pickle without PROTO, FRAME and STOP."""
+    """The opcodes of a whole pickle without PROTO, FRAME and STOP, and
+    with each MEMOIZE made an explicit PUT of the index it took (MEMOIZE
+    takes the memo's size, which anything memoised before the spliced
+    body would shift)."""
     import pickletools
     out = []
     ops = list(pickletools.genops(body))
+    n = 0
     for i, (op, arg, pos) in enumerate(ops):
         end = ops[i + 1][2] if i + 1 < len(ops) else len(body)
         if op.name in ("PROTO", "FRAME", "STOP"):
             continue
+        if op.name == "MEMOIZE":
+            out.append(op_put(n))
+            n += 1
+            continue
+        if "PUT" in op.name:
+            n = max(n, arg + 1)
         out.append(body[pos:end])
     return b"".join(out)
 
@@ -333,6 +372,7 @@ class Stmt:
         self.slot = slot          # memo slot it defines, or None
         self.kind = kind          # what the slot holds, for the grammar
         self.needs = set(needs)   # slots it reads
+        self.extra = []           # slots it defines on the way
 
 
 class Gen:
@@ -395,11 +435,17 @@ class Gen:
         s = self.slots("fn")
         return self.get(self.pick(s))
 
+    def hook_name(self):
+        """A hook name; BUILD's own (__setstate__) half of the time."""
+        if self.chance(0.5):
+            return "__setstate__"
+        return self.pick(HOOK_NAMES)
+
     def hook_dict(self):
         """A dict {hook name: carried function, ...}."""
         items = []
         for _ in range(1 + self.r.randrange(2)):
-            items.append(op_str(self.pick(HOOK_NAMES)) + self.fn())
+            items.append(op_str(self.hook_name()) + self.fn())
         return b"}(" + b"".join(items) + b"u"
 
     # -- values
@@ -478,6 +524,46 @@ class Gen:
             return b"(" + callee + b"o"
         return callee + op_tuple(args) + b"R"
 
+    def shaped(self, shape):
+        """An argument of the shape PASSER_ARGS names."""
+        if shape == "inst":
+            return self.construct()
+        if shape == "cls":
+            return self.imp(*self.target())
+        if shape in ("seq", "iter"):
+            item = self.imp(*self.target()) if self.chance(0.7) \
+                else self.construct()
+            seq = op_tuple([item]) if self.chance(0.5) else \
+                b"](" + item + b"e"
+            if shape == "iter":
+                return op_import(self.proto, "builtins", "iter") + \
+                    op_tuple([seq]) + b"R"
+            return seq
+        if shape == "map":
+            if self.slots("dict") and self.chance(0.8):
+                return self.get(self.pick(self.slots("dict")))
+            # a new dict, kept in a slot of its own for later statements
+            slot = self.next_slot
+            self.next_slot += 1
+            self.defined[slot] = "dict"
+            self.extra.append(slot)
+            return b"}" + op_put(slot)
+        if shape == "fn":
+            return self.fn()
+        if shape == "str":
+            return op_str(self.pick(TEXTS))
+        return {"zero": op_int(0), "one": op_int(1), "empty": b")",
+                "none": b"N"}.get(shape) or self.value(2)
+
+    def passer_args(self, name):
+        """Arguments for a passer: shaped as it expects, or (a fifth of
+        the time) anything class-like."""
+        forms = PASSER_ARGS.get(name.rsplit(".", 1)[-1]
+                                if name != "object.__new__" else name)
+        if forms is None or self.chance(0.2):
+            return [self.classish(1)]
+        return [self.shaped(x) for x in self.pick(forms)]
+
     def passer(self):
         if self.chance(0.8):
             return self.pick(self.focus_passers)
@@ -486,7 +572,7 @@ class Gen:
     def classish(self, depth):
         """A target class, an instance of one, a container holding one, or
         a memo'd container (what a passer may hand back or write into)."""
-        c = self.pick([0, 1, 1, 1, 2, 3, 4, 5])
+        c = self.pick([0, 1, 1, 1, 2, 3, 4, 4, 5])
         if c == 0:
             return self.imp(*self.target())
         if c == 1:
@@ -557,7 +643,7 @@ class Gen:
         if c < 5:
             return self.state() + b"b"
         if c < 7:
-            return op_str(self.pick(HOOK_NAMES)) + self.fn() + b"s"
+            return op_str(self.hook_name()) + self.fn() + b"s"
         if c == 7:
             return b"(" + self.fn() + b"e"
         if c == 8:
@@ -567,44 +653,49 @@ class Gen:
     # -- statements
     def stmt(self):
         self.reads = set()
+        self.extra = []
         c = self.r.random()
         slot = self.next_slot
-        if c < 0.12:
+        self.next_slot += 1
+        if c < 0.1:
             # a fresh dict or list kept for later (write-through targets)
             kind = self.pick(["dict", "dict", "list"])
             code = (b"}" if kind == "dict" else b"]") + op_put(slot) + b"0"
-        elif c < 0.3:
+        elif c < 0.18:
             # a call result (maybe an alias, maybe sharing an argument)
             code, kind = self.call(), "call"
             if self.chance(0.5):
                 code += self.mutation()
             code += op_put(slot) + b"0"
-        elif c < 0.5:
+        elif c < 0.53:
             # a passer's result given a state at once: what an alias of a
             # class or shared object, or a view of an argument, would keep
             mod, name = self.passer()
-            code = self.imp(mod, name) + op_tuple([self.classish(1)]) + b"R"
+            code = self.imp(mod, name) + op_tuple(self.passer_args(name)) \
+                + b"R"
             c2 = self.r.random()
-            if c2 < 0.45:     # slot state: setattr, as on a class
+            if self.extra or name.endswith(("ChainMap", "MappingProxyType")):
+                c2 = 0.5 + c2 / 2     # a view of a dict: write through it
+            if c2 < 0.35:     # slot state: setattr, as on a class
                 code += op_tuple([b"N", self.hook_dict()]) + b"b"
-            elif c2 < 0.65:
+            elif c2 < 0.5:
                 code += self.state() + b"b"
             else:
-                code += op_str(self.pick(HOOK_NAMES)) + self.fn() + b"s"
+                code += op_str(self.hook_name()) + self.fn() + b"s"
             kind = "call"
             code += op_put(slot) + b"0"
-        elif c < 0.55:
+        elif c < 0.58:
             # an import kept for later
             code, kind = self.imp(), "import"
             code += op_put(slot) + b"0"
-        elif c < 0.85 and self.others():
+        elif c < 0.66 and self.others():
             # a state operation on a memo'd value
             code = self.get(self.pick(self.others())) + self.mutation() + b"0"
             slot = kind = None
         elif self.others():
             # a second use: call again what made a slot, then hook it
             target = self.pick(self.others())
-            c2 = self.pick([0, 1, 2, 2, 2, 2, 2, 3])
+            c2 = self.pick([0, 1, 2, 2, 2, 2, 2, 2, 2, 3])
             if c2 == 0:
                 code = self.call(callee=self.get(target)) + self.mutation()
             elif c2 == 1:   # hash it: a dict key, a set item
@@ -613,7 +704,7 @@ class Gen:
                 # construct a target again, give it a state, then another
                 # (the first may plant a hook, the second runs it)
                 code = self.construct()
-                if self.slots("dict") and self.chance(0.5):
+                if self.slots("dict") and self.chance(0.6):
                     # a memo'd dict (written through a view?) as state
                     code += self.get(self.pick(self.slots("dict"))) + b"b"
                 else:
@@ -625,10 +716,10 @@ class Gen:
             slot = kind = None
         else:
             return None
-        st = Stmt(code, slot, kind, self.reads)
+        st = Stmt(code, slot, kind, self.reads - set(self.extra))
+        st.extra = self.extra
         if slot is not None:
             self.defined[slot] = kind
-            self.next_slot += 1
         return st
 
     def program(self):
@@ -638,10 +729,16 @@ class Gen:
         self.used = []
         # the program's focus: one or two targets and passers
         self.focus = self.r.sample(TARGETS, 1 + self.r.randrange(2))
-        self.focus_passers = self.r.sample(PASSERS, 1 + self.r.randrange(2))
+        self.focus_passers = self.r.sample(PASSERS, self.pick([1, 1, 2]))
         self.used += self.focus
         self.next_slot = MEMO_BASE
         stmts = []
+        if self.chance(0.3):
+            # a dict kept first: what a later passer may write through
+            stmts.append(Stmt(b"}" + op_put(self.next_slot) + b"0",
+                              self.next_slot, "dict"))
+            self.defined[self.next_slot] = "dict"
+            self.next_slot += 1
         for k in ("f", "h"):
             if k == "h" and not self.chance(0.15):
                 continue
@@ -651,7 +748,7 @@ class Gen:
                               + b"0", slot, "fn"))
             self.defined[slot] = "fn"
         # few statements: the first that raises ends the load
-        for _ in range(1 + self.r.randrange(4)):
+        for _ in range(2 + self.r.randrange(3)):
             st = self.stmt()
             if st is not None:
                 stmts.append(st)
@@ -667,6 +764,7 @@ def assemble(proto, stmts):
         if not st.needs <= set(have):
             continue
         out.append(st.code)
+        have.extend(st.extra)
         if st.slot is not None:
             have.append(st.slot)
     out.append(b"(" + b"".join(op_get(s) for s in have[-8:]) + b"t.")
