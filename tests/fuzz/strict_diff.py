@@ -24,14 +24,21 @@ promise against real loads:
 A finding is an accepted pickle whose load ran carried code, imported a name
 the report did not list, imported a trap module (a module planted at the end
 of sys.path under a name only a confused import reaches: copy_reg, tzdata,
-Python 2 names), compiled or executed text, patched something reachable from
-sys.modules, or exceeded the time or memory limit.  A load that merely raises
+Python 2 names), compiled text the pickle carries, patched something
+reachable from sys.modules, exceeded the time or memory limit, or crashed.  A load that merely raises
 is fine.  Each finding is minimised (statements dropped while it persists)
 and written as a regression pickle with a one-line reason.
 
-Usage:
+Usage (PYTHONPATH=build, or `make fuzz-strict`):
   strict_diff.py [--seconds N] [--seed S] [--out DIR] [--build DIR]
   strict_diff.py --replay DIR [--expect-findings]
+
+A run prints each new finding (its class, the minimised pickle saved in
+--out with a .txt of one line beside it), then the rate and a count per
+class.  tests/fuzz/strict_cases/ (make_strict_cases.py) holds the bypasses
+known when this was written: `--replay tests/fuzz/strict_cases
+--expect-findings` passes while they work, and plain `--replay` of them
+must pass once the scanner refuses them.
 
 Exit status: 1 if any finding (with --expect-findings: if any pickle of DIR
 is NOT a finding), 0 otherwise, 2 on a usage error.
@@ -870,10 +877,11 @@ def diff_snapshots(a, b):
 class Watch:
     """The hooks of one load: audit events and calls of carried code."""
 
-    AUDITED = {"compile", "exec", "os.system", "subprocess.Popen",
+    AUDITED = {"os.system", "subprocess.Popen",
                "os.exec", "os.posix_spawn", "ctypes.dlopen", "socket.connect"}
 
-    def __init__(self):
+    def __init__(self, data):
+        self.data = data
         self.on = False
         self.find_class = []
         self.imports = []
@@ -887,13 +895,15 @@ class Watch:
             self.find_class.append((str(args[0]), str(args[1])))
         elif event == "import":
             self.imports.append(str(args[0]))
-        elif event in ("exec", "compile"):
-            # an import executes (and may compile) its module's file: only
-            # code or text that comes from no file is a finding
-            src = args[0] if event == "exec" else args[1]
-            fn = getattr(src, "co_filename", src)
-            if not (isinstance(fn, str) and (os.path.isfile(fn)
-                                             or fn.startswith("<frozen"))):
+        elif event == "compile":
+            # a lazy import compiles its module's file, namedtuple and
+            # typing compile text of their own: only text the pickle
+            # carries is a finding (calls of carried code are the profile
+            # hook's)
+            src = args[0]
+            if isinstance(src, str):
+                src = src.encode("utf-8", "surrogatepass")
+            if isinstance(src, bytes) and len(src) >= 3 and src in self.data:
                 self.events.append(event)
         elif event in self.AUDITED:
             self.events.append(event)
@@ -951,7 +961,7 @@ def child_load(data, mode, trapdir, before, only=None):
     import threading
     import ccloudpickle
     resource.setrlimit(resource.RLIMIT_AS, (LOAD_BYTES, LOAD_BYTES))
-    w = Watch()
+    w = Watch(data)
     w.module_globals()
     sys.addaudithook(w.audit)
     res = {"mode": mode, "error": None, "policy_refused": False}
