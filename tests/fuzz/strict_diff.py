@@ -1276,9 +1276,12 @@ def fuzz(args, oracle, pool):
             if sig in saved:
                 continue
             saved.add(sig)
-            for c2, r2 in oracle.check(small):
-                if c2 == cls:
-                    reason = r2
+            # the reason of the first mode (strict, then allow) that
+            # finds it, naming every mode that does
+            hits = [r2 for c2, r2 in oracle.check(small) if c2 == cls]
+            if hits:
+                modes = "+".join(h.split(":", 1)[0] for h in hits)
+                reason = modes + ":" + hits[0].split(":", 1)[1]
             reason += "  [imports %s]" % (", ".join(oracle.names(small)))
             path = save(args.out, cls, reason, small)
             print("finding %-40s %s (%d bytes)\n  %s" % (
