@@ -25,8 +25,8 @@ A finding is an accepted pickle whose load ran carried code, imported a name
 the report did not list, imported a trap module (a module planted at the end
 of sys.path under a name only a confused import reaches: copy_reg, tzdata,
 Python 2 names), compiled text the pickle carries, patched something
-reachable from sys.modules, exceeded the time or memory limit, or crashed.  A load that merely raises
-is fine.  Each finding is minimised (statements dropped while it persists)
+reachable from sys.modules, exceeded the time or memory limit, or crashed.
+A load that merely raises is fine.  Each finding is minimised (statements dropped while it persists)
 and written as a regression pickle with a one-line reason.
 
 Usage (PYTHONPATH=build, or `make fuzz-strict`):
@@ -247,7 +247,8 @@ TARGETS = [
     ("pathlib", "PurePosixPath"), ("ipaddress", "IPv4Address"),
     ("enum", "Enum"), ("re", "RegexFlag"), ("builtins", "object"),
     ("builtins", "ValueError"), ("typing", "TypeVar"), ("io", "BytesIO"),
-    ("weakref", "WeakSet"), ("zoneinfo", "ZoneInfo"), ("decimal", "DefaultContext"),
+    ("weakref", "WeakSet"), ("zoneinfo", "ZoneInfo"),
+    ("decimal", "DefaultContext"),
 ]
 
 # classes written in Python (their type is mutable) and instances with a
@@ -845,7 +846,8 @@ def snapshot(only=None):
             elif isinstance(v, _PLAIN_TYPES) or vol or k.startswith("__"):
                 continue
             elif type(v).__name__ in ("module", "builtin_function_or_method",
-                                      "method_descriptor", "wrapper_descriptor"):
+                                      "method_descriptor",
+                                      "wrapper_descriptor"):
                 continue
             else:
                 dd = getattr(v, "__dict__", None)
