@@ -26,8 +26,9 @@ the report did not list, imported a trap module (a module planted at the end
 of sys.path under a name only a confused import reaches: copy_reg, tzdata,
 Python 2 names), compiled text the pickle carries, patched something
 reachable from sys.modules, exceeded the time or memory limit, or crashed.
-A load that merely raises is fine.  Each finding is minimised (statements dropped while it persists)
-and written as a regression pickle with a one-line reason.
+A load that merely raises is fine.  Each finding is minimised (statements
+dropped while it persists) and written as a regression pickle with a
+one-line reason.
 
 Usage (PYTHONPATH=build, or `make fuzz-strict`):
   strict_diff.py [--seconds N] [--seed S] [--out DIR] [--build DIR]
