@@ -110,7 +110,10 @@ def name_pool():
     Returns (pool, traps): pool a list of (module, dotted name) pairs,
     traps the names of modules that must never be imported (Python 2
     names of fix_imports that do not exist in Python 3, tzdata)."""
-    src = open(os.path.join(ROOT, "src/scan/pkscan.c")).read()
+    scan = os.path.join(ROOT, "src/scan")
+    src = "\n".join(open(os.path.join(scan, f)).read()
+                    for f in sorted(os.listdir(scan))
+                    if f.startswith("pkscan") and f.endswith(".c"))
     fix = open(os.path.join(ROOT, "src/scan/pkscan_fix_imports.inc")).read()
     pool = set()
     for mod in _c_strings(src, "plain_modules"):
