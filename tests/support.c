@@ -226,6 +226,7 @@ cpk_py_text_get(const char *file, int line, const char *part, ...)
         char *data = cpk_read_file(path, &n);
         cr_assert(data != NULL, "%s:%d: %s: %s", file, line, path,
                   strerror(errno));
+        cr_assert(n > 0, "%s:%d: %s is empty", file, line, path);
         cr_assert(strlen(data) == n, "%s:%d: %s holds a NUL byte", file,
                   line, path);
         int lines = 0;
@@ -673,7 +674,13 @@ cpk_read_file(const char *path, size_t *len)
     size_t got;
     while ((got = fread(chunk, 1, sizeof(chunk), f)) > 0)
         append(&buf, &n, &cap, chunk, got);
+    int failed = ferror(f) ? errno : 0; /* a directory, a read error */
     fclose(f);
+    if (failed) {
+        free(buf);
+        errno = failed;
+        return NULL;
+    }
     if (buf == NULL)
         append(&buf, &n, &cap, "", 0);
     if (len != NULL)

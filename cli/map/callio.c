@@ -207,11 +207,12 @@ unencodable(PyTypeObject *type, const char *as, int with_type, int detail,
         }
         cpk_bytebuf_release(&d);
     }
-    cpk_bytebuf_put(&b, "", 1);
+    if (cpk_bytebuf_put(&b, "", 1) < 0)
+        cpk_bytebuf_release(&b); /* never hand out an unterminated text */
     Py_XDECREF(t);
     Py_XDECREF(v);
     Py_XDECREF(tb);
-    *why = b.data; /* NULL only when out of memory: the caller copes */
+    *why = b.data; /* NULL only when out of memory: the fallback below */
     if (*why == NULL)
         *why = strdup("cannot encode the result (out of memory)");
     return 1;
