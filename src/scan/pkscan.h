@@ -271,7 +271,10 @@ typedef enum {
  *   modules themselves (name "", e.g. subimport("typing")) are plain:
  *   their helpers run only when code calls them. Any other name of
  *   these modules is "other". Also: io/_io StringIO and BytesIO; copyreg
- *   _reconstructor / __newobj__ / __newobj_ex__, _codecs.encode,
+ *   _reconstructor / __newobj__ / __newobj_ex__ (copy_reg, its Python 2
+ *   name, only where fix_imports maps it: below protocol 3; elsewhere
+ *   CPython imports a module literally named copy_reg from sys.path, and
+ *   the name is "other"), _codecs.encode,
  *   array.array, array._array_reconstructor, re._compile,
  *   functools.partial, operator.itemgetter, types SimpleNamespace /
  *   MappingProxyType / MethodType / CellType / NoneType / ModuleType,

@@ -197,7 +197,7 @@ static const name_list plain_lists[] = {
 
 static const name_rule plain_rules[] = {
     {"copyreg", "_reconstructor", 0}, {"copyreg", "__newobj__", 0},
-    {"copyreg", "__newobj_ex__", 0}, {"copy_reg", "_reconstructor", 0},
+    {"copyreg", "__newobj_ex__", 0},
     {"_codecs", "encode", 0}, {"array", "array", 0},
     {"array", "_array_reconstructor", 0}, {"re", "_compile", 0},
     {"functools", "partial", 0}, {"operator", "itemgetter", 0},

@@ -493,6 +493,41 @@ Test(policy, static_check_lists_every_refusal_in_order)
     pkscan_free(r);
 }
 
+/* copy_reg, Python 2's name of copyreg, is plain only where fix_imports
+ * maps it (below protocol 3): from protocol 3 on, or with fix_imports
+ * off, CPython imports a module literally named copy_reg, which can be
+ * any file on sys.path (the current directory first). */
+Test(policy, copy_reg_is_plain_only_where_it_is_mapped)
+{
+    static const char *const shapes[] = {
+        "ccopy_reg\n_reconstructor\n.",             /* protocol 0 */
+        "\x80\x02" "ccopy_reg\n_reconstructor\n.", /* protocol 2 */
+        "\x80\x03" "ccopy_reg\n_reconstructor\n.", /* protocol 3 */
+        "\x80\x05\x8c\x08" "copy_reg\x8c\x0e" "_reconstructor\x93.",
+    };
+    for (int i = 0; i < 4; i++) {
+        for (int fix = 0; fix < 2; fix++) {
+            pkscan_report *r =
+                pkscan_scan(shapes[i], strlen(shapes[i]),
+                            fix ? 0 : PKSCAN_NO_FIX_IMPORTS);
+            cr_assert(r != NULL && r->status == PKSCAN_OK, "%s",
+                      r ? r->error : "NULL");
+            cr_assert_eq(r->n_imports, 1);
+            int mapped = fix && i < 2;
+            cr_expect_eq(r->imports[0].category,
+                         mapped ? PKSCAN_CAT_PLAIN : PKSCAN_CAT_OTHER,
+                         "shape %d, fix_imports %d", i, fix);
+            cpk_policy *p = cpk_policy_new();
+            cpk_policy_restrict(p);
+            cr_expect_eq(cpk_policy_check(p, r, NULL, 0), mapped ? 0 : 1,
+                         "shape %d, fix_imports %d", i, fix);
+            cr_expect_eq(pkscan_strict_violation(r), !mapped);
+            cpk_policy_free(p);
+            pkscan_free(r);
+        }
+    }
+}
+
 Test(policy, lookup_set_has_both_spellings_of_permitted_imports)
 {
     pkscan_report *r = pkscan_scan(p0_pickle, sizeof p0_pickle - 1, 0);
