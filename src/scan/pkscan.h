@@ -255,7 +255,10 @@ typedef enum {
  *   _operator (and submodules), except decimal's setcontext, getcontext,
  *   localcontext (process-wide state) and operator's call, setitem,
  *   delitem and in-place functions (iadd, iconcat, ...: they change what
- *   they are given); in typing, dataclasses, uuid and zoneinfo (which
+ *   they are given), enum's global_enum (it writes into the module its
+ *   enum names), reduce, MappingProxyType and bin, and collections.abc's
+ *   FunctionType and mappingproxy (names imported from elsewhere); in
+ *   typing, dataclasses, uuid and zoneinfo (which
  *   have helpers that eval/exec text, run commands or change process-
  *   wide state) only listed names: typing's generic aliases, special
  *   forms, ABCs and TypeVar, Generic, Protocol, NamedTuple, TypedDict,

@@ -141,6 +141,15 @@ static const name_rule not_plain[] = {
     {"operator", "ipow", 0}, {"operator", "irshift", 0},
     {"operator", "isub", 0}, {"operator", "itruediv", 0},
     {"operator", "ixor", 0},
+    /* global_enum copies an enum's members into the namespace of the
+     * module its __module__ names (any module: os.getcwd replaced);
+     * the others are names these modules import from elsewhere: a
+     * function maker (FunctionType, 3.13), a call of its argument
+     * (reduce, 3.11-3.12), views of a mapping, bin() of any size */
+    {"enum", "global_enum", 0}, {"enum", "reduce", 0},
+    {"enum", "MappingProxyType", 0}, {"enum", "bin", 0},
+    {"collections.abc", "FunctionType", 0},
+    {"collections.abc", "mappingproxy", 0},
 };
 
 /* Modules plain name by name only (each has helpers that evaluate text or

@@ -4,6 +4,7 @@
  * check of a whole report, and the find_class lookup set built from it.
  * No Python: imports are built by hand or scanned from literal pickles.
  * The Python API (loads(allow=, deny=)) is tests/module/test_load_policy.c. */
+#include <stdio.h>
 #include <string.h>
 
 #include "scan/pkscan.h"
@@ -525,6 +526,42 @@ Test(policy, copy_reg_is_plain_only_where_it_is_mapped)
             cpk_policy_free(p);
             pkscan_free(r);
         }
+    }
+}
+
+/* Public names of plain modules that are not plain: enum.global_enum
+ * writes an enum's members into the namespace of the module its
+ * __module__ names (os.getcwd replaced by a member); the rest are names
+ * those modules import from elsewhere. Their neighbours stay plain. */
+Test(policy, public_names_that_are_not_plain)
+{
+    static const char *const names[][3] = {
+        {"enum", "global_enum", "other"},
+        {"enum", "reduce", "other"},
+        {"enum", "MappingProxyType", "other"},
+        {"enum", "bin", "other"},
+        {"collections.abc", "FunctionType", "other"},
+        {"collections.abc", "mappingproxy", "other"},
+        {"_collections_abc", "mappingproxy", "other"},
+        {"enum", "Enum", "plain"},
+        {"enum", "unique", "plain"},
+        {"collections.abc", "Mapping", "plain"},
+    };
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        char pk[128];
+        int n = snprintf(pk, sizeof pk, "c%s\n%s\n.", names[i][0],
+                         names[i][1]);
+        pkscan_report *r = pkscan_scan(pk, (size_t)n, 0);
+        cr_assert(r != NULL && r->status == PKSCAN_OK, "%s",
+                  r ? r->error : "NULL");
+        cr_assert_eq(r->n_imports, 1);
+        int plain = strcmp(names[i][2], "plain") == 0;
+        cr_expect_eq(r->imports[0].category,
+                     plain ? PKSCAN_CAT_PLAIN : PKSCAN_CAT_OTHER, "%s.%s",
+                     names[i][0], names[i][1]);
+        cr_expect_eq(pkscan_strict_violation(r), !plain, "%s.%s",
+                     names[i][0], names[i][1]);
+        pkscan_free(r);
     }
 }
 
