@@ -1511,20 +1511,19 @@ check_pickle(const options *o, const char *path, const char *name,
     *scan = NULL;
     int status = cpk_scan_read(path, name, o->max_size, o->max_scan,
                                o->key ? o->key_source : NULL, in);
-    if (status == 0)
-        status = cpk_signed_open(name, (const unsigned char *)in->data,
-                                 in->len, o->key, o->keylen, o->key_source,
-                                 sig);
-    if (status == 0 && (o->call || o->load || o->map))
-        status = cpk_signed_loadable(name, sig);
-    if (status == 0)
-        status = cpk_scan_pickle(name, sig->pickle, sig->pickle_len,
-                                 o->max_scan, scan);
-    if (status == 0 && o->strict)
-        status = cpk_scan_strict(*scan, name);
-    if (status == 0 && cpk_policy_active(o->policy))
-        status = cpk_scan_policy(o->policy, *scan, name);
-    return status;
+    if (status != 0)
+        return status;
+    const cpk_load_checks checks = {
+        .key = o->key,
+        .keylen = o->keylen,
+        .key_source = o->key_source,
+        .loadable = o->call || o->load || o->map,
+        .strict = o->strict,
+        .policy = o->policy,
+        .max_scan = o->max_scan,
+    };
+    return cpk_signed_check(name, (const unsigned char *)in->data, in->len,
+                            &checks, sig, scan);
 }
 
 /* Read --args-json's input, bounded by --max-size as the pickle is. 0, or

@@ -14,13 +14,11 @@
 #include "common/message.h"
 #include "common/pycompat.h" /* Py_NewRef before 3.10 */
 #include "common/safetext.h"
-#include "common/scancheck.h"
 #include "map/signed.h"
 #include "common/pyerr.h"    /* cpk_error_clearable */
 #include "map/callio.h" /* cpk_encode_result, cpk_error_info */
 #include "map/records.h" /* cpk_batch */
 #include "scan/pkscan.h" /* pkscan_report */
-#include "scan/policy.h" /* cpk_policy_active */
 
 void
 cpk_results_reset(cpk_results *res, uint64_t first)
@@ -446,8 +444,8 @@ decode_json(cpk_mapwork *w, uint64_t record, const char *p, size_t n,
     return NULL;
 }
 
-/* Check a pickled record as the program's input is checked (signed.h:
- * the signature, required when a key is in force; scancheck.h:
+/* Check a pickled record as the program's input is checked
+ * (cpk_signed_check: the signature, required when a key is in force;
  * malformed, --strict, --allow/--deny), its refusal lines kept in r->err:
  * 0, or CPK_EXIT_INPUT. */
 static int
@@ -463,19 +461,19 @@ check_pickle(cpk_mapwork *w, uint64_t record, const char *p, size_t n,
     if (m == NULL)
         return CPK_EXIT_SYSTEM;
     FILE *was = cpk_message_capture(m);
-    pkscan_report *scan = NULL;
+    const cpk_load_checks checks = {
+        .key = w->key,
+        .keylen = w->keylen,
+        .key_source = w->key_source,
+        .loadable = 1,
+        .strict = w->strict,
+        .policy = w->policy,
+        .max_scan = w->max_scan,
+    };
     cpk_signed_input sig;
-    int status = cpk_signed_open(name, (const unsigned char *)p, n, w->key,
-                                 w->keylen, w->key_source, &sig);
-    if (status == 0)
-        status = cpk_signed_loadable(name, &sig);
-    if (status == 0)
-        status = cpk_scan_pickle(name, sig.pickle, sig.pickle_len,
-                                 w->max_scan, &scan);
-    if (status == 0 && w->strict)
-        status = cpk_scan_strict(scan, name);
-    if (status == 0 && w->policy != NULL && cpk_policy_active(w->policy))
-        status = cpk_scan_policy(w->policy, scan, name);
+    pkscan_report *scan = NULL;
+    int status = cpk_signed_check(name, (const unsigned char *)p, n, &checks,
+                                  &sig, &scan);
     pkscan_free(scan);
     cpk_message_capture(was);
     if (fclose(m) == 0 && text != NULL)

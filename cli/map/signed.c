@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/message.h"
+#include "common/scancheck.h" /* cpk_scan_pickle, _strict, _policy */
 #include "scan/envelope.h" /* cpk_envelope_parse */
 
 int
@@ -70,6 +71,26 @@ cpk_signed_loadable(const char *name, const cpk_signed_input *in)
         return CPK_EXIT_INPUT;
     }
     return 0;
+}
+
+int
+cpk_signed_check(const char *name, const unsigned char *data, size_t len,
+                 const cpk_load_checks *c, cpk_signed_input *sig,
+                 pkscan_report **scan)
+{
+    *scan = NULL;
+    int status = cpk_signed_open(name, data, len, c->key, c->keylen,
+                                 c->key_source, sig);
+    if (status == 0 && c->loadable)
+        status = cpk_signed_loadable(name, sig);
+    if (status == 0)
+        status = cpk_scan_pickle(name, sig->pickle, sig->pickle_len,
+                                 c->max_scan, scan);
+    if (status == 0 && c->strict)
+        status = cpk_scan_strict(*scan, name);
+    if (status == 0 && c->policy != NULL && cpk_policy_active(c->policy))
+        status = cpk_scan_policy(c->policy, *scan, name);
+    return status;
 }
 
 void

@@ -9,6 +9,8 @@
 #include <stddef.h>
 
 #include "scan/envelope.h"
+#include "scan/pkscan.h" /* pkscan_report */
+#include "scan/policy.h" /* cpk_policy */
 
 /* What the input is, once opened. */
 typedef struct {
@@ -38,6 +40,30 @@ int cpk_signed_open(const char *name, const unsigned char *data, size_t len,
  * module checks the signature and the bytecode magic again when it
  * loads. */
 int cpk_signed_loadable(const char *name, const cpk_signed_input *in);
+
+/* Everything checked before a pickle the programs read is loaded: the
+ * key (NULL: none) and its source, whether it is to be loaded (then
+ * cpk_signed_loadable applies), --strict, the import policy (NULL or
+ * inactive: none), the scan's memory cap. */
+typedef struct {
+    const unsigned char *key;
+    size_t keylen;
+    const char *key_source;
+    int loadable;
+    int strict;
+    const cpk_policy *policy;
+    size_t max_scan;
+} cpk_load_checks;
+
+/* The checks, in order: the envelope (cpk_signed_open), for a load
+ * cpk_signed_loadable, then the pickle inside: malformed
+ * (cpk_scan_pickle), --strict (cpk_scan_strict), the policy
+ * (cpk_scan_policy). 0 with the report in *scan, or an exit status after
+ * the message (scancheck.h); the caller frees *scan either way. Used for
+ * the pickle, --args-pickle and each record of --map --in pickle. */
+int cpk_signed_check(const char *name, const unsigned char *data, size_t len,
+                     const cpk_load_checks *c, cpk_signed_input *sig,
+                     pkscan_report **scan);
 
 /* The key id as 16 lower-case hex digits and a NUL. */
 void cpk_signed_key_id(const cpk_envelope *env, char out[17]);
