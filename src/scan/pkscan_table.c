@@ -38,7 +38,9 @@
 #define S(k) (1u << (k))
 /* Exceptions: calling the class makes a new instance that keeps its
  * arguments in `args` (a new tuple); BUILD then fills its __dict__,
- * which is how every exception pickles (REDUCE(cls, args) + BUILD). */
+ * which is how every exception pickles (REDUCE(cls, args) + BUILD).
+ * The builtins listed are those the scanner calls plain (named *Error,
+ * *Exception, *Warning). */
 #define EXC(m, n) {m, n, N, N, 0, 0}
 
 static const pkscan_closed rows[] = {
@@ -46,7 +48,7 @@ static const pkscan_closed rows[] = {
     {"_codecs", "encode", V, O, 0, B},
 
     /* new in-memory files with a copy of their initial value; stock
-     * pickles make them by NEWOBJ + BUILD(state) */
+     * pickles make them by NEWOBJ + BUILD(state) (io's are _io's) */
     {"_io", "BytesIO", N, N, 0, B},
     {"_io", "StringIO", N, N, 0, B},
 
@@ -98,8 +100,6 @@ static const pkscan_closed rows[] = {
     EXC("builtins", "AssertionError"),
     EXC("builtins", "AttributeError"),
     EXC("builtins", "BaseException"),
-    /* (Base)ExceptionGroup copy the sequence of exceptions to a tuple */
-    EXC("builtins", "BaseExceptionGroup"),
     EXC("builtins", "BlockingIOError"),
     EXC("builtins", "BrokenPipeError"),
     EXC("builtins", "BufferError"),
@@ -114,12 +114,10 @@ static const pkscan_closed rows[] = {
     EXC("builtins", "EncodingWarning"),
     EXC("builtins", "EnvironmentError"),
     EXC("builtins", "Exception"),
-    EXC("builtins", "ExceptionGroup"),
     EXC("builtins", "FileExistsError"),
     EXC("builtins", "FileNotFoundError"),
     EXC("builtins", "FloatingPointError"),
     EXC("builtins", "FutureWarning"),
-    EXC("builtins", "GeneratorExit"),
     EXC("builtins", "IOError"),
     EXC("builtins", "ImportError"),
     EXC("builtins", "ImportWarning"),
@@ -128,7 +126,6 @@ static const pkscan_closed rows[] = {
     EXC("builtins", "InterruptedError"),
     EXC("builtins", "IsADirectoryError"),
     EXC("builtins", "KeyError"),
-    EXC("builtins", "KeyboardInterrupt"),
     EXC("builtins", "LookupError"),
     /* MemoryError's free list reuses only instances already freed */
     EXC("builtins", "MemoryError"),
@@ -148,12 +145,9 @@ static const pkscan_closed rows[] = {
     EXC("builtins", "ResourceWarning"),
     EXC("builtins", "RuntimeError"),
     EXC("builtins", "RuntimeWarning"),
-    EXC("builtins", "StopAsyncIteration"),
-    EXC("builtins", "StopIteration"),
     EXC("builtins", "SyntaxError"),
     EXC("builtins", "SyntaxWarning"),
     EXC("builtins", "SystemError"),
-    EXC("builtins", "SystemExit"),
     EXC("builtins", "TabError"),
     EXC("builtins", "TimeoutError"),
     EXC("builtins", "TypeError"),
@@ -425,15 +419,16 @@ static const pkscan_closed rows[] = {
     /* a new descriptor that keeps its functions */
     {"enum", "DynamicClassAttribute", N, N, 0, 0},
     /* enum classes: calling one looks a member up (an alias) or, with a
-     * name and members, makes a class; their __new__ looks up too */
-    {"enum", "Enum", V, V, 0, 0},
+     * name and members, makes a class; a member's __new__ looks up too,
+     * the bases' new form always raises (no member to find) */
+    {"enum", "Enum", V, O, 0, 0},
     {"enum", "EnumCheck", V, V, 0, 0},
-    {"enum", "Flag", V, V, 0, 0},
+    {"enum", "Flag", V, O, 0, 0},
     {"enum", "FlagBoundary", V, V, 0, 0},
-    {"enum", "IntEnum", V, V, 0, 0},
-    {"enum", "IntFlag", V, V, 0, 0},
-    {"enum", "ReprEnum", V, V, 0, 0},
-    {"enum", "StrEnum", V, V, 0, 0},
+    {"enum", "IntEnum", V, O, 0, 0},
+    {"enum", "IntFlag", V, O, 0, 0},
+    {"enum", "ReprEnum", V, O, 0, 0},
+    {"enum", "StrEnum", V, O, 0, 0},
     {"enum", "auto", N, N, 0, 0},
     /* text of an enum member */
     {"enum", "global_enum_repr", V, O, 0, 0},
@@ -461,6 +456,9 @@ static const pkscan_closed rows[] = {
     /* a new partial: its BUILD replaces only its own func, args,
      * keywords and __dict__ */
     {"functools", "partial", N, N, 0, 0},
+
+    {"io", "BytesIO", N, N, 0, B},
+    {"io", "StringIO", N, N, 0, B},
 
     EXC("ipaddress", "AddressValueError"),
     /* immutable values (hashable, compared by value) */
