@@ -3,8 +3,9 @@
  * (NEWOBJ, `cls.__new__(cls)`, copyreg.__newobj__) returns, which
  * arguments the result shares or the call writes, and whether its cost
  * follows its arguments' sizes. Data only; the names' categories are
- * pkscan_classify.c's, tests/unit/closed_table.py checks every claim
- * under each CPython the project supports.
+ * pkscan_classify.c's (every row is a name it calls plain or a
+ * reconstructor), and tests/unit/py/closed_table/check.py checks every
+ * claim under each CPython the project supports.
  *
  * Kinds (per form):
  *   PKT_NEW    a new object that neither is nor writes through to its
@@ -22,6 +23,15 @@
  * `shares`: bit k set when the result keeps argument k and writes into it
  * (a function's globals): the result is fresh only while that argument
  * is.
+ *
+ * Not rows: copyreg's __newobj__, __newobj_ex__ and _reconstructor and
+ * array._array_reconstructor are forms, the new form of the class they
+ * are given; the dunders categorize accepts after a plain name are
+ * decided from the row of the name before them (`X.__new__(cls)` is the
+ * new form of cls, no newer than X's; `X.__init__` writes argument 0).
+ * A name absent from the table is opaque: its result is no target and
+ * its arguments may be kept (tests/unit/py/closed_table/check.py's
+ * ABSENT says why each plain name is left out).
  *
  * The rows are sorted by module, then name (strcmp order: upper case
  * before "_" before lower case); pkscan_table_find searches them. The
@@ -634,6 +644,13 @@ static const pkscan_closed rows[] = {
 };
 
 #undef EXC
+#undef N
+#undef V
+#undef O
+#undef W
+#undef B
+#undef D
+#undef S
 
 const pkscan_closed *pkscan_table_rows(size_t *n)
 {

@@ -93,9 +93,9 @@ Test(closed_table, behaves_as_listed)
     cpk_assert_exit(&p, 0);
     cpk_write_file(path, p.out);
     cpk_proc_free(&p);
-    const char *argv[] = {CPK_PYTHON,
-                          CPK_SOURCE_DIR "/tests/unit/py/closed_table/check.py",
-                          path, CPK_SOURCE_DIR, "--module", NULL};
+    const char *argv[] = {
+        CPK_PYTHON, CPK_SOURCE_DIR "/tests/unit/py/closed_table/check.py",
+        path, CPK_SOURCE_DIR, "--module", NULL};
     const char *env[] = {"PYTHONPATH=" CPK_BUILD_DIR, NULL};
     cpk_spawn(&p, argv, dir, NULL, 0, env);
     cr_expect(p.exited && p.status == 0, "check.py: %s %d\n%s%s",
