@@ -21,6 +21,14 @@ For each row and form (call, new):
   value  the call changes none of its arguments (argument 0 excepted
          for `writes0` rows);
   opaque nothing is claimed.
+Rows with PKT_DISPATCH must return what argument 0's own method does.
+Reconstructors are called with the arguments loading ccloudpickle's own
+pickles of sample objects gives them (a few by hand); cloudpickle's rows
+must equal the row of the function find_class maps them to; fill
+reconstructors (writes0) must refuse a target an imported module owns,
+but for KNOWN_RUNTIME_GAPS. Plain names outside the table must be in
+ABSENT (those a call cannot make are checked to raise); FINDINGS, plain
+names the scanner should not accept at all, are printed.
 Exit status 0 when every claim holds, 1 otherwise (one line per failure).
 """
 import collections
@@ -653,9 +661,64 @@ def check_reconstructors(rows):
                     check_value(row, "call", obj, args, {})
             except Exception as e:
                 fail(row, "call", f"recorded call raised {e!r}")
+        if row["writes0"]:
+            check_imported_target(row, calls[key][0])
     if unexercised:
         print("reconstructors no sample pickle calls: " +
               " ".join(unexercised))
+
+
+def imported_targets():
+    """For each fill reconstructor, an object an imported module owns, of
+    the kind its argument 0 takes: a module made for the check and put
+    in sys.modules, so that a reconstructor that wrongly accepts it
+    changes nothing else."""
+    victim = types.ModuleType("cpk_closed_table_victim")
+    exec("def f():\n    return 1\nclass C:\n    pass\n", vars(victim))
+    sys.modules[victim.__name__] = victim
+    return {"_function_fill": victim.f, "_function_setstate": victim.f,
+            "_module_fill": victim, "_class_setstate": victim.C}
+
+
+# Fill reconstructors that write an imported target at run time, where
+# only the static scan (calls_pass's fill rule) refuses such a pickle.
+KNOWN_RUNTIME_GAPS = {
+    "_class_setstate": "sets the attributes of any class this process "
+                       "has not pickled (cpk_tracker_is_original), an "
+                       "imported one included",
+}
+
+
+def check_imported_target(row, call):
+    """A writes0 row writes argument 0; the reconstructor itself must
+    refuse an object an imported module owns (the state pass only adds
+    the static check)."""
+    target = imported_targets().get(row["name"])
+    if target is None:
+        counts["fill reconstructors without an imported-target sample"] += 1
+        return
+    obj, args = call
+    before = snap(target)
+    try:
+        obj(target, *args[1:])
+        refused = False
+    except Exception:
+        refused = True
+    changed = snap(target) != before
+    gap = KNOWN_RUNTIME_GAPS.get(row["name"])
+    if gap is not None:
+        if refused and not changed:
+            fail(row, "call", "now refuses an imported target: remove it "
+                 "from KNOWN_RUNTIME_GAPS")
+        else:
+            print(f"known gap: {row['module']}.{row['name']} {gap}")
+        return
+    if not refused:
+        fail(row, "call", f"accepted an imported {type(target).__name__} "
+             "as its target")
+    if changed:
+        fail(row, "call", "changed an imported object")
+    counts["fill reconstructors refusing an imported target"] += 1
 
 
 # Every plain name is reviewed ----------------------------------------------
