@@ -28,7 +28,8 @@
  * array._array_reconstructor are forms, the new form of the class they
  * are given; the dunders categorize accepts after a plain name are
  * decided from the row of the name before them (`X.__new__(cls)` is the
- * new form of cls, no newer than X's; `X.__init__` writes argument 0).
+ * new form of cls, no newer than X's; `X.__init__` writes argument 0);
+ * ccloudpickle's format markers resolve to None, which no call takes.
  * A name absent from the table is opaque: its result is no target and
  * its arguments may be kept (tests/unit/py/closed_table/check.py's
  * ABSENT says why each plain name is left out).
