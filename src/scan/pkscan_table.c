@@ -635,10 +635,11 @@ static const pkscan_closed rows[] = {
     {"uuid", "uuid4", V, O, 0, 0},
     {"uuid", "uuid5", V, O, 0, B},
 
+    /* as _weakrefset's, which it is */
     {"weakref", "WeakSet", N, N, 0, B},
 
+    EXC("zoneinfo", "InvalidTZPathWarning"),
     /* ZoneInfo(key) is the process-wide cached zone for that key */
-    {"zoneinfo", "InvalidTZPathWarning", N, N, 0, 0},
     {"zoneinfo", "ZoneInfo", V, V, 0, 0},
     {"zoneinfo", "ZoneInfo._unpickle", V, O, 0, 0},
     EXC("zoneinfo", "ZoneInfoNotFoundError"),
