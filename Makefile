@@ -151,6 +151,12 @@ $(TEST_BIN): $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_SUPPORT_OBJ) $(LIB_OBJ)
 	    $(CRYPTO_LIBS)
 # A unit test of one file of cli/ links that file too.
 $(BUILD)/tests/unit/test_callio: $(BUILD)/cli/map/callio.o
+# test_closed_table runs the Python check over the table as JSON, which
+# this helper prints (it links the table alone: any CPython can check it).
+$(BUILD)/tests/unit/closed_table_json: $(BUILD)/tests/unit/closed_table_json.o \
+                                       $(BUILD)/src/scan/pkscan_table.o
+	$(CC) $(ALL_LDFLAGS) -o $@ $^
+$(BUILD)/tests/unit/test_closed_table: | $(BUILD)/tests/unit/closed_table_json
 # test_codewrite counts the pickler's calls of the code writer.
 $(BUILD)/tests/unit/test_codewrite: ALL_LDFLAGS += -Wl,--wrap=cpk_code_compact
 

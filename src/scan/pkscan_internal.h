@@ -414,6 +414,28 @@ void pkscan_walk(scanner *sc, size_t len);
 /* pkscan_depth.c */
 int pkscan_depth_pass(scanner *sc);
 
+/* pkscan_table.c: the closed table (its head comment defines the
+ * kinds and flags) */
+enum { PKT_OPAQUE = 0, PKT_NEW, PKT_VALUE };
+#define PKT_WRITES0 0x1  /* the call writes into argument 0 */
+#define PKT_BOUNDED 0x2  /* cost grows with the arguments' sizes */
+#define PKT_DISPATCH 0x4 /* the result is argument 0's method's */
+
+typedef struct {
+    const char *module;
+    const char *name;  /* dotted for a class's classmethod */
+    uint8_t call;      /* what calling it returns: PKT_* */
+    uint8_t newf;      /* what its new form returns: PKT_* */
+    uint8_t shares;    /* bit k: the result keeps and writes argument k */
+    uint8_t flags;     /* PKT_WRITES0 | PKT_BOUNDED | PKT_DISPATCH */
+} pkscan_closed;
+
+/* The row of (m, n), NULL when the name is not in the table (opaque). */
+const pkscan_closed *pkscan_table_find(const char *m, size_t ml,
+    const char *n, size_t nl);
+/* All rows, sorted by module then name; *n is their count. */
+const pkscan_closed *pkscan_table_rows(size_t *n);
+
 /* pkscan_classify.c */
 pkscan_category pkscan_categorize(const char *m, size_t ml, const char *n,
     size_t nl);
