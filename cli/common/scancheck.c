@@ -244,13 +244,33 @@ refuse_load_calls(const pkscan_report *r, const char *name, const char *why)
     }
 }
 
+/* One line per state entry of `r` that `policy` refuses (all of them
+ * under NULL: --strict), then one for entries past the list. */
+static void
+refuse_state(const cpk_policy *policy, const pkscan_report *r,
+             const char *name, const char *why)
+{
+    size_t refused = 0;
+    for (size_t i = 0; i < r->n_state_writes; i++) {
+        const pkscan_state_write *w = &r->state_writes[i];
+        if (policy != NULL && cpk_policy_state_admits(policy, w))
+            continue;
+        cpk_error("%s: %s: %s", name, why, w->text);
+        refused++;
+    }
+    if (r->n_state_total > r->n_state_writes)
+        cpk_error("%s: %s: %zu more writes or calls than the report lists",
+                  name, why, r->n_state_total - r->n_state_writes);
+}
+
 int
 cpk_scan_policy(const cpk_policy *policy, const pkscan_report *r,
                 const char *name)
 {
     size_t n = cpk_policy_check(policy, r, NULL, 0);
     size_t calls = cpk_policy_load_calls(policy, r);
-    if (n == 0 && calls == 0)
+    size_t state = cpk_policy_state(policy, r);
+    if (n == 0 && calls == 0 && state == 0)
         return 0;
     size_t listed = 0;
     for (size_t i = 0; i < r->n_imports; i++) {
@@ -273,6 +293,7 @@ cpk_scan_policy(const cpk_policy *policy, const pkscan_report *r,
         cpk_error("%s: refused by --allow/--deny: the report was cut "
                   "short, code the load runs cannot be ruled out",
                   name);
+    refuse_state(policy, r, name, "refused by --allow/--deny");
     return CPK_EXIT_INPUT;
 }
 
@@ -326,6 +347,7 @@ cpk_scan_strict(const pkscan_report *r, const char *name)
         listed++;
     }
     refuse_load_calls(r, name, "refused");
+    refuse_state(NULL, r, name, "refused");
     /* The counts are exact even when the list was cut short. */
     size_t total = r->n_dangerous + r->n_other; /* an upper bound */
     if (r->truncated && listed < total)

@@ -355,6 +355,52 @@ done:
     Py_DECREF(parts);
 }
 
+/* PolicyError naming the writes and calls outside the closed world that
+ * `p` refuses (`count` from cpk_policy_state). */
+static void
+raise_state(cpk_state *st, const cpk_policy *p, const pkscan_report *r,
+            size_t count)
+{
+    PyObject *parts = PyList_New(0);
+    PyObject *sep = NULL, *list = NULL;
+    if (parts == NULL)
+        return;
+    size_t listed = 0;
+    for (size_t i = 0; i < r->n_state_writes; i++) {
+        const pkscan_state_write *w = &r->state_writes[i];
+        if (cpk_policy_state_admits(p, w))
+            continue;
+        /* the text escapes the pickle's bytes already */
+        PyObject *e = PyUnicode_DecodeUTF8(w->text, (Py_ssize_t)strlen(w->text),
+                                           "backslashreplace");
+        if (e == NULL || PyList_Append(parts, e) < 0) {
+            Py_XDECREF(e);
+            goto done;
+        }
+        Py_DECREF(e);
+        listed++;
+    }
+    if (count > listed) {
+        PyObject *e = PyUnicode_FromFormat(
+            "%zu more than the report lists", count - listed);
+        if (e == NULL || PyList_Append(parts, e) < 0) {
+            Py_XDECREF(e);
+            goto done;
+        }
+        Py_DECREF(e);
+    }
+    sep = PyUnicode_FromString("; ");
+    list = sep ? PyUnicode_Join(sep, parts) : NULL;
+    if (list != NULL)
+        PyErr_Format(st->PolicyError,
+                     "import policy refuses a pickle that reaches beyond "
+                     "what it made: %U", list);
+done:
+    Py_XDECREF(list);
+    Py_XDECREF(sep);
+    Py_DECREF(parts);
+}
+
 /* The static pass over `len` bytes: scan, check against `p`. The set of
  * find_class lookups the load may make (owned by the caller), or NULL
  * with UnpicklingError ("<what> at byte N"), PolicyError (the refused
@@ -425,6 +471,11 @@ static_pass(cpk_state *st, const cpk_policy *p, const char *buf,
     size_t calls = cpk_policy_load_calls(p, r);
     if (calls > 0) {
         raise_load_calls(st, r, calls);
+        goto done;
+    }
+    size_t state = cpk_policy_state(p, r);
+    if (state > 0) {
+        raise_state(st, p, r, state);
         goto done;
     }
     names = cpk_policy_names_new(p, r);

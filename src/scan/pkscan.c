@@ -40,6 +40,8 @@ static void analyse(scanner *sc)
     if (!an.oom)
         pkscan_objects_pass(&an);
     if (!an.oom)
+        pkscan_state_pass(&an);
+    if (!an.oom)
         pkscan_calls_pass(&an);
     pkscan_report *r = &sc->rep->pub;
     if (!an.oom && sc->spans && r->status == PKSCAN_OK)
@@ -179,6 +181,7 @@ pkscan_report *pkscan_scan_limited(const void *data, size_t len,
     free(sc.stack);
     free(sc.marks);
     free(sc.builds);
+    free(sc.writes);
     free(sc.memo_dense);
     free(sc.decbuf);
     free(sc.sstart);
@@ -186,7 +189,7 @@ pkscan_report *pkscan_scan_limited(const void *data, size_t len,
     free(sc.recs);
     acct_give(&rep->acct, sc.capnodes * sizeof(node) +
                               sc.capedges * sizeof(edge) +
-                              (sc.capstack + sc.capmarks + sc.capbuilds +
+                              (sc.capstack + sc.capmarks + sc.capbuilds + sc.capwrites +
                                sc.memo_dense_cap + sc.capsstart +
                                sc.capmkoff) * sizeof(uint32_t) +
                               sc.caprecs * sizeof(span_rec) + sc.capdec);
@@ -237,7 +240,16 @@ const char *pkscan_param_kind_name(pkscan_param_kind k)
     return (unsigned)k < NELEM(n) ? n[k] : "unknown";
 }
 
+const char *pkscan_state_kind_name(pkscan_state_kind k)
+{
+    static const char *const n[] = {"value", "opaque", "import", "taint",
+                                    "named", "call", "computed",
+                                    "unbounded"};
+    return (unsigned)k < NELEM(n) ? n[k] : "unknown";
+}
+
 int pkscan_strict_violation(const pkscan_report *r)
 {
-    return r->n_dangerous > 0 || r->n_other > 0 || r->n_load_calls > 0;
+    return r->n_dangerous > 0 || r->n_other > 0 || r->n_load_calls > 0 ||
+           r->n_state_total > 0;
 }

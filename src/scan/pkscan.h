@@ -468,6 +468,49 @@ typedef struct {
                                (s == NULL if unknown) */
 } pkscan_load_call;
 
+/* What the load would change that the pickle did not provably make
+ * (the closed world; pkscan_state.c, doc/SECURITY.md). A pickle may give
+ * state to (BUILD) or store into (APPEND(S), SETITEM(S), ADDITEMS) only
+ * objects it made fresh: with its own opcodes, or by a call the closed
+ * table (pkscan_table.c) says returns a new object, or a function or
+ * class carried by value. It may call only callables of that table
+ * whose cost it can bound, classes carried by value, and names outside
+ * the table (a policy's allow rules decide those). */
+typedef enum {
+    PKSCAN_STATE_VALUE = 0, /* target: what a table call returns that
+                               may be an existing or shared object */
+    PKSCAN_STATE_OPAQUE,    /* target: a result the scan cannot know */
+    PKSCAN_STATE_IMPORT,    /* a fill reconstructor or __init__ writes
+                               into an imported object */
+    PKSCAN_STATE_TAINT,     /* target: an object the pickle made, after
+                               it was passed to a call outside the table
+                               (which may keep it or share it) */
+    PKSCAN_STATE_NAMED,     /* target: what a named callable outside the
+                               table returned: only an allow rule naming
+                               that callable can vouch for it */
+    PKSCAN_STATE_CALL,      /* a call of a name the table leaves out (or
+                               whose form it leaves out): vouchable by an
+                               allow rule naming it */
+    PKSCAN_STATE_COMPUTED,  /* a call of a value computed at load time */
+    PKSCAN_STATE_UNBOUNDED, /* a call whose cost follows a value the
+                               scan cannot bound */
+} pkscan_state_kind;
+
+typedef struct {
+    size_t offset;          /* the opcode that writes or calls */
+    int opcode;             /* its byte */
+    pkscan_state_kind kind;
+    size_t target_offset;   /* the opcode that made the target (TAINT:
+                               of the call it was passed to; a call: the
+                               callable's or argument's) */
+    /* the callable that decides it (NAMED, CALL: the one an allow rule
+     * must name; VALUE, TAINT: the call); s NULL when not a name */
+    pkscan_str module;
+    pkscan_str name;
+    const char *text;       /* one line saying what and why, names
+                               escaped (\xNN), owned by the report */
+} pkscan_state_write;
+
 /* What a part carried by value is (pkscan_part). */
 typedef enum {
     PKSCAN_PART_FUNCTION = 0, /* a function of `functions` */
@@ -603,6 +646,15 @@ typedef struct {
     pkscan_part *parts;
     size_t n_parts;
     size_t by_value;
+    /* The closed world: each write or call the scan cannot vouch for,
+     * in input order (at most PKSCAN_MAX_ITEMS listed; the counts are
+     * exact). n_state_vouchable of them are NAMED or CALL (an allow
+     * rule naming the callable may admit them); the rest are refused
+     * under every policy. */
+    pkscan_state_write *state_writes;
+    size_t n_state_writes;
+    size_t n_state_total;
+    size_t n_state_vouchable;
 } pkscan_report;
 
 /* Flags for pkscan_scan. */
@@ -658,10 +710,14 @@ const char *pkscan_status_name(pkscan_status s);
 const char *pkscan_via_name(pkscan_via v);
 const char *pkscan_category_name(pkscan_category c);
 const char *pkscan_param_kind_name(pkscan_param_kind k);
+/* "value", "opaque", "import", "taint", "named", "call", "computed",
+ * "unbounded" */
+const char *pkscan_state_kind_name(pkscan_state_kind k);
 
 /* The verdict of `cloudpickle-load --strict`: 1 if the report has a
- * dangerous import, an import of category PKSCAN_CAT_OTHER, or code
- * carried by value that the load runs (n_load_calls), else 0. */
+ * dangerous import, an import of category PKSCAN_CAT_OTHER, code
+ * carried by value that the load runs (n_load_calls), or a write or call
+ * outside the closed world (n_state_total), else 0. */
 int pkscan_strict_violation(const pkscan_report *r);
 
 #endif

@@ -169,6 +169,10 @@ typedef struct {
      * and how many ops it had had before (its edges, in order) */
     uint32_t *builds;
     size_t nbuilds, capbuilds;
+    /* writes the state pass checks, three each: the target, the
+     * opcode's offset and its byte (pkscan_walk.c note_write) */
+    uint32_t *writes;
+    size_t nwrites, capwrites;
 
     uint32_t *memo_dense; /* index -> node id + 1 */
     size_t memo_dense_cap, memo_dense_limit;
@@ -410,6 +414,7 @@ char *pkscan_rep_strdup(report_impl *r, const char *p, size_t n);
 
 /* pkscan_walk.c */
 void pkscan_walk(scanner *sc, size_t len);
+const char *pkscan_op_name(uint8_t op);
 
 /* pkscan_depth.c */
 int pkscan_depth_pass(scanner *sc);
@@ -472,6 +477,9 @@ int pkscan_call_kind(int k);
 int pkscan_makes_code(const analysis *an, const node *nd);
 void pkscan_objects_pass(analysis *an);
 int pkscan_own_bytecode(const analysis *an, long magic);
+
+/* pkscan_state.c */
+void pkscan_state_pass(analysis *an);
 
 /* pkscan_calls.c */
 void pkscan_calls_pass(analysis *an);

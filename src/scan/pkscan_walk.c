@@ -986,6 +986,24 @@ static const char *kname(const scanner *sc, uint32_t id)
     return kind_names[kind_e(sc, id)];
 }
 
+/* A write into `target` (BUILD, APPEND(S), SETITEM(S), ADDITEMS) at
+ * `off`, for the state pass: kept when the target is opaque or already
+ * an operand of something (a call may hold it); a container the pickle
+ * fills before anything uses it cannot have been given to a call. */
+static int note_write(scanner *sc, uint32_t target, size_t off)
+{
+    if (!opaque(sc, target) && sc->nodes[target].refs == 0)
+        return 0;
+    if (sgrow(sc->acct, (void **)&sc->writes, &sc->capwrites,
+              3 * (sc->nwrites + 1), sizeof(uint32_t)))
+        return pkscan_nomem(sc, off);
+    sc->writes[3 * sc->nwrites] = target;
+    sc->writes[3 * sc->nwrites + 1] = (uint32_t)off;
+    sc->writes[3 * sc->nwrites + 2] = sc->d[off];
+    sc->nwrites++;
+    return 0;
+}
+
 /* --- opcodes ------------------------------------------------------------- */
 
 static int do_append(scanner *sc, size_t x, size_t off)
@@ -1002,7 +1020,8 @@ static int do_append(scanner *sc, size_t x, size_t off)
                            "'%s' object has no attribute 'append'",
                            kname(sc, list));
     list = at(sc, x - 1);
-    if (list == NONE_ID || add_items(sc, list, x, len, off))
+    if (list == NONE_ID || note_write(sc, list, off) ||
+        add_items(sc, list, x, len, off))
         return -1;
     sc->nstack = x;
     return 0;
@@ -1032,7 +1051,8 @@ static int do_setitems(scanner *sc, size_t x, size_t off)
                            kname(sc, d));
     }
     d = at(sc, x - 1);
-    if (d == NONE_ID || add_items(sc, d, x, len, off))
+    if (d == NONE_ID || note_write(sc, d, off) ||
+        add_items(sc, d, x, len, off))
         return -1;
     sc->nstack = x;
     return 0;
@@ -1100,6 +1120,8 @@ static int do_build(scanner *sc, size_t off)
         sc->builds[3 * sc->nbuilds + 1] = state;
         sc->builds[3 * sc->nbuilds + 2] = sc->nodes[inst].n;
         sc->nbuilds++;
+        if (note_write(sc, inst, off))
+            return -1;
         return add_edge(sc, inst, state, off);
     }
     use(sc, state);
@@ -1561,7 +1583,8 @@ static int op_additems(scanner *sc, size_t *pos, size_t off,
                            kname(sc, set));
     }
     set = at(sc, mk - 1);
-    if (set == NONE_ID || add_items(sc, set, mk, sc->nstack, off))
+    if (set == NONE_ID || note_write(sc, set, off) ||
+        add_items(sc, set, mk, sc->nstack, off))
         return -1;
     sc->nstack = mk;
     return 0;
@@ -1986,4 +2009,9 @@ void pkscan_walk(scanner *sc, size_t len)
         if (is_lazy(sc, sc->stack[i]))
             sc->stack[i] = NONE_ID;
     sc->lazy = 0;
+}
+
+const char *pkscan_op_name(uint8_t op)
+{
+    return op_rows[op].name ? op_rows[op].name : "?";
 }

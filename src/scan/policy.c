@@ -438,6 +438,30 @@ cpk_policy_load_calls(const cpk_policy *p, const pkscan_report *r)
     return r->n_load_calls + (r->truncated ? 1 : 0);
 }
 
+int
+cpk_policy_state_admits(const cpk_policy *p, const pkscan_state_write *w)
+{
+    if (!cpk_policy_active(p))
+        return 1;
+    if ((w->kind != PKSCAN_STATE_NAMED && w->kind != PKSCAN_STATE_CALL) ||
+        w->module.s == NULL || w->name.s == NULL)
+        return 0;
+    path d = {w->module.s, w->name.s, w->module.len, w->name.len};
+    return !deny_match(p, &d) && any_match(p->allow, p->n_allow, &d);
+}
+
+size_t
+cpk_policy_state(const cpk_policy *p, const pkscan_report *r)
+{
+    if (!cpk_policy_active(p))
+        return 0;
+    size_t count = r->n_state_total - r->n_state_writes;
+    for (size_t i = 0; i < r->n_state_writes; i++)
+        if (!cpk_policy_state_admits(p, &r->state_writes[i]))
+            count++;
+    return count;
+}
+
 cpk_policy_names *
 cpk_policy_names_new(const cpk_policy *p, const pkscan_report *r)
 {

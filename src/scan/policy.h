@@ -129,6 +129,18 @@ size_t cpk_policy_check(const cpk_policy *p, const pkscan_report *r,
  * and may miss some), else 0. */
 size_t cpk_policy_load_calls(const cpk_policy *p, const pkscan_report *r);
 
+/* The closed world (pkscan.h pkscan_state_write): a pickle may give state
+ * to, or store into, only objects it provably made, and call only what
+ * the scanner's closed table vouches for. An entry of kind NAMED or CALL
+ * names a callable outside that table: an allow rule naming it (not the
+ * plain list, not a deny-only policy) vouches for it. Whether `w` is
+ * admitted by `p` (an inactive policy admits everything). */
+int cpk_policy_state_admits(const cpk_policy *p, const pkscan_state_write *w);
+
+/* How many of `r`'s state entries an active `p` refuses (entries past
+ * the listed ones count as refused), else 0. */
+size_t cpk_policy_state(const cpk_policy *p, const pkscan_report *r);
+
 /* The runtime side: the find_class(module, name) lookups a load under a
  * policy may make, taken from the static report. A lookup is permitted
  * iff (module, name) spells an import of the report that the policy

@@ -1,0 +1,777 @@
+/* pkscan_state.c - the closed world (pkscan.h pkscan_state_write): which
+ * objects the pickle provably made fresh, and every write or call that
+ * reaches beyond them.
+ *
+ * Each node gets a provenance, forwards in node order (operands are
+ * older than what uses them):
+ *   FRESH   made by the pickle's own opcodes, by a call the closed table
+ *           (pkscan_table.c) says returns a new object, or a function or
+ *           class carried by value: it may receive state;
+ *   IMPORT  a name (GLOBAL, a constant getattr, subimport): a write into
+ *           one is the import's own verdict ("modifies an imported
+ *           object"), except a fill reconstructor's or __init__'s;
+ *   VALUE   what a table call returns that may be an existing, cached or
+ *           shared object: never a target;
+ *   NAMED   what a named callable outside the table returns: a target
+ *           only for an allow rule naming that callable;
+ *   OPAQUE  anything else: never a target.
+ * A call outside the table (NAMED) may keep its arguments: everything
+ * reachable from them is tainted from that call's offset on, and a later
+ * write into a tainted object is refused. Calls of names the table
+ * leaves out, of computed values, and of bounded-cost entries on
+ * computed arguments are refused where they stand. */
+#include "scan/pkscan_internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+enum { P_FRESH = 0, P_IMPORT, P_VALUE, P_OPAQUE, P_NAMED };
+#define P_MASK 0x7
+#define P_DEEP_DONE 0x10  /* deep_plain computed */
+#define P_DEEP_PLAIN 0x20 /* nothing reachable is a call result */
+#define P_VISITING 0x40
+
+/* bytes(n), bytearray(n) and the like allocate by the value: a literal
+ * int argument of a bounded entry above this is refused */
+#define BOUNDED_INT_MAX (INT64_C(1) << 20)
+
+typedef struct {
+    analysis *an;
+    scanner *sc;
+    uint8_t *prov;
+    uint32_t *taint;   /* 1 + offset of the first call outside the table
+                          it was passed to; 0: none */
+    uint32_t *by;      /* the call that decided prov, NONE_ID if none */
+    uint32_t *taint_by; /* the call that tainted it */
+    uint32_t *work;
+    size_t nwork, capwork;
+    pkscan_state_write *out;
+    size_t nout, capout;
+    size_t total, vouchable;
+    int oom;
+} state;
+
+/* --- the entries ---------------------------------------------------------- */
+
+/* `p[0, len)` with bytes outside printable ASCII as \xNN. */
+static void put_escaped(char *buf, size_t cap, size_t *at, const char *p,
+                        size_t len)
+{
+    for (size_t i = 0; i < len && *at + 5 < cap; i++) {
+        unsigned char c = (unsigned char)p[i];
+        if (c >= 0x20 && c < 0x7f && c != '\\')
+            buf[(*at)++] = (char)c;
+        else
+            *at += (size_t)snprintf(buf + *at, cap - *at, "\\x%02x", c);
+    }
+    buf[*at] = '\0';
+}
+
+/* The dotted name of resolved `r` (escaped), or "a computed value". */
+static void name_text(char *buf, size_t cap, const resolved *r)
+{
+    size_t at = 0;
+    buf[0] = '\0';
+    if (r == NULL) {
+        snprintf(buf, cap, "a value computed at load time");
+        return;
+    }
+    put_escaped(buf, cap, &at, r->m, r->ml);
+    if (!r->is_module && r->nl) {
+        if (at + 2 < cap) {
+            buf[at++] = '.';
+            buf[at] = '\0';
+        }
+        put_escaped(buf, cap, &at, r->n, r->nl);
+    }
+}
+
+/* One entry: `kind` at `off`, made at `made`, decided by `r`; the text
+ * from `fmt` (after "OPCODE at byte N "). */
+static void add(state *s, pkscan_state_kind kind, size_t off, size_t made,
+                const resolved *r, const char *fmt, ...)
+{
+    s->total++;
+    if (kind == PKSCAN_STATE_NAMED || kind == PKSCAN_STATE_CALL)
+        s->vouchable++;
+    if (s->nout >= PKSCAN_MAX_ITEMS) {
+        s->an->rep->pub.truncated = 1;
+        return;
+    }
+    if (charge(s->an, 64) ||
+        sgrow(s->sc->acct, (void **)&s->out, &s->capout, s->nout + 1,
+              sizeof *s->out)) {
+        if (!s->an->rep->pub.truncated)
+            s->oom = 1;
+        return;
+    }
+    char text[768];
+    uint8_t op = s->sc->d[off];
+    int k = snprintf(text, sizeof text, "%s at byte %zu ",
+                     pkscan_op_name(op), off);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text + k, sizeof text - (size_t)k, fmt, ap);
+    va_end(ap);
+    pkscan_state_write *w = &s->out[s->nout];
+    memset(w, 0, sizeof *w);
+    w->offset = off;
+    w->opcode = op;
+    w->kind = kind;
+    w->target_offset = made;
+    if (r != NULL) {
+        w->module = pkscan_rstr(s->an, r->m, r->ml);
+        if (!r->is_module)
+            w->name = pkscan_rstr(s->an, r->n, r->nl);
+    }
+    w->text = pkscan_rep_strdup(s->an->rep, text, strlen(text));
+    if (w->text == NULL) {
+        s->oom = 1;
+        return;
+    }
+    s->nout++;
+}
+
+/* --- names ----------------------------------------------------------------- */
+
+/* The row of (m, n), stock cloudpickle's three module spellings as one. */
+static const pkscan_closed *row_of(const char *m, size_t ml, const char *n,
+                                   size_t nl)
+{
+    if (pkscan_is_cp_module(m, ml))
+        return pkscan_table_find("cloudpickle", 11, n, nl);
+    return pkscan_table_find(m, ml, n, nl);
+}
+
+/* What a callable node is. */
+enum { CE_ROW, CE_ABSENT, CE_NAMED, CE_CLASS, CE_FUNCTION, CE_COMPUTED };
+
+typedef struct {
+    int what;
+    const resolved *r;
+    const pkscan_closed *row;
+    const char *dunder; /* "__new__", ... when the name ends in one the
+                           table has no row for (row: the class's) */
+} callee;
+
+static int is_named_dunder(const char *p, size_t len, const char *d)
+{
+    return str_eq(p, len, d);
+}
+
+static callee callee_of(const state *s, uint32_t c)
+{
+    callee ce = {CE_COMPUTED, NULL, NULL, NULL};
+    if (c == NONE_ID)
+        return ce;
+    if (aux_get(s->an, c, AUX_CLS)) {
+        ce.what = CE_CLASS;
+        return ce;
+    }
+    if (aux_get(s->an, c, AUX_FN)) {
+        ce.what = CE_FUNCTION;
+        return ce;
+    }
+    const resolved *r = res_get(s->an, c);
+    if (r == NULL || r->is_module)
+        return ce;
+    ce.r = r;
+    ce.row = row_of(r->m, r->ml, r->n, r->nl);
+    if (ce.row != NULL) {
+        ce.what = CE_ROW;
+        return ce;
+    }
+    /* X.__new__, X.__init__, ...: decided from X's row and the dunder */
+    const char *dot = NULL;
+    for (size_t i = r->nl; i-- > 0;)
+        if (r->n[i] == '.') {
+            dot = r->n + i;
+            break;
+        }
+    static const char *const dunders[] = {"__new__", "__init__", "__call__",
+                                          "__getitem__",
+                                          "__class_getitem__"};
+    if (dot != NULL) {
+        size_t dl = r->nl - (size_t)(dot + 1 - r->n);
+        for (size_t i = 0; i < NELEM(dunders); i++)
+            if (is_named_dunder(dot + 1, dl, dunders[i])) {
+                ce.dunder = dunders[i];
+                ce.row = row_of(r->m, r->ml, r->n, (size_t)(dot - r->n));
+                break;
+            }
+    }
+    pkscan_category cat = pkscan_categorize(r->m, r->ml, r->n, r->nl);
+    if (ce.dunder != NULL && (ce.row != NULL || cat == PKSCAN_CAT_PLAIN)) {
+        ce.what = CE_ROW;
+        return ce;
+    }
+    ce.dunder = NULL;
+    ce.row = NULL;
+    ce.what = cat == PKSCAN_CAT_OTHER ? CE_NAMED : CE_ABSENT;
+    return ce;
+}
+
+/* --- provenance ------------------------------------------------------------ */
+
+static int prov(const state *s, uint32_t id)
+{
+    return id == NONE_ID ? P_OPAQUE : s->prov[id] & P_MASK;
+}
+
+static void set_prov(state *s, uint32_t id, int p, uint32_t by)
+{
+    s->prov[id] = (uint8_t)((s->prov[id] & ~P_MASK) | p);
+    s->by[id] = by;
+}
+
+static size_t off_of(const state *s, uint32_t id)
+{
+    return id == NONE_ID ? 0 : s->sc->nodes[id].off;
+}
+
+static int push_work(state *s, uint32_t id)
+{
+    if (sgrow(s->sc->acct, (void **)&s->work, &s->capwork, s->nwork + 1,
+              sizeof(uint32_t))) {
+        s->oom = 1;
+        return -1;
+    }
+    s->work[s->nwork++] = id;
+    return 0;
+}
+
+/* The operands a node holds: its items, and a call's callable and
+ * arguments; each passed to `fn` until it returns nonzero. */
+static int each_child(state *s, uint32_t id, int (*fn)(state *, uint32_t,
+                                                       void *), void *arg)
+{
+    const node *nd = &s->sc->nodes[id];
+    if (nd->kind == K_REDUCE || nd->kind == K_NEWOBJ || nd->kind == K_OBJ) {
+        if (nd->a != NONE_ID && fn(s, nd->a, arg))
+            return 1;
+        if (nd->b != NONE_ID && fn(s, nd->b, arg))
+            return 1;
+    }
+    for (uint32_t e = nd->n ? nd->eh : NONE_ID, k = 0; k < nd->n;
+         k++, e = s->sc->edges[e].next)
+        if (fn(s, s->sc->edges[e].child, arg))
+            return 1;
+    return 0;
+}
+
+/* Whether nothing reachable from `id` is a call result, an import or a
+ * buffer: its size is in the input and iterating, hashing or comparing
+ * it runs no method of a class. Memoized per node; a cycle of plain
+ * containers is plain. Depth-first with an explicit stack of (node,
+ * next edge) pairs: linear in what it visits. */
+static int deep_plain(state *s, uint32_t id)
+{
+    if (s->prov[id] & P_DEEP_DONE)
+        return (s->prov[id] & P_DEEP_PLAIN) != 0;
+    size_t base = s->nwork;
+    int ok = s->sc->nodes[id].kind < K_GLOBAL;
+    if (ok) {
+        const node *nd = &s->sc->nodes[id];
+        if (push_work(s, id) || push_work(s, nd->n ? nd->eh : NONE_ID))
+            return 0;
+        s->prov[id] |= P_VISITING;
+    }
+    while (ok && s->nwork > base) {
+        uint32_t top = s->work[s->nwork - 2];
+        uint32_t e = s->work[s->nwork - 1];
+        if (e == NONE_ID) {
+            s->prov[top] = (uint8_t)((s->prov[top] & ~P_VISITING) |
+                                     P_DEEP_DONE | P_DEEP_PLAIN);
+            s->nwork -= 2;
+            continue;
+        }
+        uint32_t c = s->sc->edges[e].child;
+        s->work[s->nwork - 1] = e == s->sc->nodes[top].et
+                                    ? NONE_ID : s->sc->edges[e].next;
+        uint8_t pc = s->prov[c];
+        if (pc & P_DEEP_DONE) {
+            ok = (pc & P_DEEP_PLAIN) != 0;
+            continue;
+        }
+        if (pc & P_VISITING)
+            continue;
+        if (s->sc->nodes[c].kind >= K_GLOBAL) {
+            s->prov[c] |= P_DEEP_DONE;
+            ok = 0;
+            continue;
+        }
+        const node *cn = &s->sc->nodes[c];
+        if (push_work(s, c) || push_work(s, cn->n ? cn->eh : NONE_ID))
+            return 0;
+        s->prov[c] |= P_VISITING;
+    }
+    /* a failure: what is still on the path is not plain */
+    while (s->nwork > base) {
+        uint32_t t = s->work[s->nwork - 2];
+        s->nwork -= 2;
+        s->prov[t] = (uint8_t)((s->prov[t] & ~(P_VISITING | P_DEEP_PLAIN)) |
+                               P_DEEP_DONE);
+    }
+    if (!ok)
+        s->prov[id] = (uint8_t)((s->prov[id] & ~P_DEEP_PLAIN) | P_DEEP_DONE);
+    return ok;
+}
+
+/* A bounded entry's arguments: each plain all the way down, and no int
+ * literal bigger than BOUNDED_INT_MAX among them. NONE_ID when they
+ * are; else the node that is not. */
+static uint32_t unbounded_arg(state *s, uint32_t args)
+{
+    if (args == NONE_ID || s->sc->nodes[args].kind >= K_GLOBAL)
+        return args;
+    const node *nd = &s->sc->nodes[args];
+    for (uint32_t e = nd->n ? nd->eh : NONE_ID, k = 0; k < nd->n;
+         k++, e = s->sc->edges[e].next) {
+        uint32_t c = s->sc->edges[e].child;
+        const node *cn = &s->sc->nodes[c];
+        if (cn->kind == K_INT &&
+            ((cn->flags & NF_BIGINT) || cn->u.ival > BOUNDED_INT_MAX ||
+             cn->u.ival < -BOUNDED_INT_MAX))
+            return c;
+        if (!deep_plain(s, c))
+            return c;
+    }
+    return NONE_ID;
+}
+
+/* Taint everything reachable from `id` with the call `call`. */
+static int taint_child(state *s, uint32_t c, void *arg);
+
+static void taint_from(state *s, uint32_t id, uint32_t call)
+{
+    if (id == NONE_ID || s->taint[id])
+        return;
+    uint32_t mark = s->sc->nodes[call].off + 1;
+    size_t base = s->nwork;
+    s->taint[id] = mark;
+    s->taint_by[id] = call;
+    if (push_work(s, id))
+        return;
+    while (s->nwork > base) {
+        uint32_t t = s->work[--s->nwork];
+        uint32_t pair[2] = {mark, call};
+        each_child(s, t, taint_child, pair);
+        if (s->oom)
+            return;
+    }
+}
+
+static int taint_child(state *s, uint32_t c, void *arg)
+{
+    const uint32_t *pair = arg;
+    if (s->taint[c])
+        return 0;
+    s->taint[c] = pair[0];
+    s->taint_by[c] = pair[1];
+    return push_work(s, c);
+}
+
+/* --- checks ------------------------------------------------------------------ */
+
+/* A write at `off` (by a state opcode, or by a call writing argument 0)
+ * into `t`. */
+static void check_write(state *s, uint32_t t, size_t off, int by_call)
+{
+    int p = prov(s, t);
+    uint32_t by = t == NONE_ID ? NONE_ID : s->by[t];
+    const resolved *r = by == NONE_ID ? NULL
+                                      : res_get(s->an, s->sc->nodes[by].a);
+    char nm[300];
+    name_text(nm, sizeof nm, r);
+    switch (p) {
+    case P_FRESH:
+        if (s->taint[t] && s->taint[t] - 1 < off) {
+            uint32_t call = s->taint_by[t];
+            const resolved *cr = res_get(s->an, s->sc->nodes[call].a);
+            name_text(nm, sizeof nm, cr);
+            add(s, PKSCAN_STATE_TAINT, off, s->taint[t] - 1, cr,
+                "stores into an object the pickle made at byte %zu after "
+                "passing it to %s at byte %zu, which may keep or share it",
+                off_of(s, t), nm, (size_t)s->taint[t] - 1);
+        }
+        return;
+    case P_IMPORT:
+        /* a state opcode on an import is the import's own verdict */
+        if (by_call)
+            add(s, PKSCAN_STATE_IMPORT, off, off_of(s, t), res_get(s->an, t),
+                "writes into an imported object (byte %zu)", off_of(s, t));
+        return;
+    case P_VALUE:
+        add(s, PKSCAN_STATE_VALUE, off, off_of(s, t), r,
+            "gives state to what %s returned at byte %zu, which may be an "
+            "existing or shared object, not one the pickle made",
+            nm, off_of(s, t));
+        return;
+    case P_NAMED:
+        add(s, PKSCAN_STATE_NAMED, off, off_of(s, t), r,
+            "gives state to what %s returned at byte %zu, which only an "
+            "allow rule naming %s can vouch for",
+            nm, off_of(s, t), nm);
+        return;
+    default:
+        add(s, PKSCAN_STATE_OPAQUE, off, off_of(s, t), NULL,
+            "gives state to an object made at byte %zu that the pickle did "
+            "not provably make (the result of a call the scan cannot "
+            "vouch for)",
+            off_of(s, t));
+        return;
+    }
+}
+
+/* The provenance of a new form (NEWOBJ, cls.__new__(cls), copyreg's
+ * __newobj__) of class node `cls`, for the call `id`. */
+static void new_form(state *s, uint32_t id, uint32_t cls, uint32_t args)
+{
+    callee ce = callee_of(s, cls);
+    char nm[300];
+    name_text(nm, sizeof nm, ce.r);
+    size_t off = s->sc->nodes[id].off;
+    switch (ce.what) {
+    case CE_CLASS:
+        set_prov(s, id, P_FRESH, id);
+        return;
+    case CE_ROW:
+        if (ce.dunder == NULL && ce.row->newf == PKT_NEW) {
+            set_prov(s, id, P_FRESH, id);
+            return;
+        }
+        if (ce.dunder == NULL && ce.row->newf == PKT_VALUE) {
+            set_prov(s, id, P_VALUE, id);
+            return;
+        }
+        add(s, PKSCAN_STATE_CALL, off, off_of(s, cls), ce.r,
+            "makes a new %s, a form of it the scan cannot vouch for (its "
+            "closed table leaves it out)", nm);
+        break;
+    case CE_ABSENT:
+        add(s, PKSCAN_STATE_CALL, off, off_of(s, cls), ce.r,
+            "makes a new %s, which the scan cannot vouch for (its closed "
+            "table leaves it out)", nm);
+        break;
+    case CE_NAMED:
+        set_prov(s, id, P_NAMED, id);
+        taint_from(s, args, id);
+        return;
+    default:
+        add(s, PKSCAN_STATE_COMPUTED, off, off_of(s, cls), NULL,
+            "makes an instance of a class computed at load time (byte %zu), "
+            "which may be any object", off_of(s, cls));
+        break;
+    }
+    set_prov(s, id, P_OPAQUE, id);
+    taint_from(s, args, id);
+}
+
+/* copyreg.__newobj__(cls, ...), __newobj_ex__(cls, args, kw),
+ * _reconstructor(cls, base, state) and array._array_reconstructor(cls,
+ * ...): new forms of their first argument. 1 when `ce` is one. */
+static int copyreg_form(state *s, uint32_t id, const resolved *r,
+                        uint32_t args)
+{
+    int nobj = pkscan_res_is(r, "copyreg", "__newobj__") ||
+               pkscan_res_is(r, "copyreg", "__newobj_ex__") ||
+               pkscan_res_is(r, "array", "_array_reconstructor");
+    int recon = pkscan_res_is(r, "copyreg", "_reconstructor");
+    if (!nobj && !recon)
+        return 0;
+    uint32_t cls = item(s->sc, args, 0);
+    if (recon) {
+        /* base.__new__(cls, state) then base.__init__(obj, state): the
+         * new form of cls when base is object or a table class whose new
+         * form is new (dict, list: base.__init__ copies state) */
+        callee base = callee_of(s, item(s->sc, args, 1));
+        int ok = base.what == CE_ROW && base.dunder == NULL &&
+                 (pkscan_res_is(base.r, "builtins", "object") ||
+                  (base.row->newf == PKT_NEW && base.row->call == PKT_NEW));
+        if (!ok) {
+            char nm[300];
+            name_text(nm, sizeof nm, base.r);
+            if (base.what == CE_NAMED) {
+                set_prov(s, id, P_NAMED, id);
+                taint_from(s, args, id);
+                return 1;
+            }
+            add(s, base.what == CE_COMPUTED ? PKSCAN_STATE_COMPUTED
+                                            : PKSCAN_STATE_CALL,
+                s->sc->nodes[id].off, off_of(s, item(s->sc, args, 1)),
+                base.r,
+                "rebuilds an object through the base %s, which the scan "
+                "cannot vouch for", nm);
+            set_prov(s, id, P_OPAQUE, id);
+            taint_from(s, args, id);
+            return 1;
+        }
+    }
+    if (cls == NONE_ID) {
+        add(s, PKSCAN_STATE_COMPUTED, s->sc->nodes[id].off, 0, NULL,
+            "makes an instance of a class computed at load time");
+        set_prov(s, id, P_OPAQUE, id);
+        taint_from(s, args, id);
+        return 1;
+    }
+    new_form(s, id, cls, args);
+    return 1;
+}
+
+/* A call `id` of callable `c` with arguments `args`. */
+static void call_form(state *s, uint32_t id, uint32_t c, uint32_t args)
+{
+    size_t off = s->sc->nodes[id].off;
+    callee ce = callee_of(s, c);
+    char nm[300];
+    name_text(nm, sizeof nm, ce.r);
+    if (ce.what == CE_CLASS) {
+        /* an instance of a class carried by value (its own code is the
+         * calls pass' concern) */
+        set_prov(s, id, P_FRESH, id);
+        return;
+    }
+    if (ce.what == CE_FUNCTION) {
+        /* code carried by value run at load: the calls pass lists it */
+        set_prov(s, id, P_OPAQUE, id);
+        taint_from(s, args, id);
+        return;
+    }
+    if (ce.what == CE_NAMED) {
+        set_prov(s, id, P_NAMED, id);
+        taint_from(s, args, id);
+        return;
+    }
+    if (ce.r != NULL && copyreg_form(s, id, ce.r, args))
+        return;
+    if (pkscan_res_is(ce.r, "builtins", "getattr")) {
+        /* a constant attribute lookup (the resolve pass keeps getattr
+         * dangerous otherwise): an existing object */
+        set_prov(s, id, P_VALUE, id);
+        return;
+    }
+    if (ce.r != NULL && (pkscan_res_is(ce.r, "operator", "getitem") ||
+                         pkscan_res_is(ce.r, "_operator", "getitem") ||
+                         (ce.dunder != NULL &&
+                          strcmp(ce.dunder, "__getitem__") == 0))) {
+        /* typing's subscriptions: an item of an import or of a value
+         * (no method of an object the pickle made runs) */
+        int p0 = prov(s, item(s->sc, args, 0));
+        if (p0 == P_IMPORT || p0 == P_VALUE) {
+            set_prov(s, id, P_VALUE, id);
+            return;
+        }
+        add(s, PKSCAN_STATE_CALL, off, off_of(s, item(s->sc, args, 0)),
+            ce.r,
+            "calls %s on an object that is not an import (byte %zu): it "
+            "may run that object's own method or return an object the "
+            "pickle did not make", nm, off_of(s, item(s->sc, args, 0)));
+        set_prov(s, id, P_OPAQUE, id);
+        return;
+    }
+    if (ce.what == CE_COMPUTED) {
+        add(s, PKSCAN_STATE_COMPUTED, off, off_of(s, c), NULL,
+            "calls a value computed at load time (byte %zu), which may be "
+            "any callable", off_of(s, c));
+        set_prov(s, id, P_OPAQUE, id);
+        taint_from(s, args, id);
+        return;
+    }
+    if (ce.what == CE_ABSENT) {
+        add(s, PKSCAN_STATE_CALL, off, off_of(s, c), ce.r,
+            "calls %s, which the scan cannot vouch for (its closed table "
+            "leaves it out)", nm);
+        set_prov(s, id, P_OPAQUE, id);
+        taint_from(s, args, id);
+        return;
+    }
+    /* a row, or X.<dunder> of one */
+    const pkscan_closed *row = ce.row;
+    if (ce.dunder != NULL) {
+        if (strcmp(ce.dunder, "__new__") == 0) {
+            if (row != NULL && row->newf != PKT_NEW) {
+                add(s, PKSCAN_STATE_CALL, off, off_of(s, c), ce.r,
+                    "calls %s, which the scan cannot vouch for", nm);
+                set_prov(s, id, P_OPAQUE, id);
+                return;
+            }
+            uint32_t cls = item(s->sc, args, 0);
+            if (cls == NONE_ID) {
+                add(s, PKSCAN_STATE_COMPUTED, off, off_of(s, c), ce.r,
+                    "calls %s without a class the scan can name", nm);
+                set_prov(s, id, P_OPAQUE, id);
+                return;
+            }
+            new_form(s, id, cls, args);
+            return;
+        }
+        if (strcmp(ce.dunder, "__init__") == 0 && row != NULL &&
+            row->call == PKT_NEW) {
+            /* re-initialises argument 0 in place */
+            set_prov(s, id, P_VALUE, id);
+            check_write(s, item(s->sc, args, 0), off, 1);
+            return;
+        }
+        if (strcmp(ce.dunder, "__class_getitem__") == 0) {
+            set_prov(s, id, P_VALUE, id);
+            return;
+        }
+        add(s, PKSCAN_STATE_CALL, off, off_of(s, c), ce.r,
+            "calls %s, which the scan cannot vouch for", nm);
+        set_prov(s, id, P_OPAQUE, id);
+        return;
+    }
+    if (row->call == PKT_OPAQUE) {
+        add(s, PKSCAN_STATE_CALL, off, off_of(s, c), ce.r,
+            "calls %s, whose result the scan cannot vouch for (it may "
+            "return or write through to its arguments)", nm);
+        set_prov(s, id, P_OPAQUE, id);
+        taint_from(s, args, id);
+        return;
+    }
+    if (row->flags & PKT_BOUNDED) {
+        uint32_t bad = unbounded_arg(s, args);
+        if (bad != NONE_ID) {
+            add(s, PKSCAN_STATE_UNBOUNDED, off, off_of(s, bad), ce.r,
+                "calls %s on a value its cost follows that the scan cannot "
+                "bound (byte %zu: made at load, or a large int)",
+                nm, off_of(s, bad));
+            set_prov(s, id, P_OPAQUE, id);
+            return;
+        }
+    }
+    int kind = row->call;
+    if (row->flags & PKT_DISPATCH) {
+        uint32_t a0 = item(s->sc, args, 0);
+        int k0 = kind_of(s->sc, a0);
+        if (k0 < K_STR || k0 >= K_GLOBAL || !deep_plain(s, a0)) {
+            add(s, PKSCAN_STATE_CALL, off, off_of(s, a0), ce.r,
+                "calls %s on an object that is not a container the pickle "
+                "built (byte %zu): it would run that object's own method",
+                nm, off_of(s, a0));
+            set_prov(s, id, P_OPAQUE, id);
+            return;
+        }
+    }
+    int p = kind == PKT_NEW ? P_FRESH : P_VALUE;
+    /* a result that keeps and writes an argument is fresh only while
+     * that argument is */
+    for (unsigned k = 0; k < 8 && p == P_FRESH; k++)
+        if (row->shares & (1u << k)) {
+            uint32_t a = item(s->sc, args, k);
+            if (prov(s, a) != P_FRESH || (a != NONE_ID && s->taint[a]))
+                p = P_OPAQUE;
+        }
+    set_prov(s, id, p, id);
+    if (row->flags & PKT_WRITES0)
+        check_write(s, item(s->sc, args, 0), off, 1);
+}
+
+static void node_prov(state *s, uint32_t id)
+{
+    const node *nd = &s->sc->nodes[id];
+    const resolved *r = res_get(s->an, id);
+    if (r != NULL) {
+        set_prov(s, id, P_IMPORT, NONE_ID);
+        return;
+    }
+    switch (nd->kind) {
+    case K_GLOBAL:
+    case K_DYNAMIC:
+    case K_EXT:
+        set_prov(s, id, P_IMPORT, NONE_ID);
+        return;
+    case K_BUFFER:
+        set_prov(s, id, P_OPAQUE, NONE_ID);
+        return;
+    case K_REDUCE:
+        call_form(s, id, nd->a, nd->b);
+        break;
+    case K_NEWOBJ:
+        new_form(s, id, nd->a, nd->b);
+        break;
+    case K_OBJ:
+        if (nd->b == NONE_ID || (kind_of(s->sc, nd->b) == K_TUPLE &&
+                                 nitems(&s->sc->nodes[nd->b]) == 0))
+            new_form(s, id, nd->a, nd->b);
+        else
+            call_form(s, id, nd->a, nd->b);
+        break;
+    default:
+        set_prov(s, id, P_FRESH, NONE_ID);
+        return;
+    }
+    /* a function or class carried by value is the pickle's own (their
+     * hooks and fills are the calls pass'), unless the globals it
+     * shares were not */
+    if ((aux_get(s->an, id, AUX_FN) || aux_get(s->an, id, AUX_CLS)) &&
+        prov(s, id) == P_VALUE)
+        set_prov(s, id, P_FRESH, NONE_ID);
+}
+
+/* --- the pass -------------------------------------------------------------- */
+
+void pkscan_state_pass(analysis *an)
+{
+    scanner *sc = an->sc;
+    state s;
+    memset(&s, 0, sizeof s);
+    s.an = an;
+    s.sc = sc;
+    size_t n = sc->nnodes ? sc->nnodes : 1;
+    memacct *m = sc->acct;
+    s.prov = scalloc(m, n, 1);
+    s.taint = scalloc(m, n, sizeof(uint32_t));
+    s.by = scalloc(m, n, sizeof(uint32_t));
+    s.taint_by = scalloc(m, n, sizeof(uint32_t));
+    if (!s.prov || !s.taint || !s.by || !s.taint_by) {
+        an->oom = 1;
+        goto done;
+    }
+    for (size_t i = 0; i < sc->nnodes && !s.oom; i++)
+        node_prov(&s, (uint32_t)i);
+    size_t calls_end = s.nout;
+    for (size_t i = 0; i < sc->nwrites && !s.oom; i++)
+        check_write(&s, sc->writes[3 * i], sc->writes[3 * i + 1], 0);
+    if (s.oom) {
+        an->oom = 1;
+        goto done;
+    }
+    pkscan_report *r = &an->rep->pub;
+    if (s.nout) {
+        r->state_writes = pkscan_arena_alloc(&an->rep->mem,
+                                             s.nout * sizeof *s.out,
+                                             sizeof(void *));
+        if (r->state_writes == NULL) {
+            an->oom = 1;
+            goto done;
+        }
+        /* in input order: the calls' entries and the writes' are each
+         * in order already */
+        size_t i = 0, j = calls_end, k = 0;
+        while (i < calls_end || j < s.nout)
+            r->state_writes[k++] =
+                j >= s.nout ||
+                        (i < calls_end && s.out[i].offset <= s.out[j].offset)
+                    ? s.out[i++] : s.out[j++];
+    }
+    r->n_state_writes = s.nout;
+    r->n_state_total = s.total;
+    r->n_state_vouchable = s.vouchable;
+done:
+    if (s.prov)
+        acct_give(m, n);
+    if (s.taint)
+        acct_give(m, n * sizeof(uint32_t));
+    if (s.by)
+        acct_give(m, n * sizeof(uint32_t));
+    if (s.taint_by)
+        acct_give(m, n * sizeof(uint32_t));
+    acct_give(m, s.capwork * sizeof(uint32_t) + s.capout * sizeof *s.out);
+    free(s.prov);
+    free(s.taint);
+    free(s.by);
+    free(s.taint_by);
+    free(s.work);
+    free(s.out);
+}
