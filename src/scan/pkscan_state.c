@@ -27,9 +27,12 @@
 
 enum { P_FRESH = 0, P_IMPORT, P_VALUE, P_OPAQUE, P_NAMED };
 #define P_MASK 0x7
+#define P_BYVALUE 0x08    /* an instance of a class carried by value */
 #define P_DEEP_DONE 0x10  /* deep_plain computed */
 #define P_DEEP_PLAIN 0x20 /* nothing reachable is a call result */
 #define P_VISITING 0x40
+#define P_UNSIZED 0x80    /* its length is a value of the input (range),
+                             or it iterates such an object lazily */
 
 /* bytes(n), bytearray(n) and the like allocate by the value: a literal
  * int argument of a bounded entry above this is refused */
@@ -259,23 +262,50 @@ static int each_child(state *s, uint32_t id, int (*fn)(state *, uint32_t,
     return 0;
 }
 
-/* Whether nothing reachable from `id` is a call result, an import or a
- * buffer: its size is in the input and iterating, hashing or comparing
- * it runs no method of a class. Memoized per node; a cycle of plain
- * containers is plain. Depth-first with an explicit stack of (node,
- * next edge) pairs: linear in what it visits. */
+/* A node deep_plain need not look into: an import, a function carried
+ * by value, or what a table entry returned (its size was bounded when
+ * it was made; its methods are the standard library's), but not an
+ * unsized one. Returns 1 for such a leaf, 0 for a container to look
+ * into, -1 for what is not plain. */
+static int plain_leaf(const state *s, uint32_t id)
+{
+    if (s->sc->nodes[id].kind < K_GLOBAL)
+        return 0;
+    uint8_t p = s->prov[id];
+    if (p & (P_UNSIZED | P_BYVALUE))
+        return -1;
+    if (aux_get(s->an, id, AUX_FN))
+        return 1;
+    switch (p & P_MASK) {
+    case P_IMPORT:
+    case P_VALUE:
+        return 1;
+    case P_FRESH:
+        return aux_get(s->an, id, AUX_CLS) ? -1 : 1;
+    default:
+        return -1;
+    }
+}
+
+/* Whether the cost of iterating, hashing or comparing `id` is bounded by
+ * the input: plain containers all the way down to plain_leaf nodes, so
+ * no method of a class carried by value or of a computed object runs.
+ * Memoized per node; a cycle of plain containers is plain. Depth-first
+ * with an explicit stack of (node, next edge) pairs: linear in what it
+ * visits. */
 static int deep_plain(state *s, uint32_t id)
 {
     if (s->prov[id] & P_DEEP_DONE)
         return (s->prov[id] & P_DEEP_PLAIN) != 0;
+    int leaf = plain_leaf(s, id);
+    if (leaf != 0)
+        return leaf > 0;
     size_t base = s->nwork;
-    int ok = s->sc->nodes[id].kind < K_GLOBAL;
-    if (ok) {
-        const node *nd = &s->sc->nodes[id];
-        if (push_work(s, id) || push_work(s, nd->n ? nd->eh : NONE_ID))
-            return 0;
-        s->prov[id] |= P_VISITING;
-    }
+    int ok = 1;
+    const node *nd = &s->sc->nodes[id];
+    if (push_work(s, id) || push_work(s, nd->n ? nd->eh : NONE_ID))
+        return 0;
+    s->prov[id] |= P_VISITING;
     while (ok && s->nwork > base) {
         uint32_t top = s->work[s->nwork - 2];
         uint32_t e = s->work[s->nwork - 1];
@@ -295,9 +325,9 @@ static int deep_plain(state *s, uint32_t id)
         }
         if (pc & P_VISITING)
             continue;
-        if (s->sc->nodes[c].kind >= K_GLOBAL) {
-            s->prov[c] |= P_DEEP_DONE;
-            ok = 0;
+        int cl = plain_leaf(s, c);
+        if (cl != 0) {
+            ok = cl > 0;
             continue;
         }
         const node *cn = &s->sc->nodes[c];
@@ -322,7 +352,7 @@ static int deep_plain(state *s, uint32_t id)
  * are; else the node that is not. */
 static uint32_t unbounded_arg(state *s, uint32_t args)
 {
-    if (args == NONE_ID || s->sc->nodes[args].kind >= K_GLOBAL)
+    if (args == NONE_ID || s->sc->nodes[args].kind != K_TUPLE)
         return args;
     const node *nd = &s->sc->nodes[args];
     for (uint32_t e = nd->n ? nd->eh : NONE_ID, k = 0; k < nd->n;
@@ -434,6 +464,7 @@ static void new_form(state *s, uint32_t id, uint32_t cls, uint32_t args)
     switch (ce.what) {
     case CE_CLASS:
         set_prov(s, id, P_FRESH, id);
+        s->prov[id] |= P_BYVALUE;
         return;
     case CE_ROW:
         if (ce.dunder == NULL && ce.row->newf == PKT_NEW) {
@@ -529,6 +560,7 @@ static void call_form(state *s, uint32_t id, uint32_t c, uint32_t args)
         /* an instance of a class carried by value (its own code is the
          * calls pass' concern) */
         set_prov(s, id, P_FRESH, id);
+        s->prov[id] |= P_BYVALUE;
         return;
     }
     if (ce.what == CE_FUNCTION) {
@@ -654,6 +686,15 @@ static void call_form(state *s, uint32_t id, uint32_t c, uint32_t args)
         }
     }
     int p = kind == PKT_NEW ? P_FRESH : P_VALUE;
+    /* range(n) holds n items without their bytes; the lazy iterators
+     * (iter, map, zip, ...) are as long as what they iterate */
+    static const char *const lazy[] = {"iter", "reversed", "enumerate",
+                                       "zip", "map", "filter"};
+    if (pkscan_res_is(ce.r, "builtins", "range") ||
+        (str_eq(ce.r->m, ce.r->ml, "builtins") &&
+         pkscan_in_list(ce.r->n, ce.r->nl, lazy, NELEM(lazy)) &&
+         unbounded_arg(s, args) != NONE_ID))
+        s->prov[id] |= P_UNSIZED;
     /* a result that keeps and writes an argument is fresh only while
      * that argument is */
     for (unsigned k = 0; k < 8 && p == P_FRESH; k++)
@@ -685,6 +726,13 @@ static void node_prov(state *s, uint32_t id)
         set_prov(s, id, P_OPAQUE, NONE_ID);
         return;
     case K_REDUCE:
+        if ((aux_get(s->an, id, AUX_FN) || aux_get(s->an, id, AUX_CLS)) &&
+            callee_of(s, nd->a).what != CE_ROW) {
+            /* a function or class the objects pass recognised (stock
+             * cloudpickle's _builtin_type("LambdaType")(code, ...)) */
+            set_prov(s, id, P_FRESH, NONE_ID);
+            return;
+        }
         call_form(s, id, nd->a, nd->b);
         break;
     case K_NEWOBJ:
@@ -705,7 +753,7 @@ static void node_prov(state *s, uint32_t id)
      * hooks and fills are the calls pass'), unless the globals it
      * shares were not */
     if ((aux_get(s->an, id, AUX_FN) || aux_get(s->an, id, AUX_CLS)) &&
-        prov(s, id) == P_VALUE)
+        (prov(s, id) == P_VALUE || prov(s, id) == P_NAMED))
         set_prov(s, id, P_FRESH, NONE_ID);
 }
 

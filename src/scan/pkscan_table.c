@@ -604,6 +604,13 @@ static const pkscan_closed rows[] = {
 
     /* a new cell holding its argument */
     {"types", "CellType", N, N, 0, 0},
+    /* a read-only live view of the mapping it is given (a class's
+     * __dict__ pickles so): never a target, writes nothing */
+    {"types", "MappingProxyType", V, O, 0, 0},
+    /* a bound method (cloudpickle's classmethods): it forwards attribute
+     * lookups to its function, so it is never a target; it writes
+     * nothing into its arguments */
+    {"types", "MethodType", V, O, 0, 0},
     /* a new module, not in sys.modules */
     {"types", "ModuleType", N, N, 0, 0},
     /* NoneType() is None */

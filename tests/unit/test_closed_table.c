@@ -43,7 +43,7 @@ Test(closed_table, find_compares_whole_names)
         {"builtins", "memoryview"}, {"builtins", "getattr"},
         {"collection", "deque"},  {"collections", "ChainMap.x"},
         {"", ""},                 {"zzz", "zzz"},
-        {"types", "MethodType"},  {"operator", "getitem"},
+        {"types", "MethodTyp"},   {"operator", "getitem"},
     };
     for (size_t i = 0; i < NELEM(miss); i++)
         cr_expect_null(pkscan_table_find(miss[i][0], strlen(miss[i][0]),

@@ -214,6 +214,8 @@ SAMPLES = {
     ("types", "SimpleNamespace"): lambda: [((), {"a": fresh_list(),
                                                  "b": SHARED})],
     ("types", "CellType"): lambda: [((fresh_list(),), {})],
+    ("types", "MethodType"): lambda: [((len, fresh_list()), {})],
+    ("types", "MappingProxyType"): lambda: [((fresh_dict(),), {})],
     ("types", "ModuleType"): lambda: [(("m", "doc"), {})],
     ("weakref", "WeakSet"): lambda: [(([Shared, SHARED],), {})],
     ("_weakrefset", "WeakSet"): lambda: [(([Shared, SHARED],), {})],
@@ -759,8 +761,6 @@ ABSENT = {
     ("copy_reg", "_reconstructor"): "copyreg's, by fix_imports",
     ("array", "_array_reconstructor"):
         "a form: a new array.array, else the new form of argument 0",
-    ("types", "MappingProxyType"): "a live view of the mapping it is given",
-    ("types", "MethodType"): "forwards attribute lookups to its function",
     ("operator", "getitem"): "an item an object computes (defaultdict)",
     ("operator", "mul"): "value-sized: mul('a', 10**9)",
     ("operator", "pow"): "value-sized",
