@@ -320,7 +320,8 @@ state_section(FILE *out, const pkscan_report *r)
         fprintf(out, "  ! %s\n", t ? t : "?");
     }
     if (r->n_state_total > r->n_state_writes)
-        fprintf(out, "  ! %zu more than the report lists\n",
+        fprintf(out, "  ! %zu more writes or calls than the report "
+                     "lists\n",
                 r->n_state_total - r->n_state_writes);
 }
 
