@@ -298,6 +298,33 @@ load_calls_section(FILE *out, const pkscan_report *r)
     }
 }
 
+/* Writes and calls outside the closed world (pkscan_state_write): one
+ * line each, its text; a count line for those past the list. */
+static void
+state_section(FILE *out, const pkscan_report *r)
+{
+    if (r->n_state_total == 0)
+        return;
+    fprintf(out, "state      %zu write%s or call%s the scan cannot vouch "
+                 "for",
+            r->n_state_total, r->n_state_total == 1 ? "" : "s",
+            r->n_state_total == 1 ? "" : "s");
+    if (r->n_state_vouchable > 0)
+        fprintf(out, ", %zu an --allow rule naming the callable may "
+                     "admit",
+                r->n_state_vouchable);
+    fputc('\n', out);
+    for (size_t i = 0; i < r->n_state_writes; i++) {
+        /* printable ASCII already (pkscan_state_write.text) */
+        const char *t = r->state_writes[i].text;
+        fprintf(out, "  ! %s\n", t ? t : "?");
+    }
+    if (r->n_state_total > r->n_state_writes)
+        fprintf(out, "  ! %zu more writes or calls than the report "
+                     "lists\n",
+                r->n_state_total - r->n_state_writes);
+}
+
 /* The header of a signed envelope; byte offsets below count from the
  * start of the pickle inside. */
 static void
@@ -363,6 +390,7 @@ cpk_describe_text(FILE *out, const pkscan_report *r, const char *name,
     for (size_t i = 0; i < r->n_classes; i++)
         class_section(out, &r->classes[i]);
     load_calls_section(out, r);
+    state_section(out, r);
     if (r->truncated)
         fputs("truncated  the report is capped: some items or names are "
               "left out (the counts of dangerous and other imports are "
@@ -380,6 +408,10 @@ cpk_describe_text(FILE *out, const pkscan_report *r, const char *name,
     else if (r->n_load_calls > 0)
         fputs("LOADING RUNS CODE carried by value (see \"load runs\"); "
               "its imports are reconstructors and plain data\n",
+              out);
+    else if (r->n_state_total > 0)
+        fputs("LOADING WRITES OR CALLS what the scan cannot vouch for (see "
+              "\"state\"); its imports are reconstructors and plain data\n",
               out);
     else
         fputs("only reconstructors and plain data; a function still runs "

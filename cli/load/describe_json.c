@@ -187,6 +187,30 @@ jclass(FILE *out, const pkscan_class *c)
     fputc('}', out);
 }
 
+/* A write or call outside the closed world; "opcode" is its byte (the
+ * scan's opcode names are not public). */
+static void
+jstate(FILE *out, const pkscan_state_write *w)
+{
+    int f = 1;
+    fputc('{', out);
+    jkey(out, &f, "offset");
+    fprintf(out, "%zu", w->offset);
+    jkey(out, &f, "opcode");
+    fprintf(out, "%d", w->opcode);
+    jkey(out, &f, "kind");
+    fprintf(out, "\"%s\"", pkscan_state_kind_name(w->kind));
+    jkey(out, &f, "target_offset");
+    fprintf(out, "%zu", w->target_offset);
+    jkey(out, &f, "module");
+    jstr(out, w->module);
+    jkey(out, &f, "name");
+    jstr(out, w->name);
+    jkey(out, &f, "text");
+    cpk_put_json_str(out, w->text, w->text ? strlen(w->text) : 0);
+    fputc('}', out);
+}
+
 /* The signed envelope's header, or null. */
 static void
 jsigned(FILE *out, const cpk_signed_input *sig)
@@ -312,5 +336,18 @@ cpk_describe_json(FILE *out, const pkscan_report *r, const char *file,
         fputs(r->result_call == i + 1 ? "true" : "false", out);
         fputc('}', out);
     }
-    fputs("]}\n", out);
+    fputc(']', out);
+    jkey(out, &f, "state_writes");
+    fputc('[', out);
+    for (size_t i = 0; i < r->n_state_writes; i++) {
+        if (i > 0)
+            fputs(", ", out);
+        jstate(out, &r->state_writes[i]);
+    }
+    fputc(']', out);
+    jkey(out, &f, "n_state");
+    fprintf(out, "%zu", r->n_state_total);
+    jkey(out, &f, "n_state_vouchable");
+    fprintf(out, "%zu", r->n_state_vouchable);
+    fputs("}\n", out);
 }
