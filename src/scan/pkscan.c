@@ -244,7 +244,7 @@ const char *pkscan_state_kind_name(pkscan_state_kind k)
 {
     static const char *const n[] = {"value", "opaque", "import", "taint",
                                     "named", "call", "computed",
-                                    "unbounded"};
+                                    "unbounded", "text", "trap"};
     return (unsigned)k < NELEM(n) ? n[k] : "unknown";
 }
 

@@ -494,6 +494,12 @@ typedef enum {
     PKSCAN_STATE_COMPUTED,  /* a call of a value computed at load time */
     PKSCAN_STATE_UNBOUNDED, /* a call whose cost follows a value the
                                scan cannot bound */
+    PKSCAN_STATE_TEXT,      /* a call that would compile text of the
+                               pickle (typing's forward references) */
+    PKSCAN_STATE_TRAP,      /* a call that would import a module from
+                               sys.path the import list cannot name
+                               (zoneinfo's tzdata for a key not in the
+                               system time-zone database) */
 } pkscan_state_kind;
 
 typedef struct {
@@ -711,7 +717,7 @@ const char *pkscan_via_name(pkscan_via v);
 const char *pkscan_category_name(pkscan_category c);
 const char *pkscan_param_kind_name(pkscan_param_kind k);
 /* "value", "opaque", "import", "taint", "named", "call", "computed",
- * "unbounded" */
+ * "unbounded", "text", "trap" */
 const char *pkscan_state_kind_name(pkscan_state_kind k);
 
 /* The verdict of `cloudpickle-load --strict`: 1 if the report has a

@@ -24,6 +24,8 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
 
 enum { P_FRESH = 0, P_IMPORT, P_VALUE, P_OPAQUE, P_NAMED };
 #define P_MASK 0x7
@@ -401,6 +403,135 @@ static int taint_child(state *s, uint32_t c, void *arg)
     return push_work(s, c);
 }
 
+/* Whether `id` is text typing would compile (a ForwardRef): a str, or
+ * a str item of a tuple or list (the parameters of a subscription, a
+ * TypeVar's constraints), or (`values`) a str value of a dict (a
+ * type parameter's options). Deeper text is another call's argument,
+ * checked at that call. */
+static int typing_text(const state *s, uint32_t id, int values)
+{
+    int k = kind_of(s->sc, id);
+    if (k == K_STR)
+        return 1;
+    if (k != K_TUPLE && k != K_LIST && !(values && k == K_DICT))
+        return 0;
+    const node *nd = &s->sc->nodes[id];
+    uint32_t e = nd->n ? nd->eh : NONE_ID;
+    for (uint32_t i = 0; i < nd->n; i++, e = s->sc->edges[e].next)
+        if ((k != K_DICT || i % 2 == 1) &&
+            kind_of(s->sc, s->sc->edges[e].child) == K_STR)
+            return 1;
+    return 0;
+}
+
+/* Whether the call `ce` with `args` would compile text of the pickle:
+ * a typing subscription (but Literal's values, which stay values), a
+ * TypeVar or type parameter made by value with a text bound,
+ * constraint or default. */
+static int compiles_text(const state *s, const callee *ce, uint32_t args)
+{
+    const resolved *r = ce->r;
+    if (r == NULL)
+        return 0;
+    if (pkscan_res_is(r, "operator", "getitem") ||
+        pkscan_res_is(r, "_operator", "getitem") ||
+        (ce->dunder != NULL && (strcmp(ce->dunder, "__getitem__") == 0 ||
+                                strcmp(ce->dunder, "__class_getitem__") ==
+                                    0))) {
+        const resolved *t = res_get(s->an, item(s->sc, args, 0));
+        if (t != NULL && pkscan_res_is(t, "typing", "Literal"))
+            return 0;
+        return typing_text(s, item(s->sc, args, ce->dunder != NULL &&
+                                   strcmp(ce->dunder, "__class_getitem__") ==
+                                       0 ? 0 : 1), 0);
+    }
+    if (pkscan_res_recon(r, "_make_typevar"))
+        return typing_text(s, item(s->sc, args, 1), 0) ||
+               typing_text(s, item(s->sc, args, 2), 0);
+    if (pkscan_res_recon(r, "_make_typeparam"))
+        return typing_text(s, item(s->sc, args, 2), 0) ||
+               typing_text(s, item(s->sc, args, 3), 1);
+    return 0;
+}
+
+/* CPython's default zoneinfo.TZPATH (its configure default, Debian's
+ * and pyenv's): where ZoneInfo(key) looks before it imports the tzdata
+ * package from sys.path. PYTHONTZPATH replaces it, as in zoneinfo. */
+static const char default_tzpath[] =
+    "/usr/share/zoneinfo:/usr/lib/zoneinfo:/usr/share/lib/zoneinfo:"
+    "/etc/zoneinfo";
+
+/* Whether ZoneInfo(key) finds `key` (a str node) in the time-zone
+ * database on this machine, so it imports nothing: a relative key of
+ * letters, digits and "_+-./" without empty, "." or ".." components,
+ * naming a regular file under an absolute TZPATH entry. */
+static int zone_key_found(const state *s, uint32_t key)
+{
+    const char *p;
+    size_t len;
+    if (!node_is_str(s->sc, key, &p, &len) || len == 0 || len > 255 ||
+        p[0] == '/')
+        return 0;
+    size_t comp = 0;
+    for (size_t i = 0; i <= len; i++) {
+        char c = i < len ? p[i] : '/';
+        if (c == '/') {
+            if (comp == 0 || (comp == 1 && p[i - 1] == '.') ||
+                (comp == 2 && p[i - 1] == '.' && p[i - 2] == '.'))
+                return 0;
+            comp = 0;
+            continue;
+        }
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+              (c >= '0' && c <= '9') || c == '_' || c == '+' || c == '-' ||
+              c == '.'))
+            return 0;
+        comp++;
+    }
+    const char *tzpath = getenv("PYTHONTZPATH");
+    if (tzpath == NULL)
+        tzpath = default_tzpath;
+    for (const char *d = tzpath; *d;) {
+        const char *end = strchr(d, ':');
+        size_t dl = end ? (size_t)(end - d) : strlen(d);
+        if (dl > 0 && d[0] == '/' && dl + len + 2 < 4096) {
+            char path[4096];
+            memcpy(path, d, dl);
+            path[dl] = '/';
+            memcpy(path + dl + 1, p, len);
+            path[dl + 1 + len] = '\0';
+            struct stat sb;
+            if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode))
+                return 1;
+        }
+        d += dl + (end != NULL);
+    }
+    return 0;
+}
+
+/* ZoneInfo(key), ZoneInfo._unpickle(key, ...) or its new form with a
+ * key the database lacks: refused (1), as tzdata would be imported. */
+static int zone_trap(state *s, uint32_t id, const resolved *r,
+                     uint32_t args)
+{
+    if (!pkscan_res_is(r, "zoneinfo", "ZoneInfo") &&
+        !pkscan_res_is(r, "zoneinfo", "ZoneInfo._unpickle") &&
+        !pkscan_res_is(r, "zoneinfo", "ZoneInfo.__new__"))
+        return 0;
+    uint32_t key = item(s->sc, args,
+                        pkscan_res_is(r, "zoneinfo", "ZoneInfo.__new__"));
+    if (zone_key_found(s, key))
+        return 0;
+    char nm[300];
+    name_text(nm, sizeof nm, r);
+    add(s, PKSCAN_STATE_TRAP, s->sc->nodes[id].off, off_of(s, key), r,
+        "calls %s with a key that is not a literal name in this machine's "
+        "time-zone database (byte %zu): zoneinfo would import the tzdata "
+        "package from sys.path", nm, off_of(s, key));
+    set_prov(s, id, P_OPAQUE, id);
+    return 1;
+}
+
 /* --- checks ------------------------------------------------------------------ */
 
 /* A write at `off` (by a state opcode, or by a call writing argument 0)
@@ -467,6 +598,8 @@ static void new_form(state *s, uint32_t id, uint32_t cls, uint32_t args)
         s->prov[id] |= P_BYVALUE;
         return;
     case CE_ROW:
+        if (zone_trap(s, id, ce.r, args))
+            return;
         if (ce.dunder == NULL && ce.row->newf == PKT_NEW) {
             set_prov(s, id, P_FRESH, id);
             return;
@@ -576,6 +709,15 @@ static void call_form(state *s, uint32_t id, uint32_t c, uint32_t args)
     }
     if (ce.r != NULL && copyreg_form(s, id, ce.r, args))
         return;
+    if (zone_trap(s, id, ce.r, args))
+        return;
+    if (compiles_text(s, &ce, args)) {
+        add(s, PKSCAN_STATE_TEXT, off, off_of(s, c), ce.r,
+            "calls %s with text typing would compile (a forward "
+            "reference): a load compiles no text of the pickle", nm);
+        set_prov(s, id, P_OPAQUE, id);
+        return;
+    }
     if (pkscan_res_is(ce.r, "builtins", "getattr")) {
         /* a constant attribute lookup (the resolve pass keeps getattr
          * dangerous otherwise): an existing object */
