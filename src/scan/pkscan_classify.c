@@ -445,6 +445,9 @@ const char *pkscan_danger_reason(const char *m, size_t ml, const char *n,
                                  size_t nl, int plain)
 {
     size_t fl = pkscan_first_len(n, nl);
+    if (pkscan_py2_module(m, ml))
+        return "a Python 2 module name that fix_imports maps only below "
+               "protocol 3: it imports a module of that name from sys.path";
     for (size_t i = 0; i < NELEM(danger_rules); i++) {
         const name_rule *r = &danger_rules[i];
         if (r->name == NULL ? module_in(m, ml, r->module)

@@ -415,6 +415,9 @@ char *pkscan_rep_strdup(report_impl *r, const char *p, size_t n);
 /* pkscan_walk.c */
 void pkscan_walk(scanner *sc, size_t len);
 const char *pkscan_op_name(uint8_t op);
+/* Whether `m` is a Python 2 module name fix_imports maps (below protocol
+ * 3) that is no Python 3 module: unmapped, it is imported from sys.path. */
+int pkscan_py2_module(const char *m, size_t ml);
 
 /* pkscan_depth.c */
 int pkscan_depth_pass(scanner *sc);

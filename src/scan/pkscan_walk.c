@@ -922,6 +922,28 @@ static int decode_raw_unicode(scanner *sc, const char *s, size_t n,
 
 #include "scan/pkscan_fix_imports.inc"
 
+/* Python 3 modules among fix_imports' Python 2 names: importing one
+ * unmapped is an ordinary import. */
+static const char *const py3_too[] = {
+    "_elementtree", "_multiprocessing", "_socket", "dbm", "itertools",
+    "multiprocessing", "multiprocessing.forking", "multiprocessing.process",
+    "socket", "test.test_support", "urllib",
+};
+
+int pkscan_py2_module(const char *m, size_t ml)
+{
+    for (size_t i = 0; i < NELEM(py3_too); i++)
+        if (str_eq(m, ml, py3_too[i]))
+            return 0;
+    for (size_t i = 0; i < NELEM(fix_modules); i++)
+        if (str_eq(m, ml, fix_modules[i].m))
+            return 1;
+    for (size_t i = 0; i < NELEM(fix_names); i++)
+        if (str_eq(m, ml, fix_names[i].m))
+            return 1;
+    return 0;
+}
+
 /* A GLOBAL node for (module, name), applying protocol < 3's fix_imports
  * like find_class does. `m`, `nm` are K_STR nodes. */
 static uint32_t new_global(scanner *sc, uint32_t m, uint32_t nm, size_t off)
