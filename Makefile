@@ -101,7 +101,8 @@ CRYPTO_LIBS := $(shell pkg-config --libs libcrypto 2>/dev/null || echo -lcrypto)
 
 .PHONY: all check test demo bench bench-quick bench-engines memcheck sanitize coverage \
         check-pythons check-install-dirs install install-strip uninstall clean deps lint-man \
-        lint-compat check-layers fuzz fuzz-smoke fuzz-strict
+        lint-compat check-layers fuzz fuzz-smoke fuzz-strict \
+        fuzz-strict-smoke
 
 all: $(EXT) $(COMPANION) $(PROGS)
 
@@ -180,6 +181,7 @@ check:
 	else \
 	    echo "fuzz-smoke: skipped (clang's fuzzer runtime not installed; scripts/install-deps fuzz)"; \
 	fi
+	@$(MAKE) --no-print-directory fuzz-strict-smoke
 
 # Every include and call points down the layers (doc/ARCHITECTURE.md):
 # folders, includes as paths, the objects' symbols (nm), no call cycle,
@@ -266,14 +268,20 @@ fuzz-smoke:
 # the report, trap modules, patches of what sys.modules reaches, time and
 # memory limits) for FUZZ_SECONDS (default 60); findings, minimised, go
 # to tests/fuzz/strict_findings/ (STRICT_OUT), exit status 1 if any.
-# Not part of `make check` or fuzz-smoke: it fails by design until the
-# closed world of the static scanner lands. Replay saved pickles with
-# `$(PYTHON) tests/fuzz/strict_diff.py --replay DIR`.
+# Replay saved pickles with `$(PYTHON) tests/fuzz/strict_diff.py --replay
+# DIR`. `make check` runs fuzz-strict-smoke: 60 seconds with a fixed seed,
+# so that a run is a prefix of the same inputs on any machine.
 STRICT_OUT ?= tests/fuzz/strict_findings
 fuzz-strict: all
 	@PYTHONPATH=$(BUILD) $(PYTHON) tests/fuzz/strict_diff.py \
 	    --seconds $(FUZZ_SECONDS) --out $(STRICT_OUT) --build $(BUILD) \
 	    $(if $(FUZZ_SEED),--seed $(FUZZ_SEED))
+
+STRICT_SMOKE_SEED ?= 20261206
+fuzz-strict-smoke: all
+	@PYTHONPATH=$(BUILD) $(PYTHON) tests/fuzz/strict_diff.py \
+	    --seconds 60 --seed $(STRICT_SMOKE_SEED) \
+	    --out $(BUILD)/strict_findings --build $(BUILD)
 
 # The suite against every CPython 3.9-3.13 on the machine (pyenv's with a
 # shared libpython, and /usr/bin/python3), each in $(BUILD)/py-VERSION;
