@@ -424,10 +424,11 @@ static int typing_text(const state *s, uint32_t id, int values)
     return 0;
 }
 
-/* Whether the call `ce` with `args` would compile text of the pickle:
- * a typing subscription (but Literal's values, which stay values), a
- * TypeVar or type parameter made by value with a text bound,
- * constraint or default. */
+/* Whether the call `ce` with `args` would compile text of the pickle
+ * the scan cannot vouch for: a typing subscription (but Literal's
+ * values, which stay values), a TypeVar or type parameter made by value
+ * with a text bound, constraint or default, a portable code object
+ * whose source is not a literal (a literal one is the calls pass'). */
 static int compiles_text(const state *s, const callee *ce, uint32_t args)
 {
     const resolved *r = ce->r;
@@ -444,6 +445,26 @@ static int compiles_text(const state *s, const callee *ce, uint32_t args)
         return typing_text(s, item(s->sc, args, ce->dunder != NULL &&
                                    strcmp(ce->dunder, "__class_getitem__") ==
                                        0 ? 0 : 1), 0);
+    }
+    if (pkscan_res_recon(r, "_code_portable")) {
+        /* the source another Python compiles: read only as a literal (a
+         * str saying why there is none, or the tuple of text, file
+         * name, name and ints), else the scan cannot say whether the
+         * load compiles it */
+        if (kind_of(s->sc, args) != K_TUPLE)
+            return 1;
+        uint32_t src = item(s->sc, args, 3);
+        int k = kind_of(s->sc, src);
+        if (k == K_STR || src == NONE_ID)
+            return 0;
+        if (k != K_TUPLE)
+            return 1;
+        const node *nd = &s->sc->nodes[src];
+        uint32_t e = nd->n ? nd->eh : NONE_ID;
+        for (uint32_t i = 0; i < nd->n; i++, e = s->sc->edges[e].next)
+            if (kind_of(s->sc, s->sc->edges[e].child) >= K_TUPLE)
+                return 1;
+        return 0;
     }
     if (pkscan_res_recon(r, "_make_typevar"))
         return typing_text(s, item(s->sc, args, 1), 0) ||
@@ -713,8 +734,9 @@ static void call_form(state *s, uint32_t id, uint32_t c, uint32_t args)
         return;
     if (compiles_text(s, &ce, args)) {
         add(s, PKSCAN_STATE_TEXT, off, off_of(s, c), ce.r,
-            "calls %s with text typing would compile (a forward "
-            "reference): a load compiles no text of the pickle", nm);
+            "calls %s with text it would compile (a typing forward "
+            "reference, or a shipped source not written as a literal): "
+            "a load compiles no text of the pickle", nm);
         set_prov(s, id, P_OPAQUE, id);
         return;
     }
@@ -807,8 +829,9 @@ static void call_form(state *s, uint32_t id, uint32_t c, uint32_t args)
         uint32_t bad = unbounded_arg(s, args);
         if (bad != NONE_ID) {
             add(s, PKSCAN_STATE_UNBOUNDED, off, off_of(s, bad), ce.r,
-                "calls %s on a value its cost follows that the scan cannot "
-                "bound (byte %zu: made at load, or a large int)",
+                "calls %s with an argument whose size the scan cannot "
+                "bound (byte %zu: a value made at load, or an int above "
+                "2**20), and its cost follows that size",
                 nm, off_of(s, bad));
             set_prov(s, id, P_OPAQUE, id);
             return;

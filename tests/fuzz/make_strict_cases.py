@@ -98,6 +98,41 @@ def cases():
     yield "limit-sum-range", case(p, call(
         p, "builtins", "sum", call(p, "builtins", "range",
                                    op_int(10 ** 12))))
+    yield "limit-sorted-range", case(p, call(
+        p, "builtins", "sorted", call(p, "builtins", "range",
+                                      op_int(10 ** 9))))
+    yield "limit-bytes", case(p, call(
+        p, "builtins", "bytes", op_int(10 ** 10)))
+    # more aliases of the class: sum's start, an item of an iterator
+    yield "alias-sum-start", case(p, plant_then_trigger(
+        p, call(p, "builtins", "sum", op_tuple([]), frac)))
+    yield "alias-next-iter", case(p, plant_then_trigger(
+        p, call(p, "builtins", "next", call(
+            p, "builtins", "iter", b"]" + frac + b"a"))))
+    # a dict the pickle made, given to a call outside the table, then
+    # filled: the callee may have kept it (copy.copy does not, but the
+    # scan cannot know what a named callable does)
+    yield "taint-named-call", case(p, (
+        b"}" + op_put(102) + b"0"
+        + call(p, "copy", "copy", op_get(102)) + b"0"
+        + op_get(102) + op_str("__setstate__") + op_get(F) + b"s0"
+        + call(p, "types", "SimpleNamespace") + op_get(102) + b"b"
+        + op_str("payload") + b"b"))
+    # text compiled at load: a typing subscription with a string, a
+    # TypeVar by value with a string bound, a portable code object whose
+    # source is computed instead of written as a literal
+    yield "compile-typing-getitem", case(p, call(
+        p, "operator", "getitem", op_import(p, "typing", "List"),
+        op_str("__import__('os')")))
+    yield "compile-typevar-bound", case(p, call(
+        p, "ccloudpickle", "_make_typevar", op_str("T"),
+        op_str("__import__('os')"), op_tuple([]), b"\x89", b"\x89", b"N"))
+    yield "compile-portable-computed", case(p, call(
+        p, "ccloudpickle", "_code_portable", op_str("3.8"), op_int(3413),
+        b"C\x01\x00", call(p, "builtins", "tuple", b"](" + op_str("x = 1")
+                              + op_str("f.py") + op_str("f") + b"e")))
+    # a Python 2 module name left unmapped at protocol 3
+    yield "trap-py2-queue", case(p, call(p, "Queue", "Queue"))
 
 
 def main():
