@@ -8,6 +8,10 @@
 #include "scan/marshal_scan.h" /* cpk_mscan_code */
 #include "common/pickle_ops.h"     /* CPK_OP_* */
 
+/* The most attributes a getattr chain's name may hold and still be
+ * resolved (`Outer.Inner.method` holds 3). */
+#define MAX_ATTR_PATH 16
+
 static const char *const dict_keys[DK_NKEYS] = {
     "__globals__", "__closure__", "__defaults__", "__kwdefaults__",
     "__name__", "__qualname__", "__module__",
@@ -383,8 +387,13 @@ static int resolve_call(analysis *an, uint32_t id, const node *nd)
         } else {
             /* chains of getattr build ever longer names: paid
              * from the budget, unresolved (so getattr stays
-             * dangerous) when it runs out */
-            if (charge(an, o->nl + ql + 2))
+             * dangerous) when it runs out, or past MAX_ATTR_PATH
+             * attributes (each name's check looks at each suffix:
+             * without a bound, a long chain costs its square) */
+            size_t dots = 0;
+            for (size_t i = 0; i < o->nl; i++)
+                dots += o->n[i] == '.';
+            if (dots + 1 >= MAX_ATTR_PATH || charge(an, o->nl + ql + 2))
                 return 0;
             r.n = pkscan_join(an, o->n, o->nl, q, ql, &r.nl);
             if (r.n == NULL)
