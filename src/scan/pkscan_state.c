@@ -46,7 +46,9 @@ typedef struct {
     uint8_t *prov;
     uint32_t *taint;   /* 1 + offset of the first call outside the table
                           it was passed to; 0: none */
-    uint32_t *by;      /* the call that decided prov, NONE_ID if none */
+    uint32_t *by;      /* the callable or class whose name decided a
+                          call's prov (its row, or outside the table),
+                          NONE_ID if none */
     uint32_t *taint_by; /* the call that tainted it */
     uint32_t *work;
     size_t nwork, capwork;
@@ -561,15 +563,14 @@ static void check_write(state *s, uint32_t t, size_t off, int by_call)
 {
     int p = prov(s, t);
     uint32_t by = t == NONE_ID ? NONE_ID : s->by[t];
-    const resolved *r = by == NONE_ID ? NULL
-                                      : res_get(s->an, s->sc->nodes[by].a);
+    const resolved *r = res_get(s->an, by);
     char nm[300];
     name_text(nm, sizeof nm, r);
     switch (p) {
     case P_FRESH:
         if (s->taint[t] && s->taint[t] - 1 < off) {
             uint32_t call = s->taint_by[t];
-            const resolved *cr = res_get(s->an, s->sc->nodes[call].a);
+            const resolved *cr = res_get(s->an, s->by[call]);
             name_text(nm, sizeof nm, cr);
             add(s, PKSCAN_STATE_TAINT, off, s->taint[t] - 1, cr,
                 "stores into an object the pickle made at byte %zu after "
@@ -615,18 +616,18 @@ static void new_form(state *s, uint32_t id, uint32_t cls, uint32_t args)
     size_t off = s->sc->nodes[id].off;
     switch (ce.what) {
     case CE_CLASS:
-        set_prov(s, id, P_FRESH, id);
+        set_prov(s, id, P_FRESH, cls);
         s->prov[id] |= P_BYVALUE;
         return;
     case CE_ROW:
         if (zone_trap(s, id, ce.r, args))
             return;
         if (ce.dunder == NULL && ce.row->newf == PKT_NEW) {
-            set_prov(s, id, P_FRESH, id);
+            set_prov(s, id, P_FRESH, cls);
             return;
         }
         if (ce.dunder == NULL && ce.row->newf == PKT_VALUE) {
-            set_prov(s, id, P_VALUE, id);
+            set_prov(s, id, P_VALUE, cls);
             return;
         }
         add(s, PKSCAN_STATE_CALL, off, off_of(s, cls), ce.r,
@@ -639,7 +640,7 @@ static void new_form(state *s, uint32_t id, uint32_t cls, uint32_t args)
             "table leaves it out)", nm);
         break;
     case CE_NAMED:
-        set_prov(s, id, P_NAMED, id);
+        set_prov(s, id, P_NAMED, cls);
         taint_from(s, args, id);
         return;
     default:
@@ -648,7 +649,7 @@ static void new_form(state *s, uint32_t id, uint32_t cls, uint32_t args)
             "which may be any object", off_of(s, cls));
         break;
     }
-    set_prov(s, id, P_OPAQUE, id);
+    set_prov(s, id, P_OPAQUE, cls);
     taint_from(s, args, id);
 }
 
@@ -677,7 +678,7 @@ static int copyreg_form(state *s, uint32_t id, const resolved *r,
             char nm[300];
             name_text(nm, sizeof nm, base.r);
             if (base.what == CE_NAMED) {
-                set_prov(s, id, P_NAMED, id);
+                set_prov(s, id, P_NAMED, item(s->sc, args, 1));
                 taint_from(s, args, id);
                 return 1;
             }
@@ -713,18 +714,18 @@ static void call_form(state *s, uint32_t id, uint32_t c, uint32_t args)
     if (ce.what == CE_CLASS) {
         /* an instance of a class carried by value (its own code is the
          * calls pass' concern) */
-        set_prov(s, id, P_FRESH, id);
+        set_prov(s, id, P_FRESH, c);
         s->prov[id] |= P_BYVALUE;
         return;
     }
     if (ce.what == CE_FUNCTION) {
         /* code carried by value run at load: the calls pass lists it */
-        set_prov(s, id, P_OPAQUE, id);
+        set_prov(s, id, P_OPAQUE, c);
         taint_from(s, args, id);
         return;
     }
     if (ce.what == CE_NAMED) {
-        set_prov(s, id, P_NAMED, id);
+        set_prov(s, id, P_NAMED, c);
         taint_from(s, args, id);
         return;
     }
@@ -737,13 +738,13 @@ static void call_form(state *s, uint32_t id, uint32_t c, uint32_t args)
             "calls %s with text it would compile (a typing forward "
             "reference, or a shipped source not written as a literal): "
             "a load compiles no text of the pickle", nm);
-        set_prov(s, id, P_OPAQUE, id);
+        set_prov(s, id, P_OPAQUE, c);
         return;
     }
     if (pkscan_res_is(ce.r, "builtins", "getattr")) {
         /* a constant attribute lookup (the resolve pass keeps getattr
          * dangerous otherwise): an existing object */
-        set_prov(s, id, P_VALUE, id);
+        set_prov(s, id, P_VALUE, c);
         return;
     }
     if (ce.r != NULL && (pkscan_res_is(ce.r, "operator", "getitem") ||
@@ -754,7 +755,7 @@ static void call_form(state *s, uint32_t id, uint32_t c, uint32_t args)
          * (no method of an object the pickle made runs) */
         int p0 = prov(s, item(s->sc, args, 0));
         if (p0 == P_IMPORT || p0 == P_VALUE) {
-            set_prov(s, id, P_VALUE, id);
+            set_prov(s, id, P_VALUE, c);
             return;
         }
         add(s, PKSCAN_STATE_CALL, off, off_of(s, item(s->sc, args, 0)),
@@ -762,14 +763,14 @@ static void call_form(state *s, uint32_t id, uint32_t c, uint32_t args)
             "calls %s on an object that is not an import (byte %zu): it "
             "may run that object's own method or return an object the "
             "pickle did not make", nm, off_of(s, item(s->sc, args, 0)));
-        set_prov(s, id, P_OPAQUE, id);
+        set_prov(s, id, P_OPAQUE, c);
         return;
     }
     if (ce.what == CE_COMPUTED) {
         add(s, PKSCAN_STATE_COMPUTED, off, off_of(s, c), NULL,
             "calls a value computed at load time (byte %zu), which may be "
             "any callable", off_of(s, c));
-        set_prov(s, id, P_OPAQUE, id);
+        set_prov(s, id, P_OPAQUE, c);
         taint_from(s, args, id);
         return;
     }
@@ -777,7 +778,7 @@ static void call_form(state *s, uint32_t id, uint32_t c, uint32_t args)
         add(s, PKSCAN_STATE_CALL, off, off_of(s, c), ce.r,
             "calls %s, which the scan cannot vouch for (its closed table "
             "leaves it out)", nm);
-        set_prov(s, id, P_OPAQUE, id);
+        set_prov(s, id, P_OPAQUE, c);
         taint_from(s, args, id);
         return;
     }
@@ -788,14 +789,14 @@ static void call_form(state *s, uint32_t id, uint32_t c, uint32_t args)
             if (row != NULL && row->newf != PKT_NEW) {
                 add(s, PKSCAN_STATE_CALL, off, off_of(s, c), ce.r,
                     "calls %s, which the scan cannot vouch for", nm);
-                set_prov(s, id, P_OPAQUE, id);
+                set_prov(s, id, P_OPAQUE, c);
                 return;
             }
             uint32_t cls = item(s->sc, args, 0);
             if (cls == NONE_ID) {
                 add(s, PKSCAN_STATE_COMPUTED, off, off_of(s, c), ce.r,
                     "calls %s without a class the scan can name", nm);
-                set_prov(s, id, P_OPAQUE, id);
+                set_prov(s, id, P_OPAQUE, c);
                 return;
             }
             new_form(s, id, cls, args);
@@ -804,24 +805,24 @@ static void call_form(state *s, uint32_t id, uint32_t c, uint32_t args)
         if (strcmp(ce.dunder, "__init__") == 0 && row != NULL &&
             row->call == PKT_NEW) {
             /* re-initialises argument 0 in place */
-            set_prov(s, id, P_VALUE, id);
+            set_prov(s, id, P_VALUE, c);
             check_write(s, item(s->sc, args, 0), off, 1);
             return;
         }
         if (strcmp(ce.dunder, "__class_getitem__") == 0) {
-            set_prov(s, id, P_VALUE, id);
+            set_prov(s, id, P_VALUE, c);
             return;
         }
         add(s, PKSCAN_STATE_CALL, off, off_of(s, c), ce.r,
             "calls %s, which the scan cannot vouch for", nm);
-        set_prov(s, id, P_OPAQUE, id);
+        set_prov(s, id, P_OPAQUE, c);
         return;
     }
     if (row->call == PKT_OPAQUE) {
         add(s, PKSCAN_STATE_CALL, off, off_of(s, c), ce.r,
             "calls %s, whose result the scan cannot vouch for (it may "
             "return or write through to its arguments)", nm);
-        set_prov(s, id, P_OPAQUE, id);
+        set_prov(s, id, P_OPAQUE, c);
         taint_from(s, args, id);
         return;
     }
@@ -833,7 +834,7 @@ static void call_form(state *s, uint32_t id, uint32_t c, uint32_t args)
                 "bound (byte %zu: a value made at load, or an int above "
                 "2**20), and its cost follows that size",
                 nm, off_of(s, bad));
-            set_prov(s, id, P_OPAQUE, id);
+            set_prov(s, id, P_OPAQUE, c);
             return;
         }
     }
@@ -846,7 +847,7 @@ static void call_form(state *s, uint32_t id, uint32_t c, uint32_t args)
                 "calls %s on an object that is not a container the pickle "
                 "built (byte %zu): it would run that object's own method",
                 nm, off_of(s, a0));
-            set_prov(s, id, P_OPAQUE, id);
+            set_prov(s, id, P_OPAQUE, c);
             return;
         }
     }
@@ -868,7 +869,7 @@ static void call_form(state *s, uint32_t id, uint32_t c, uint32_t args)
             if (prov(s, a) != P_FRESH || (a != NONE_ID && s->taint[a]))
                 p = P_OPAQUE;
         }
-    set_prov(s, id, p, id);
+    set_prov(s, id, p, c);
     if (row->flags & PKT_WRITES0)
         check_write(s, item(s->sc, args, 0), off, 1);
 }
