@@ -22,6 +22,8 @@
  * computed arguments are refused where they stand. */
 #include "scan/pkscan_internal.h"
 
+#include "common/pickle_ops.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,6 +52,12 @@ typedef struct {
                           call's prov (its row, or outside the table),
                           NONE_ID if none */
     uint32_t *taint_by; /* the call that tainted it */
+    uint32_t *built;   /* 1 + offset of the first BUILD on it; 0: none */
+    uint8_t *typing;   /* 1: a typing form (a subscription, a TypeVar) */
+    uint64_t *size;    /* items and bytes it holds, counted through the
+                          memo's sharing (saturating): what hashing,
+                          comparing or copying it walks */
+    uint64_t alloc;    /* bytes the pickle's bytes(n)/bytearray(n) ask */
     uint32_t *work;
     size_t nwork, capwork;
     pkscan_state_write *out;
@@ -354,10 +362,15 @@ static int deep_plain(state *s, uint32_t id)
 /* A bounded entry's arguments: each plain all the way down, and no int
  * literal bigger than BOUNDED_INT_MAX among them. NONE_ID when they
  * are; else the node that is not. */
+static uint64_t tree_size(state *s, uint32_t id);
+
 static uint32_t unbounded_arg(state *s, uint32_t args)
 {
     if (args == NONE_ID || s->sc->nodes[args].kind != K_TUPLE)
         return args;
+    /* what it walks, sharing counted: within a linear factor of the
+     * input (a tuple DAG through the memo is exponential) */
+    uint64_t limit = 16 * (uint64_t)s->sc->n + (UINT64_C(1) << 20);
     const node *nd = &s->sc->nodes[args];
     for (uint32_t e = nd->n ? nd->eh : NONE_ID, k = 0; k < nd->n;
          k++, e = s->sc->edges[e].next) {
@@ -367,7 +380,7 @@ static uint32_t unbounded_arg(state *s, uint32_t args)
             ((cn->flags & NF_BIGINT) || cn->u.ival > BOUNDED_INT_MAX ||
              cn->u.ival < -BOUNDED_INT_MAX))
             return c;
-        if (!deep_plain(s, c))
+        if (!deep_plain(s, c) || tree_size(s, c) > limit)
             return c;
     }
     return NONE_ID;
@@ -405,25 +418,89 @@ static int taint_child(state *s, uint32_t c, void *arg)
     return push_work(s, c);
 }
 
-/* Whether `id` is text typing would compile (a ForwardRef): a str, or
- * a str item of a tuple or list (the parameters of a subscription, a
- * TypeVar's constraints), or (`values`) a str value of a dict (a
- * type parameter's options). Deeper text is another call's argument,
- * checked at that call. */
-static int typing_text(const state *s, uint32_t id, int values)
+#define TY_FORM 0x1     /* a typing form: a subscription, a TypeVar */
+#define TY_OK 0x2       /* typing_bad found nothing in it */
+#define TY_VISITING 0x4
+#define SZ_VISITING 0x8
+
+/* A leaf of typing parameters: 0 when typing keeps it as it is (an
+ * import, a typing form, a class by value, a number, None, bytes), 1
+ * when it is text or what the scan cannot know (typing would compile a
+ * str as a forward reference, and a call may make one), -1 for a tuple
+ * or list to look into. */
+static int typing_leaf(const state *s, uint32_t id)
 {
     int k = kind_of(s->sc, id);
-    if (k == K_STR)
+    if (k == K_TUPLE || k == K_LIST)
+        return -1;
+    if (k == K_STR || k == K_DICT || k == K_SET || k == K_FROZENSET ||
+        k == K_BYTEARRAY)
         return 1;
-    if (k != K_TUPLE && k != K_LIST && !(values && k == K_DICT))
+    if (k < K_GLOBAL)
         return 0;
+    if (s->typing[id] & TY_FORM || prov(s, id) == P_IMPORT ||
+        aux_get(s->an, id, AUX_CLS))
+        return 0;
+    return 1;
+}
+
+/* Whether typing would compile text reachable from `id` (a str in the
+ * parameters of a subscription, a TypeVar's bound or constraints), or
+ * could (a value made at load time): tuples and lists are looked into,
+ * at any depth; with `values`, so are a dict's values (a type
+ * parameter's options). Memoized per container (TY_OK): linear. */
+static int typing_bad(state *s, uint32_t id, int values)
+{
+    if (id == NONE_ID)
+        return 0;
+    if (values && kind_of(s->sc, id) == K_DICT) {
+        const node *nd = &s->sc->nodes[id];
+        uint32_t e = nd->n ? nd->eh : NONE_ID;
+        for (uint32_t i = 0; i < nd->n; i++, e = s->sc->edges[e].next)
+            if (i % 2 == 1 && typing_bad(s, s->sc->edges[e].child, 0))
+                return 1;
+        return 0;
+    }
+    int leaf = typing_leaf(s, id);
+    if (leaf >= 0)
+        return leaf;
+    if (s->typing[id] & TY_OK)
+        return 0;
+    size_t base = s->nwork;
     const node *nd = &s->sc->nodes[id];
-    uint32_t e = nd->n ? nd->eh : NONE_ID;
-    for (uint32_t i = 0; i < nd->n; i++, e = s->sc->edges[e].next)
-        if ((k != K_DICT || i % 2 == 1) &&
-            kind_of(s->sc, s->sc->edges[e].child) == K_STR)
+    if (push_work(s, id) || push_work(s, nd->n ? nd->eh : NONE_ID))
+        return 1;
+    s->typing[id] |= TY_VISITING;
+    int bad = 0;
+    while (!bad && s->nwork > base) {
+        uint32_t top = s->work[s->nwork - 2];
+        uint32_t e = s->work[s->nwork - 1];
+        if (e == NONE_ID) {
+            s->typing[top] = (uint8_t)((s->typing[top] & ~TY_VISITING) |
+                                       TY_OK);
+            s->nwork -= 2;
+            continue;
+        }
+        uint32_t c = s->sc->edges[e].child;
+        s->work[s->nwork - 1] = e == s->sc->nodes[top].et
+                                    ? NONE_ID : s->sc->edges[e].next;
+        int cl = typing_leaf(s, c);
+        if (cl > 0) {
+            bad = 1;
+            break;
+        }
+        if (cl == 0 || s->typing[c] & (TY_OK | TY_VISITING))
+            continue;
+        const node *cn = &s->sc->nodes[c];
+        if (push_work(s, c) || push_work(s, cn->n ? cn->eh : NONE_ID))
             return 1;
-    return 0;
+        s->typing[c] |= TY_VISITING;
+    }
+    while (s->nwork > base) {
+        s->typing[s->work[s->nwork - 2]] &= (uint8_t)~TY_VISITING;
+        s->nwork -= 2;
+    }
+    return bad;
 }
 
 /* Whether the call `ce` with `args` would compile text of the pickle
@@ -431,7 +508,7 @@ static int typing_text(const state *s, uint32_t id, int values)
  * values, which stay values), a TypeVar or type parameter made by value
  * with a text bound, constraint or default, a portable code object
  * whose source is not a literal (a literal one is the calls pass'). */
-static int compiles_text(const state *s, const callee *ce, uint32_t args)
+static int compiles_text(state *s, const callee *ce, uint32_t args)
 {
     const resolved *r = ce->r;
     if (r == NULL)
@@ -444,9 +521,9 @@ static int compiles_text(const state *s, const callee *ce, uint32_t args)
         const resolved *t = res_get(s->an, item(s->sc, args, 0));
         if (t != NULL && pkscan_res_is(t, "typing", "Literal"))
             return 0;
-        return typing_text(s, item(s->sc, args, ce->dunder != NULL &&
-                                   strcmp(ce->dunder, "__class_getitem__") ==
-                                       0 ? 0 : 1), 0);
+        return typing_bad(s, item(s->sc, args, ce->dunder != NULL &&
+                                  strcmp(ce->dunder, "__class_getitem__") ==
+                                      0 ? 0 : 1), 0);
     }
     if (pkscan_res_recon(r, "_code_portable")) {
         /* the source another Python compiles: read only as a literal (a
@@ -469,11 +546,11 @@ static int compiles_text(const state *s, const callee *ce, uint32_t args)
         return 0;
     }
     if (pkscan_res_recon(r, "_make_typevar"))
-        return typing_text(s, item(s->sc, args, 1), 0) ||
-               typing_text(s, item(s->sc, args, 2), 0);
+        return typing_bad(s, item(s->sc, args, 1), 0) ||
+               typing_bad(s, item(s->sc, args, 2), 0);
     if (pkscan_res_recon(r, "_make_typeparam"))
-        return typing_text(s, item(s->sc, args, 2), 0) ||
-               typing_text(s, item(s->sc, args, 3), 1);
+        return typing_bad(s, item(s->sc, args, 2), 0) ||
+               typing_bad(s, item(s->sc, args, 3), 1);
     return 0;
 }
 
@@ -557,6 +634,169 @@ static int zone_trap(state *s, uint32_t id, const resolved *r,
 
 /* --- checks ------------------------------------------------------------------ */
 
+/* --- values the cost of a call follows -------------------------------- */
+
+/* What hashing, comparing, iterating or copying `id` walks: 1 per value
+ * and per byte of text, through the memo's sharing (a tuple holding the
+ * same tuple twice, forty deep, is 2**40), saturating; a call result
+ * counts what its call recorded (size_of_call). Memoized per node; a
+ * cycle adds 1. */
+#define SIZE_MAX_COUNT (UINT64_C(1) << 62)
+
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+    return a > SIZE_MAX_COUNT - b ? SIZE_MAX_COUNT : a + b;
+}
+
+static uint64_t own_size(const state *s, uint32_t id)
+{
+    const node *nd = &s->sc->nodes[id];
+    if (nd->kind >= K_GLOBAL)
+        return s->size[id] ? s->size[id] : 1;
+    uint64_t n = 1 + nsum(nd);
+    if (nd->kind == K_STR || nd->kind == K_BYTES || nd->kind == K_BYTEARRAY)
+        n += nd->u.s.len;
+    return n;
+}
+
+static uint64_t tree_size(state *s, uint32_t id)
+{
+    if (id == NONE_ID)
+        return 0;
+    const node *nd = &s->sc->nodes[id];
+    if (nd->kind >= K_GLOBAL || nd->n == 0)
+        return own_size(s, id);
+    if (s->size[id])
+        return s->size[id];
+    size_t base = s->nwork;
+    if (push_work(s, id) || push_work(s, nd->eh))
+        return SIZE_MAX_COUNT;
+    s->typing[id] |= SZ_VISITING;
+    s->size[id] = own_size(s, id);
+    while (s->nwork > base) {
+        uint32_t top = s->work[s->nwork - 2];
+        uint32_t e = s->work[s->nwork - 1];
+        if (e == NONE_ID) {
+            s->typing[top] &= (uint8_t)~SZ_VISITING;
+            s->nwork -= 2;
+            if (s->nwork > base) {
+                uint32_t parent = s->work[s->nwork - 2];
+                s->size[parent] = add_sat(s->size[parent], s->size[top]);
+            }
+            continue;
+        }
+        uint32_t c = s->sc->edges[e].child;
+        s->work[s->nwork - 1] = e == s->sc->nodes[top].et
+                                    ? NONE_ID : s->sc->edges[e].next;
+        const node *cn = &s->sc->nodes[c];
+        if (s->typing[c] & SZ_VISITING) {
+            s->size[top] = add_sat(s->size[top], 1);
+        } else if (cn->kind >= K_GLOBAL || cn->n == 0 || s->size[c]) {
+            s->size[top] = add_sat(s->size[top],
+                                   cn->kind < K_GLOBAL && cn->n && s->size[c]
+                                       ? s->size[c] : own_size(s, c));
+        } else {
+            if (push_work(s, c) || push_work(s, cn->eh))
+                return SIZE_MAX_COUNT;
+            s->typing[c] |= SZ_VISITING;
+            s->size[c] = own_size(s, c);
+        }
+    }
+    return s->size[id];
+}
+
+/* Whether text `p[0, len)` writes a number with an exponent of more than
+ * four digits ("1e999999999"): Fraction and int(Decimal) make it whole. */
+static int huge_exponent(const char *p, size_t len)
+{
+    for (size_t i = 0; i < len; i++) {
+        if (p[i] != 'e' && p[i] != 'E')
+            continue;
+        size_t j = i + 1, digits = 0;
+        if (j < len && (p[j] == '+' || p[j] == '-'))
+            j++;
+        while (j < len && p[j] == '0')
+            j++;
+        for (; j < len && p[j] >= '0' && p[j] <= '9'; j++)
+            digits++;
+        if (digits > 4)
+            return 1;
+    }
+    return 0;
+}
+
+/* Codecs that text and bytes constructors use without a lookup: any
+ * other name makes the codec registry import encodings.<name>, which
+ * may import more (idna: stringprep, unicodedata). */
+static const char *const builtin_codecs[] = {
+    "utf-8", "utf8", "latin-1", "latin1", "ascii",
+};
+
+/* A call or new form of a row with `args` that would import a codec
+ * module, or whose cost a literal argument's value decides (an
+ * exponent, a size): refused (1), with its entry. */
+static int value_trap(state *s, uint32_t id, const resolved *r,
+                      uint32_t args, uint32_t c)
+{
+    if (r == NULL || kind_of(s->sc, args) != K_TUPLE)
+        return 0;
+    char nm[300];
+    size_t off = s->sc->nodes[id].off;
+    int text = pkscan_res_is(r, "builtins", "str") ||
+               pkscan_res_is(r, "builtins", "bytes") ||
+               pkscan_res_is(r, "builtins", "bytearray");
+    uint32_t enc = item(s->sc, args, 1);
+    const char *p;
+    size_t len;
+    if (text && enc != NONE_ID &&
+        !(node_is_str(s->sc, enc, &p, &len) &&
+          pkscan_in_list(p, len, builtin_codecs, NELEM(builtin_codecs)))) {
+        name_text(nm, sizeof nm, r);
+        add(s, PKSCAN_STATE_TRAP, off, off_of(s, enc), r,
+            "calls %s with an encoding other than utf-8, latin-1 or ascii "
+            "(byte %zu): the codec registry would import its module",
+            nm, off_of(s, enc));
+        set_prov(s, id, P_OPAQUE, c);
+        return 1;
+    }
+    int number = pkscan_res_is(r, "fractions", "Fraction") ||
+                 pkscan_res_is(r, "decimal", "Decimal") ||
+                 pkscan_res_is(r, "fractions", "Decimal");
+    if (number) {
+        const node *nd = &s->sc->nodes[args];
+        uint32_t e = nd->n ? nd->eh : NONE_ID;
+        for (uint32_t i = 0; i < nd->n; i++, e = s->sc->edges[e].next) {
+            uint32_t a = s->sc->edges[e].child;
+            if (node_is_str(s->sc, a, &p, &len) && huge_exponent(p, len)) {
+                name_text(nm, sizeof nm, r);
+                add(s, PKSCAN_STATE_UNBOUNDED, off, off_of(s, a), r,
+                    "calls %s with a number whose exponent has more than "
+                    "four digits (byte %zu): making or converting it costs "
+                    "the exponent's value", nm, off_of(s, a));
+                set_prov(s, id, P_OPAQUE, c);
+                return 1;
+            }
+        }
+    }
+    if (pkscan_res_is(r, "builtins", "bytes") ||
+        pkscan_res_is(r, "builtins", "bytearray")) {
+        uint32_t a = item(s->sc, args, 0);
+        if (kind_of(s->sc, a) == K_INT && s->sc->nodes[a].u.ival > 0) {
+            s->alloc += (uint64_t)s->sc->nodes[a].u.ival;
+            if (s->alloc > (UINT64_C(1) << 20)) {
+                name_text(nm, sizeof nm, r);
+                add(s, PKSCAN_STATE_UNBOUNDED, off, off_of(s, a), r,
+                    "calls %s for more than 1 MiB in all the pickle's "
+                    "bytes(n) and bytearray(n) calls (byte %zu)", nm,
+                    off_of(s, a));
+                set_prov(s, id, P_OPAQUE, c);
+                return 1;
+            }
+        }
+    }
+    return 0;
+}
+
 /* A write at `off` (by a state opcode, or by a call writing argument 0)
  * into `t`. */
 static void check_write(state *s, uint32_t t, size_t off, int by_call)
@@ -566,6 +806,16 @@ static void check_write(state *s, uint32_t t, size_t off, int by_call)
     const resolved *r = res_get(s->an, by);
     char nm[300];
     name_text(nm, sizeof nm, r);
+    if (t != NONE_ID && s->built[t] && s->built[t] - 1 < off) {
+        /* a BUILD may have pointed the object's storage anywhere (a
+         * UserDict's data, a ChainMap's maps): what is stored into it
+         * then may land in any object. Picklers give state last. */
+        add(s, PKSCAN_STATE_OPAQUE, off, s->built[t] - 1, NULL,
+            "stores into an object (made at byte %zu) after a BUILD at "
+            "byte %zu gave it state, which may point its storage at any "
+            "object", off_of(s, t), (size_t)s->built[t] - 1);
+        return;
+    }
     switch (p) {
     case P_FRESH:
         if (s->taint[t] && s->taint[t] - 1 < off) {
@@ -620,7 +870,8 @@ static void new_form(state *s, uint32_t id, uint32_t cls, uint32_t args)
         s->prov[id] |= P_BYVALUE;
         return;
     case CE_ROW:
-        if (zone_trap(s, id, ce.r, args))
+        if (zone_trap(s, id, ce.r, args) ||
+            value_trap(s, id, ce.r, args, cls))
             return;
         if (ce.dunder == NULL && ce.row->newf == PKT_NEW) {
             set_prov(s, id, P_FRESH, cls);
@@ -668,12 +919,13 @@ static int copyreg_form(state *s, uint32_t id, const resolved *r,
     uint32_t cls = item(s->sc, args, 0);
     if (recon) {
         /* base.__new__(cls, state) then base.__init__(obj, state): the
-         * new form of cls when base is object or a table class whose new
-         * form is new (dict, list: base.__init__ copies state) */
+         * new form of cls when base is object or a table class with a
+         * new form (tuple.__new__(C, t) is a new C; dict.__init__ copies
+         * state) */
         callee base = callee_of(s, item(s->sc, args, 1));
         int ok = base.what == CE_ROW && base.dunder == NULL &&
                  (pkscan_res_is(base.r, "builtins", "object") ||
-                  (base.row->newf == PKT_NEW && base.row->call == PKT_NEW));
+                  base.row->newf != PKT_OPAQUE);
         if (!ok) {
             char nm[300];
             name_text(nm, sizeof nm, base.r);
@@ -713,7 +965,20 @@ static void call_form(state *s, uint32_t id, uint32_t c, uint32_t args)
     name_text(nm, sizeof nm, ce.r);
     if (ce.what == CE_CLASS) {
         /* an instance of a class carried by value (its own code is the
-         * calls pass' concern) */
+         * calls pass' concern); an enum's with one argument is a member
+         * lookup, with more its functional API, which makes a class and
+         * runs the enum's own methods for each member */
+        const node *cn = &s->sc->nodes[c];
+        if (cn->kind == K_REDUCE &&
+            pkscan_res_recon(res_get(s->an, cn->a), "_make_skeleton_enum") &&
+            !tuple_n(s->sc, args, 1)) {
+            add(s, PKSCAN_STATE_CALL, off, off_of(s, c), NULL,
+                "calls an enum carried by value (byte %zu) with other than "
+                "one argument: its functional API makes a new enum and "
+                "runs the enum's own code", off_of(s, c));
+            set_prov(s, id, P_OPAQUE, c);
+            return;
+        }
         set_prov(s, id, P_FRESH, c);
         s->prov[id] |= P_BYVALUE;
         return;
@@ -731,7 +996,7 @@ static void call_form(state *s, uint32_t id, uint32_t c, uint32_t args)
     }
     if (ce.r != NULL && copyreg_form(s, id, ce.r, args))
         return;
-    if (zone_trap(s, id, ce.r, args))
+    if (zone_trap(s, id, ce.r, args) || value_trap(s, id, ce.r, args, c))
         return;
     if (compiles_text(s, &ce, args)) {
         add(s, PKSCAN_STATE_TEXT, off, off_of(s, c), ce.r,
@@ -756,6 +1021,7 @@ static void call_form(state *s, uint32_t id, uint32_t c, uint32_t args)
         int p0 = prov(s, item(s->sc, args, 0));
         if (p0 == P_IMPORT || p0 == P_VALUE) {
             set_prov(s, id, P_VALUE, c);
+            s->typing[id] |= TY_FORM;
             return;
         }
         add(s, PKSCAN_STATE_CALL, off, off_of(s, item(s->sc, args, 0)),
@@ -811,6 +1077,7 @@ static void call_form(state *s, uint32_t id, uint32_t c, uint32_t args)
         }
         if (strcmp(ce.dunder, "__class_getitem__") == 0) {
             set_prov(s, id, P_VALUE, c);
+            s->typing[id] |= TY_FORM;
             return;
         }
         add(s, PKSCAN_STATE_CALL, off, off_of(s, c), ce.r,
@@ -840,9 +1107,17 @@ static void call_form(state *s, uint32_t id, uint32_t c, uint32_t args)
     }
     int kind = row->call;
     if (row->flags & PKT_DISPATCH) {
+        /* the method of a container the pickle built, or of what a
+         * table entry made (range, a dict view): the standard library's
+         * own, never a class carried by value's */
         uint32_t a0 = item(s->sc, args, 0);
         int k0 = kind_of(s->sc, a0);
-        if (k0 < K_STR || k0 >= K_GLOBAL || !deep_plain(s, a0)) {
+        int made = k0 >= K_GLOBAL &&
+                   (prov(s, a0) == P_VALUE || prov(s, a0) == P_FRESH) &&
+                   !(s->prov[a0] & P_BYVALUE) &&
+                   !aux_get(s->an, a0, AUX_FN) &&
+                   !aux_get(s->an, a0, AUX_CLS);
+        if (!made && (k0 < K_STR || k0 >= K_GLOBAL || !deep_plain(s, a0))) {
             add(s, PKSCAN_STATE_CALL, off, off_of(s, a0), ce.r,
                 "calls %s on an object that is not a container the pickle "
                 "built (byte %zu): it would run that object's own method",
@@ -856,11 +1131,29 @@ static void call_form(state *s, uint32_t id, uint32_t c, uint32_t args)
      * (iter, map, zip, ...) are as long as what they iterate */
     static const char *const lazy[] = {"iter", "reversed", "enumerate",
                                        "zip", "map", "filter"};
+    /* networks iterate 2**(bits - prefix) addresses */
+    static const char *const nets[] = {
+        "IPv4Network", "IPv6Network", "IPv4Interface", "IPv6Interface",
+        "ip_network", "ip_interface", "collapse_addresses",
+        "summarize_address_range"};
     if (pkscan_res_is(ce.r, "builtins", "range") ||
+        (str_eq(ce.r->m, ce.r->ml, "ipaddress") &&
+         pkscan_in_list(ce.r->n, ce.r->nl, nets, NELEM(nets))) ||
         (str_eq(ce.r->m, ce.r->ml, "builtins") &&
          pkscan_in_list(ce.r->n, ce.r->nl, lazy, NELEM(lazy)) &&
          unbounded_arg(s, args) != NONE_ID))
         s->prov[id] |= P_UNSIZED;
+    /* a bounded entry's result holds about what its arguments did
+     * (operator.add(x, x) doubles: the next call counts it) */
+    if (row->flags & PKT_BOUNDED)
+        s->size[id] = tree_size(s, args);
+    /* typing forms, and type(x): a class (typing.Optional's NoneType
+     * pickles as type(None)) */
+    if (pkscan_res_recon(ce.r, "_make_typevar") ||
+        pkscan_res_recon(ce.r, "_make_typeparam") ||
+        pkscan_res_recon(ce.r, "_make_newtype") ||
+        (pkscan_res_is(ce.r, "builtins", "type") && tuple_n(s->sc, args, 1)))
+        s->typing[id] |= TY_FORM;
     /* a result that keeps and writes an argument is fresh only while
      * that argument is */
     for (unsigned k = 0; k < 8 && p == P_FRESH; k++)
@@ -903,6 +1196,11 @@ static void node_prov(state *s, uint32_t id)
         break;
     case K_NEWOBJ:
         new_form(s, id, nd->a, nd->b);
+        /* NEWOBJ_EX's keyword arguments (its first item) go to the
+         * class as its arguments do */
+        if (s->sc->d[nd->off] == CPK_OP_NEWOBJ_EX && nd->n &&
+            (prov(s, id) == P_NAMED || prov(s, id) == P_OPAQUE))
+            taint_from(s, s->sc->edges[nd->eh].child, id);
         break;
     case K_OBJ:
         if (nd->b == NONE_ID || (kind_of(s->sc, nd->b) == K_TUPLE &&
@@ -923,7 +1221,47 @@ static void node_prov(state *s, uint32_t id)
         set_prov(s, id, P_FRESH, NONE_ID);
 }
 
+/* Keys a dict or set the load fills hashes: a tuple holding tuples
+ * shared through the memo hashes each share again (forty deep is 2**40
+ * steps). What all the keys walk is bounded as a bounded entry's
+ * arguments are. */
+static void keys_pass(state *s)
+{
+    uint64_t limit = 16 * (uint64_t)s->sc->n + (UINT64_C(1) << 20);
+    uint64_t total = 0;
+    for (size_t i = 0; i < s->sc->nnodes && !s->oom; i++) {
+        const node *nd = &s->sc->nodes[i];
+        int k = nd->kind;
+        if (k != K_DICT && k != K_SET && k != K_FROZENSET)
+            continue;
+        uint32_t e = nd->n ? nd->eh : NONE_ID;
+        for (uint32_t j = 0; j < nd->n; j++, e = s->sc->edges[e].next) {
+            uint32_t key = s->sc->edges[e].child;
+            if ((k == K_DICT && j % 2 == 1) ||
+                kind_of(s->sc, key) != K_TUPLE)
+                continue;
+            total = add_sat(total, tree_size(s, key));
+            if (total > limit) {
+                add(s, PKSCAN_STATE_UNBOUNDED, nd->off, off_of(s, key), NULL,
+                    "fills a dict or set with keys that hold more values "
+                    "through the memo's sharing (byte %zu) than the input "
+                    "bounds: hashing them costs each share again",
+                    off_of(s, key));
+                return;
+            }
+        }
+    }
+}
+
 /* --- the pass -------------------------------------------------------------- */
+
+static int by_offset(const void *x, const void *y)
+{
+    const pkscan_state_write *a = x, *b = y;
+    if (a->offset != b->offset)
+        return a->offset < b->offset ? -1 : 1;
+    return (a->kind > b->kind) - (a->kind < b->kind);
+}
 
 void pkscan_state_pass(analysis *an)
 {
@@ -938,13 +1276,21 @@ void pkscan_state_pass(analysis *an)
     s.taint = scalloc(m, n, sizeof(uint32_t));
     s.by = scalloc(m, n, sizeof(uint32_t));
     s.taint_by = scalloc(m, n, sizeof(uint32_t));
-    if (!s.prov || !s.taint || !s.by || !s.taint_by) {
+    s.built = scalloc(m, n, sizeof(uint32_t));
+    s.typing = scalloc(m, n, 1);
+    s.size = scalloc(m, n, sizeof(uint64_t));
+    if (!s.prov || !s.taint || !s.by || !s.taint_by || !s.built ||
+        !s.typing || !s.size) {
         an->oom = 1;
         goto done;
     }
+    for (size_t i = 0; i < sc->nwrites; i++)
+        if (sc->writes[3 * i + 2] == CPK_OP_BUILD &&
+            !s.built[sc->writes[3 * i]])
+            s.built[sc->writes[3 * i]] = sc->writes[3 * i + 1] + 1;
     for (size_t i = 0; i < sc->nnodes && !s.oom; i++)
         node_prov(&s, (uint32_t)i);
-    size_t calls_end = s.nout;
+    keys_pass(&s);
     for (size_t i = 0; i < sc->nwrites && !s.oom; i++)
         check_write(&s, sc->writes[3 * i], sc->writes[3 * i + 1], 0);
     if (s.oom) {
@@ -960,14 +1306,9 @@ void pkscan_state_pass(analysis *an)
             an->oom = 1;
             goto done;
         }
-        /* in input order: the calls' entries and the writes' are each
-         * in order already */
-        size_t i = 0, j = calls_end, k = 0;
-        while (i < calls_end || j < s.nout)
-            r->state_writes[k++] =
-                j >= s.nout ||
-                        (i < calls_end && s.out[i].offset <= s.out[j].offset)
-                    ? s.out[i++] : s.out[j++];
+        /* in input order */
+        memcpy(r->state_writes, s.out, s.nout * sizeof *s.out);
+        qsort(r->state_writes, s.nout, sizeof *s.out, by_offset);
     }
     r->n_state_writes = s.nout;
     r->n_state_total = s.total;
@@ -981,11 +1322,20 @@ done:
         acct_give(m, n * sizeof(uint32_t));
     if (s.taint_by)
         acct_give(m, n * sizeof(uint32_t));
+    if (s.built)
+        acct_give(m, n * sizeof(uint32_t));
+    if (s.typing)
+        acct_give(m, n);
+    if (s.size)
+        acct_give(m, n * sizeof(uint64_t));
     acct_give(m, s.capwork * sizeof(uint32_t) + s.capout * sizeof *s.out);
     free(s.prov);
     free(s.taint);
     free(s.by);
     free(s.taint_by);
+    free(s.built);
+    free(s.typing);
+    free(s.size);
     free(s.work);
     free(s.out);
 }

@@ -64,7 +64,8 @@ static const pkscan_closed rows[] = {
     {"_io", "StringIO", N, N, 0, B},
 
     /* operator: values computed from the operands (comparisons, bit and
-     * arithmetic operations that are bounded by their operands' sizes);
+     * arithmetic operations that are bounded by their operands' sizes;
+     * comparisons walk tuples, so their operands are bounded too);
      * itemgetter is a new object that keeps its items. Absent: getitem
      * (an item of an object that may compute it: defaultdict's factory
      * writes into it), mul, pow, lshift and mod ('%9999999d' % 1), whose
@@ -75,10 +76,10 @@ static const pkscan_closed rows[] = {
     {"_operator", "concat", V, O, 0, B},
     {"_operator", "contains", V, O, 0, B},
     {"_operator", "countOf", V, O, 0, B},
-    {"_operator", "eq", V, O, 0, 0},
+    {"_operator", "eq", V, O, 0, B},
     {"_operator", "floordiv", V, O, 0, 0},
-    {"_operator", "ge", V, O, 0, 0},
-    {"_operator", "gt", V, O, 0, 0},
+    {"_operator", "ge", V, O, 0, B},
+    {"_operator", "gt", V, O, 0, B},
     {"_operator", "index", V, O, 0, 0},
     {"_operator", "indexOf", V, O, 0, B},
     {"_operator", "inv", V, O, 0, 0},
@@ -86,11 +87,11 @@ static const pkscan_closed rows[] = {
     {"_operator", "is_", V, O, 0, 0},
     {"_operator", "is_not", V, O, 0, 0},
     {"_operator", "itemgetter", N, O, 0, 0},
-    {"_operator", "le", V, O, 0, 0},
+    {"_operator", "le", V, O, 0, B},
     {"_operator", "length_hint", V, O, 0, 0},
-    {"_operator", "lt", V, O, 0, 0},
+    {"_operator", "lt", V, O, 0, B},
     {"_operator", "matmul", V, O, 0, 0},
-    {"_operator", "ne", V, O, 0, 0},
+    {"_operator", "ne", V, O, 0, B},
     {"_operator", "neg", V, O, 0, 0},
     {"_operator", "not_", V, O, 0, 0},
     {"_operator", "or_", V, O, 0, 0},
@@ -208,7 +209,7 @@ static const pkscan_closed rows[] = {
     {"builtins", "float.fromhex", V, O, 0, B},
     /* frozenset(fs) is fs: immutable, possibly the argument */
     {"builtins", "frozenset", V, V, 0, B},
-    {"builtins", "hash", V, O, 0, 0},
+    {"builtins", "hash", V, O, 0, B},
     {"builtins", "hex", V, O, 0, B},
     {"builtins", "id", V, O, 0, 0},
     /* int(text) is quadratic in the digits on 3.9 and 3.10 */
@@ -239,7 +240,7 @@ static const pkscan_closed rows[] = {
     {"builtins", "repr", V, O, 0, B},
     /* reversed(x) is x.__reversed__() when x has one */
     {"builtins", "reversed", N, O, 0, D},
-    {"builtins", "round", V, O, 0, 0},
+    {"builtins", "round", V, O, 0, B},
     {"builtins", "set", N, N, 0, B},
     {"builtins", "slice", V, V, 0, 0},
     /* a new list of the items */
@@ -490,8 +491,6 @@ static const pkscan_closed rows[] = {
     {"ipaddress", "v6_int_to_packed", V, O, 0, 0},
 
 
-    /* the process-wide logger of that name, shared */
-    {"logging", "getLogger", V, O, 0, 0},
 
     /* math: numbers from numbers; gcd, lcm, isqrt and the sums iterate
      * or grow with their operands; factorial, comb, perm (value-sized)
@@ -565,10 +564,10 @@ static const pkscan_closed rows[] = {
     {"operator", "concat", V, O, 0, B},
     {"operator", "contains", V, O, 0, B},
     {"operator", "countOf", V, O, 0, B},
-    {"operator", "eq", V, O, 0, 0},
+    {"operator", "eq", V, O, 0, B},
     {"operator", "floordiv", V, O, 0, 0},
-    {"operator", "ge", V, O, 0, 0},
-    {"operator", "gt", V, O, 0, 0},
+    {"operator", "ge", V, O, 0, B},
+    {"operator", "gt", V, O, 0, B},
     {"operator", "index", V, O, 0, 0},
     {"operator", "indexOf", V, O, 0, B},
     {"operator", "inv", V, O, 0, 0},
@@ -576,11 +575,11 @@ static const pkscan_closed rows[] = {
     {"operator", "is_", V, O, 0, 0},
     {"operator", "is_not", V, O, 0, 0},
     {"operator", "itemgetter", N, O, 0, 0},
-    {"operator", "le", V, O, 0, 0},
+    {"operator", "le", V, O, 0, B},
     {"operator", "length_hint", V, O, 0, 0},
-    {"operator", "lt", V, O, 0, 0},
+    {"operator", "lt", V, O, 0, B},
     {"operator", "matmul", V, O, 0, 0},
-    {"operator", "ne", V, O, 0, 0},
+    {"operator", "ne", V, O, 0, B},
     {"operator", "neg", V, O, 0, 0},
     {"operator", "not_", V, O, 0, 0},
     {"operator", "or_", V, O, 0, 0},

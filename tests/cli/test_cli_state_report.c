@@ -59,7 +59,7 @@ check_json(const cpk_proc *p, const char *checks)
 typedef struct {
     const char *file;
     const char *heading; /* the section's first line */
-    const char *lines[2]; /* its entries' lines, up to " (" or the end */
+    const char *lines[3]; /* its entries' lines, up to " (" or the end */
 } state_case;
 
 static const state_case cases[] = {
@@ -70,11 +70,13 @@ static const state_case cases[] = {
       "pickle made\n",
       NULL}},
     {"writethrough-chainmap.pkl",
-     "state      2 writes or calls the scan cannot vouch for, 1 an --allow "
+     "state      3 writes or calls the scan cannot vouch for, 1 an --allow "
      "rule naming the callable may admit\n",
      {"  ! REDUCE at byte 282 calls collections.ChainMap, whose result the "
       "scan cannot vouch for",
-      "  ! SETITEM at byte 305 gives state to an object made at byte 282"}},
+      "  ! SETITEM at byte 305 gives state to an object made at byte 282",
+      "  ! BUILD at byte 350 stores into an object (made at byte 331) after "
+      "a BUILD at byte 337 gave it state"}},
     {"limit-pow.pkl",
      "state      1 write or call the scan cannot vouch for, 1 an --allow "
      "rule naming the callable may admit\n",
@@ -106,7 +108,7 @@ Test(cli_state_report, describe_lists_each_entry)
         cr_assert(fn != NULL && fn < head, "%s:\n%s", c->file, p.out);
         cr_assert_str_eq(verdict + 1, VERDICT, "%s", c->file);
         size_t n = 0;
-        for (int k = 0; k < 2 && c->lines[k] != NULL; k++, n++) {
+        for (int k = 0; k < 3 && c->lines[k] != NULL; k++, n++) {
             const char *at = strstr(p.out, c->lines[k]);
             cr_assert(at != NULL && at > head && at < verdict,
                       "%s: missing %s in:\n%s", c->file, c->lines[k],
