@@ -231,6 +231,9 @@ static const char *const plain_builtins[] = {
     "sorted", "repr", "hash", "id", "isinstance", "issubclass", "iter",
     "next", "round", "divmod", "pow", "chr", "ord", "format",
     "ascii", "bin", "hex", "oct", "all", "any", "callable",
+    /* exceptions not named *Error, *Exception or *Warning */
+    "StopIteration", "StopAsyncIteration", "GeneratorExit",
+    "KeyboardInterrupt", "SystemExit",
 };
 
 /* Reconstructors: ccloudpickle's (doc/FORMAT.md) and cloudpickle's. */
