@@ -58,6 +58,11 @@ typedef struct {
                           memo's sharing (saturating): what hashing,
                           comparing or copying it walks */
     uint64_t alloc;    /* bytes the pickle's bytes(n)/bytearray(n) ask */
+    uint32_t cur;      /* the node being decided: newer ones are unknown */
+    uint32_t *seen;    /* deep_plain's nodes of the current search */
+    size_t nseen, capseen;
+    uint8_t *argok;    /* unbounded_arg's answer per argument tuple: 0
+                          unknown, 1 bounded, 2 not */
     uint32_t *work;
     size_t nwork, capwork;
     pkscan_state_write *out;
@@ -244,6 +249,17 @@ static size_t off_of(const state *s, uint32_t id)
     return id == NONE_ID ? 0 : s->sc->nodes[id].off;
 }
 
+static int push_seen(state *s, uint32_t id)
+{
+    if (sgrow(s->sc->acct, (void **)&s->seen, &s->capseen, s->nseen + 1,
+              sizeof(uint32_t))) {
+        s->oom = 1;
+        return -1;
+    }
+    s->seen[s->nseen++] = id;
+    return 0;
+}
+
 static int push_work(state *s, uint32_t id)
 {
     if (sgrow(s->sc->acct, (void **)&s->work, &s->capwork, s->nwork + 1,
@@ -275,13 +291,19 @@ static int each_child(state *s, uint32_t id, int (*fn)(state *, uint32_t,
 }
 
 /* A node deep_plain need not look into: an import, a function carried
- * by value, or what a table entry returned (its size was bounded when
- * it was made; its methods are the standard library's), but not an
- * unsized one. Returns 1 for such a leaf, 0 for a container to look
- * into, -1 for what is not plain. */
+ * by value, or what a table entry returned from plain arguments (its
+ * size was bounded when it was made; its methods are the standard
+ * library's) that nothing filled since. Returns 1 for such a leaf, 0
+ * for a node to look into (a container, or a table result that got
+ * items), -1 for what is not plain: a node newer than the one being
+ * decided (its provenance is not known yet: the graph holds what later
+ * opcodes add), an unsized or by-value result, a computed one. */
 static int plain_leaf(const state *s, uint32_t id)
 {
-    if (s->sc->nodes[id].kind < K_GLOBAL)
+    if (id >= s->cur)
+        return -1;
+    const node *nd = &s->sc->nodes[id];
+    if (nd->kind < K_GLOBAL)
         return 0;
     uint8_t p = s->prov[id];
     if (p & (P_UNSIZED | P_BYVALUE))
@@ -290,10 +312,12 @@ static int plain_leaf(const state *s, uint32_t id)
         return 1;
     switch (p & P_MASK) {
     case P_IMPORT:
-    case P_VALUE:
         return 1;
+    case P_VALUE:
     case P_FRESH:
-        return aux_get(s->an, id, AUX_CLS) ? -1 : 1;
+        if (aux_get(s->an, id, AUX_CLS))
+            return -1;
+        return nd->n ? 0 : 1;
     default:
         return -1;
     }
@@ -302,9 +326,11 @@ static int plain_leaf(const state *s, uint32_t id)
 /* Whether the cost of iterating, hashing or comparing `id` is bounded by
  * the input: plain containers all the way down to plain_leaf nodes, so
  * no method of a class carried by value or of a computed object runs.
- * Memoized per node; a cycle of plain containers is plain. Depth-first
- * with an explicit stack of (node, next edge) pairs: linear in what it
- * visits. */
+ * Depth-first with an explicit stack of (node, next edge) pairs; every
+ * node it reaches is then memoized with the answer for `id` (a node
+ * reached is plain when `id` is, as what it reaches `id` does too; on
+ * a failure they are all marked not plain, which may only refuse more):
+ * each node is visited by one search, so the pass stays linear. */
 static int deep_plain(state *s, uint32_t id)
 {
     if (s->prov[id] & P_DEEP_DONE)
@@ -312,18 +338,18 @@ static int deep_plain(state *s, uint32_t id)
     int leaf = plain_leaf(s, id);
     if (leaf != 0)
         return leaf > 0;
+    size_t seen0 = s->nseen;
     size_t base = s->nwork;
     int ok = 1;
     const node *nd = &s->sc->nodes[id];
-    if (push_work(s, id) || push_work(s, nd->n ? nd->eh : NONE_ID))
+    if (push_seen(s, id) || push_work(s, id) ||
+        push_work(s, nd->n ? nd->eh : NONE_ID))
         return 0;
     s->prov[id] |= P_VISITING;
     while (ok && s->nwork > base) {
         uint32_t top = s->work[s->nwork - 2];
         uint32_t e = s->work[s->nwork - 1];
         if (e == NONE_ID) {
-            s->prov[top] = (uint8_t)((s->prov[top] & ~P_VISITING) |
-                                     P_DEEP_DONE | P_DEEP_PLAIN);
             s->nwork -= 2;
             continue;
         }
@@ -343,31 +369,47 @@ static int deep_plain(state *s, uint32_t id)
             continue;
         }
         const node *cn = &s->sc->nodes[c];
-        if (push_work(s, c) || push_work(s, cn->n ? cn->eh : NONE_ID))
+        if (push_seen(s, c) || push_work(s, c) ||
+            push_work(s, cn->n ? cn->eh : NONE_ID))
             return 0;
         s->prov[c] |= P_VISITING;
     }
-    /* a failure: what is still on the path is not plain */
-    while (s->nwork > base) {
-        uint32_t t = s->work[s->nwork - 2];
-        s->nwork -= 2;
+    s->nwork = base;
+    for (size_t i = seen0; i < s->nseen; i++) {
+        uint32_t t = s->seen[i];
         s->prov[t] = (uint8_t)((s->prov[t] & ~(P_VISITING | P_DEEP_PLAIN)) |
-                               P_DEEP_DONE);
+                               P_DEEP_DONE | (ok ? P_DEEP_PLAIN : 0));
     }
-    if (!ok)
-        s->prov[id] = (uint8_t)((s->prov[id] & ~P_DEEP_PLAIN) | P_DEEP_DONE);
+    s->nseen = seen0;
     return ok;
 }
 
-/* A bounded entry's arguments: each plain all the way down, and no int
- * literal bigger than BOUNDED_INT_MAX among them. NONE_ID when they
- * are; else the node that is not. */
 static uint64_t tree_size(state *s, uint32_t id);
 
-static uint32_t unbounded_arg(state *s, uint32_t args)
+static uint32_t unbounded_arg_walk(state *s, uint32_t args, int ints);
+
+/* A bounded entry's arguments (`ints`: and no int literal above
+ * BOUNDED_INT_MAX among them, which allocate or loop by their value), or
+ * with `ints` 0 whether a result made from them is as plain as they are.
+ * Memoized per argument tuple (calls may share one through the memo):
+ * the answer of a first call stands for the later ones (a node newer
+ * than that call counted as not plain: it may only refuse more). */
+static uint32_t unbounded_arg(state *s, uint32_t args, int ints)
 {
     if (args == NONE_ID || s->sc->nodes[args].kind != K_TUPLE)
         return args;
+    uint8_t ok = ints ? 0x4 : 0x1, bad = ints ? 0x8 : 0x2;
+    if (s->argok[args] & ok)
+        return NONE_ID;
+    if (s->argok[args] & bad)
+        return args;
+    uint32_t found = unbounded_arg_walk(s, args, ints);
+    s->argok[args] |= found == NONE_ID ? ok : bad;
+    return found;
+}
+
+static uint32_t unbounded_arg_walk(state *s, uint32_t args, int ints)
+{
     /* what it walks, sharing counted: within a linear factor of the
      * input (a tuple DAG through the memo is exponential) */
     uint64_t limit = 16 * (uint64_t)s->sc->n + (UINT64_C(1) << 20);
@@ -376,7 +418,7 @@ static uint32_t unbounded_arg(state *s, uint32_t args)
          k++, e = s->sc->edges[e].next) {
         uint32_t c = s->sc->edges[e].child;
         const node *cn = &s->sc->nodes[c];
-        if (cn->kind == K_INT &&
+        if (ints && cn->kind == K_INT &&
             ((cn->flags & NF_BIGINT) || cn->u.ival > BOUNDED_INT_MAX ||
              cn->u.ival < -BOUNDED_INT_MAX))
             return c;
@@ -389,11 +431,19 @@ static uint32_t unbounded_arg(state *s, uint32_t args)
 /* Taint everything reachable from `id` with the call `call`. */
 static int taint_child(state *s, uint32_t c, void *arg);
 
+static void taint_at(state *s, uint32_t id, uint32_t call, uint32_t mark);
+
 static void taint_from(state *s, uint32_t id, uint32_t call)
+{
+    taint_at(s, id, call, s->sc->nodes[call].off + 1);
+}
+
+/* ... from offset `mark` - 1 on: what a write into an object outside the
+ * closed world hands it (a BUILD's state, items) may be kept by it. */
+static void taint_at(state *s, uint32_t id, uint32_t call, uint32_t mark)
 {
     if (id == NONE_ID || s->taint[id])
         return;
-    uint32_t mark = s->sc->nodes[call].off + 1;
     size_t base = s->nwork;
     s->taint[id] = mark;
     s->taint_by[id] = call;
@@ -422,6 +472,7 @@ static int taint_child(state *s, uint32_t c, void *arg)
 #define TY_OK 0x2       /* typing_bad found nothing in it */
 #define TY_VISITING 0x4
 #define SZ_VISITING 0x8
+#define TY_BAD 0x10     /* typing_bad found text or an unknown in it */
 
 /* A leaf of typing parameters: 0 when typing keeps it as it is (an
  * import, a typing form, a class by value, a number, None, bytes), 1
@@ -466,6 +517,8 @@ static int typing_bad(state *s, uint32_t id, int values)
         return leaf;
     if (s->typing[id] & TY_OK)
         return 0;
+    if (s->typing[id] & TY_BAD)
+        return 1;
     size_t base = s->nwork;
     const node *nd = &s->sc->nodes[id];
     if (push_work(s, id) || push_work(s, nd->n ? nd->eh : NONE_ID))
@@ -497,7 +550,9 @@ static int typing_bad(state *s, uint32_t id, int values)
         s->typing[c] |= TY_VISITING;
     }
     while (s->nwork > base) {
-        s->typing[s->work[s->nwork - 2]] &= (uint8_t)~TY_VISITING;
+        uint32_t t = s->work[s->nwork - 2];
+        s->typing[t] = (uint8_t)((s->typing[t] & ~TY_VISITING) |
+                                 (bad ? TY_BAD : 0));
         s->nwork -= 2;
     }
     return bad;
@@ -521,9 +576,14 @@ static int compiles_text(state *s, const callee *ce, uint32_t args)
         const resolved *t = res_get(s->an, item(s->sc, args, 0));
         if (t != NULL && pkscan_res_is(t, "typing", "Literal"))
             return 0;
-        return typing_bad(s, item(s->sc, args, ce->dunder != NULL &&
-                                  strcmp(ce->dunder, "__class_getitem__") ==
-                                      0 ? 0 : 1), 0);
+        if (ce->dunder == NULL)
+            return typing_bad(s, item(s->sc, args, 1), 0);
+        /* X.__getitem__ may be bound (typing.List.__getitem__(params))
+         * or not (dict.__getitem__(d, key)): every argument counts */
+        if (str_eq(r->m, r->ml, "typing") && r->nl >= 8 &&
+            memcmp(r->n, "Literal.", 8) == 0)
+            return 0;
+        return typing_bad(s, args, 0);
     }
     if (pkscan_res_recon(r, "_code_portable")) {
         /* the source another Python compiles: read only as a literal (a
@@ -536,7 +596,7 @@ static int compiles_text(state *s, const callee *ce, uint32_t args)
         int k = kind_of(s->sc, src);
         if (k == K_STR || src == NONE_ID)
             return 0;
-        if (k != K_TUPLE)
+        if (!tuple_n(s->sc, src, 6))
             return 1;
         const node *nd = &s->sc->nodes[src];
         uint32_t e = nd->n ? nd->eh : NONE_ID;
@@ -763,10 +823,8 @@ static int value_trap(state *s, uint32_t id, const resolved *r,
                  pkscan_res_is(r, "decimal", "Decimal") ||
                  pkscan_res_is(r, "fractions", "Decimal");
     if (number) {
-        const node *nd = &s->sc->nodes[args];
-        uint32_t e = nd->n ? nd->eh : NONE_ID;
-        for (uint32_t i = 0; i < nd->n; i++, e = s->sc->edges[e].next) {
-            uint32_t a = s->sc->edges[e].child;
+        for (size_t i = 0; i < 2; i++) {
+            uint32_t a = item(s->sc, args, i);
             if (node_is_str(s->sc, a, &p, &len) && huge_exponent(p, len)) {
                 name_text(nm, sizeof nm, r);
                 add(s, PKSCAN_STATE_UNBOUNDED, off, off_of(s, a), r,
@@ -840,12 +898,21 @@ static void check_write(state *s, uint32_t t, size_t off, int by_call)
             "existing or shared object, not one the pickle made",
             nm, off_of(s, t));
         return;
-    case P_NAMED:
+    case P_NAMED: {
         add(s, PKSCAN_STATE_NAMED, off, off_of(s, t), r,
             "gives state to what %s returned at byte %zu, which only an "
             "allow rule naming %s can vouch for",
             nm, off_of(s, t), nm);
+        /* admitted by an allow rule, the object's own __setstate__ or
+         * __setitem__ may keep what it is given: the items it holds
+         * (its state included) are tainted from this write on */
+        const node *nd = &s->sc->nodes[t];
+        uint32_t e = nd->n ? nd->eh : NONE_ID;
+        for (uint32_t i = 0; i < nd->n && !s->oom;
+             i++, e = s->sc->edges[e].next)
+            taint_at(s, s->sc->edges[e].child, t, (uint32_t)off + 1);
         return;
+    }
     default:
         add(s, PKSCAN_STATE_OPAQUE, off, off_of(s, t), NULL,
             "gives state to an object made at byte %zu that the pickle did "
@@ -1094,7 +1161,7 @@ static void call_form(state *s, uint32_t id, uint32_t c, uint32_t args)
         return;
     }
     if (row->flags & PKT_BOUNDED) {
-        uint32_t bad = unbounded_arg(s, args);
+        uint32_t bad = unbounded_arg(s, args, 1);
         if (bad != NONE_ID) {
             add(s, PKSCAN_STATE_UNBOUNDED, off, off_of(s, bad), ce.r,
                 "calls %s with an argument whose size the scan cannot "
@@ -1127,11 +1194,10 @@ static void call_form(state *s, uint32_t id, uint32_t c, uint32_t args)
         }
     }
     int p = kind == PKT_NEW ? P_FRESH : P_VALUE;
-    /* range(n) holds n items without their bytes; the lazy iterators
-     * (iter, map, zip, ...) are as long as what they iterate */
-    static const char *const lazy[] = {"iter", "reversed", "enumerate",
-                                       "zip", "map", "filter"};
-    /* networks iterate 2**(bits - prefix) addresses */
+    /* range(n) holds n items without their bytes; networks iterate
+     * 2**(bits - prefix) addresses; any other result is as plain as its
+     * arguments (an iterator over them, or one of them: next(it, d),
+     * typing.cast, sum's start) */
     static const char *const nets[] = {
         "IPv4Network", "IPv6Network", "IPv4Interface", "IPv6Interface",
         "ip_network", "ip_interface", "collapse_addresses",
@@ -1139,9 +1205,7 @@ static void call_form(state *s, uint32_t id, uint32_t c, uint32_t args)
     if (pkscan_res_is(ce.r, "builtins", "range") ||
         (str_eq(ce.r->m, ce.r->ml, "ipaddress") &&
          pkscan_in_list(ce.r->n, ce.r->nl, nets, NELEM(nets))) ||
-        (str_eq(ce.r->m, ce.r->ml, "builtins") &&
-         pkscan_in_list(ce.r->n, ce.r->nl, lazy, NELEM(lazy)) &&
-         unbounded_arg(s, args) != NONE_ID))
+        unbounded_arg(s, args, 0) != NONE_ID)
         s->prov[id] |= P_UNSIZED;
     /* a bounded entry's result holds about what its arguments did
      * (operator.add(x, x) doubles: the next call counts it) */
@@ -1279,8 +1343,9 @@ void pkscan_state_pass(analysis *an)
     s.built = scalloc(m, n, sizeof(uint32_t));
     s.typing = scalloc(m, n, 1);
     s.size = scalloc(m, n, sizeof(uint64_t));
+    s.argok = scalloc(m, n, 1);
     if (!s.prov || !s.taint || !s.by || !s.taint_by || !s.built ||
-        !s.typing || !s.size) {
+        !s.typing || !s.size || !s.argok) {
         an->oom = 1;
         goto done;
     }
@@ -1288,8 +1353,11 @@ void pkscan_state_pass(analysis *an)
         if (sc->writes[3 * i + 2] == CPK_OP_BUILD &&
             !s.built[sc->writes[3 * i]])
             s.built[sc->writes[3 * i]] = sc->writes[3 * i + 1] + 1;
-    for (size_t i = 0; i < sc->nnodes && !s.oom; i++)
+    for (size_t i = 0; i < sc->nnodes && !s.oom; i++) {
+        s.cur = (uint32_t)i;
         node_prov(&s, (uint32_t)i);
+    }
+    s.cur = (uint32_t)sc->nnodes;
     keys_pass(&s);
     for (size_t i = 0; i < sc->nwrites && !s.oom; i++)
         check_write(&s, sc->writes[3 * i], sc->writes[3 * i + 1], 0);
@@ -1328,6 +1396,9 @@ done:
         acct_give(m, n);
     if (s.size)
         acct_give(m, n * sizeof(uint64_t));
+    if (s.argok)
+        acct_give(m, n);
+    acct_give(m, s.capseen * sizeof(uint32_t));
     acct_give(m, s.capwork * sizeof(uint32_t) + s.capout * sizeof *s.out);
     free(s.prov);
     free(s.taint);
@@ -1336,6 +1407,8 @@ done:
     free(s.built);
     free(s.typing);
     free(s.size);
+    free(s.argok);
+    free(s.seen);
     free(s.work);
     free(s.out);
 }
