@@ -65,6 +65,9 @@ typedef struct {
                           unknown, 1 bounded, 2 not */
     uint32_t *work;
     size_t nwork, capwork;
+    /* callee_of's answers for recent callables (direct-mapped by node:
+     * a pickle calls the same memoized name again and again) */
+    struct callee_slot *cache;
     pkscan_state_write *out;
     size_t nout, capout;
     size_t total, vouchable;
@@ -166,8 +169,80 @@ static const pkscan_closed *row_of(const char *m, size_t ml, const char *n,
 /* What a callable node is. */
 enum { CE_ROW, CE_ABSENT, CE_NAMED, CE_CLASS, CE_FUNCTION, CE_COMPUTED };
 
+/* Names the pass treats apart from their row. */
+enum {
+    SP_NONE = 0, SP_GETITEM, SP_GETATTR, SP_NEWOBJ, SP_RECONSTRUCTOR,
+    SP_OBJECT, SP_ZONE, SP_ZONE_NEW, SP_STR, SP_BYTES, SP_NUMBER, SP_RANGE,
+    SP_NET, SP_TYPE, SP_LITERAL, SP_CODE_PORTABLE, SP_TYPEVAR,
+    SP_TYPEPARAM, SP_NEWTYPE, SP_SKELETON_ENUM,
+};
+
+static const struct {
+    const char *m, *n;
+    uint8_t sp;
+} specials[] = {
+    {"operator", "getitem", SP_GETITEM},
+    {"_operator", "getitem", SP_GETITEM},
+    {"builtins", "getattr", SP_GETATTR},
+    {"builtins", "object", SP_OBJECT},
+    {"builtins", "str", SP_STR},
+    {"builtins", "bytes", SP_BYTES},
+    {"builtins", "bytearray", SP_BYTES},
+    {"builtins", "range", SP_RANGE},
+    {"builtins", "type", SP_TYPE},
+    {"copyreg", "__newobj__", SP_NEWOBJ},
+    {"copyreg", "__newobj_ex__", SP_NEWOBJ},
+    {"array", "_array_reconstructor", SP_NEWOBJ},
+    {"copyreg", "_reconstructor", SP_RECONSTRUCTOR},
+    {"zoneinfo", "ZoneInfo", SP_ZONE},
+    {"zoneinfo", "ZoneInfo._unpickle", SP_ZONE},
+    {"zoneinfo", "ZoneInfo.__new__", SP_ZONE_NEW},
+    {"fractions", "Fraction", SP_NUMBER},
+    {"fractions", "Decimal", SP_NUMBER},
+    {"decimal", "Decimal", SP_NUMBER},
+    {"typing", "Literal", SP_LITERAL},
+    /* networks iterate 2**(bits - prefix) addresses */
+    {"ipaddress", "IPv4Network", SP_NET},
+    {"ipaddress", "IPv6Network", SP_NET},
+    {"ipaddress", "IPv4Interface", SP_NET},
+    {"ipaddress", "IPv6Interface", SP_NET},
+    {"ipaddress", "ip_network", SP_NET},
+    {"ipaddress", "ip_interface", SP_NET},
+    {"ipaddress", "collapse_addresses", SP_NET},
+    {"ipaddress", "summarize_address_range", SP_NET},
+};
+
+static const struct {
+    const char *n;
+    uint8_t sp;
+} recon_specials[] = {
+    {"_code_portable", SP_CODE_PORTABLE}, {"_make_typevar", SP_TYPEVAR},
+    {"_make_typeparam", SP_TYPEPARAM},    {"_make_newtype", SP_NEWTYPE},
+    {"_make_skeleton_enum", SP_SKELETON_ENUM},
+};
+
+/* Which of the names above `r` is (SP_NONE: none). */
+static int sp_of(const resolved *r)
+{
+    if (r == NULL || r->is_module)
+        return SP_NONE;
+    if (str_eq(r->m, r->ml, "ccloudpickle") ||
+        pkscan_is_cp_module(r->m, r->ml)) {
+        for (size_t i = 0; i < NELEM(recon_specials); i++)
+            if (str_eq(r->n, r->nl, recon_specials[i].n))
+                return recon_specials[i].sp;
+        return SP_NONE;
+    }
+    for (size_t i = 0; i < NELEM(specials); i++)
+        if (str_eq(r->m, r->ml, specials[i].m) &&
+            str_eq(r->n, r->nl, specials[i].n))
+            return specials[i].sp;
+    return SP_NONE;
+}
+
 typedef struct {
     int what;
+    int sp;             /* SP_* of the name */
     const resolved *r;
     const pkscan_closed *row;
     const char *dunder; /* "__new__", ... when the name ends in one the
@@ -179,9 +254,9 @@ static int is_named_dunder(const char *p, size_t len, const char *d)
     return str_eq(p, len, d);
 }
 
-static callee callee_of(const state *s, uint32_t c)
+static callee callee_find(const state *s, uint32_t c)
 {
-    callee ce = {CE_COMPUTED, NULL, NULL, NULL};
+    callee ce = {CE_COMPUTED, SP_NONE, NULL, NULL, NULL};
     if (c == NONE_ID)
         return ce;
     if (aux_get(s->an, c, AUX_CLS)) {
@@ -196,6 +271,7 @@ static callee callee_of(const state *s, uint32_t c)
     if (r == NULL || r->is_module)
         return ce;
     ce.r = r;
+    ce.sp = sp_of(r);
     ce.row = row_of(r->m, r->ml, r->n, r->nl);
     if (ce.row != NULL) {
         ce.what = CE_ROW;
@@ -231,7 +307,30 @@ static callee callee_of(const state *s, uint32_t c)
     return ce;
 }
 
+#define CALLEE_CACHE 256
+
+struct callee_slot {
+    uint32_t node; /* NONE_ID: empty */
+    callee ce;
+};
+
+static callee callee_of(state *s, uint32_t c)
+{
+    if (c == NONE_ID || s->cache == NULL)
+        return callee_find(s, c);
+    struct callee_slot *slot = &s->cache[c % CALLEE_CACHE];
+    if (slot->node != c) {
+        slot->ce = callee_find(s, c);
+        slot->node = c;
+    }
+    return slot->ce;
+}
+
 /* --- provenance ------------------------------------------------------------ */
+
+/* The escaped name of `nm_r` in the function's `nm` buffer, made only
+ * when an entry is written. */
+#define NM (name_text(nm, sizeof nm, nm_r), nm)
 
 static int prov(const state *s, uint32_t id)
 {
@@ -568,13 +667,12 @@ static int compiles_text(state *s, const callee *ce, uint32_t args)
     const resolved *r = ce->r;
     if (r == NULL)
         return 0;
-    if (pkscan_res_is(r, "operator", "getitem") ||
-        pkscan_res_is(r, "_operator", "getitem") ||
+    if (ce->sp == SP_GETITEM ||
         (ce->dunder != NULL && (strcmp(ce->dunder, "__getitem__") == 0 ||
                                 strcmp(ce->dunder, "__class_getitem__") ==
                                     0))) {
         const resolved *t = res_get(s->an, item(s->sc, args, 0));
-        if (t != NULL && pkscan_res_is(t, "typing", "Literal"))
+        if (sp_of(t) == SP_LITERAL)
             return 0;
         if (ce->dunder == NULL)
             return typing_bad(s, item(s->sc, args, 1), 0);
@@ -585,7 +683,7 @@ static int compiles_text(state *s, const callee *ce, uint32_t args)
             return 0;
         return typing_bad(s, args, 0);
     }
-    if (pkscan_res_recon(r, "_code_portable")) {
+    if (ce->sp == SP_CODE_PORTABLE) {
         /* the source another Python compiles: read only as a literal (a
          * str saying why there is none, or the tuple of text, file
          * name, name and ints), else the scan cannot say whether the
@@ -605,10 +703,10 @@ static int compiles_text(state *s, const callee *ce, uint32_t args)
                 return 1;
         return 0;
     }
-    if (pkscan_res_recon(r, "_make_typevar"))
+    if (ce->sp == SP_TYPEVAR)
         return typing_bad(s, item(s->sc, args, 1), 0) ||
                typing_bad(s, item(s->sc, args, 2), 0);
-    if (pkscan_res_recon(r, "_make_typeparam"))
+    if (ce->sp == SP_TYPEPARAM)
         return typing_bad(s, item(s->sc, args, 2), 0) ||
                typing_bad(s, item(s->sc, args, 3), 1);
     return 0;
@@ -671,15 +769,13 @@ static int zone_key_found(const state *s, uint32_t key)
 
 /* ZoneInfo(key), ZoneInfo._unpickle(key, ...) or its new form with a
  * key the database lacks: refused (1), as tzdata would be imported. */
-static int zone_trap(state *s, uint32_t id, const resolved *r,
+static int zone_trap(state *s, uint32_t id, const callee *ce,
                      uint32_t args)
 {
-    if (!pkscan_res_is(r, "zoneinfo", "ZoneInfo") &&
-        !pkscan_res_is(r, "zoneinfo", "ZoneInfo._unpickle") &&
-        !pkscan_res_is(r, "zoneinfo", "ZoneInfo.__new__"))
+    if (ce->sp != SP_ZONE && ce->sp != SP_ZONE_NEW)
         return 0;
-    uint32_t key = item(s->sc, args,
-                        pkscan_res_is(r, "zoneinfo", "ZoneInfo.__new__"));
+    const resolved *r = ce->r;
+    uint32_t key = item(s->sc, args, ce->sp == SP_ZONE_NEW);
     if (zone_key_found(s, key))
         return 0;
     char nm[300];
@@ -795,16 +891,17 @@ static const char *const builtin_codecs[] = {
 /* A call or new form of a row with `args` that would import a codec
  * module, or whose cost a literal argument's value decides (an
  * exponent, a size): refused (1), with its entry. */
-static int value_trap(state *s, uint32_t id, const resolved *r,
+static int value_trap(state *s, uint32_t id, const callee *ce,
                       uint32_t args, uint32_t c)
 {
-    if (r == NULL || kind_of(s->sc, args) != K_TUPLE)
+    const resolved *r = ce->r;
+    if (ce->sp != SP_STR && ce->sp != SP_BYTES && ce->sp != SP_NUMBER)
+        return 0;
+    if (kind_of(s->sc, args) != K_TUPLE)
         return 0;
     char nm[300];
     size_t off = s->sc->nodes[id].off;
-    int text = pkscan_res_is(r, "builtins", "str") ||
-               pkscan_res_is(r, "builtins", "bytes") ||
-               pkscan_res_is(r, "builtins", "bytearray");
+    int text = ce->sp == SP_STR || ce->sp == SP_BYTES;
     uint32_t enc = item(s->sc, args, 1);
     const char *p;
     size_t len;
@@ -819,9 +916,7 @@ static int value_trap(state *s, uint32_t id, const resolved *r,
         set_prov(s, id, P_OPAQUE, c);
         return 1;
     }
-    int number = pkscan_res_is(r, "fractions", "Fraction") ||
-                 pkscan_res_is(r, "decimal", "Decimal") ||
-                 pkscan_res_is(r, "fractions", "Decimal");
+    int number = ce->sp == SP_NUMBER;
     if (number) {
         for (size_t i = 0; i < 2; i++) {
             uint32_t a = item(s->sc, args, i);
@@ -836,8 +931,7 @@ static int value_trap(state *s, uint32_t id, const resolved *r,
             }
         }
     }
-    if (pkscan_res_is(r, "builtins", "bytes") ||
-        pkscan_res_is(r, "builtins", "bytearray")) {
+    if (ce->sp == SP_BYTES) {
         uint32_t a = item(s->sc, args, 0);
         if (kind_of(s->sc, a) == K_INT && s->sc->nodes[a].u.ival > 0) {
             s->alloc += (uint64_t)s->sc->nodes[a].u.ival;
@@ -863,7 +957,6 @@ static void check_write(state *s, uint32_t t, size_t off, int by_call)
     uint32_t by = t == NONE_ID ? NONE_ID : s->by[t];
     const resolved *r = res_get(s->an, by);
     char nm[300];
-    name_text(nm, sizeof nm, r);
     if (t != NONE_ID && s->built[t] && s->built[t] - 1 < off) {
         /* a BUILD may have pointed the object's storage anywhere (a
          * UserDict's data, a ChainMap's maps): what is stored into it
@@ -893,12 +986,14 @@ static void check_write(state *s, uint32_t t, size_t off, int by_call)
                 "writes into an imported object (byte %zu)", off_of(s, t));
         return;
     case P_VALUE:
+        name_text(nm, sizeof nm, r);
         add(s, PKSCAN_STATE_VALUE, off, off_of(s, t), r,
             "gives state to what %s returned at byte %zu, which may be an "
             "existing or shared object, not one the pickle made",
             nm, off_of(s, t));
         return;
     case P_NAMED: {
+        name_text(nm, sizeof nm, r);
         add(s, PKSCAN_STATE_NAMED, off, off_of(s, t), r,
             "gives state to what %s returned at byte %zu, which only an "
             "allow rule naming %s can vouch for",
@@ -929,7 +1024,7 @@ static void new_form(state *s, uint32_t id, uint32_t cls, uint32_t args)
 {
     callee ce = callee_of(s, cls);
     char nm[300];
-    name_text(nm, sizeof nm, ce.r);
+    const resolved *nm_r = ce.r;
     size_t off = s->sc->nodes[id].off;
     switch (ce.what) {
     case CE_CLASS:
@@ -937,8 +1032,8 @@ static void new_form(state *s, uint32_t id, uint32_t cls, uint32_t args)
         s->prov[id] |= P_BYVALUE;
         return;
     case CE_ROW:
-        if (zone_trap(s, id, ce.r, args) ||
-            value_trap(s, id, ce.r, args, cls))
+        if (zone_trap(s, id, &ce, args) ||
+            value_trap(s, id, &ce, args, cls))
             return;
         if (ce.dunder == NULL && ce.row->newf == PKT_NEW) {
             set_prov(s, id, P_FRESH, cls);
@@ -950,12 +1045,12 @@ static void new_form(state *s, uint32_t id, uint32_t cls, uint32_t args)
         }
         add(s, PKSCAN_STATE_CALL, off, off_of(s, cls), ce.r,
             "makes a new %s, a form of it the scan cannot vouch for (its "
-            "closed table leaves it out)", nm);
+            "closed table leaves it out)", NM);
         break;
     case CE_ABSENT:
         add(s, PKSCAN_STATE_CALL, off, off_of(s, cls), ce.r,
             "makes a new %s, which the scan cannot vouch for (its closed "
-            "table leaves it out)", nm);
+            "table leaves it out)", NM);
         break;
     case CE_NAMED:
         set_prov(s, id, P_NAMED, cls);
@@ -974,13 +1069,11 @@ static void new_form(state *s, uint32_t id, uint32_t cls, uint32_t args)
 /* copyreg.__newobj__(cls, ...), __newobj_ex__(cls, args, kw),
  * _reconstructor(cls, base, state) and array._array_reconstructor(cls,
  * ...): new forms of their first argument. 1 when `ce` is one. */
-static int copyreg_form(state *s, uint32_t id, const resolved *r,
+static int copyreg_form(state *s, uint32_t id, const callee *ce,
                         uint32_t args)
 {
-    int nobj = pkscan_res_is(r, "copyreg", "__newobj__") ||
-               pkscan_res_is(r, "copyreg", "__newobj_ex__") ||
-               pkscan_res_is(r, "array", "_array_reconstructor");
-    int recon = pkscan_res_is(r, "copyreg", "_reconstructor");
+    int nobj = ce->sp == SP_NEWOBJ;
+    int recon = ce->sp == SP_RECONSTRUCTOR;
     if (!nobj && !recon)
         return 0;
     uint32_t cls = item(s->sc, args, 0);
@@ -991,7 +1084,7 @@ static int copyreg_form(state *s, uint32_t id, const resolved *r,
          * state) */
         callee base = callee_of(s, item(s->sc, args, 1));
         int ok = base.what == CE_ROW && base.dunder == NULL &&
-                 (pkscan_res_is(base.r, "builtins", "object") ||
+                 (base.sp == SP_OBJECT ||
                   base.row->newf != PKT_OPAQUE);
         if (!ok) {
             char nm[300];
@@ -1029,7 +1122,7 @@ static void call_form(state *s, uint32_t id, uint32_t c, uint32_t args)
     size_t off = s->sc->nodes[id].off;
     callee ce = callee_of(s, c);
     char nm[300];
-    name_text(nm, sizeof nm, ce.r);
+    const resolved *nm_r = ce.r;
     if (ce.what == CE_CLASS) {
         /* an instance of a class carried by value (its own code is the
          * calls pass' concern); an enum's with one argument is a member
@@ -1037,7 +1130,7 @@ static void call_form(state *s, uint32_t id, uint32_t c, uint32_t args)
          * runs the enum's own methods for each member */
         const node *cn = &s->sc->nodes[c];
         if (cn->kind == K_REDUCE &&
-            pkscan_res_recon(res_get(s->an, cn->a), "_make_skeleton_enum") &&
+            sp_of(res_get(s->an, cn->a)) == SP_SKELETON_ENUM &&
             !tuple_n(s->sc, args, 1)) {
             add(s, PKSCAN_STATE_CALL, off, off_of(s, c), NULL,
                 "calls an enum carried by value (byte %zu) with other than "
@@ -1061,28 +1154,26 @@ static void call_form(state *s, uint32_t id, uint32_t c, uint32_t args)
         taint_from(s, args, id);
         return;
     }
-    if (ce.r != NULL && copyreg_form(s, id, ce.r, args))
+    if (copyreg_form(s, id, &ce, args))
         return;
-    if (zone_trap(s, id, ce.r, args) || value_trap(s, id, ce.r, args, c))
+    if (zone_trap(s, id, &ce, args) || value_trap(s, id, &ce, args, c))
         return;
     if (compiles_text(s, &ce, args)) {
         add(s, PKSCAN_STATE_TEXT, off, off_of(s, c), ce.r,
             "calls %s with text it would compile (a typing forward "
             "reference, or a shipped source not written as a literal): "
-            "a load compiles no text of the pickle", nm);
+            "a load compiles no text of the pickle", NM);
         set_prov(s, id, P_OPAQUE, c);
         return;
     }
-    if (pkscan_res_is(ce.r, "builtins", "getattr")) {
+    if (ce.sp == SP_GETATTR) {
         /* a constant attribute lookup (the resolve pass keeps getattr
          * dangerous otherwise): an existing object */
         set_prov(s, id, P_VALUE, c);
         return;
     }
-    if (ce.r != NULL && (pkscan_res_is(ce.r, "operator", "getitem") ||
-                         pkscan_res_is(ce.r, "_operator", "getitem") ||
-                         (ce.dunder != NULL &&
-                          strcmp(ce.dunder, "__getitem__") == 0))) {
+    if (ce.sp == SP_GETITEM ||
+        (ce.dunder != NULL && strcmp(ce.dunder, "__getitem__") == 0)) {
         /* typing's subscriptions: an item of an import or of a value
          * (no method of an object the pickle made runs) */
         int p0 = prov(s, item(s->sc, args, 0));
@@ -1095,7 +1186,7 @@ static void call_form(state *s, uint32_t id, uint32_t c, uint32_t args)
             ce.r,
             "calls %s on an object that is not an import (byte %zu): it "
             "may run that object's own method or return an object the "
-            "pickle did not make", nm, off_of(s, item(s->sc, args, 0)));
+            "pickle did not make", NM, off_of(s, item(s->sc, args, 0)));
         set_prov(s, id, P_OPAQUE, c);
         return;
     }
@@ -1110,7 +1201,7 @@ static void call_form(state *s, uint32_t id, uint32_t c, uint32_t args)
     if (ce.what == CE_ABSENT) {
         add(s, PKSCAN_STATE_CALL, off, off_of(s, c), ce.r,
             "calls %s, which the scan cannot vouch for (its closed table "
-            "leaves it out)", nm);
+            "leaves it out)", NM);
         set_prov(s, id, P_OPAQUE, c);
         taint_from(s, args, id);
         return;
@@ -1121,14 +1212,14 @@ static void call_form(state *s, uint32_t id, uint32_t c, uint32_t args)
         if (strcmp(ce.dunder, "__new__") == 0) {
             if (row != NULL && row->newf != PKT_NEW) {
                 add(s, PKSCAN_STATE_CALL, off, off_of(s, c), ce.r,
-                    "calls %s, which the scan cannot vouch for", nm);
+                    "calls %s, which the scan cannot vouch for", NM);
                 set_prov(s, id, P_OPAQUE, c);
                 return;
             }
             uint32_t cls = item(s->sc, args, 0);
             if (cls == NONE_ID) {
                 add(s, PKSCAN_STATE_COMPUTED, off, off_of(s, c), ce.r,
-                    "calls %s without a class the scan can name", nm);
+                    "calls %s without a class the scan can name", NM);
                 set_prov(s, id, P_OPAQUE, c);
                 return;
             }
@@ -1148,14 +1239,14 @@ static void call_form(state *s, uint32_t id, uint32_t c, uint32_t args)
             return;
         }
         add(s, PKSCAN_STATE_CALL, off, off_of(s, c), ce.r,
-            "calls %s, which the scan cannot vouch for", nm);
+            "calls %s, which the scan cannot vouch for", NM);
         set_prov(s, id, P_OPAQUE, c);
         return;
     }
     if (row->call == PKT_OPAQUE) {
         add(s, PKSCAN_STATE_CALL, off, off_of(s, c), ce.r,
             "calls %s, whose result the scan cannot vouch for (it may "
-            "return or write through to its arguments)", nm);
+            "return or write through to its arguments)", NM);
         set_prov(s, id, P_OPAQUE, c);
         taint_from(s, args, id);
         return;
@@ -1167,7 +1258,7 @@ static void call_form(state *s, uint32_t id, uint32_t c, uint32_t args)
                 "calls %s with an argument whose size the scan cannot "
                 "bound (byte %zu: a value made at load, or an int above "
                 "2**20), and its cost follows that size",
-                nm, off_of(s, bad));
+                NM, off_of(s, bad));
             set_prov(s, id, P_OPAQUE, c);
             return;
         }
@@ -1188,7 +1279,7 @@ static void call_form(state *s, uint32_t id, uint32_t c, uint32_t args)
             add(s, PKSCAN_STATE_CALL, off, off_of(s, a0), ce.r,
                 "calls %s on an object that is not a container the pickle "
                 "built (byte %zu): it would run that object's own method",
-                nm, off_of(s, a0));
+                NM, off_of(s, a0));
             set_prov(s, id, P_OPAQUE, c);
             return;
         }
@@ -1198,13 +1289,7 @@ static void call_form(state *s, uint32_t id, uint32_t c, uint32_t args)
      * 2**(bits - prefix) addresses; any other result is as plain as its
      * arguments (an iterator over them, or one of them: next(it, d),
      * typing.cast, sum's start) */
-    static const char *const nets[] = {
-        "IPv4Network", "IPv6Network", "IPv4Interface", "IPv6Interface",
-        "ip_network", "ip_interface", "collapse_addresses",
-        "summarize_address_range"};
-    if (pkscan_res_is(ce.r, "builtins", "range") ||
-        (str_eq(ce.r->m, ce.r->ml, "ipaddress") &&
-         pkscan_in_list(ce.r->n, ce.r->nl, nets, NELEM(nets))) ||
+    if (ce.sp == SP_RANGE || ce.sp == SP_NET ||
         unbounded_arg(s, args, 0) != NONE_ID)
         s->prov[id] |= P_UNSIZED;
     /* a bounded entry's result holds about what its arguments did
@@ -1213,10 +1298,8 @@ static void call_form(state *s, uint32_t id, uint32_t c, uint32_t args)
         s->size[id] = tree_size(s, args);
     /* typing forms, and type(x): a class (typing.Optional's NoneType
      * pickles as type(None)) */
-    if (pkscan_res_recon(ce.r, "_make_typevar") ||
-        pkscan_res_recon(ce.r, "_make_typeparam") ||
-        pkscan_res_recon(ce.r, "_make_newtype") ||
-        (pkscan_res_is(ce.r, "builtins", "type") && tuple_n(s->sc, args, 1)))
+    if (ce.sp == SP_TYPEVAR || ce.sp == SP_TYPEPARAM || ce.sp == SP_NEWTYPE ||
+        (ce.sp == SP_TYPE && tuple_n(s->sc, args, 1)))
         s->typing[id] |= TY_FORM;
     /* a result that keeps and writes an argument is fresh only while
      * that argument is */
@@ -1234,6 +1317,8 @@ static void call_form(state *s, uint32_t id, uint32_t c, uint32_t args)
 static void node_prov(state *s, uint32_t id)
 {
     const node *nd = &s->sc->nodes[id];
+    if (nd->kind < K_GLOBAL)
+        return; /* the pickle's own: P_FRESH, as prov starts */
     const resolved *r = res_get(s->an, id);
     if (r != NULL) {
         set_prov(s, id, P_IMPORT, NONE_ID);
@@ -1336,6 +1421,23 @@ void pkscan_state_pass(analysis *an)
     s.sc = sc;
     size_t n = sc->nnodes ? sc->nnodes : 1;
     memacct *m = sc->acct;
+    /* plain data (no call, no write the walk kept, no tuple as a key):
+     * nothing to decide */
+    int work = sc->nwrites > 0;
+    for (size_t i = 0; i < sc->nnodes && !work; i++) {
+        const node *nd = &sc->nodes[i];
+        if (nd->kind == K_REDUCE || nd->kind == K_NEWOBJ || nd->kind == K_OBJ)
+            work = 1;
+        else if ((nd->kind == K_DICT || nd->kind == K_SET ||
+                  nd->kind == K_FROZENSET) && nd->n > 0) {
+            uint32_t e = nd->eh;
+            for (uint32_t j = 0; j < nd->n && !work;
+                 j++, e = sc->edges[e].next)
+                work = kind_of(sc, sc->edges[e].child) == K_TUPLE;
+        }
+    }
+    if (!work)
+        return;
     s.prov = scalloc(m, n, 1);
     s.taint = scalloc(m, n, sizeof(uint32_t));
     s.by = scalloc(m, n, sizeof(uint32_t));
@@ -1344,8 +1446,12 @@ void pkscan_state_pass(analysis *an)
     s.typing = scalloc(m, n, 1);
     s.size = scalloc(m, n, sizeof(uint64_t));
     s.argok = scalloc(m, n, 1);
+    s.cache = scalloc(m, CALLEE_CACHE, sizeof *s.cache);
+    if (s.cache)
+        for (size_t i = 0; i < CALLEE_CACHE; i++)
+            s.cache[i].node = NONE_ID;
     if (!s.prov || !s.taint || !s.by || !s.taint_by || !s.built ||
-        !s.typing || !s.size || !s.argok) {
+        !s.typing || !s.size || !s.argok || !s.cache) {
         an->oom = 1;
         goto done;
     }
@@ -1398,6 +1504,8 @@ done:
         acct_give(m, n * sizeof(uint64_t));
     if (s.argok)
         acct_give(m, n);
+    if (s.cache)
+        acct_give(m, CALLEE_CACHE * sizeof *s.cache);
     acct_give(m, s.capseen * sizeof(uint32_t));
     acct_give(m, s.capwork * sizeof(uint32_t) + s.capout * sizeof *s.out);
     free(s.prov);
@@ -1408,6 +1516,7 @@ done:
     free(s.typing);
     free(s.size);
     free(s.argok);
+    free(s.cache);
     free(s.seen);
     free(s.work);
     free(s.out);
