@@ -497,6 +497,11 @@ static const pkscan_closed rows[] = {
 
 
 
+    /* the logger of that name, shared: never a target (a new name
+     * registers a logger process-wide, which the docs list among the
+     * closed world's limits) */
+    {"logging", "getLogger", V, O, 0, 0},
+
     /* math: numbers from numbers; gcd, lcm, isqrt and the sums iterate
      * or grow with their operands; factorial, comb, perm (value-sized)
      * and prod (quadratic in its items) are absent */

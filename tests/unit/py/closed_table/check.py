@@ -762,8 +762,6 @@ ABSENT = {
     ("array", "_array_reconstructor"):
         "a form: a new array.array, else the new form of argument 0",
     ("operator", "getitem"): "an item an object computes (defaultdict)",
-    ("logging", "getLogger"):
-        "registers a new logger process-wide and re-parents existing ones",
     ("operator", "mul"): "value-sized: mul('a', 10**9)",
     ("operator", "pow"): "value-sized",
     ("operator", "lshift"): "value-sized: lshift(1, 10**9)",
