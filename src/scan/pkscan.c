@@ -2,10 +2,12 @@
  * scan/pkscan.h): the walk (pkscan_walk.c) builds a value graph of the
  * pickle without executing anything, then the analysis names imports,
  * functions and classes and, with PKSCAN_SPANS, measures the bytes each
- * part carried by value takes. The analysis walks the graph forwards
- * (operands are always older than what uses them), so it never recurses.
- * The files, lowest first: pkscan_mem.c, pkscan_walk.c, pkscan_depth.c,
- * pkscan_classify.c, pkscan_analyze.c, pkscan_objects.c, pkscan_calls.c,
+ * part carried by value takes; the state pass holds it to the closed
+ * world (what it may give state to, store into or call). The analysis
+ * walks the graph forwards (operands are always older than what uses
+ * them), so it never recurses. The files, lowest first: pkscan_mem.c,
+ * pkscan_walk.c, pkscan_depth.c, pkscan_table.c, pkscan_classify.c,
+ * pkscan_analyze.c, pkscan_objects.c, pkscan_state.c, pkscan_calls.c,
  * pkscan_imports.c, pkscan_spans.c; what they share is
  * pkscan_internal.h. The marshal reader for code objects is
  * marshal_scan.c. */
@@ -14,9 +16,9 @@
 #include <stdlib.h>
 
 /* The analysis over the value graph the walk left, pass by pass: names
- * (resolve), imports, functions and classes, the code the load runs,
- * then with PKSCAN_SPANS the bytes of each part; what they found is
- * copied into the report's memory. */
+ * (resolve), imports, functions and classes, the closed world (state),
+ * the code the load runs, then with PKSCAN_SPANS the bytes of each
+ * part; what they found is copied into the report's memory. */
 static void analyse(scanner *sc)
 {
     analysis an;
