@@ -174,7 +174,7 @@ enum {
     SP_NONE = 0, SP_GETITEM, SP_GETATTR, SP_NEWOBJ, SP_RECONSTRUCTOR,
     SP_OBJECT, SP_ZONE, SP_ZONE_NEW, SP_STR, SP_BYTES, SP_NUMBER, SP_RANGE,
     SP_NET, SP_TYPE, SP_LITERAL, SP_CODE_PORTABLE, SP_TYPEVAR,
-    SP_TYPEPARAM, SP_NEWTYPE, SP_SKELETON_ENUM,
+    SP_TYPEPARAM, SP_NEWTYPE, SP_SKELETON_ENUM, SP_CALLS0,
 };
 
 static const struct {
@@ -190,6 +190,11 @@ static const struct {
     {"builtins", "bytearray", SP_BYTES},
     {"builtins", "range", SP_RANGE},
     {"builtins", "type", SP_TYPE},
+    /* they call argument 0 on the items when consumed (iter with two
+     * arguments: until it returns the sentinel) */
+    {"builtins", "map", SP_CALLS0},
+    {"builtins", "filter", SP_CALLS0},
+    {"builtins", "iter", SP_CALLS0},
     {"copyreg", "__newobj__", SP_NEWOBJ},
     {"copyreg", "__newobj_ex__", SP_NEWOBJ},
     {"array", "_array_reconstructor", SP_NEWOBJ},
@@ -1116,6 +1121,22 @@ static int copyreg_form(state *s, uint32_t id, const callee *ce,
     return 1;
 }
 
+/* Whether calling `f` on what the load hands it can do nothing the
+ * table does not vouch for: a row of the table with a known result that
+ * neither writes its argument nor costs what its argument is worth, a
+ * function carried by value (the calls pass lists code it runs), or
+ * None (filter's identity). */
+static int harmless_callable(state *s, uint32_t f)
+{
+    int k = kind_of(s->sc, f);
+    if (k == K_NONE || (f != NONE_ID && aux_get(s->an, f, AUX_FN)))
+        return 1;
+    callee ce = callee_of(s, f);
+    return ce.what == CE_ROW && ce.dunder == NULL &&
+           ce.row->call != PKT_OPAQUE &&
+           !(ce.row->flags & (PKT_WRITES0 | PKT_BOUNDED | PKT_DISPATCH));
+}
+
 /* A call `id` of callable `c` with arguments `args`. */
 static void call_form(state *s, uint32_t id, uint32_t c, uint32_t args)
 {
@@ -1264,7 +1285,19 @@ static void call_form(state *s, uint32_t id, uint32_t c, uint32_t args)
         }
     }
     int kind = row->call;
-    if (row->flags & PKT_DISPATCH) {
+    if (ce.sp == SP_CALLS0 &&
+        (!str_eq(ce.r->n, ce.r->nl, "iter") || tuple_n(s->sc, args, 2)) &&
+        !harmless_callable(s, item(s->sc, args, 0))) {
+        uint32_t f = item(s->sc, args, 0);
+        add(s, PKSCAN_STATE_CALL, off, off_of(s, f), ce.r,
+            "calls %s with a function (byte %zu) the closed table does "
+            "not vouch for calling on what it is given (it may write into "
+            "it, or cost what it is worth)", NM, off_of(s, f));
+        set_prov(s, id, P_OPAQUE, c);
+        return;
+    }
+    if (row->flags & PKT_DISPATCH &&
+        !(ce.sp == SP_CALLS0 && tuple_n(s->sc, args, 2))) {
         /* the method of a container the pickle built, or of what a
          * table entry made (range, a dict view): the standard library's
          * own, never a class carried by value's */
@@ -1286,10 +1319,13 @@ static void call_form(state *s, uint32_t id, uint32_t c, uint32_t args)
     }
     int p = kind == PKT_NEW ? P_FRESH : P_VALUE;
     /* range(n) holds n items without their bytes; networks iterate
-     * 2**(bits - prefix) addresses; any other result is as plain as its
+     * 2**(bits - prefix) addresses; iter(f, sentinel) runs until f
+     * returns the sentinel, if ever; any other result is as plain as its
      * arguments (an iterator over them, or one of them: next(it, d),
      * typing.cast, sum's start) */
     if (ce.sp == SP_RANGE || ce.sp == SP_NET ||
+        (ce.sp == SP_CALLS0 && tuple_n(s->sc, args, 2) &&
+         str_eq(ce.r->n, ce.r->nl, "iter")) ||
         unbounded_arg(s, args, 0) != NONE_ID)
         s->prov[id] |= P_UNSIZED;
     /* a bounded entry's result holds about what its arguments did
