@@ -175,6 +175,7 @@ enum {
     SP_OBJECT, SP_ZONE, SP_ZONE_NEW, SP_STR, SP_BYTES, SP_NUMBER, SP_RANGE,
     SP_NET, SP_TYPE, SP_LITERAL, SP_CODE_PORTABLE, SP_TYPEVAR,
     SP_TYPEPARAM, SP_NEWTYPE, SP_SKELETON_ENUM, SP_CALLS0,
+    SP_SKELETON_CLASS, SP_ENUM_META, SP_CLASS_SETSTATE,
 };
 
 static const struct {
@@ -206,6 +207,15 @@ static const struct {
     {"fractions", "Decimal", SP_NUMBER},
     {"decimal", "Decimal", SP_NUMBER},
     {"typing", "Literal", SP_LITERAL},
+    /* classes whose metaclass makes members as the class is made */
+    {"enum", "EnumMeta", SP_ENUM_META},
+    {"enum", "EnumType", SP_ENUM_META},
+    {"enum", "Enum", SP_ENUM_META},
+    {"enum", "IntEnum", SP_ENUM_META},
+    {"enum", "Flag", SP_ENUM_META},
+    {"enum", "IntFlag", SP_ENUM_META},
+    {"enum", "StrEnum", SP_ENUM_META},
+    {"enum", "ReprEnum", SP_ENUM_META},
     /* networks iterate 2**(bits - prefix) addresses */
     {"ipaddress", "IPv4Network", SP_NET},
     {"ipaddress", "IPv6Network", SP_NET},
@@ -224,6 +234,8 @@ static const struct {
     {"_code_portable", SP_CODE_PORTABLE}, {"_make_typevar", SP_TYPEVAR},
     {"_make_typeparam", SP_TYPEPARAM},    {"_make_newtype", SP_NEWTYPE},
     {"_make_skeleton_enum", SP_SKELETON_ENUM},
+    {"_make_skeleton_class", SP_SKELETON_CLASS},
+    {"_class_setstate", SP_CLASS_SETSTATE},
 };
 
 /* Which of the names above `r` is (SP_NONE: none). */
@@ -1137,6 +1149,22 @@ static int harmless_callable(state *s, uint32_t f)
            !(ce.row->flags & (PKT_WRITES0 | PKT_BOUNDED | PKT_DISPATCH));
 }
 
+/* Whether `x` (a metaclass or a base of a class by value) makes enum
+ * members as the class is made: an enum class or metaclass imported, or
+ * an enum carried by value. Members run the class's own __init__ and
+ * __new__, code by value, which only _make_skeleton_enum's form lets
+ * the calls pass see. */
+static int enum_maker(state *s, uint32_t x)
+{
+    if (x == NONE_ID)
+        return 0;
+    if (sp_of(res_get(s->an, x)) == SP_ENUM_META)
+        return 1;
+    const node *nd = &s->sc->nodes[x];
+    return nd->kind == K_REDUCE &&
+           sp_of(res_get(s->an, nd->a)) == SP_SKELETON_ENUM;
+}
+
 /* A call `id` of callable `c` with arguments `args`. */
 static void call_form(state *s, uint32_t id, uint32_t c, uint32_t args)
 {
@@ -1285,6 +1313,58 @@ static void call_form(state *s, uint32_t id, uint32_t c, uint32_t args)
         }
     }
     int kind = row->call;
+    if (ce.sp == SP_SKELETON_CLASS) {
+        int bad = enum_maker(s, item(s->sc, args, 0));
+        uint32_t bases = item(s->sc, args, 2);
+        if (!bad && kind_of(s->sc, bases) == K_TUPLE) {
+            const node *bn = &s->sc->nodes[bases];
+            uint32_t e = bn->n ? bn->eh : NONE_ID;
+            for (uint32_t i = 0; i < bn->n && !bad;
+                 i++, e = s->sc->edges[e].next)
+                bad = enum_maker(s, s->sc->edges[e].child);
+        }
+        if (bad) {
+            add(s, PKSCAN_STATE_CALL, off, off_of(s, c), NULL,
+                "makes a class by value with an enum metaclass or base "
+                "(byte %zu): the metaclass makes its members as the class is "
+                "made, running the class's own code (enums by value are "
+                "made by _make_skeleton_enum)", off_of(s, c));
+            set_prov(s, id, P_OPAQUE, c);
+            return;
+        }
+    }
+    if (ce.sp == SP_CLASS_SETSTATE) {
+        /* _cpk_member_attrs gives an enum's members their attributes:
+         * on any other class by value, getattr would reach past it (a
+         * base, an inherited function); the reconstructor also refuses
+         * a name that is not a member */
+        uint32_t cls = item(s->sc, args, 0);
+        uint32_t dict = item(s->sc, item(s->sc, args, 1), 0);
+        int members = 0;
+        if (kind_of(s->sc, dict) == K_DICT) {
+            const node *dn = &s->sc->nodes[dict];
+            uint32_t e = dn->n ? dn->eh : NONE_ID;
+            const char *p;
+            size_t len;
+            for (uint32_t i = 0; i < dn->n && !members;
+                 i++, e = s->sc->edges[e].next)
+                members = i % 2 == 0 &&
+                          node_is_str(s->sc, s->sc->edges[e].child, &p,
+                                      &len) &&
+                          str_eq(p, len, "_cpk_member_attrs");
+        }
+        const node *cn = cls == NONE_ID ? NULL : &s->sc->nodes[cls];
+        if (members && !(cn != NULL && cn->kind == K_REDUCE &&
+                         sp_of(res_get(s->an, cn->a)) == SP_SKELETON_ENUM)) {
+            add(s, PKSCAN_STATE_CALL, off, off_of(s, cls), NULL,
+                "gives member attributes (_cpk_member_attrs) to a class "
+                "that is not an enum carried by value (byte %zu): they would "
+                "be set on whatever the class's attributes reach",
+                off_of(s, cls));
+            set_prov(s, id, P_OPAQUE, c);
+            return;
+        }
+    }
     if (ce.sp == SP_CALLS0 &&
         (!str_eq(ce.r->n, ce.r->nl, "iter") || tuple_n(s->sc, args, 2)) &&
         !harmless_callable(s, item(s->sc, args, 0))) {

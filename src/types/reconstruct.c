@@ -855,8 +855,17 @@ set_member_attrs(cpk_state *st, PyObject *cls, PyObject *attrs)
         Py_INCREF(name);
         Py_INCREF(values);
         PyObject *member = PyObject_GetAttr(cls, name);
-        Py_DECREF(name);
         int r = member == NULL ? -1 : 0;
+        /* only a member: an instance of the class itself. Anything else
+         * getattr reaches (a base, an inherited function, an object an
+         * attribute holds) may be imported and shared. */
+        if (r == 0 && !PyObject_TypeCheck(member, (PyTypeObject *)cls)) {
+            PyErr_Format(st->UnpicklingError,
+                         "%s: state['_cpk_member_attrs'] names %R, which is "
+                         "not a member of the class", fname, name);
+            r = -1;
+        }
+        Py_DECREF(name);
         Py_ssize_t p2 = 0;
         PyObject *k, *v;
         while (r == 0 && PyDict_Next(values, &p2, &k, &v)) {

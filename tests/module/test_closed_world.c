@@ -12,6 +12,12 @@ Test(closed_world, ordinary_objects_load_restricted)
     cpk_py_file("ordinary_objects_load_restricted.py");
 }
 
+Test(closed_world, member_attrs_reach_only_members)
+{
+    cpk_py("CASES = '" CPK_SOURCE_DIR "/tests/fuzz/strict_cases/review'");
+    cpk_py_file("member_attrs_reach_only_members.py");
+}
+
 Test(closed_world, user_class_state_needs_an_allow_rule)
 {
     cpk_py_file("user_class_state_needs_an_allow_rule.py");
