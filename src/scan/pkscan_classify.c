@@ -218,6 +218,10 @@ static const name_rule plain_rules[] = {
     {"pathlib", "PurePath", 0}, {"pathlib", "PurePosixPath", 0},
     {"pathlib", "PureWindowsPath", 0}, {"pathlib", "Path", 0},
     {"pathlib", "PosixPath", 0}, {"pathlib", "WindowsPath", 0},
+    /* where 3.13's path classes live, and what its pickles name */
+    {"pathlib._local", "PurePath", 0}, {"pathlib._local", "PurePosixPath", 0},
+    {"pathlib._local", "PureWindowsPath", 0}, {"pathlib._local", "Path", 0},
+    {"pathlib._local", "PosixPath", 0}, {"pathlib._local", "WindowsPath", 0},
     {"io", "StringIO", 0}, {"_io", "StringIO", 0}, {"io", "BytesIO", 0},
     {"_io", "BytesIO", 0},
 };

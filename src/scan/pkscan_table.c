@@ -607,6 +607,13 @@ static const pkscan_closed rows[] = {
     {"pathlib", "PurePosixPath", V, V, 0, 0},
     {"pathlib", "PureWindowsPath", V, V, 0, 0},
     {"pathlib", "WindowsPath", V, V, 0, 0},
+    /* 3.13's module for them, which its pickles name */
+    {"pathlib._local", "Path", V, V, 0, 0},
+    {"pathlib._local", "PosixPath", V, V, 0, 0},
+    {"pathlib._local", "PurePath", V, V, 0, 0},
+    {"pathlib._local", "PurePosixPath", V, V, 0, 0},
+    {"pathlib._local", "PureWindowsPath", V, V, 0, 0},
+    {"pathlib._local", "WindowsPath", V, V, 0, 0},
 
     /* a compiled pattern from re's cache, shared */
     {"re", "_compile", V, O, 0, B},

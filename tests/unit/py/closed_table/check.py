@@ -470,8 +470,8 @@ def resolve(row, have_module):
 
 
 # Rows whose class cannot be made on this system (pathlib's other flavour).
-OTHER_SYSTEM = {("pathlib", "WindowsPath" if os.name != "nt"
-                 else "PosixPath")}
+OTHER_SYSTEM = {(m, "WindowsPath" if os.name != "nt" else "PosixPath")
+                for m in ("pathlib", "pathlib._local")}
 
 
 def check_row(row, have_module):
