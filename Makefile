@@ -256,6 +256,7 @@ FUZZ_SMOKE_SECONDS ?= 20
 fuzz:
 	@scripts/install-deps fuzz
 	@PYTHON=$(PYTHON) scripts/fuzz $(FUZZ_SECONDS) $(BUILD) $(FUZZ_TARGETS)
+	@$(MAKE) --no-print-directory fuzz-strict
 
 fuzz-smoke:
 	@scripts/install-deps fuzz
