@@ -152,6 +152,9 @@ $(TEST_BIN): $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_SUPPORT_OBJ) $(LIB_OBJ)
 	    $(CRYPTO_LIBS)
 # A unit test of one file of cli/ links that file too.
 $(BUILD)/tests/unit/test_callio: $(BUILD)/cli/map/callio.o
+$(BUILD)/tests/unit/test_scan_once: $(BUILD)/cli/common/scancheck.o \
+    $(BUILD)/cli/common/input.o $(BUILD)/cli/common/message.o \
+    $(BUILD)/cli/common/safetext.o
 # test_closed_table runs the Python check over the table as JSON, which
 # this helper prints (it links the table alone: any CPython can check it).
 $(BUILD)/tests/unit/closed_table_json: $(BUILD)/tests/unit/closed_table_json.o \

@@ -29,6 +29,7 @@ cpk_read_input(const char *path, size_t limit, cpk_input *in,
     size_t cap = 65536;
     int e = 0;
     if (fstat(fd, &sb) == 0) {
+        in->regular = S_ISREG(sb.st_mode);
         if (S_ISDIR(sb.st_mode))
             e = EISDIR;
         else if (S_ISREG(sb.st_mode) && (uintmax_t)sb.st_size > limit) {

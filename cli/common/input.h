@@ -11,6 +11,8 @@ typedef struct {
     char *data;
     size_t len;
     size_t size; /* the size of a regular file over the limit, else 0 */
+    int regular; /* a regular file: its size is known before the first
+                  * read (set before `check` is first called) */
 } cpk_input;
 
 /* The default of --max-size: 1 GiB. */

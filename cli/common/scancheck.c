@@ -16,19 +16,22 @@
 #include "scan/policy.h"        /* --strict: cpk_policy_check */
 #include "scan/pycompat_scan.h" /* CPK_PY_SCAN_FLAGS: this CPython */
 
-/* While the input arrives, what was read so far is scanned after the
- * first read and then each time it has doubled, up to EARLY_MAX: an
- * error that later bytes cannot undo refuses it at once, without reading
- * the rest (an endless /dev/zero, a huge pipe of garbage). Garbage shows
- * in its first bytes; past EARLY_MAX the input is read to its end or the
- * --max-size limit, and scanned once (the early scans cost at most twice
- * EARLY_MAX of scanning). */
+/* While a stream arrives (a pipe, a terminal, a socket: not a regular
+ * file), what was read so far is scanned after the first read and then
+ * each time it has doubled, up to EARLY_MAX: an error that later bytes
+ * cannot undo refuses it at once, without reading the rest (an endless
+ * /dev/zero, a huge pipe of garbage). Garbage shows in its first bytes;
+ * past EARLY_MAX the input is read to its end or the --max-size limit,
+ * and scanned once (the early scans cost at most twice EARLY_MAX of
+ * scanning). A regular file is bounded by its size, checked against
+ * --max-size before a byte is read, so it is scanned once, whole. */
 #define EARLY_MAX ((size_t)4 << 20)
 typedef struct {
     size_t next; /* scan the prefix when it is at least this long */
     pkscan_report *early; /* the refusal, if one was found early */
     int need_signed; /* a key was given: only a signed envelope will do */
     size_t max_scan; /* --max-scan-memory */
+    const cpk_input *in; /* what is being read: is it a regular file? */
 } early_ctx;
 
 enum { EARLY_REFUSED = -100, EARLY_NOT_SIGNED = -101 };
@@ -69,7 +72,8 @@ early_check(void *ctx, const char *data, size_t len, int eof)
             return EARLY_NOT_SIGNED;
         return 0;
     }
-    if (eof || len < c->next || len == 0 || c->next > EARLY_MAX ||
+    if (eof || c->in->regular || len < c->next || len == 0 ||
+        c->next > EARLY_MAX ||
         (unsigned char)data[0] == (unsigned char)CPK_ENV_MAGIC[0])
         return 0; /* a signed envelope: its pickle is checked when open */
     while (c->next <= len)
@@ -120,7 +124,7 @@ cpk_scan_read(const char *path, const char *name, size_t max_size,
               size_t max_scan, const char *key_source, cpk_input *in)
 {
     /* The first read is checked at once, whatever its size. */
-    early_ctx c = {1, NULL, key_source != NULL, max_scan};
+    early_ctx c = {1, NULL, key_source != NULL, max_scan, in};
     int e = cpk_read_input(path, max_size, in, early_check, &c);
     if (e == EARLY_NOT_SIGNED) {
         cpk_error("%s: not a signed pickle (%s requires one)", name,

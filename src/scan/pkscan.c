@@ -126,6 +126,13 @@ static void analyse(scanner *sc)
 
 /* --- public -------------------------------------------------------------- */
 
+static _Atomic size_t scans_started;
+
+size_t pkscan_scans_started(void)
+{
+    return scans_started;
+}
+
 pkscan_report *pkscan_scan(const void *data, size_t len, unsigned flags)
 {
     return pkscan_scan_limited(data, len, flags, 0);
@@ -134,6 +141,7 @@ pkscan_report *pkscan_scan(const void *data, size_t len, unsigned flags)
 pkscan_report *pkscan_scan_limited(const void *data, size_t len,
                                    unsigned flags, size_t max_bytes)
 {
+    scans_started++;
     report_impl *rep = calloc(1, sizeof *rep);
     if (rep == NULL)
         return NULL;

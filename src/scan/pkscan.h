@@ -701,6 +701,11 @@ pkscan_report *pkscan_scan(const void *data, size_t len, unsigned flags);
 pkscan_report *pkscan_scan_limited(const void *data, size_t len,
                                    unsigned flags, size_t max_bytes);
 
+/* How many scans this process has started (pkscan_scan and
+ * pkscan_scan_limited, in any thread): what tests and benchmarks read to
+ * see that an input was scanned once. */
+size_t pkscan_scans_started(void);
+
 /* Free a report and everything it owns; NULL is fine. */
 void pkscan_free(pkscan_report *r);
 

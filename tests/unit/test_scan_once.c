@@ -1,0 +1,155 @@
+/* test_scan_once.c - cli/common/scancheck.c in-process: a regular file is
+ * read, then scanned once, whole (its size is known before the first
+ * read); a pipe is scanned early while it arrives, so garbage is refused
+ * from its first bytes without reading the rest. */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common/message.h" /* CPK_EXIT_INPUT */
+#include "common/scancheck.h"
+#include "support.h"
+
+/* A protocol 2 pickle of a list of `n` small ints and short strs, about
+ * 9 bytes an item: plain data, valid, `*len` bytes (malloc'd). */
+static unsigned char *
+list_pickle(size_t n, size_t *len)
+{
+    unsigned char *p = malloc(16 + n * 9);
+    cr_assert_not_null(p);
+    size_t k = 0;
+    p[k++] = 0x80; /* PROTO 2 */
+    p[k++] = 2;
+    p[k++] = ']'; /* EMPTY_LIST */
+    for (size_t i = 0; i < n; i++) {
+        if (i % 1000 == 0)
+            p[k++] = '(';                  /* MARK */
+        if (i % 2 == 0) {
+            p[k++] = 'J';                  /* BININT */
+            memcpy(p + k, &(int){(int)i}, 4);
+            k += 4;
+        }
+        else {
+            p[k++] = 'U';                  /* SHORT_BINSTRING */
+            p[k++] = 3;
+            memcpy(p + k, "abc", 3);
+            k += 3;
+        }
+        if (i % 1000 == 999 || i + 1 == n)
+            p[k++] = 'e';                  /* APPENDS */
+    }
+    p[k++] = '.';
+    *len = k;
+    return p;
+}
+
+static char *
+write_temp(const unsigned char *data, size_t len)
+{
+    char *path = strdup("/tmp/cpk_scan_once_XXXXXX");
+    int fd = mkstemp(path);
+    cr_assert(fd >= 0);
+    cr_assert_eq(write(fd, data, len), (ssize_t)len);
+    close(fd);
+    return path;
+}
+
+/* Read `path` with cpk_scan_read and scan what was read: the number of
+ * scans each took. */
+static void
+read_and_scan(const char *path, size_t *in_read, size_t *in_scan,
+              int *read_status)
+{
+    cpk_input in;
+    size_t before = pkscan_scans_started();
+    *read_status = cpk_scan_read(path, "input", CPK_INPUT_LIMIT,
+                                 CPK_SCAN_MEMORY_LIMIT, NULL, &in);
+    *in_read = pkscan_scans_started() - before;
+    *in_scan = 0;
+    if (*read_status == 0) {
+        pkscan_report *r;
+        before = pkscan_scans_started();
+        cr_assert_eq(cpk_scan_pickle("input", in.data, in.len,
+                                     CPK_SCAN_MEMORY_LIMIT, &r), 0);
+        *in_scan = pkscan_scans_started() - before;
+        pkscan_free(r);
+    }
+    cpk_input_free(&in);
+}
+
+Test(scan_once, a_regular_file_is_scanned_once_whole)
+{
+    /* 800 KB: one read(2) of a regular file, which the early check used
+     * to scan in full before the real scan did it again. 5 MB: its
+     * prefixes were scanned at 1, 2 and 4 MiB. */
+    size_t sizes[] = {1000, 90000, 600000};
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+        size_t len;
+        unsigned char *p = list_pickle(sizes[i], &len);
+        char *path = write_temp(p, len);
+        size_t in_read, in_scan;
+        int status;
+        read_and_scan(path, &in_read, &in_scan, &status);
+        cr_assert_eq(status, 0, "%zu bytes", len);
+        cr_assert_eq(in_read, 0, "%zu bytes: %zu scans while reading",
+                     len, in_read);
+        cr_assert_eq(in_scan, 1);
+        unlink(path);
+        free(path);
+        free(p);
+    }
+}
+
+Test(scan_once, garbage_in_a_regular_file_is_still_refused)
+{
+    unsigned char junk[4096];
+    memset(junk, 0xff, sizeof junk);
+    char *path = write_temp(junk, sizeof junk);
+    cpk_input in;
+    cr_assert_eq(cpk_scan_read(path, "input", CPK_INPUT_LIMIT,
+                               CPK_SCAN_MEMORY_LIMIT, NULL, &in), 0);
+    pkscan_report *r;
+    cr_assert_eq(cpk_scan_pickle("input", in.data, in.len,
+                                 CPK_SCAN_MEMORY_LIMIT, &r),
+                 CPK_EXIT_INPUT);
+    cr_assert_eq(r->error_offset, 0);
+    pkscan_free(r);
+    cpk_input_free(&in);
+    unlink(path);
+    free(path);
+}
+
+/* A pipe that would go on for ever after its first bad bytes: refused
+ * once the first read is scanned, the writer still blocked. */
+Test(scan_once, garbage_in_a_pipe_is_refused_before_its_end)
+{
+    int fds[2];
+    cr_assert_eq(pipe(fds), 0);
+    pid_t pid = fork();
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        close(fds[0]);
+        unsigned char junk[65536];
+        memset(junk, 0xff, sizeof junk);
+        for (;;)
+            if (write(fds[1], junk, sizeof junk) < 0)
+                _exit(0);
+    }
+    close(fds[1]);
+    char path[64];
+    snprintf(path, sizeof path, "/dev/fd/%d", fds[0]);
+    cpk_input in;
+    size_t before = pkscan_scans_started();
+    int status = cpk_scan_read(path, "input", CPK_INPUT_LIMIT,
+                               CPK_SCAN_MEMORY_LIMIT, NULL, &in);
+    cr_assert_eq(status, CPK_EXIT_INPUT);
+    cr_assert_geq(pkscan_scans_started() - before, 1);
+    cr_assert_lt(in.len, (size_t)16 << 20, "read %zu bytes", in.len);
+    cpk_input_free(&in);
+    close(fds[0]);
+    int ws;
+    cr_assert_eq(waitpid(pid, &ws, 0), pid);
+}
