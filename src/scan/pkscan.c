@@ -19,8 +19,26 @@
  * (resolve), imports, functions and classes, the closed world (state),
  * the code the load runs, then with PKSCAN_SPANS the bytes of each
  * part; what they found is copied into the report's memory. */
+/* Plain data: no node names, calls or carries anything (no import, so
+ * nothing to call, carry by value or give state to). */
+static int plain_data(const scanner *sc)
+{
+    if (sc->nwrites > 0)
+        return 0;
+    for (size_t i = 0; i < sc->nnodes; i++)
+        if (sc->nodes[i].kind >= K_GLOBAL)
+            return 0;
+    return 1;
+}
+
 static void analyse(scanner *sc)
 {
+    /* Plain data whose keys hash cheaply has nothing to decide: the
+     * per-node arrays of the passes below (some 30 bytes a node) are
+     * not allocated. Spans measure parts, which plain data has none
+     * of, but keep their own path. */
+    if (!sc->spans && plain_data(sc) && !pkscan_state_has_work(sc))
+        return;
     analysis an;
     memset(&an, 0, sizeof an);
     an.sc = sc;

@@ -483,6 +483,9 @@ int pkscan_own_bytecode(const analysis *an, long magic);
 
 /* pkscan_state.c */
 void pkscan_state_pass(analysis *an);
+/* Whether the state pass has anything to decide: a call, a write the
+ * walk kept, or a tuple used as a dict or set key. */
+int pkscan_state_has_work(const scanner *sc);
 
 /* pkscan_calls.c */
 void pkscan_calls_pass(analysis *an);

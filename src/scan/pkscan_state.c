@@ -1528,6 +1528,27 @@ static int by_offset(const void *x, const void *y)
     return (a->kind > b->kind) - (a->kind < b->kind);
 }
 
+/* Plain data (no call, no write the walk kept, no tuple as a key):
+ * nothing to decide. */
+int pkscan_state_has_work(const scanner *sc)
+{
+    if (sc->nwrites > 0)
+        return 1;
+    for (size_t i = 0; i < sc->nnodes; i++) {
+        const node *nd = &sc->nodes[i];
+        if (nd->kind == K_REDUCE || nd->kind == K_NEWOBJ || nd->kind == K_OBJ)
+            return 1;
+        if ((nd->kind == K_DICT || nd->kind == K_SET ||
+             nd->kind == K_FROZENSET) && nd->n > 0) {
+            uint32_t e = nd->eh;
+            for (uint32_t j = 0; j < nd->n; j++, e = sc->edges[e].next)
+                if (kind_of(sc, sc->edges[e].child) == K_TUPLE)
+                    return 1;
+        }
+    }
+    return 0;
+}
+
 void pkscan_state_pass(analysis *an)
 {
     scanner *sc = an->sc;
@@ -1537,22 +1558,7 @@ void pkscan_state_pass(analysis *an)
     s.sc = sc;
     size_t n = sc->nnodes ? sc->nnodes : 1;
     memacct *m = sc->acct;
-    /* plain data (no call, no write the walk kept, no tuple as a key):
-     * nothing to decide */
-    int work = sc->nwrites > 0;
-    for (size_t i = 0; i < sc->nnodes && !work; i++) {
-        const node *nd = &sc->nodes[i];
-        if (nd->kind == K_REDUCE || nd->kind == K_NEWOBJ || nd->kind == K_OBJ)
-            work = 1;
-        else if ((nd->kind == K_DICT || nd->kind == K_SET ||
-                  nd->kind == K_FROZENSET) && nd->n > 0) {
-            uint32_t e = nd->eh;
-            for (uint32_t j = 0; j < nd->n && !work;
-                 j++, e = sc->edges[e].next)
-                work = kind_of(sc, sc->edges[e].child) == K_TUPLE;
-        }
-    }
-    if (!work)
+    if (!pkscan_state_has_work(sc))
         return;
     s.prov = scalloc(m, n, 1);
     s.taint = scalloc(m, n, sizeof(uint32_t));

@@ -328,3 +328,21 @@ Test(cli_scan_memory, stdin_and_bad_sizes)
     cpk_assert_exit(&p, 0);
     cpk_proc_free(&p);
 }
+
+/* Plain data (nothing imported, so nothing called or carried by value)
+ * skips the analysis' per-node arrays: a million memoized lists fit in
+ * 88 bytes a value (the walk's node with its array's slack, memo slot,
+ * edge, and the depth pass), where the analysis' arrays took the peak to
+ * 98. */
+Test(scan_memory, plain_data_pays_for_the_walk_alone)
+{
+    size_t n = 1000000, len;
+    char *p = list_bomb(n, 1, &len);
+    pkscan_report *r = pkscan_scan_limited(p, len, 0, 88 * n);
+    cr_assert(r != NULL);
+    cr_assert_eq(r->status, PKSCAN_OK, "%s", r->error);
+    cr_assert_eq(r->n_imports, 0);
+    cr_assert_str_eq(r->result_kind, "list");
+    pkscan_free(r);
+    free(p);
+}
