@@ -207,6 +207,7 @@ pkscan_report *pkscan_scan_limited(const void *data, size_t len,
     free(sc.nodes);
     free(sc.edges);
     free(sc.stack);
+    free(sc.smemo);
     free(sc.marks);
     free(sc.builds);
     free(sc.writes);
@@ -217,7 +218,7 @@ pkscan_report *pkscan_scan_limited(const void *data, size_t len,
     free(sc.recs);
     acct_give(&rep->acct, sc.capnodes * sizeof(node) +
                               sc.capedges * sizeof(edge) +
-                              (sc.capstack + sc.capmarks + sc.capbuilds + sc.capwrites +
+                              (sc.capstack + sc.capsmemo + sc.capmarks + sc.capbuilds + sc.capwrites +
                                sc.memo_dense_cap + sc.capsstart +
                                sc.capmkoff) * sizeof(uint32_t) +
                               sc.caprecs * sizeof(span_rec) + sc.capdec);

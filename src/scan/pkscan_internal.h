@@ -162,6 +162,11 @@ typedef struct {
     size_t nedges, capedges;
     uint32_t *stack;
     size_t nstack, capstack;
+    /* beside `stack`: 1 + the memo index a lazy entry was stored at or
+     * fetched from (0: none; may be stale: checked against the memo),
+     * so that the node made for it later is the memo's too */
+    uint32_t *smemo;
+    size_t capsmemo;
     uint32_t *marks; /* stack positions (fewer than the input's bytes) */
     size_t nmarks, capmarks;
     size_t fence;
@@ -187,14 +192,15 @@ typedef struct {
     arena dec; /* the analysis': joined names, parameter lists */
     int failed;
     /* Plain scalars (None, bool, binary ints and floats, binary bytes and
-     * bytearrays) are pushed as LAZY | their opcode's offset, without a
-     * node: one is made (scalar_node) only when something keeps the
-     * value apart (an operand, a tuple item, the memo, DUP, STOP). Those
-     * that end up as items of a plain list, dict, set or frozenset are
-     * counted there (summarised), never stored: memory follows the
-     * memo, the stack and what the analysis reads, not the number of
-     * values. Off when the input is 2 GiB or more (node ids use all 32
-     * bits then). */
+     * bytearrays, UTF-8 strs) are pushed as LAZY | their opcode's
+     * offset, without a node, and stay lazy in the memo: a node is made
+     * (scalar_node) only when something keeps the value apart (an
+     * operand, a tuple item, DUP, STOP; a str as a container's item or
+     * a dict's key). Those that end up as items of a plain list, dict,
+     * set or frozenset (a str: as a dict's value) are counted there
+     * (summarised), never stored: memory follows the memo, the stack and
+     * what the analysis reads, not the number of values. Off when the
+     * input is 2 GiB or more (node ids use all 32 bits then). */
     int lazy;
     size_t first_lazy; /* offset of the first lazy scalar, SIZE_MAX: none */
     /* PKSCAN_SPANS (else all 0): where the expression of each stack item

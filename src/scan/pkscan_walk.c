@@ -23,7 +23,8 @@ static const char *const kind_names[K_NKINDS] = {
 
 static uint32_t new_node(scanner *sc, int kind, size_t off)
 {
-    if (sc->nnodes >= UINT32_MAX - 1 ||
+    /* (with lazy entries, a node id must not look like one) */
+    if (sc->nnodes >= (sc->lazy ? LAZY - 1 : UINT32_MAX - 1) ||
         sgrow(sc->acct, (void **)&sc->nodes, &sc->capnodes, sc->nnodes + 1,
               sizeof(node))) {
         pkscan_nomem(sc, off);
@@ -50,6 +51,9 @@ static int scalar_kind(uint8_t op)
     case CPK_OP_SHORT_BINBYTES: case CPK_OP_BINBYTES: case CPK_OP_BINBYTES8:
         return K_BYTES;
     case CPK_OP_BYTEARRAY8: return K_BYTEARRAY;
+    case CPK_OP_BINUNICODE: case CPK_OP_SHORT_BINUNICODE:
+    case CPK_OP_BINUNICODE8:
+        return K_STR;
     default: return K_INT; /* BININT, BININT1, BININT2, LONG1 */
     }
 }
@@ -98,6 +102,13 @@ static uint32_t scalar_node(scanner *sc, size_t off)
         nd->u.s.at = (uint32_t)(off + 1 + (size_t)k);
         nd->u.s.len = (uint32_t)le(p, k);
         break;
+    case CPK_OP_SHORT_BINUNICODE: case CPK_OP_BINUNICODE:
+    case CPK_OP_BINUNICODE8: /* UTF-8 in the input, checked by the walk */
+        k = op == CPK_OP_SHORT_BINUNICODE ? 1 : op == CPK_OP_BINUNICODE ? 4
+                                                                        : 8;
+        nd->u.s.at = (uint32_t)(off + 1 + (size_t)k);
+        nd->u.s.len = (uint32_t)le(p, k);
+        break;
     default:
         break;
     }
@@ -114,15 +125,25 @@ static uint32_t scalar(scanner *sc, size_t off)
     return LAZY | (uint32_t)off;
 }
 
-/* stack[i] as a node id, making the node of a lazy scalar in place.
- * NONE_ID when that fails (the scan has failed). */
+static uint32_t *memo_slot(scanner *sc, uint64_t idx, int create);
+
+/* stack[i] as a node id, making the node of a lazy scalar in place (and
+ * in the memo slot that holds the same value, so that every later GET
+ * gives this node). NONE_ID when that fails (the scan has failed). */
 static uint32_t at(scanner *sc, size_t i)
 {
     uint32_t e = sc->stack[i];
     if (is_lazy(sc, e)) {
-        e = scalar_node(sc, e & ~LAZY);
-        if (e != NONE_ID)
-            sc->stack[i] = e;
+        uint32_t id = scalar_node(sc, e & ~LAZY);
+        if (id == NONE_ID)
+            return NONE_ID;
+        sc->stack[i] = id;
+        if (i < sc->capsmemo && sc->smemo[i] != 0) {
+            uint32_t *slot = memo_slot(sc, sc->smemo[i] - 1, 0);
+            if (slot != NULL && *slot == e)
+                *slot = id + 1;
+        }
+        e = id;
     }
     return e;
 }
@@ -181,7 +202,9 @@ static int add_edge(scanner *sc, uint32_t parent, uint32_t child,
 static int summable(const scanner *sc, int k, size_t i)
 {
     uint32_t e = sc->stack[i];
-    if (!is_lazy(sc, e))
+    /* a str is kept as an item or key: analyses read those (fromlist,
+     * __slots__, dict lookups, keys); as a dict's value it is counted */
+    if (!is_lazy(sc, e) || kind_e(sc, e) == K_STR)
         return 0;
     if (k == K_LIST || k == K_SET || k == K_FROZENSET)
         return 1;
@@ -715,12 +738,32 @@ static int memo_put(scanner *sc, uint64_t idx, size_t off)
     uint32_t *slot = memo_slot(sc, idx, 1);
     if (slot == NULL)
         return pkscan_nomem(sc, off);
-    uint32_t id = at(sc, sc->nstack - 1);
-    if (id == NONE_ID)
-        return -1;
+    /* An immutable lazy scalar stays lazy in the memo: a GET pushes it
+     * lazy again, and the first node made for it, from the stack or a
+     * GET, becomes the memo's (at). A bytearray gets its node now: a
+     * write through a GET must reach the object wherever it went. So
+     * does a value already in the memo at another index. */
+    size_t top = sc->nstack - 1;
+    uint32_t e = sc->stack[top];
+    int keep_lazy = is_lazy(sc, e) && kind_e(sc, e) != K_BYTEARRAY;
+    if (keep_lazy && top < sc->capsmemo && sc->smemo[top] != 0) {
+        uint32_t *other = memo_slot(sc, sc->smemo[top] - 1, 0);
+        keep_lazy = other == NULL || *other != e;
+    }
+    if (keep_lazy) {
+        if (sgrow(sc->acct, (void **)&sc->smemo, &sc->capsmemo, top + 1,
+                  sizeof(uint32_t)))
+            return pkscan_nomem(sc, off);
+        sc->smemo[top] = (uint32_t)idx + 1;
+    } else {
+        e = at(sc, top);
+        if (e == NONE_ID)
+            return -1;
+        e++;
+    }
     if (*slot == 0)
         sc->memo_len++;
-    *slot = id + 1;
+    *slot = e;
     return 0;
 }
 
@@ -732,7 +775,15 @@ static int memo_get(scanner *sc, uint64_t idx, int neg, size_t off)
                            "Memo value not found at index %s%llu",
                            neg ? "-" : "",
                            (unsigned long long)idx);
-    return push(sc, *slot - 1, off);
+    if (!is_lazy(sc, *slot))
+        return push(sc, *slot - 1, off);
+    if (push(sc, *slot, off))
+        return -1;
+    if (sgrow(sc->acct, (void **)&sc->smemo, &sc->capsmemo, sc->nstack,
+              sizeof(uint32_t)))
+        return pkscan_nomem(sc, off);
+    sc->smemo[sc->nstack - 1] = (uint32_t)idx + 1;
+    return 0;
 }
 
 /* --- strings ------------------------------------------------------------- */
@@ -1503,8 +1554,8 @@ static int op_binunicode(scanner *sc, size_t *pos, size_t off,
     if (!utf8_ok(p, (size_t)u, 1))
         return pkscan_fail(sc, PKSCAN_ERR_VALUE, off,
                            "'utf-8' codec can't decode BINUNICODE bytes");
-    return push(sc, new_str(sc, K_STR, (const char *)p, (size_t)u, off),
-                off);
+    /* lazy: its bytes are in the input (scalar_node finds them) */
+    return push(sc, scalar(sc, off), off);
 }
 
 /* EMPTY_TUPLE, EMPTY_LIST, EMPTY_DICT, EMPTY_SET, NEXT_BUFFER: a new
