@@ -18,16 +18,13 @@
  * the C stack, 10,000 take well under 1 MB of it. */
 #define CPK_SCAN_MAX_DEPTH 10000
 
-/* Default of --max-scan-memory: the most memory the static scan may hold
- * (pkscan_scan_limited). Plain scalars in plain containers cost the scan
- * nothing each (pkscan.h, "Costs"): the bulk of a data pickle (numbers,
- * buffers, strings) is not what it holds. What it keeps costs 40 to 70
- * bytes per value (memoised values, tuples, instances, ...), so 2 GiB
- * still inspects some 30 million of those in memory most machines have,
- * while a hostile 1 GiB pickle of one-byte opcodes (--max-size's
- * default) that would need 40 to 70 GiB is refused instead of waking the
- * OOM killer. */
-#define CPK_SCAN_MEMORY_LIMIT ((size_t)2 << 30)
+/* The default of --max-scan-memory, the most memory the static scan may
+ * hold, is pkscan_default_limit(): what this machine has available when
+ * the program starts, at least 2 GiB. The model of a data pickle costs
+ * far less than the objects a load makes (pkscan.h, "Costs"), so what
+ * pickle.load can load here is inspected; a hostile pickle of one-byte
+ * opcodes that would need more than the machine has is refused instead
+ * of waking the OOM killer. */
 
 /* Read `path` ("-": standard input; `name` for messages) bounded by
  * `max_size`, refusing garbage early while it arrives (not a signed

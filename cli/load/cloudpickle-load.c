@@ -297,7 +297,9 @@ usage(void)
            "      --max-scan-memory=SIZE\n"
            "                       refuse input whose check needs more "
            "than SIZE bytes of\n"
-           "                       memory (same suffixes; default 2G)\n"
+           "                       memory (same suffixes; default: the "
+           "memory available,\n"
+           "                       at least 2G)\n"
            "  -P, --path=DIR       also search DIR for modules (repeatable; "
            "the current\n"
            "                       directory is searched last unless given "
@@ -412,7 +414,7 @@ options_init(int argc, options *o)
 {
     memset(o, 0, sizeof(*o));
     o->max_size = CPK_INPUT_LIMIT;
-    o->max_scan = CPK_SCAN_MEMORY_LIMIT;
+    o->max_scan = pkscan_default_limit();
     o->input = "-";
     o->jobs = 1;
     o->progress = -1;

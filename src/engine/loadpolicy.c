@@ -28,12 +28,18 @@
 #define CPK_SCAN_NOGIL_SIZE 65536
 
 /* The most memory the static pass may hold (pkscan_scan_limited), as
- * cloudpickle-load's default --max-scan-memory (cli/common/scancheck.h): some
- * 30 million values. A pickle that needs more raises UnpicklingError
- * ("too large to inspect ...", documented in loads' docstring) instead
- * of exhausting memory: a hostile pickle of one-byte opcodes needs 40 to
- * 70 bytes of scan per input byte. */
-#define CPK_POLICY_SCAN_LIMIT ((size_t)2 << 30)
+ * cloudpickle-load's default --max-scan-memory: the memory available
+ * (pkscan_default_limit), at least 2 GiB. A pickle that needs more raises
+ * UnpicklingError ("too large to inspect ...", documented in loads'
+ * docstring) instead of exhausting memory. An input under 8 MiB keeps
+ * the 2 GiB floor (the model keeps at most some 130 bytes an input
+ * byte): reading the machine's memory would cost more than its load. */
+static size_t
+policy_scan_limit(size_t len)
+{
+    return len < ((size_t)8 << 20) ? PKSCAN_LIMIT_FLOOR
+                                   : pkscan_default_limit();
+}
 
 /* Deepest nesting a policed load accepts: the same limit as
  * cloudpickle-load's (cli/common/scancheck.h), for the same reason. */
@@ -418,14 +424,14 @@ static_pass(cpk_state *st, const cpk_policy *p, const char *buf,
         r = pkscan_scan_limited(buf, (size_t)len,
                                 (fix_imports ? 0 : PKSCAN_NO_FIX_IMPORTS) |
                                     CPK_PY_SCAN_FLAGS,
-                                CPK_POLICY_SCAN_LIMIT);
+                                policy_scan_limit((size_t)len));
         Py_END_ALLOW_THREADS
     }
     else
         r = pkscan_scan_limited(buf, (size_t)len,
                                 (fix_imports ? 0 : PKSCAN_NO_FIX_IMPORTS) |
                                     CPK_PY_SCAN_FLAGS,
-                                CPK_POLICY_SCAN_LIMIT);
+                                policy_scan_limit((size_t)len));
     cpk_policy_names *names = NULL;
     if (r == NULL || r->status == PKSCAN_ERR_NOMEM) {
         PyErr_NoMemory();

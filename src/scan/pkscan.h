@@ -55,17 +55,23 @@
  * the input size), 16 per node while the nesting depth is computed after
  * the walk and 12 per node during the analysis; arrays grow by half.
  * Plain scalars (None, bool, ints and floats of the binary opcodes,
- * bytes and bytearrays of the binary opcodes) get no node while they
- * sit on the stack, and none at all when they become items of a plain
- * list, set or frozenset, or pairs of a plain dict keyed by one (whose
- * value is a scalar or a str): those containers count such items instead
- * of keeping them, which no analysis reads (dict lookups and listed
- * keys are str keys). So a pickle of data costs its memo, its stack, its
- * strings and what a decision reads, not one node per value: a dict of
- * 20 million ints and 2 million memoised strings, 120 MB, takes about
- * 100 MB. What stays unbounded is what the model keeps: 40 to 70 bytes
- * per one-byte opcode at worst (a pickle of EMPTY_LISTs, of tuples, of
- * memoised values), so a hostile gigabyte would need tens of gigabytes:
+ * bytes and bytearrays of the binary opcodes, strs of the binary UTF-8
+ * opcodes) get no node while they sit on the stack or in the memo (but
+ * bytearrays: those get their node when memoised), and none at all when
+ * they become items of a plain list, set or frozenset (not a str), or
+ * pairs of a plain dict keyed by one that is not a str (whose value is a
+ * scalar or a str): those containers count such items instead of keeping
+ * them, which no analysis reads (dict lookups and listed keys are str
+ * keys). A pickle that imports nothing skips the analysis and its
+ * per-node arrays. So a pickle of data costs its memo (4 bytes an
+ * index), its stack, and what a decision reads, not one node per value:
+ * a dict of 20 million ints and 2 million memoised strings, 120 MB,
+ * takes under 10 MB. Tuples and instances are kept (call arguments and
+ * what they make): a list of 2 million (int, str) tuples costs about
+ * what pickle.load's objects do, a million datetime.dates 1.4 times. What
+ * stays unbounded is what the model keeps: 40 to 100 bytes per one-byte
+ * opcode at worst (a pickle of EMPTY_LISTs, of tuples, of memoised
+ * values), so a hostile gigabyte would need tens of gigabytes:
  * scan untrusted input with pkscan_scan_limited. No recursion on input-controlled depth
  * (a tuple nested a million deep is fine). The report's lists are capped
  * (PKSCAN_MAX_ITEMS per list, and the budget; see `truncated`).
@@ -700,6 +706,14 @@ pkscan_report *pkscan_scan(const void *data, size_t len, unsigned flags);
  * to scan hostile input of any size without risking the OOM killer. */
 pkscan_report *pkscan_scan_limited(const void *data, size_t len,
                                    unsigned flags, size_t max_bytes);
+
+/* The default cap of pkscan_scan_limited: the memory this machine has
+ * available now (Linux's MemAvailable), at least PKSCAN_LIMIT_FLOOR
+ * (also where MemAvailable cannot be read). A scan fails only where it
+ * would need more memory than the machine can give (see "Costs" for
+ * what that takes), before the OOM killer would step in. */
+#define PKSCAN_LIMIT_FLOOR ((size_t)2 << 30)
+size_t pkscan_default_limit(void);
 
 /* How many scans this process has started (pkscan_scan and
  * pkscan_scan_limited, in any thread): what tests and benchmarks read to

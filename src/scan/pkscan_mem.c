@@ -1,10 +1,30 @@
 /* pkscan_mem.c - the static pickle model's arenas (memory charged to the
- * caller's cap, pkscan_internal.h) and its one failure record: the first
- * error of a scan with CPython's message. */
+ * caller's cap, pkscan_internal.h), the default cap, and its one failure
+ * record: the first error of a scan with CPython's message. */
 #include "scan/pkscan_internal.h"
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
+
+size_t pkscan_default_limit(void)
+{
+    size_t floor = PKSCAN_LIMIT_FLOOR, avail = 0;
+    FILE *f = fopen("/proc/meminfo", "re");
+    if (f == NULL)
+        return floor;
+    char line[128];
+    unsigned long long kb;
+    while (fgets(line, sizeof line, f) != NULL)
+        if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1) {
+            avail = kb > (unsigned long long)(SIZE_MAX >> 10)
+                        ? SIZE_MAX
+                        : (size_t)kb << 10;
+            break;
+        }
+    fclose(f);
+    return avail > floor ? avail : floor;
+}
 
 void *pkscan_arena_alloc(arena *ar, size_t n, size_t align)
 {

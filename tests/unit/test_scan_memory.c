@@ -346,3 +346,75 @@ Test(scan_memory, plain_data_pays_for_the_walk_alone)
     pkscan_free(r);
     free(p);
 }
+
+/* PROTO 4, EMPTY_DICT, MEMOIZE, then per 1000 items MARK, (BININT i,
+ * SHORT_BINUNICODE "abc", MEMOIZE) × 1000, SETITEMS; STOP: what pickle
+ * writes for a dict of ints to distinct strs. */
+static char *
+str_dict(size_t n, size_t *len)
+{
+    char *p = malloc(n * 12 + 8);
+    cr_assert(p != NULL);
+    memcpy(p, "\x80\x04}\x94", 4);
+    size_t at = 4;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t v = (uint32_t)i;
+        if (i % 1000 == 0)
+            p[at++] = '(';
+        p[at++] = 'J';
+        memcpy(p + at, &v, 4);
+        at += 4;
+        memcpy(p + at, "\x8c\x03" "abc\x94", 6);
+        at += 6;
+        if (i % 1000 == 999 || i + 1 == n)
+            p[at++] = 'u';
+    }
+    p[at++] = '.';
+    *len = at;
+    return p;
+}
+
+/* A memoized str that is a dict's value is counted, as an int is: the
+ * model holds its memo slot (4 bytes, 8 with the array's slack), not a
+ * node. As a key or a list's item it is kept (analyses read those). */
+Test(scan_memory, memoized_strs_as_dict_values_cost_their_memo_slot)
+{
+    size_t n = 1000000, len;
+    char *p = str_dict(n, &len);
+    pkscan_report *r = pkscan_scan_limited(p, len, 0, 10 * n);
+    cr_assert(r != NULL);
+    cr_assert_eq(r->status, PKSCAN_OK, "%s", r->error);
+    cr_assert_str_eq(r->result_kind, "dict");
+    cr_assert_eq(r->max_depth, 2);
+    pkscan_free(r);
+    /* the same strs as keys: kept, so a node each */
+    for (size_t at = 4; at + 11 <= len; at++) {
+        if (p[at] != 'J')
+            continue;
+        char k[5];
+        memcpy(k, p + at, 5);
+        memmove(p + at, p + at + 5, 6);
+        memcpy(p + at + 6, k, 5);
+        at += 10;
+    }
+    r = pkscan_scan_limited(p, len, 0, 10 * n);
+    cr_assert(r != NULL);
+    cr_assert_eq(r->status, PKSCAN_ERR_LIMIT, "%s",
+                 pkscan_status_name(r->status));
+    pkscan_free(r);
+    free(p);
+}
+
+/* The default cap follows the machine: at least the 2 GiB floor, at most
+ * all of its memory (MemAvailable is part of it) when that is more. */
+Test(scan_memory, the_default_cap_is_the_memory_available)
+{
+    size_t cap = pkscan_default_limit();
+    cr_assert_geq(cap, PKSCAN_LIMIT_FLOOR);
+    size_t total = (size_t)sysconf(_SC_PHYS_PAGES) *
+                   (size_t)sysconf(_SC_PAGESIZE);
+    if (total > PKSCAN_LIMIT_FLOOR)
+        cr_assert_leq(cap, total, "%zu > %zu", cap, total);
+    else
+        cr_assert_eq(cap, PKSCAN_LIMIT_FLOOR);
+}

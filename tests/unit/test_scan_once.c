@@ -66,14 +66,14 @@ read_and_scan(const char *path, size_t *in_read, size_t *in_scan,
     cpk_input in;
     size_t before = pkscan_scans_started();
     *read_status = cpk_scan_read(path, "input", CPK_INPUT_LIMIT,
-                                 CPK_SCAN_MEMORY_LIMIT, NULL, &in);
+                                 PKSCAN_LIMIT_FLOOR, NULL, &in);
     *in_read = pkscan_scans_started() - before;
     *in_scan = 0;
     if (*read_status == 0) {
         pkscan_report *r;
         before = pkscan_scans_started();
         cr_assert_eq(cpk_scan_pickle("input", in.data, in.len,
-                                     CPK_SCAN_MEMORY_LIMIT, &r), 0);
+                                     PKSCAN_LIMIT_FLOOR, &r), 0);
         *in_scan = pkscan_scans_started() - before;
         pkscan_free(r);
     }
@@ -110,10 +110,10 @@ Test(scan_once, garbage_in_a_regular_file_is_still_refused)
     char *path = write_temp(junk, sizeof junk);
     cpk_input in;
     cr_assert_eq(cpk_scan_read(path, "input", CPK_INPUT_LIMIT,
-                               CPK_SCAN_MEMORY_LIMIT, NULL, &in), 0);
+                               PKSCAN_LIMIT_FLOOR, NULL, &in), 0);
     pkscan_report *r;
     cr_assert_eq(cpk_scan_pickle("input", in.data, in.len,
-                                 CPK_SCAN_MEMORY_LIMIT, &r),
+                                 PKSCAN_LIMIT_FLOOR, &r),
                  CPK_EXIT_INPUT);
     cr_assert_eq(r->error_offset, 0);
     pkscan_free(r);
@@ -144,7 +144,7 @@ Test(scan_once, garbage_in_a_pipe_is_refused_before_its_end)
     cpk_input in;
     size_t before = pkscan_scans_started();
     int status = cpk_scan_read(path, "input", CPK_INPUT_LIMIT,
-                               CPK_SCAN_MEMORY_LIMIT, NULL, &in);
+                               PKSCAN_LIMIT_FLOOR, NULL, &in);
     cr_assert_eq(status, CPK_EXIT_INPUT);
     cr_assert_geq(pkscan_scans_started() - before, 1);
     cr_assert_lt(in.len, (size_t)16 << 20, "read %zu bytes", in.len);
