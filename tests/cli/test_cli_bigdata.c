@@ -137,6 +137,45 @@ Test(cli_bigdata, millions_of_ints_are_counted_not_kept)
     cpk_proc_free(&p);
 }
 
+/* The bench's 30 MB row, a dict of ints to ints and half a million
+ * memoised strs: the strs are values, counted as the ints are, so the
+ * model fits in 8 MiB (it took some 35 MiB when each str was a node). */
+Test(cli_bigdata, memoised_strs_as_dict_values_are_counted_not_kept)
+{
+    char path[128];
+    snprintf(path, sizeof(path), "%s/strs.pkl", dir);
+    cpk_python_to_file(path,
+                       "import pickle, sys\n"
+                       "d = {i: (str(i) if i % 11 < 2 else i)\n"
+                       "     for i in range(2_750_000)}\n"
+                       "sys.stdout.buffer.write(pickle.dumps(d, 5))\n");
+    cpk_proc p;
+    const char *text[] = {"--max-scan-memory", "8M", NULL};
+    run(&p, text, path);
+    cpk_assert_exit(&p, 0);
+    cr_assert_str_eq(p.err, "");
+    cr_assert(strstr(p.out, "\nresult     dict\n") != NULL, "%s", p.out);
+    cr_assert(count_lines(p.out) < 12, "%s", p.out);
+    cpk_proc_free(&p);
+    const char *json[] = {"--json", "--max-scan-memory", "8M", NULL};
+    run(&p, json, path);
+    cpk_assert_exit(&p, 0);
+    cr_assert_eq(count_lines(p.out), 1, "%s", p.out);
+    cr_assert(strstr(p.out, "\"max_depth\": 2") != NULL, "%s", p.out);
+    cpk_proc_free(&p);
+    /* keys instead: kept, a node each, so 8 MiB is not enough */
+    snprintf(path, sizeof(path), "%s/keys.pkl", dir);
+    cpk_python_to_file(path,
+                       "import pickle, sys\n"
+                       "d = {str(i): i for i in range(500_000)}\n"
+                       "sys.stdout.buffer.write(pickle.dumps(d, 5))\n");
+    run(&p, text, path);
+    cpk_assert_exit(&p, 3);
+    cr_assert(strstr(p.err, "too large to inspect: needs more than 8 MiB")
+                  != NULL, "%s", p.err);
+    cpk_proc_free(&p);
+}
+
 /* A bad opcode, memo index, odd SETITEMS or unhashable key after a
  * million counted values: the same line and exit 3 in every mode. */
 Test(cli_bigdata, malformed_among_counted_values_is_refused_everywhere)
