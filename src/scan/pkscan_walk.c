@@ -193,18 +193,26 @@ static void deepen1(scanner *sc, uint32_t parent, size_t off)
 static int add_edge(scanner *sc, uint32_t parent, uint32_t child,
                     size_t off);
 
+/* Whether the lazy entry `e` is a str (kind_e, without the switch). */
+static inline int lazy_str(const scanner *sc, uint32_t e)
+{
+    uint8_t op = sc->d[e & ~LAZY];
+    return op == CPK_OP_SHORT_BINUNICODE || op == CPK_OP_BINUNICODE ||
+           op == CPK_OP_BINUNICODE8;
+}
+
 /* Whether items stack[i] (and, for a dict, its value stack[i + 1]) may
  * be summarised into the plain container `parent` rather than kept: a
  * lazy scalar; of a dict, a pair whose key is one and whose value is a
  * lazy scalar or a scalar node (a str). No analysis reads them: dict
  * lookups and listed keys are str keys, plain_value holds for scalars,
  * and no scalar is code or hashes by a class by value. */
-static int summable(const scanner *sc, int k, size_t i)
+static inline int summable(const scanner *sc, int k, size_t i)
 {
     uint32_t e = sc->stack[i];
     /* a str is kept as an item or key: analyses read those (fromlist,
      * __slots__, dict lookups, keys); as a dict's value it is counted */
-    if (!is_lazy(sc, e) || kind_e(sc, e) == K_STR)
+    if (!is_lazy(sc, e) || lazy_str(sc, e))
         return 0;
     if (k == K_LIST || k == K_SET || k == K_FROZENSET)
         return 1;
@@ -215,28 +223,39 @@ static int summable(const scanner *sc, int k, size_t i)
 }
 
 /* Add stack[start:end] to `parent` as items: summarised where summable,
- * else as edges (step 2 for a dict: pairs). */
+ * else as edges (step 2 for a dict: pairs). Summarised items are counted
+ * in runs (one deepen1 for a run: all at the same opcode's offset). */
 static int add_items(scanner *sc, uint32_t parent, size_t start, size_t end,
                      size_t off)
 {
-    size_t step = sc->nodes[parent].kind == K_DICT ? 2 : 1;
+    int k = sc->nodes[parent].kind;
+    size_t step = k == K_DICT ? 2 : 1;
+    int64_t run = 0;
     for (size_t i = start; i < end; i += step) {
         if (step == 2 && i + 1 >= end)
             step = 1; /* an odd tail: only where CPython refuses it later */
-        if (summable(sc, sc->nodes[parent].kind, i)) {
-            sc->nodes[parent].u.ival += (int64_t)step;
-            deepen1(sc, parent, off);
+        if (summable(sc, k, i)) {
+            run += (int64_t)step;
             if (step == 2 && !is_lazy(sc, sc->stack[i + 1])) {
                 use(sc, sc->stack[i + 1]);
                 deepen(sc, parent, sc->stack[i + 1], off);
             }
             continue;
         }
+        if (run) {
+            sc->nodes[parent].u.ival += run;
+            deepen1(sc, parent, off);
+            run = 0;
+        }
         for (size_t j = i; j < i + step; j++) {
             uint32_t c = at(sc, j);
             if (c == NONE_ID || add_edge(sc, parent, c, off))
                 return -1;
         }
+    }
+    if (run) {
+        sc->nodes[parent].u.ival += run;
+        deepen1(sc, parent, off);
     }
     return 0;
 }
@@ -1961,6 +1980,38 @@ static int step(scanner *sc, size_t *pos, size_t off)
     return row->fn(sc, pos, off, row);
 }
 
+/* step() for the bulk of a data pickle, the binary scalars and short
+ * strs, when all their bytes are there, inside the frame, valid, and
+ * the stack has room: what step() and their handlers would do, inline.
+ * 0: not such a case, step() decides (and reports what is wrong). */
+static inline int fast_scalar(scanner *sc, size_t *pos, size_t off)
+{
+    uint8_t op = sc->d[off];
+    const op_row *row = &op_rows[op];
+    size_t end;
+    if (row->fn == op_scalar)
+        end = off + 1 + row->arg;
+    else if (op == CPK_OP_SHORT_BINUNICODE && off + 1 < sc->n)
+        end = off + 2 + sc->d[off + 1];
+    else
+        return 0;
+    if (end > sc->n || (sc->frame_end != 0 && end > sc->frame_end) ||
+        sc->nstack >= sc->capstack)
+        return 0;
+    if (op == CPK_OP_SHORT_BINUNICODE &&
+        !utf8_ok(sc->d + off + 2, sc->d[off + 1], 1))
+        return 0;
+    pkscan_report *r = &sc->rep->pub;
+    if (row->proto > r->min_protocol)
+        r->min_protocol = row->proto;
+    r->n_opcodes++;
+    if (off < sc->first_lazy)
+        sc->first_lazy = off;
+    sc->stack[sc->nstack++] = LAZY | (uint32_t)off;
+    *pos = end;
+    return 1;
+}
+
 /* --- where expressions start (PKSCAN_SPANS) ----------------------------- */
 
 /* After the opcode at `off`, ending at `end`, that found `depth0` items
@@ -2045,6 +2096,8 @@ void pkscan_walk(scanner *sc, size_t len)
         if (!sc->spans) {
             while (!stop && pos < sc->n) {
                 off = pos;
+                if (sc->lazy && fast_scalar(sc, &pos, off))
+                    continue;
                 int rc = step(sc, &pos, off);
                 if (rc < 0) {
                     err = 1;
