@@ -32,4 +32,16 @@ PyMODINIT_FUNC PyInit_ccloudpickle(void);
  * interpreter. */
 int cpk_compat_valid(const char *text);
 
+/* cloudpickle-load's load of its input: `len` bytes at `data`, loaded
+ * as _loads_exact(memoryview(data)) with no other argument (a signed
+ * envelope included: refused there without a key). `module` is the
+ * imported ccloudpickle module (borrowed). `mapped`: `data` is a whole
+ * private, read-only file mapping (MAP_PRIVATE, PROT_READ) that nothing
+ * else reads meanwhile, and the load gives its pages back to the kernel
+ * behind what it has read. The data must stay valid until the load
+ * returns (no loaded object references it). New reference, or NULL with
+ * the exception set. */
+PyObject *cpk_loads_input(PyObject *module, const char *data, size_t len,
+                          int mapped);
+
 #endif

@@ -1419,6 +1419,8 @@ load_pickle(PyObject *cpk, const options *o, const cpk_input *in,
 {
     /* The bytes read, lent to Python without a copy; main() frees them
      * only after finalization. */
+    if (!sig->is_signed && o->nallow == 0 && o->ndeny == 0)
+        return cpk_loads_input(cpk, in->data, in->len, in->mapped);
     PyObject *data = PyMemoryView_FromMemory(in->data, (Py_ssize_t)in->len,
                                              PyBUF_READ);
     PyObject *kw = data ? load_kwargs(o, sig) : NULL;
@@ -1509,8 +1511,16 @@ check_pickle(const options *o, const char *path, const char *name,
              cpk_input *in, cpk_signed_input *sig, pkscan_report **scan)
 {
     *scan = NULL;
-    int status = cpk_scan_read(path, name, o->max_size, o->max_scan,
-                               o->key ? o->key_source : NULL, in);
+    /* Mapped, not copied, when nothing checked depends on the bytes
+     * staying what they were: a rewrite of the file between the check
+     * and the load would pass a signature, --strict or a policy by. What
+     * is only checked for being well formed (crash safety) may be
+     * mapped: whoever can rewrite the file can make us run anything
+     * anyway. Not for --map, whose pickle goes on to its workers. */
+    int map = o->key == NULL && !o->strict && o->nallow == 0 &&
+              o->ndeny == 0 && !o->map;
+    int status = cpk_scan_read_map(path, name, o->max_size, o->max_scan,
+                                   o->key ? o->key_source : NULL, map, in);
     if (status != 0)
         return status;
     const cpk_load_checks checks = {
@@ -1579,10 +1589,14 @@ main(int argc, char **argv)
         status = describe_static(&o, scan, &sig);
     pkscan_free(scan);
     scan = NULL;
+    /* The scan touched the pages of a mapped input: out of memory until
+     * the load reads them once more, a window at a time. */
+    cpk_input_release(&in);
     if (status == 0 && o.args_pickle != NULL) {
         status = check_pickle(&o, o.args_pickle, o.args_name, &args_in,
                               &args_sig, &scan);
         pkscan_free(scan);
+        cpk_input_release(&args_in);
     }
     else if (status == 0 && o.args_json != NULL)
         status = read_json(&o, &args_in);
