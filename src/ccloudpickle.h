@@ -44,4 +44,20 @@ int cpk_compat_valid(const char *text);
 PyObject *cpk_loads_input(PyObject *module, const char *data, size_t len,
                           int mapped);
 
+/* cloudpickle-load's load of an unsigned input under --allow/--deny:
+ * `len` bytes at `data` (its private copy, unchanged since it was
+ * checked), loaded exactly (trailing data refused) under `names`, the
+ * find_class lookups the program's own scan of these very bytes
+ * (CPK_PY_SCAN_FLAGS, fix_imports on) permits under its policy, which
+ * refused whatever that policy refuses (cli/common/scancheck.c): no copy
+ * and no second scan. `names` is owned and freed here, whatever the
+ * outcome. `allow`/`deny` (borrowed; NULL or None: not given) are the
+ * lists of patterns of that policy, for loads nested in this one. New
+ * reference, or NULL with the exception set. */
+struct cpk_policy_names;
+PyObject *cpk_loads_input_prechecked(PyObject *module, const char *data,
+                                     size_t len,
+                                     struct cpk_policy_names *names,
+                                     PyObject *allow, PyObject *deny);
+
 #endif

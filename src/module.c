@@ -562,6 +562,35 @@ done:
     return result;
 }
 
+PyObject *
+cpk_loads_input_prechecked(PyObject *module, const char *data, size_t len,
+                           struct cpk_policy_names *names, PyObject *allow,
+                           PyObject *deny)
+{
+    cpk_state *st = cpk_get_state(module);
+    PyObject *view = PyMemoryView_FromMemory((char *)data, (Py_ssize_t)len,
+                                             PyBUF_READ);
+    if (view == NULL) {
+        cpk_policy_names_free(names);
+        return NULL;
+    }
+    PyObject *result = NULL;
+    /* The verdict was made for an unsigned pickle: a signed one is the
+     * caller's mistake, not to be loaded without its key. */
+    int is_signed = cpk_signing_is_signed(view);
+    if (is_signed != 0) {
+        cpk_policy_names_free(names);
+        if (is_signed > 0)
+            PyErr_SetString(st->SignatureError,
+                            "a signed pickle needs its key");
+        goto done;
+    }
+    result = cpk_loads_prechecked(st, view, names, allow, deny);
+done:
+    Py_DECREF(view);
+    return result;
+}
+
 static PyObject *
 module_loads(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
              PyObject *kwnames)
