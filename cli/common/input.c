@@ -118,7 +118,7 @@ cpk_read_input_mapped(const char *path, const char *name, size_t limit,
     }
     struct stat sb;
     int have_stat = fstat(fd, &sb) == 0;
-    int e = -1;
+    int e = 0, done = 0;
     if (name != NULL && have_stat && S_ISREG(sb.st_mode) && sb.st_size > 0 &&
         (uintmax_t)sb.st_size <= limit && (uintmax_t)sb.st_size <= SIZE_MAX) {
         size_t len = (size_t)sb.st_size;
@@ -135,10 +135,11 @@ cpk_read_input_mapped(const char *path, const char *name, size_t limit,
             in->len = len;
             /* The bytes are all there: checked once, whole. */
             e = check != NULL ? check(ctx, in->data, in->len, 1) : 0;
+            done = 1;
         }
         /* else read it as any file */
     }
-    if (e == -1)
+    if (!done)
         e = read_fd(fd, have_stat, &sb, limit, in, check, ctx);
     if (fd != STDIN_FILENO)
         close(fd);
