@@ -1,7 +1,8 @@
 /* input.h - cloudpickle-load's input: a whole file, or standard input,
- * read once into memory before the interpreter starts, never more than a
- * limit, and handed to a check (scancheck.c) as it arrives so that bad
- * input is refused without reading the rest of it. */
+ * read once into memory before the interpreter starts (or, a regular file
+ * whose bytes need not stay what was checked, mapped: read when touched),
+ * never more than a limit, and handed to a check (scancheck.c) as it
+ * arrives so that bad input is refused without reading the rest of it. */
 #ifndef CPK_CLI_COMMON_INPUT_H
 #define CPK_CLI_COMMON_INPUT_H
 
