@@ -78,6 +78,10 @@ guard_map(const char *addr, size_t len, const char *name)
             maps[i].msg[n - 1] = '\n';
         }
         maps[i].msglen = (size_t)n;
+        /* the whole pages: the tail of the last one is mapped too */
+        long page = sysconf(_SC_PAGESIZE);
+        if (page > 0 && len % (size_t)page != 0)
+            len += (size_t)page - len % (size_t)page;
         maps[i].addr = addr;
         maps[i].len = len;
         maps[i].live = 1;
