@@ -32,4 +32,32 @@ PyMODINIT_FUNC PyInit_ccloudpickle(void);
  * interpreter. */
 int cpk_compat_valid(const char *text);
 
+/* cloudpickle-load's load of its input: `len` bytes at `data`, loaded
+ * as _loads_exact(memoryview(data)) with no other argument (a signed
+ * envelope included: refused there without a key). `module` is the
+ * imported ccloudpickle module (borrowed). `mapped`: `data` is a whole
+ * private, read-only file mapping (MAP_PRIVATE, PROT_READ) that nothing
+ * else reads meanwhile, and the load gives its pages back to the kernel
+ * behind what it has read. The data must stay valid until the load
+ * returns (no loaded object references it). New reference, or NULL with
+ * the exception set. */
+PyObject *cpk_loads_input(PyObject *module, const char *data, size_t len,
+                          int mapped);
+
+/* cloudpickle-load's load of an unsigned input under --allow/--deny:
+ * `len` bytes at `data` (its private copy, unchanged since it was
+ * checked), loaded exactly (trailing data refused) under `names`, the
+ * find_class lookups the program's own scan of these very bytes
+ * (CPK_PY_SCAN_FLAGS, fix_imports on) permits under its policy, which
+ * refused whatever that policy refuses (cli/common/scancheck.c): no copy
+ * and no second scan. `names` is owned and freed here, whatever the
+ * outcome. `allow`/`deny` (borrowed; NULL or None: not given) are the
+ * lists of patterns of that policy, for loads nested in this one. New
+ * reference, or NULL with the exception set. */
+struct cpk_policy_names;
+PyObject *cpk_loads_input_prechecked(PyObject *module, const char *data,
+                                     size_t len,
+                                     struct cpk_policy_names *names,
+                                     PyObject *allow, PyObject *deny);
+
 #endif

@@ -416,6 +416,35 @@ load_opened(PyObject *module, PyObject *pickle, PyObject *const *args,
     return r;
 }
 
+/* The load of `data` (borrowed) through `reader` (borrowed, over data)
+ * with our Unpickler: the rest of loads/_loads_exact once the fast paths,
+ * signatures and policies are out of the way. New reference, or NULL with
+ * the exception set (explained if it comes from a newer format). */
+static PyObject *
+load_from_reader(cpk_state *st, PyObject *reader, PyObject *data,
+                 PyObject *fix_imports, PyObject *encoding, PyObject *errors,
+                 PyObject *buffers, int exact)
+{
+    PyObject *u = make_unpickler(st, reader, fix_imports, encoding, errors,
+                                 buffers);
+    if (u == NULL)
+        return NULL;
+    PyObject *result = cpk_load_with(st, u, cpk_reader_remaining(reader));
+    Py_DECREF(u);
+    if (result == NULL)
+        cpk_version_error_explain(st, data);
+    if (result != NULL && exact) {
+        Py_ssize_t left = cpk_reader_remaining(reader);
+        if (left > 0) {
+            PyErr_Format(st->UnpicklingError,
+                         "%zd byte%s of trailing data after the pickle", left,
+                         left == 1 ? "" : "s");
+            Py_CLEAR(result);
+        }
+    }
+    return result;
+}
+
 static PyObject *
 do_loads(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
          PyObject *kwnames, int exact)
@@ -498,26 +527,67 @@ do_loads(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
     PyObject *reader = cpk_reader_new(st, data);
     if (reader == NULL)
         return NULL;
-    PyObject *result = NULL;
-    PyObject *u = make_unpickler(st, reader, fix_imports, encoding, errors,
-                                 buffers);
-    if (u == NULL)
-        goto done;
-    result = cpk_load_with(st, u, cpk_reader_remaining(reader));
-    Py_DECREF(u);
-    if (result == NULL)
-        cpk_version_error_explain(st, data);
-    if (result != NULL && exact) {
-        Py_ssize_t left = cpk_reader_remaining(reader);
-        if (left > 0) {
-            PyErr_Format(st->UnpicklingError,
-                         "%zd byte%s of trailing data after the pickle", left,
-                         left == 1 ? "" : "s");
-            Py_CLEAR(result);
-        }
-    }
-done:
+    PyObject *result = load_from_reader(st, reader, data, fix_imports,
+                                        encoding, errors, buffers, exact);
     Py_DECREF(reader);
+    return result;
+}
+
+PyObject *
+cpk_loads_input(PyObject *module, const char *data, size_t len, int mapped)
+{
+    cpk_state *st = cpk_get_state(module);
+    PyObject *view = PyMemoryView_FromMemory((char *)data, (Py_ssize_t)len,
+                                             PyBUF_READ);
+    if (view == NULL)
+        return NULL;
+    PyObject *result = NULL;
+    /* A signed envelope goes the way _loads_exact takes it (refused
+     * there without a key, as the program refused it already). */
+    int is_signed = cpk_signing_is_signed(view);
+    if (is_signed < 0)
+        goto done;
+    if (is_signed || !mapped) {
+        result = do_loads(module, &view, 1, NULL, 1);
+        goto done;
+    }
+    PyObject *reader = cpk_reader_new_mapped(st, view);
+    if (reader == NULL)
+        goto done;
+    result = load_from_reader(st, reader, view, Py_True, NULL, NULL, Py_None,
+                              1);
+    Py_DECREF(reader);
+done:
+    Py_DECREF(view);
+    return result;
+}
+
+PyObject *
+cpk_loads_input_prechecked(PyObject *module, const char *data, size_t len,
+                           struct cpk_policy_names *names, PyObject *allow,
+                           PyObject *deny)
+{
+    cpk_state *st = cpk_get_state(module);
+    PyObject *view = PyMemoryView_FromMemory((char *)data, (Py_ssize_t)len,
+                                             PyBUF_READ);
+    if (view == NULL) {
+        cpk_policy_names_free(names);
+        return NULL;
+    }
+    PyObject *result = NULL;
+    /* The verdict was made for an unsigned pickle: a signed one is the
+     * caller's mistake, not to be loaded without its key. */
+    int is_signed = cpk_signing_is_signed(view);
+    if (is_signed != 0) {
+        cpk_policy_names_free(names);
+        if (is_signed > 0)
+            PyErr_SetString(st->SignatureError,
+                            "a signed pickle needs its key");
+        goto done;
+    }
+    result = cpk_loads_prechecked(st, view, names, allow, deny);
+done:
+    Py_DECREF(view);
     return result;
 }
 

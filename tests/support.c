@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -560,7 +561,10 @@ cpk_spawn_ex(cpk_proc *p, const cpk_spawn_opts *o)
         close(tty);
     close(perr[0]);
     int status;
-    cr_assert(waitpid(pid, &status, 0) == pid);
+    struct rusage ru;
+    memset(&ru, 0, sizeof ru);
+    cr_assert(wait4(pid, &status, 0, &ru) == pid);
+    p->maxrss_kib = ru.ru_maxrss;
     p->exited = WIFEXITED(status);
     p->status = p->exited ? WEXITSTATUS(status) : -1;
     p->signaled = WIFSIGNALED(status);

@@ -109,6 +109,7 @@ typedef struct {
     size_t out_len;
     char *err;
     size_t err_len;
+    long maxrss_kib; /* its peak resident set (wait4's ru_maxrss), KiB */
 } cpk_proc;
 
 /* How to run a child; zero-initialise and set what matters. */

@@ -1,7 +1,8 @@
 /* input.h - cloudpickle-load's input: a whole file, or standard input,
- * read once into memory before the interpreter starts, never more than a
- * limit, and handed to a check (scancheck.c) as it arrives so that bad
- * input is refused without reading the rest of it. */
+ * read once into memory before the interpreter starts (or, a regular file
+ * whose bytes need not stay what was checked, mapped: read when touched),
+ * never more than a limit, and handed to a check (scancheck.c) as it
+ * arrives so that bad input is refused without reading the rest of it. */
 #ifndef CPK_CLI_COMMON_INPUT_H
 #define CPK_CLI_COMMON_INPUT_H
 
@@ -13,6 +14,8 @@ typedef struct {
     size_t size; /* the size of a regular file over the limit, else 0 */
     int regular; /* a regular file: its size is known before the first
                   * read (set before `check` is first called) */
+    int mapped;  /* `data` is a read-only private mapping of the file
+                  * (cpk_read_input_mapped), not a copy */
 } cpk_input;
 
 /* The default of --max-size: 1 GiB. */
@@ -36,6 +39,24 @@ enum {
 int cpk_read_input(const char *path, size_t limit, cpk_input *in,
                    cpk_input_check check, void *ctx);
 
+/* cpk_read_input, but a regular, non-empty file within `limit` is mapped
+ * (PROT_READ, MAP_PRIVATE) instead of read, and checked once, whole (one
+ * call of `check`, with eof set). Nothing is copied, and the pages are
+ * read from the file when touched: the file must not change until
+ * cpk_input_free. A mapping is not a snapshot (use cpk_read_input when
+ * what is checked must be what is loaded). While it lives, a touch of a
+ * page the file no longer has (truncated) does not die by SIGBUS: it
+ * writes `prog: NAME: the file changed while it was read` and exits with
+ * CPK_EXIT_INPUT. Anything else (a pipe, an empty file, a failed mmap)
+ * is read as cpk_read_input reads it. `name` NULL: never map. */
+int cpk_read_input_mapped(const char *path, const char *name, size_t limit,
+                          cpk_input *in, cpk_input_check check, void *ctx);
+
+/* A mapped input's pages leave memory (read again from the file when
+ * touched); a copy stays as it is. */
+void cpk_input_release(const cpk_input *in);
+
+/* Free the copy, or unmap the mapping (and drop its guard). */
 void cpk_input_free(cpk_input *in);
 
 /* Parse a size: digits with an optional K, M, G or T suffix (powers of

@@ -123,9 +123,19 @@ int
 cpk_scan_read(const char *path, const char *name, size_t max_size,
               size_t max_scan, const char *key_source, cpk_input *in)
 {
+    return cpk_scan_read_map(path, name, max_size, max_scan, key_source, 0,
+                             in);
+}
+
+int
+cpk_scan_read_map(const char *path, const char *name, size_t max_size,
+                  size_t max_scan, const char *key_source, int map,
+                  cpk_input *in)
+{
     /* The first read is checked at once, whatever its size. */
     early_ctx c = {1, NULL, key_source != NULL, max_scan, in};
-    int e = cpk_read_input(path, max_size, in, early_check, &c);
+    int e = cpk_read_input_mapped(path, map ? name : NULL, max_size, in,
+                                  early_check, &c);
     if (e == EARLY_NOT_SIGNED) {
         cpk_error("%s: not a signed pickle (%s requires one)", name,
                   key_source);

@@ -39,6 +39,13 @@
 int cpk_scan_read(const char *path, const char *name, size_t max_size,
                   size_t max_scan, const char *key_source, cpk_input *in);
 
+/* cpk_scan_read, but with `map` a regular file is mapped, not copied
+ * (cpk_read_input_mapped: only for input whose verdict does not depend
+ * on its bytes staying what was checked). */
+int cpk_scan_read_map(const char *path, const char *name, size_t max_size,
+                      size_t max_scan, const char *key_source, int map,
+                      cpk_input *in);
+
 /* Scan the pickle of `len` bytes at `data`, holding at most `max_scan`
  * bytes of memory (--max-scan-memory; the early scans of cpk_scan_read
  * too). Returns 0 with the report in

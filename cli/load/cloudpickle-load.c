@@ -1414,17 +1414,35 @@ map(PyObject *obj, const options *o, const cpk_signed_input *sig)
 }
 
 /* _loads_exact of the pickle in `sig` with the policy of the options
- * (load_kwargs). New reference, or NULL with the exception set. */
+ * (load_kwargs). Unsigned, it is loaded without a copy (mapped or not:
+ * cpk_loads_input), under --allow/--deny with the lookups `*names`
+ * permits (made by check_pickle from its scan; taken, *names is set to
+ * NULL) instead of a second scan. New reference, or NULL with the
+ * exception set. */
 static PyObject *
 load_pickle(PyObject *cpk, const options *o, const cpk_input *in,
-            const cpk_signed_input *sig)
+            const cpk_signed_input *sig, cpk_policy_names **names)
 {
     /* The bytes read, lent to Python without a copy; main() frees them
      * only after finalization. */
+    if (!sig->is_signed && o->nallow == 0 && o->ndeny == 0)
+        return cpk_loads_input(cpk, in->data, in->len, in->mapped);
+    PyObject *kw = load_kwargs(o, sig);
+    if (kw == NULL)
+        return NULL;
+    if (!sig->is_signed && *names != NULL) {
+        cpk_policy_names *n = *names;
+        *names = NULL;
+        /* borrowed from kw, which outlives the call */
+        PyObject *obj = cpk_loads_input_prechecked(
+            cpk, in->data, in->len, n, PyDict_GetItemString(kw, "allow"),
+            PyDict_GetItemString(kw, "deny"));
+        Py_DECREF(kw);
+        return obj;
+    }
     PyObject *data = PyMemoryView_FromMemory(in->data, (Py_ssize_t)in->len,
                                              PyBUF_READ);
-    PyObject *kw = data ? load_kwargs(o, sig) : NULL;
-    PyObject *fn = kw ? PyObject_GetAttrString(cpk, "_loads_exact") : NULL;
+    PyObject *fn = data ? PyObject_GetAttrString(cpk, "_loads_exact") : NULL;
     PyObject *args = fn ? PyTuple_Pack(1, data) : NULL;
     PyObject *obj = args ? PyObject_Call(fn, args, kw) : NULL;
     Py_XDECREF(args);
@@ -1436,7 +1454,8 @@ load_pickle(PyObject *cpk, const options *o, const cpk_input *in,
 
 static int
 run(const options *o, const cpk_input *in, const cpk_signed_input *sig,
-    const cpk_input *args_in, const cpk_signed_input *args_sig)
+    cpk_policy_names **names, const cpk_input *args_in,
+    const cpk_signed_input *args_sig, cpk_policy_names **args_names)
 {
     PyObject *cpk = cpk_host_import(CPK_MODULE_NAME);
     if (cpk == NULL) {
@@ -1447,7 +1466,7 @@ run(const options *o, const cpk_input *in, const cpk_signed_input *sig,
         free(line);
         return CPK_EXIT_SYSTEM;
     }
-    PyObject *obj = load_pickle(cpk, o, in, sig);
+    PyObject *obj = load_pickle(cpk, o, in, sig, names);
     if (obj == NULL) {
         Py_DECREF(cpk);
         return load_failed(o, o->name);
@@ -1456,7 +1475,7 @@ run(const options *o, const cpk_input *in, const cpk_signed_input *sig,
      * (main), loaded with the same policy. */
     PyObject *args_obj = NULL;
     if (o->args_pickle != NULL) {
-        args_obj = load_pickle(cpk, o, args_in, args_sig);
+        args_obj = load_pickle(cpk, o, args_in, args_sig, args_names);
         if (args_obj == NULL) {
             Py_DECREF(cpk);
             Py_DECREF(obj);
@@ -1504,15 +1523,27 @@ describe_static(const options *o, const pkscan_report *r,
 
 /* Read the pickle input `path` (`name` for messages) and refuse it before
  * anything runs: its signature, the scan, --strict, --allow/--deny.
- * Returns 0 with the report in *scan, or an exit status after the
- * message; the caller frees *in and *scan either way. */
+ * Returns 0 with the report in *scan (and, for an unsigned pickle to be
+ * loaded under --allow/--deny, the lookups it permits in *names), or an
+ * exit status after the message; the caller frees *in, *scan and *names
+ * either way. */
 static int
 check_pickle(const options *o, const char *path, const char *name,
-             cpk_input *in, cpk_signed_input *sig, pkscan_report **scan)
+             cpk_input *in, cpk_signed_input *sig, pkscan_report **scan,
+             cpk_policy_names **names)
 {
     *scan = NULL;
-    int status = cpk_scan_read(path, name, o->max_size, o->max_scan,
-                               o->key ? o->key_source : NULL, in);
+    *names = NULL;
+    /* Mapped, not copied, when nothing checked depends on the bytes
+     * staying what they were: a rewrite of the file between the check
+     * and the load would pass a signature, --strict or a policy by. What
+     * is only checked for being well formed (crash safety) may be
+     * mapped: whoever can rewrite the file can make us run anything
+     * anyway. Not for --map, whose pickle goes on to its workers. */
+    int map = o->key == NULL && !o->strict && o->nallow == 0 &&
+              o->ndeny == 0 && !o->map;
+    int status = cpk_scan_read_map(path, name, o->max_size, o->max_scan,
+                                   o->key ? o->key_source : NULL, map, in);
     if (status != 0)
         return status;
     const cpk_load_checks checks = {
@@ -1524,8 +1555,20 @@ check_pickle(const options *o, const char *path, const char *name,
         .policy = o->policy,
         .max_scan = o->max_scan,
     };
-    return cpk_signed_check(name, (const unsigned char *)in->data, in->len,
-                            &checks, sig, scan);
+    status = cpk_signed_check(name, (const unsigned char *)in->data,
+                              in->len, &checks, sig, scan);
+    /* An unsigned pickle to be loaded under --allow/--deny: the lookups
+     * this scan permits, so that the load does not scan it again. The
+     * bytes are a private copy: what was scanned is what is loaded. */
+    if (status == 0 && checks.loadable && !sig->is_signed &&
+        (o->nallow > 0 || o->ndeny > 0) && !in->mapped) {
+        *names = cpk_policy_names_new(o->policy, *scan);
+        if (*names == NULL) {
+            cpk_error("out of memory");
+            return CPK_EXIT_SYSTEM;
+        }
+    }
+    return status;
 }
 
 /* Read --args-json's input, bounded by --max-size as the pickle is. 0, or
@@ -1576,19 +1619,26 @@ main(int argc, char **argv)
     cpk_input in, args_in = {0};
     cpk_signed_input sig, args_sig = {0};
     pkscan_report *scan = NULL;
-    status = check_pickle(&o, o.file, o.name, &in, &sig, &scan);
+    cpk_policy_names *names = NULL, *args_names = NULL;
+    status = check_pickle(&o, o.file, o.name, &in, &sig, &scan, &names);
     if (status == 0 && !o.call && !o.load && !o.map)
         status = describe_static(&o, scan, &sig);
     pkscan_free(scan);
     scan = NULL;
+    /* The scan touched the pages of a mapped input: out of memory until
+     * the load reads them once more, a window at a time. */
+    cpk_input_release(&in);
     if (status == 0 && o.args_pickle != NULL) {
         status = check_pickle(&o, o.args_pickle, o.args_name, &args_in,
-                              &args_sig, &scan);
+                              &args_sig, &scan, &args_names);
         pkscan_free(scan);
+        cpk_input_release(&args_in);
     }
     else if (status == 0 && o.args_json != NULL)
         status = read_json(&o, &args_in);
     if (status != 0 || (!o.call && !o.load && !o.map)) {
+        cpk_policy_names_free(names);
+        cpk_policy_names_free(args_names);
         options_free(&o);
         cpk_input_free(&in);
         cpk_input_free(&args_in);
@@ -1598,6 +1648,8 @@ main(int argc, char **argv)
     char **py_argv = calloc((size_t)o.nargs + 1, sizeof(char *));
     if (py_argv == NULL) {
         cpk_error("out of memory");
+        cpk_policy_names_free(names);
+        cpk_policy_names_free(args_names);
         cpk_input_free(&in);
         options_free(&o);
         return CPK_EXIT_SYSTEM;
@@ -1615,9 +1667,12 @@ main(int argc, char **argv)
     };
     status = cpk_host_start(&cfg);
     if (status == 0) {
-        status = cpk_host_finish(run(&o, &in, &sig, &args_in, &args_sig));
+        status = cpk_host_finish(run(&o, &in, &sig, &names, &args_in,
+                                     &args_sig, &args_names));
         cpk_output_rewatch();
     }
+    cpk_policy_names_free(names);
+    cpk_policy_names_free(args_names);
     cpk_input_free(&in);
     cpk_input_free(&args_in);
     free(py_argv);

@@ -5,11 +5,17 @@
  * bytes object the pickler produced, with no copy; larger ones are copied
  * once, into one growing bytes object.
  *
- * Reader: what CPython's Unpickler reads from. Its peek() hands over the
- * whole remaining buffer, so the unpickler reads everything from memory as
- * pickle.loads() does, and read() returns memoryview slices, so the final
- * "skip what was consumed" call copies nothing. It also tells how many
- * bytes were left unread (cloudpickle-load refuses trailing data).
+ * Reader: what CPython's Unpickler reads from. Its peek() hands over a
+ * window of the remaining buffer (CPK_READ_WINDOW, or what was asked for
+ * if more), so the unpickler reads from memory as pickle.loads() does
+ * without holding on to the whole input, and read() returns memoryview
+ * slices, so the "skip what was consumed" calls copy nothing; a payload
+ * bigger than the window goes through readinto(), copied once into its
+ * object. It also tells how many bytes were left unread (cloudpickle-load
+ * refuses trailing data). A reader over a private read-only file mapping
+ * (cpk_reader_new_mapped: cloudpickle-load's input) gives the pages it
+ * has read back to the kernel as it goes (MADV_DONTNEED), so the input
+ * is not resident next to what is loaded from it.
  */
 #include "core/memio.h"
 #include "core/state.h"
@@ -17,6 +23,8 @@
 #include "common/pickle_ops.h" /* CPK_OP_PROTO */
 
 #include <structmember.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 /* Sink -------------------------------------------------------------------- */
 
@@ -396,29 +404,96 @@ cpk_sink_new(cpk_state *st)
 
 /* Reader ------------------------------------------------------------------ */
 
+/* What peek() hands over at most (unless asked for more), and the step of
+ * readinto()'s copy: a window, not the whole input. */
+#define CPK_READ_WINDOW ((Py_ssize_t)1 << 20)
+/* The slices handed out that the unpickler may still hold: it keeps the
+ * buffer of its last peek() or read() until the next one, and reads the
+ * bytes it consumed from a peek (a slice from the same start) between. */
+#define CPK_READ_HELD 3
+
 typedef struct {
     PyObject_HEAD
     PyObject *data; /* bytes-like object given to loads() */
     PyObject *view; /* memoryview over data, sliced for read() */
     Py_ssize_t len;
     Py_ssize_t pos;
+    /* A mapped reader (cpk_reader_new_mapped) releases the pages behind
+     * what was read; never those of a slice the unpickler may hold. */
+    int release;
+    Py_ssize_t held_start[CPK_READ_HELD]; /* oldest first; -1: none */
+    Py_ssize_t held_end[CPK_READ_HELD];
+    Py_ssize_t done;    /* [0, done) was released */
+    Py_ssize_t done_hi; /* [.., done_hi) past the held slices was too */
 } cpk_reader;
+
+/* A slice [start, end) goes to the unpickler, which may keep it. */
+static void
+note_held(cpk_reader *self, Py_ssize_t start, Py_ssize_t end)
+{
+    if (!self->release)
+        return;
+    for (int i = 0; i + 1 < CPK_READ_HELD; i++) {
+        self->held_start[i] = self->held_start[i + 1];
+        self->held_end[i] = self->held_end[i + 1];
+    }
+    self->held_start[CPK_READ_HELD - 1] = start;
+    self->held_end[CPK_READ_HELD - 1] = end;
+}
+
+/* A mapped reader: give back the whole pages behind `pos` that no held
+ * slice covers, those before the oldest held slice and those after the
+ * last one (what readinto() copied out). The mapping is private, read
+ * only and unwritten: a page touched again is read from the file again. */
+static void
+release_behind(cpk_reader *self)
+{
+#ifdef MADV_DONTNEED
+    if (!self->release)
+        return;
+    Py_ssize_t page = (Py_ssize_t)sysconf(_SC_PAGESIZE);
+    if (page <= 0)
+        return;
+    char *base = PyMemoryView_GET_BUFFER(self->view)->buf;
+    Py_ssize_t lo = self->pos, hi = 0;
+    for (int i = 0; i < CPK_READ_HELD; i++) {
+        if (self->held_start[i] < 0)
+            continue;
+        if (self->held_start[i] < lo)
+            lo = self->held_start[i];
+        if (self->held_end[i] > hi)
+            hi = self->held_end[i];
+    }
+    Py_ssize_t to = lo / page * page;
+    if (to > self->done) {
+        (void)madvise(base + self->done, (size_t)(to - self->done),
+                      MADV_DONTNEED);
+        self->done = to;
+    }
+    Py_ssize_t from = (hi + page - 1) / page * page;
+    if (from < self->done)
+        from = self->done;
+    if (from < self->done_hi)
+        from = self->done_hi;
+    to = self->pos / page * page;
+    if (to > from) {
+        (void)madvise(base + from, (size_t)(to - from), MADV_DONTNEED);
+        self->done_hi = to;
+    }
+#else
+    (void)self;
+#endif
+}
 
 static PyObject *
 slice(cpk_reader *self, Py_ssize_t start, Py_ssize_t end)
 {
     if (start == 0 && end == self->len && PyBytes_CheckExact(self->data))
         return Py_NewRef(self->data);
-    return PySequence_GetSlice(self->view, start, end);
-}
-
-static PyObject *
-Reader_peek(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
-{
-    cpk_reader *self = (cpk_reader *)op;
-    (void)args;
-    (void)nargs;
-    return slice(self, self->pos, self->len);
+    PyObject *r = PySequence_GetSlice(self->view, start, end);
+    if (r != NULL)
+        note_held(self, start, end);
+    return r;
 }
 
 static Py_ssize_t
@@ -427,6 +502,23 @@ size_arg(PyObject *const *args, Py_ssize_t nargs, Py_ssize_t dflt)
     if (nargs < 1 || args[0] == Py_None)
         return dflt;
     return PyLong_AsSsize_t(args[0]);
+}
+
+static PyObject *
+Reader_peek(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
+{
+    cpk_reader *self = (cpk_reader *)op;
+    Py_ssize_t n = size_arg(args, nargs, 0);
+    if (n == -1 && PyErr_Occurred())
+        return NULL;
+    Py_ssize_t left = self->len - self->pos;
+    if (n < CPK_READ_WINDOW)
+        n = CPK_READ_WINDOW;
+    if (n > left)
+        n = left;
+    PyObject *r = slice(self, self->pos, self->pos + n);
+    release_behind(self);
+    return r;
 }
 
 static PyObject *
@@ -440,8 +532,10 @@ Reader_read(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
     if (n < 0 || n > left)
         n = left;
     PyObject *r = slice(self, self->pos, self->pos + n);
-    if (r != NULL)
+    if (r != NULL) {
         self->pos += n;
+        release_behind(self);
+    }
     return r;
 }
 
@@ -456,8 +550,16 @@ Reader_readinto(PyObject *op, PyObject *buf)
     Py_ssize_t n = self->len - self->pos;
     if (n > dst.len)
         n = dst.len;
-    memcpy(dst.buf, src + self->pos, (size_t)n);
-    self->pos += n;
+    /* A window at a time, giving back what was copied (mapped input). */
+    for (Py_ssize_t off = 0; off < n;) {
+        Py_ssize_t step = n - off;
+        if (step > CPK_READ_WINDOW)
+            step = CPK_READ_WINDOW;
+        memcpy((char *)dst.buf + off, src + self->pos, (size_t)step);
+        self->pos += step;
+        off += step;
+        release_behind(self);
+    }
     PyBuffer_Release(&dst);
     return PyLong_FromSsize_t(n);
 }
@@ -473,8 +575,10 @@ Reader_readline(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
                             (size_t)(self->len - self->pos));
     Py_ssize_t end = nl ? (Py_ssize_t)(nl - src) + 1 : self->len;
     PyObject *r = slice(self, self->pos, end);
-    if (r != NULL)
+    if (r != NULL) {
         self->pos = end;
+        release_behind(self);
+    }
     return r;
 }
 
@@ -560,8 +664,28 @@ cpk_reader_new(cpk_state *st, PyObject *data)
     self->view = view;
     self->len = b->len;
     self->pos = 0;
+    self->release = 0;
+    for (int i = 0; i < CPK_READ_HELD; i++)
+        self->held_start[i] = self->held_end[i] = -1;
+    self->done = self->done_hi = 0;
     PyObject_GC_Track(self);
     return (PyObject *)self;
+}
+
+PyObject *
+cpk_reader_new_mapped(cpk_state *st, PyObject *view)
+{
+    PyObject *r = cpk_reader_new(st, view);
+    if (r != NULL) {
+        cpk_reader *self = (cpk_reader *)r;
+        /* Only over the very buffer the caller mapped: a cast or a copy
+         * would make the released range someone else's memory. */
+        self->release =
+            PyMemoryView_Check(view) &&
+            PyMemoryView_GET_BUFFER(self->view)->buf ==
+                PyMemoryView_GET_BUFFER(view)->buf;
+    }
+    return r;
 }
 
 int

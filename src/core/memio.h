@@ -28,6 +28,12 @@ void cpk_sink_need_prefix(PyObject *sink);
 int cpk_sink_end_dump(PyObject *sink);
 
 PyObject *cpk_reader_new(cpk_state *st, PyObject *data); /* new reference */
+/* A reader over `view`, a memoryview of a whole private, read-only file
+ * mapping (MAP_PRIVATE, never written) that nothing else reads while the
+ * reader lives: it releases the pages behind what it has read
+ * (MADV_DONTNEED; touched again, they are read from the file again).
+ * New reference. */
+PyObject *cpk_reader_new_mapped(cpk_state *st, PyObject *view);
 Py_ssize_t cpk_reader_remaining(PyObject *reader);
 
 #endif

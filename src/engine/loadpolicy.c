@@ -556,14 +556,16 @@ encoding_agrees(cpk_state *st, PyObject *encoding)
     return ok;
 }
 
-/* Load the one pickle of `bytes` under `names` with our Unpickler, with
- * st->load_policy set to `kept` (borrowed) meanwhile. On success
- * *consumed is the number of bytes the load read. */
+/* Load the one pickle of `bytes` (bytes, or the program's private
+ * memoryview; `len` bytes) under `names` (owned: freed here or by the
+ * Unpickler) with our Unpickler, with st->load_policy set to `kept`
+ * (borrowed) meanwhile. On success *consumed is the number of bytes the
+ * load read. */
 static PyObject *
-load_checked(cpk_state *st, PyObject *bytes, cpk_policy_names *names,
-             PyObject *kept, PyObject *fix_imports, PyObject *encoding,
-             PyObject *errors, PyObject *buffers, int exact,
-             Py_ssize_t *consumed)
+load_checked(cpk_state *st, PyObject *bytes, Py_ssize_t len,
+             cpk_policy_names *names, PyObject *kept, PyObject *fix_imports,
+             PyObject *encoding, PyObject *errors, PyObject *buffers,
+             int exact, Py_ssize_t *consumed)
 {
     PyObject *reader = cpk_reader_new(st, bytes);
     if (reader == NULL) {
@@ -611,7 +613,7 @@ load_checked(cpk_state *st, PyObject *bytes, cpk_policy_names *names,
                      left == 1 ? "" : "s");
         Py_CLEAR(result);
     }
-    *consumed = PyBytes_GET_SIZE(bytes) - left;
+    *consumed = len - left;
 done:
     Py_DECREF(reader);
     return result;
@@ -641,12 +643,42 @@ cpk_loads_policed(cpk_state *st, PyObject *data, PyObject *allow,
         goto done;
     Py_ssize_t consumed;
     /* fix_imports is evaluated once: the load maps names as the scan did */
-    result = load_checked(st, bytes, names, kept, fix ? Py_True : Py_False,
-                          encoding, errors, buffers, exact, &consumed);
+    result = load_checked(st, bytes, PyBytes_GET_SIZE(bytes), names, kept,
+                          fix ? Py_True : Py_False, encoding, errors, buffers,
+                          exact, &consumed);
 done:
     Py_XDECREF(bytes);
     Py_DECREF(kept);
     cpk_policy_free(p);
+    return result;
+}
+
+PyObject *
+cpk_loads_prechecked(cpk_state *st, PyObject *view, cpk_policy_names *names,
+                     PyObject *allow, PyObject *deny)
+{
+    PyObject *kept;
+    cpk_policy *p = policy_from_args(allow, deny, &kept);
+    if (p == NULL) {
+        cpk_policy_names_free(names);
+        return NULL;
+    }
+    /* the names are the verdict: the policy itself is only for nested
+     * loads (`kept`) */
+    cpk_policy_free(p);
+    Py_buffer *b = PyMemoryView_Check(view) ? PyMemoryView_GET_BUFFER(view)
+                                            : NULL;
+    if (b == NULL || !b->readonly || !PyBuffer_IsContiguous(b, 'C')) {
+        cpk_policy_names_free(names);
+        Py_DECREF(kept);
+        PyErr_SetString(PyExc_TypeError,
+                        "a read-only contiguous memoryview is required");
+        return NULL;
+    }
+    Py_ssize_t consumed;
+    PyObject *result = load_checked(st, view, b->len, names, kept, Py_True,
+                                    NULL, NULL, Py_None, 1, &consumed);
+    Py_DECREF(kept);
     return result;
 }
 
@@ -714,8 +746,9 @@ cpk_load_policed(cpk_state *st, PyObject *file, PyObject *allow,
     }
     Py_ssize_t consumed = 0;
     /* fix_imports is evaluated once: the load maps names as the scan did */
-    result = load_checked(st, bytes, names, kept, fix ? Py_True : Py_False,
-                          encoding, errors, buffers, 0, &consumed);
+    result = load_checked(st, bytes, len, names, kept,
+                          fix ? Py_True : Py_False, encoding, errors, buffers,
+                          0, &consumed);
 done:
     Py_XDECREF(pos);
     Py_XDECREF(bytes);
