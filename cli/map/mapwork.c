@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "ccloudpickle.h"     /* cpk_loads_input */
 #include "common/bytebuf.h" /* cpk_results' out and err */
 #include "common/message.h"
 #include "common/pycompat.h" /* Py_NewRef before 3.10 */
@@ -94,10 +95,10 @@ cpk_mapwork_init(cpk_mapwork *w)
             return -1;
     }
     else {
-        PyObject *cpk = PyImport_ImportModule("ccloudpickle");
-        w->loads_exact = cpk ? PyObject_GetAttrString(cpk, "_loads_exact")
-                             : NULL;
-        Py_XDECREF(cpk);
+        w->module = PyImport_ImportModule("ccloudpickle");
+        w->loads_exact = w->module ? PyObject_GetAttrString(w->module,
+                                                            "_loads_exact")
+                                   : NULL;
         if (w->loads_exact == NULL)
             return -1;
     }
@@ -112,6 +113,7 @@ cpk_mapwork_free(cpk_mapwork *w)
     Py_CLEAR(w->scan_once);
     Py_CLEAR(w->json_loads);
     Py_CLEAR(w->loads_exact);
+    Py_CLEAR(w->module);
 }
 
 /* What a record leaves behind, being rendered: text for standard error
@@ -447,11 +449,16 @@ decode_json(cpk_mapwork *w, uint64_t record, const char *p, size_t n,
 /* Check a pickled record as the program's input is checked
  * (cpk_signed_check: the signature, required when a key is in force;
  * malformed, --strict, --allow/--deny), its refusal lines kept in r->err:
- * 0, or CPK_EXIT_INPUT. */
+ * 0, or CPK_EXIT_INPUT (CPK_EXIT_SYSTEM out of memory). *is_signed: the
+ * record is a signed envelope; *names: for an unsigned record under
+ * --allow/--deny, the lookups this scan permits (the caller's to free),
+ * else NULL. */
 static int
 check_pickle(cpk_mapwork *w, uint64_t record, const char *p, size_t n,
-             render *r)
+             render *r, int *is_signed, cpk_policy_names **names)
 {
+    *is_signed = 0;
+    *names = NULL;
     char name[PATH_MAX + 64];
     snprintf(name, sizeof(name), "%s: record %llu", w->input_name,
              (unsigned long long)record);
@@ -474,6 +481,15 @@ check_pickle(cpk_mapwork *w, uint64_t record, const char *p, size_t n,
     pkscan_report *scan = NULL;
     int status = cpk_signed_check(name, (const unsigned char *)p, n, &checks,
                                   &sig, &scan);
+    if (status == 0 && !sig.is_signed && w->policy != NULL &&
+        cpk_policy_active(w->policy)) {
+        *names = cpk_policy_names_new(w->policy, scan);
+        if (*names == NULL) {
+            cpk_error("out of memory");
+            status = CPK_EXIT_SYSTEM;
+        }
+    }
+    *is_signed = sig.is_signed;
     pkscan_free(scan);
     cpk_message_capture(was);
     if (fclose(m) == 0 && text != NULL)
@@ -489,16 +505,32 @@ static PyObject *
 decode_pickle(cpk_mapwork *w, uint64_t record, const char *p, size_t n,
               render *r, int *status)
 {
-    *status = check_pickle(w, record, p, n, r);
+    int is_signed;
+    cpk_policy_names *names;
+    *status = check_pickle(w, record, p, n, r, &is_signed, &names);
     if (*status != 0)
         return NULL;
     *status = -1;
-    PyObject *data = PyBytes_FromStringAndSize(p, (Py_ssize_t)n);
-    PyObject *args = data ? PyTuple_Pack(1, data) : NULL;
-    Py_XDECREF(data);
-    PyObject *v = args ? PyObject_Call(w->loads_exact, args, w->loads_kwargs)
-                       : NULL;
-    Py_XDECREF(args);
+    PyObject *v;
+    if (names != NULL) {
+        /* unsigned, under --allow/--deny: loaded from the batch's bytes
+         * (unchanged until the batch is done) with the lookups the check
+         * above permits, not copied and scanned once more */
+        PyObject *kw = w->loads_kwargs;
+        PyObject *allow = kw ? PyDict_GetItemString(kw, "allow") : NULL;
+        PyObject *deny = kw ? PyDict_GetItemString(kw, "deny") : NULL;
+        v = cpk_loads_input_prechecked(w->module, p, n, names, allow, deny);
+    }
+    else if (!is_signed)
+        v = cpk_loads_input(w->module, p, n, 0);
+    else {
+        PyObject *data = PyBytes_FromStringAndSize(p, (Py_ssize_t)n);
+        PyObject *args = data ? PyTuple_Pack(1, data) : NULL;
+        Py_XDECREF(data);
+        v = args ? PyObject_Call(w->loads_exact, args, w->loads_kwargs)
+                 : NULL;
+        Py_XDECREF(args);
+    }
     if (v != NULL)
         return v;
     if (!cpk_error_clearable())

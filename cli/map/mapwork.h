@@ -92,7 +92,8 @@ typedef struct {
     cpk_encoder *enc;
     PyObject *scan_once;     /* json's C scanner (JSONDecoder.scan_once) */
     PyObject *json_loads;    /* json.loads, for its error messages */
-    PyObject *loads_exact;   /* ccloudpickle._loads_exact */
+    PyObject *module;        /* ccloudpickle (cpk_loads_input) */
+    PyObject *loads_exact;   /* ccloudpickle._loads_exact (signed records) */
 } cpk_mapwork;
 
 /* Prepare the decoders and the encoder: 0, or -1 with an exception. */
