@@ -163,10 +163,12 @@ typedef struct {
     uint32_t *stack;
     size_t nstack, capstack;
     /* beside `stack`: 1 + the memo index a lazy entry was stored at or
-     * fetched from (0: none; may be stale: checked against the memo),
-     * so that the node made for it later is the memo's too */
+     * fetched from, | SMEMO_GET for a GET's copy (0: none; may be stale:
+     * checked against the memo), so that the node made for it later is
+     * the memo's too; zeroed as it grows */
     uint32_t *smemo;
     size_t capsmemo;
+    size_t op_off; /* the opcode being walked: where a failure is */
     uint32_t *marks; /* stack positions (fewer than the input's bytes) */
     size_t nmarks, capmarks;
     size_t fence;
@@ -229,6 +231,8 @@ typedef struct span_rec {
 
 /* A stack entry that is a lazy scalar (scanner.lazy). */
 #define LAZY 0x80000000u
+/* scanner.smemo: the entry is a memo GET's copy of the value */
+#define SMEMO_GET 0x80000000u
 
 static inline int is_lazy(const scanner *sc, uint32_t e)
 {

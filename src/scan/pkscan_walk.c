@@ -27,7 +27,8 @@ static uint32_t new_node(scanner *sc, int kind, size_t off)
     if (sc->nnodes >= (sc->lazy ? LAZY - 1 : UINT32_MAX - 1) ||
         sgrow(sc->acct, (void **)&sc->nodes, &sc->capnodes, sc->nnodes + 1,
               sizeof(node))) {
-        pkscan_nomem(sc, off);
+        /* (a lazy scalar's node is made by the opcode that reads it) */
+        pkscan_nomem(sc, sc->op_off > off ? sc->op_off : off);
         return NONE_ID;
     }
     node *nd = &sc->nodes[sc->nnodes];
@@ -127,25 +128,52 @@ static uint32_t scalar(scanner *sc, size_t off)
 
 static uint32_t *memo_slot(scanner *sc, uint64_t idx, int create);
 
-/* stack[i] as a node id, making the node of a lazy scalar in place (and
- * in the memo slot that holds the same value, so that every later GET
- * gives this node). NONE_ID when that fails (the scan has failed). */
+/* The memo slot that holds (or held) the value of lazy entry stack[i],
+ * or NULL. */
+static uint32_t *smemo_slot(scanner *sc, size_t i)
+{
+    if (i >= sc->capsmemo || sc->smemo[i] == 0)
+        return NULL;
+    return memo_slot(sc, (sc->smemo[i] & ~SMEMO_GET) - 1, 0);
+}
+
+/* stack[i] as a node id, making the node of a lazy scalar in place. A
+ * value from the memo has one node: the first made for it goes into the
+ * memo slot that holds it, so that every later GET, and every copy
+ * still on the stack, gives that node. NONE_ID when that fails (the
+ * scan has failed). */
 static uint32_t at(scanner *sc, size_t i)
 {
     uint32_t e = sc->stack[i];
-    if (is_lazy(sc, e)) {
-        uint32_t id = scalar_node(sc, e & ~LAZY);
+    if (!is_lazy(sc, e))
+        return e;
+    uint32_t *slot = smemo_slot(sc, i);
+    uint32_t id;
+    if (slot != NULL && *slot != 0 && !is_lazy(sc, *slot) &&
+        sc->nodes[*slot - 1].off == (e & ~LAZY) &&
+        sc->nodes[*slot - 1].kind == kind_e(sc, e)) {
+        id = *slot - 1; /* made already, from another copy */
+    } else {
+        id = scalar_node(sc, e & ~LAZY);
         if (id == NONE_ID)
             return NONE_ID;
-        sc->stack[i] = id;
-        if (i < sc->capsmemo && sc->smemo[i] != 0) {
-            uint32_t *slot = memo_slot(sc, sc->smemo[i] - 1, 0);
-            if (slot != NULL && *slot == e)
-                *slot = id + 1;
-        }
-        e = id;
+        if (slot != NULL && *slot == e)
+            *slot = id + 1;
     }
-    return e;
+    sc->stack[i] = id;
+    return id;
+}
+
+/* Room in smemo for the stack's entries up to `n`, the new part zeroed. */
+static int smemo_room(scanner *sc, size_t n)
+{
+    size_t was = sc->capsmemo;
+    if (sgrow(sc->acct, (void **)&sc->smemo, &sc->capsmemo, n,
+              sizeof(uint32_t)))
+        return -1;
+    if (sc->capsmemo > was)
+        memset(sc->smemo + was, 0, (sc->capsmemo - was) * sizeof(uint32_t));
+    return 0;
 }
 
 static void use(scanner *sc, uint32_t id)
@@ -201,6 +229,14 @@ static inline int lazy_str(const scanner *sc, uint32_t e)
            op == CPK_OP_BINUNICODE8;
 }
 
+/* Whether lazy entry stack[i] is a memo GET's copy of a value: kept
+ * (one node, shared through the memo), not counted, so that the sizes
+ * of what holds it count it at every place it is in. */
+static inline int memo_copy(const scanner *sc, size_t i)
+{
+    return i < sc->capsmemo && (sc->smemo[i] & SMEMO_GET) != 0;
+}
+
 /* Whether items stack[i] (and, for a dict, its value stack[i + 1]) may
  * be summarised into the plain container `parent` rather than kept: a
  * lazy scalar; of a dict, a pair whose key is one and whose value is a
@@ -212,14 +248,18 @@ static inline int summable(const scanner *sc, int k, size_t i)
     uint32_t e = sc->stack[i];
     /* a str is kept as an item or key: analyses read those (fromlist,
      * __slots__, dict lookups, keys); as a dict's value it is counted */
-    if (!is_lazy(sc, e) || lazy_str(sc, e))
+    if (!is_lazy(sc, e) || lazy_str(sc, e) || memo_copy(sc, i))
         return 0;
     if (k == K_LIST || k == K_SET || k == K_FROZENSET)
         return 1;
     if (k != K_DICT)
         return 0;
     uint32_t v = sc->stack[i + 1];
-    return is_lazy(sc, v) || sc->nodes[v].kind <= K_BYTEARRAY;
+    if (is_lazy(sc, v))
+        return !memo_copy(sc, i + 1);
+    /* a node: only the first time it is used (a shared one counts for
+     * every place it is in: what hashing or repr walks) */
+    return sc->nodes[v].kind <= K_BYTEARRAY && sc->nodes[v].refs == 0;
 }
 
 /* Add stack[start:end] to `parent` as items: summarised where summable,
@@ -290,6 +330,8 @@ static int push(scanner *sc, uint32_t id, size_t off)
     if (sgrow(sc->acct, (void **)&sc->stack, &sc->capstack, sc->nstack + 1,
               sizeof(uint32_t)))
         return pkscan_nomem(sc, off);
+    if (sc->nstack < sc->capsmemo)
+        sc->smemo[sc->nstack] = 0; /* not from the memo (yet) */
     sc->stack[sc->nstack++] = id;
     return 0;
 }
@@ -765,13 +807,12 @@ static int memo_put(scanner *sc, uint64_t idx, size_t off)
     size_t top = sc->nstack - 1;
     uint32_t e = sc->stack[top];
     int keep_lazy = is_lazy(sc, e) && kind_e(sc, e) != K_BYTEARRAY;
-    if (keep_lazy && top < sc->capsmemo && sc->smemo[top] != 0) {
-        uint32_t *other = memo_slot(sc, sc->smemo[top] - 1, 0);
+    if (keep_lazy) {
+        uint32_t *other = smemo_slot(sc, top);
         keep_lazy = other == NULL || *other != e;
     }
     if (keep_lazy) {
-        if (sgrow(sc->acct, (void **)&sc->smemo, &sc->capsmemo, top + 1,
-                  sizeof(uint32_t)))
+        if (smemo_room(sc, top + 1))
             return pkscan_nomem(sc, off);
         sc->smemo[top] = (uint32_t)idx + 1;
     } else {
@@ -798,10 +839,9 @@ static int memo_get(scanner *sc, uint64_t idx, int neg, size_t off)
         return push(sc, *slot - 1, off);
     if (push(sc, *slot, off))
         return -1;
-    if (sgrow(sc->acct, (void **)&sc->smemo, &sc->capsmemo, sc->nstack,
-              sizeof(uint32_t)))
+    if (smemo_room(sc, sc->nstack))
         return pkscan_nomem(sc, off);
-    sc->smemo[sc->nstack - 1] = (uint32_t)idx + 1;
+    sc->smemo[sc->nstack - 1] = ((uint32_t)idx + 1) | SMEMO_GET;
     return 0;
 }
 
@@ -2007,6 +2047,8 @@ static inline int fast_scalar(scanner *sc, size_t *pos, size_t off)
     r->n_opcodes++;
     if (off < sc->first_lazy)
         sc->first_lazy = off;
+    if (sc->nstack < sc->capsmemo)
+        sc->smemo[sc->nstack] = 0;
     sc->stack[sc->nstack++] = LAZY | (uint32_t)off;
     *pos = end;
     return 1;
@@ -2098,6 +2140,7 @@ void pkscan_walk(scanner *sc, size_t len)
                 off = pos;
                 if (sc->lazy && fast_scalar(sc, &pos, off))
                     continue;
+                sc->op_off = off;
                 int rc = step(sc, &pos, off);
                 if (rc < 0) {
                     err = 1;
@@ -2109,6 +2152,7 @@ void pkscan_walk(scanner *sc, size_t len)
             while (!stop && pos < sc->n) {
                 size_t depth0 = sc->nstack;
                 off = pos;
+                sc->op_off = off;
                 int rc = step(sc, &pos, off);
                 if (rc < 0 || spans_step(sc, off, pos, depth0)) {
                     err = 1;

@@ -418,3 +418,30 @@ Test(scan_memory, the_default_cap_is_the_memory_available)
     else
         cr_assert_eq(cap, PKSCAN_LIMIT_FLOOR);
 }
+
+/* A tuple of a million GETs of one memoized str (what pickle writes for
+ * ('a' * 10,) * 1000000): every copy on the stack is the memo's one
+ * node, so the model holds the stack and the tuple's edges, some 20
+ * bytes an item, not a node each. */
+Test(scan_memory, copies_of_a_memoized_str_share_its_node)
+{
+    size_t n = 1000000;
+    size_t len = 2 + 12 + 1 + 2 * n + 2;
+    char *p = malloc(len);
+    cr_assert(p != NULL);
+    size_t at = 0;
+    memcpy(p, "\x80\x04(\x8c\x0a" "aaaaaaaaaa\x94", 16);
+    at = 16;
+    for (size_t i = 1; i < n; i++) {
+        p[at++] = 'h';
+        p[at++] = 0;
+    }
+    p[at++] = 't';
+    p[at++] = '.';
+    pkscan_report *r = pkscan_scan_limited(p, at, 0, 28 * n);
+    cr_assert(r != NULL);
+    cr_assert_eq(r->status, PKSCAN_OK, "%s", r->error);
+    cr_assert_str_eq(r->result_kind, "tuple");
+    pkscan_free(r);
+    free(p);
+}
