@@ -47,14 +47,19 @@ typedef struct {
      * node (after fix_imports); K_DYNAMIC: a, b the operands; K_EXT:
      * ival = code. */
     uint32_t a, b;
-    /* K_LIST, K_DICT, K_SET, K_FROZENSET: ival = items summarised, not
-     * kept as edges (plain scalars; for a dict, whole pairs whose key is
-     * one: see `summable`) */
+    /* K_LIST, K_DICT, K_SET, K_FROZENSET: sum.count = items summarised,
+     * not kept as edges (plain scalars; for a dict, whole pairs whose key
+     * is one: see `summable`), sum.bytes = the lengths of the strs and
+     * bytes among them (each from its own opcode, so both fit the
+     * input's 32 bits) */
     union {
         struct {
             uint32_t at, len; /* bytes at input + at (decbuf + at with
                                  NF_DEC) */
         } s;
+        struct {
+            uint32_t count, bytes;
+        } sum;
         int64_t ival;
         struct {
             uint32_t wm, wn; /* K_GLOBAL: written names if mapped */
@@ -239,12 +244,20 @@ static inline int is_lazy(const scanner *sc, uint32_t e)
     return sc->lazy && (e & LAZY) && e != NONE_ID;
 }
 
-/* Items of a container summarised (node.u.ival) and all its items. */
+/* Items of a container summarised (node.u.sum) and all its items. */
 static inline uint64_t nsum(const node *nd)
 {
     int k = nd->kind;
     return k == K_LIST || k == K_DICT || k == K_SET || k == K_FROZENSET
-               ? (uint64_t)nd->u.ival : 0;
+               ? nd->u.sum.count : 0;
+}
+
+/* The bytes of the strs and bytes summarised in a container. */
+static inline uint64_t nsum_bytes(const node *nd)
+{
+    int k = nd->kind;
+    return k == K_LIST || k == K_DICT || k == K_SET || k == K_FROZENSET
+               ? nd->u.sum.bytes : 0;
 }
 
 static inline uint64_t nitems(const node *nd)

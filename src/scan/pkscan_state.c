@@ -826,7 +826,7 @@ static uint64_t own_size(const state *s, uint32_t id)
     const node *nd = &s->sc->nodes[id];
     if (nd->kind >= K_GLOBAL)
         return s->size[id] ? s->size[id] : 1;
-    uint64_t n = 1 + nsum(nd);
+    uint64_t n = 1 + nsum(nd) + nsum_bytes(nd);
     if (nd->kind == K_STR || nd->kind == K_BYTES || nd->kind == K_BYTEARRAY)
         n += nd->u.s.len;
     return n;

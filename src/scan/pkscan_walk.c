@@ -262,20 +262,60 @@ static inline int summable(const scanner *sc, int k, size_t i)
     return sc->nodes[v].kind <= K_BYTEARRAY && sc->nodes[v].refs == 0;
 }
 
+/* The length of what a stack entry holds, if it is a str or bytes: of a
+ * lazy entry, from its opcode's length field; of a node, its own. */
+static uint64_t entry_len(const scanner *sc, uint32_t e)
+{
+    if (!is_lazy(sc, e)) {
+        const node *nd = &sc->nodes[e];
+        return nd->kind == K_STR || nd->kind == K_BYTES ||
+                       nd->kind == K_BYTEARRAY
+                   ? nd->u.s.len
+                   : 0;
+    }
+    const uint8_t *p = sc->d + (e & ~LAZY);
+    switch (p[0]) {
+    case CPK_OP_SHORT_BINBYTES: case CPK_OP_SHORT_BINUNICODE:
+        return p[1];
+    case CPK_OP_BINBYTES: case CPK_OP_BINUNICODE:
+        return le(p + 1, 4);
+    case CPK_OP_BINBYTES8: case CPK_OP_BYTEARRAY8: case CPK_OP_BINUNICODE8:
+        return le(p + 1, 8);
+    default:
+        return 0;
+    }
+}
+
+/* Count `items` summarised items holding `bytes` of strs and bytes into
+ * the container `parent` (saturating: the input bounds both). */
+static void add_sum(scanner *sc, uint32_t parent, uint64_t items,
+                    uint64_t bytes, size_t off)
+{
+    node *p = &sc->nodes[parent];
+    uint64_t c = p->u.sum.count + items, b = p->u.sum.bytes + bytes;
+    p->u.sum.count = c > UINT32_MAX ? UINT32_MAX : (uint32_t)c;
+    p->u.sum.bytes = b > UINT32_MAX ? UINT32_MAX : (uint32_t)b;
+    deepen1(sc, parent, off);
+}
+
 /* Add stack[start:end] to `parent` as items: summarised where summable,
  * else as edges (step 2 for a dict: pairs). Summarised items are counted
- * in runs (one deepen1 for a run: all at the same opcode's offset). */
+ * in runs (one deepen1 for a run: all at the same opcode's offset), with
+ * the lengths of the strs and bytes among them: what hashing or repr of
+ * the container walks. */
 static int add_items(scanner *sc, uint32_t parent, size_t start, size_t end,
                      size_t off)
 {
     int k = sc->nodes[parent].kind;
     size_t step = k == K_DICT ? 2 : 1;
-    int64_t run = 0;
+    uint64_t run = 0, bytes = 0;
     for (size_t i = start; i < end; i += step) {
         if (step == 2 && i + 1 >= end)
             step = 1; /* an odd tail: only where CPython refuses it later */
         if (summable(sc, k, i)) {
-            run += (int64_t)step;
+            run += step;
+            for (size_t j = i; j < i + step; j++)
+                bytes += entry_len(sc, sc->stack[j]);
             if (step == 2 && !is_lazy(sc, sc->stack[i + 1])) {
                 use(sc, sc->stack[i + 1]);
                 deepen(sc, parent, sc->stack[i + 1], off);
@@ -283,9 +323,8 @@ static int add_items(scanner *sc, uint32_t parent, size_t start, size_t end,
             continue;
         }
         if (run) {
-            sc->nodes[parent].u.ival += run;
-            deepen1(sc, parent, off);
-            run = 0;
+            add_sum(sc, parent, run, bytes, off);
+            run = bytes = 0;
         }
         for (size_t j = i; j < i + step; j++) {
             uint32_t c = at(sc, j);
@@ -293,10 +332,8 @@ static int add_items(scanner *sc, uint32_t parent, size_t start, size_t end,
                 return -1;
         }
     }
-    if (run) {
-        sc->nodes[parent].u.ival += run;
-        deepen1(sc, parent, off);
-    }
+    if (run)
+        add_sum(sc, parent, run, bytes, off);
     return 0;
 }
 
@@ -806,7 +843,8 @@ static int memo_put(scanner *sc, uint64_t idx, size_t off)
      * does a value already in the memo at another index. */
     size_t top = sc->nstack - 1;
     uint32_t e = sc->stack[top];
-    int keep_lazy = is_lazy(sc, e) && kind_e(sc, e) != K_BYTEARRAY;
+    int keep_lazy = is_lazy(sc, e) && kind_e(sc, e) != K_BYTEARRAY &&
+                    idx + 1 < SMEMO_GET;
     if (keep_lazy) {
         uint32_t *other = smemo_slot(sc, top);
         keep_lazy = other == NULL || *other != e;
