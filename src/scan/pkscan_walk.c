@@ -262,9 +262,18 @@ static inline int summable(const scanner *sc, int k, size_t i)
     return sc->nodes[v].kind <= K_BYTEARRAY && sc->nodes[v].refs == 0;
 }
 
+/* The size of the length field of the opcodes that push a str or
+ * bytes the walk may leave lazy (0: none). */
+static const uint8_t len_field[256] = {
+    [CPK_OP_SHORT_BINBYTES] = 1, [CPK_OP_SHORT_BINUNICODE] = 1,
+    [CPK_OP_BINBYTES] = 4,       [CPK_OP_BINUNICODE] = 4,
+    [CPK_OP_BINBYTES8] = 8,      [CPK_OP_BYTEARRAY8] = 8,
+    [CPK_OP_BINUNICODE8] = 8,
+};
+
 /* The length of what a stack entry holds, if it is a str or bytes: of a
  * lazy entry, from its opcode's length field; of a node, its own. */
-static uint64_t entry_len(const scanner *sc, uint32_t e)
+static inline uint64_t entry_len(const scanner *sc, uint32_t e)
 {
     if (!is_lazy(sc, e)) {
         const node *nd = &sc->nodes[e];
@@ -274,16 +283,8 @@ static uint64_t entry_len(const scanner *sc, uint32_t e)
                    : 0;
     }
     const uint8_t *p = sc->d + (e & ~LAZY);
-    switch (p[0]) {
-    case CPK_OP_SHORT_BINBYTES: case CPK_OP_SHORT_BINUNICODE:
-        return p[1];
-    case CPK_OP_BINBYTES: case CPK_OP_BINUNICODE:
-        return le(p + 1, 4);
-    case CPK_OP_BINBYTES8: case CPK_OP_BYTEARRAY8: case CPK_OP_BINUNICODE8:
-        return le(p + 1, 8);
-    default:
-        return 0;
-    }
+    int k = len_field[p[0]];
+    return k == 0 ? 0 : le(p + 1, k);
 }
 
 /* Count `items` summarised items holding `bytes` of strs and bytes into
