@@ -774,3 +774,18 @@ cpk_assert_file(const char *dir, const char *name, const char *want)
     cr_assert_str_eq(got, want, "%s", path);
     free(got);
 }
+
+unsigned long long
+cpk_mem_available(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    if (f == NULL)
+        return 0;
+    char line[256];
+    unsigned long long kib = 0;
+    while (fgets(line, sizeof(line), f) != NULL)
+        if (sscanf(line, "MemAvailable: %llu kB", &kib) == 1)
+            break;
+    fclose(f);
+    return kib * 1024;
+}

@@ -182,4 +182,8 @@ void cpk_write_file(const char *path, const char *text);
  * it printed on stdout (bytes, e.g. a pickle) to `path`. */
 void cpk_python_to_file(const char *path, const char *code);
 
+/* MemAvailable of /proc/meminfo in bytes, 0 when unknown: tests that
+ * need gigabytes skip below a threshold. */
+unsigned long long cpk_mem_available(void);
+
 #endif

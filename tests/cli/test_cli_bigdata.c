@@ -23,22 +23,6 @@ setup(void)
 
 TestSuite(cli_bigdata, .init = setup, .timeout = 120);
 
-/* MemAvailable of /proc/meminfo in bytes, 0 when unknown. */
-static unsigned long long
-mem_available(void)
-{
-    FILE *f = fopen("/proc/meminfo", "r");
-    if (f == NULL)
-        return 0;
-    char line[256];
-    unsigned long long kib = 0;
-    while (fgets(line, sizeof(line), f) != NULL)
-        if (sscanf(line, "MemAvailable: %llu kB", &kib) == 1)
-            break;
-    fclose(f);
-    return kib * 1024;
-}
-
 static size_t
 count_lines(const char *s)
 {
@@ -67,7 +51,7 @@ run(cpk_proc *p, const char *const *args, const char *path)
  * one of the 22 million objects) takes minutes on a busy machine. */
 Test(cli_bigdata, a_120_mb_data_pickle_describes_and_loads, .timeout = 600)
 {
-    unsigned long long avail = mem_available();
+    unsigned long long avail = cpk_mem_available();
     if (avail < (4ULL << 30))
         cr_skip_test("needs 4 GiB of available memory, MemAvailable is "
                      "%llu MiB",

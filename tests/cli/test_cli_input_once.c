@@ -23,22 +23,6 @@ setup(void)
 
 TestSuite(cli_input_once, .init = setup, .timeout = 180);
 
-/* MemAvailable of /proc/meminfo in bytes, 0 when unknown. */
-static unsigned long long
-mem_available(void)
-{
-    FILE *f = fopen("/proc/meminfo", "r");
-    if (f == NULL)
-        return 0;
-    char line[256];
-    unsigned long long kib = 0;
-    while (fgets(line, sizeof(line), f) != NULL)
-        if (sscanf(line, "MemAvailable: %llu kB", &kib) == 1)
-            break;
-    fclose(f);
-    return kib * 1024;
-}
-
 /* dir/name, in one of a few static buffers. */
 static const char *
 in_dir(const char *name)
@@ -64,7 +48,7 @@ load(cpk_proc *p, const char *const *args)
 
 Test(cli_input_once, a_100_mib_bytearray_loads_near_pickle_load_peak)
 {
-    unsigned long long avail = mem_available();
+    unsigned long long avail = cpk_mem_available();
     if (avail < (4ULL << 30))
         cr_skip_test("needs 4 GiB of available memory, MemAvailable is "
                      "%llu MiB",
