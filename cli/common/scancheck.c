@@ -12,6 +12,7 @@
 #include "common/safetext.h"
 #include "scan/envelope.h"      /* CPK_ENV_MAGIC */
 #include "scan/format.h"        /* cpk_format_sniff: a format newer than ours */
+#include "scan/pkcheck.h"       /* the bounded check before a load */
 #include "scan/pkscan.h"        /* the scan and its report */
 #include "scan/policy.h"        /* --strict: cpk_policy_check */
 #include "scan/pycompat_scan.h" /* CPK_PY_SCAN_FLAGS: this CPython */
@@ -176,6 +177,9 @@ cpk_scan_read_map(const char *path, const char *name, size_t max_size,
     return 0;
 }
 
+static int verdict(const char *name, const pkscan_report *r, size_t len,
+                   size_t max_scan);
+
 int
 cpk_scan_pickle(const char *name, const void *data, size_t len,
                 size_t max_scan, pkscan_report **report)
@@ -189,12 +193,36 @@ cpk_scan_pickle(const char *name, const void *data, size_t len,
         char msg[256];
         cpk_format_message(msg, sizeof msg, fmt, writer, CPK_VERSION);
         cpk_error("%s: %s", name, msg);
-        *report = NULL;
+        if (report != NULL)
+            *report = NULL;
         return CPK_EXIT_INPUT;
     }
+    /* Only to be loaded: the bounded check first. What it cannot vouch
+     * for, the full scan decides and words. */
+    pkcheck_result quick;
+    if (report == NULL &&
+        pkcheck_run(data, len, max_scan, CPK_SCAN_MAX_DEPTH, 0, &quick) ==
+            PKCHECK_OK)
+        return 0;
     pkscan_report *r = pkscan_scan_limited(
         data, len, CPK_PY_SCAN_FLAGS, max_scan);
+    if (report == NULL) {
+        int status = verdict(name, r, len, max_scan);
+        pkscan_free(r);
+        return status;
+    }
     *report = r;
+    return verdict(name, r, len, max_scan);
+}
+
+/* The full scan's verdict on `r` (NULL: out of memory), after its
+ * message. */
+static int
+verdict(const char *name, const pkscan_report *r, size_t len,
+        size_t max_scan)
+{
+    int fmt;
+    char writer[48];
     if (r == NULL || r->status == PKSCAN_ERR_NOMEM) {
         cpk_error("%s: out of memory scanning %zu bytes", name, len);
         return CPK_EXIT_SYSTEM;

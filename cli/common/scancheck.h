@@ -49,7 +49,11 @@ int cpk_scan_read_map(const char *path, const char *name, size_t max_size,
 /* Scan the pickle of `len` bytes at `data`, holding at most `max_scan`
  * bytes of memory (--max-scan-memory; the early scans of cpk_scan_read
  * too). Returns 0 with the report in
- * *report (the caller frees it, even on failure), or CPK_EXIT_INPUT after
+ * *report (the caller frees it, even on failure). With `report` NULL
+ * (a load with no policy and no --strict: no report is needed) the
+ * bounded check (src/scan/pkcheck.h) runs first, and the full scan only
+ * when it cannot vouch for the pickle; the verdict and its message are
+ * the same. Or CPK_EXIT_INPUT after
  * one line: malformed (`not a valid pickle: <what> at byte N`), too big
  * for `max_scan` (`too large to inspect: needs more than SIZE of memory,
  * at byte N (raise it with --max-scan-memory)`), nesting

@@ -8,7 +8,9 @@
 #include <unistd.h>
 
 #include "common/bytebuf.h"         /* cpk_batch's data */
+#include "common/scancheck.h"     /* CPK_SCAN_MAX_DEPTH */
 #include "scan/envelope.h"        /* signed records */
+#include "scan/pkcheck.h"       /* the bounded check */
 #include "scan/pkscan.h"
 #include "scan/pycompat_scan.h" /* CPK_PY_SCAN_FLAGS: this CPython */
 
@@ -191,6 +193,22 @@ next_pickle(cpk_records *r, const char **rec, size_t *len)
         return next_envelope(r, rec, len);
     if (!r->eof && avail < r->scan_next)
         return CPK_READ_MORE;
+    /* The bounded check finds where a well-formed pickle ends; what it
+     * cannot vouch for, the full scan decides. */
+    pkcheck_result quick;
+    pkcheck_status q = pkcheck_run(r->buf + r->start, avail, r->max_scan,
+                                   CPK_SCAN_MAX_DEPTH, 1, &quick);
+    if (q == PKCHECK_OK) {
+        if (quick.end > r->max_record)
+            return CPK_READ_TOO_BIG;
+        return take(r, rec, len, quick.end, quick.end);
+    }
+    if (q == PKCHECK_MORE && !r->eof) {
+        if (avail > r->max_record)
+            return CPK_READ_TOO_BIG;
+        r->scan_next = avail * 2;
+        return CPK_READ_MORE;
+    }
     pkscan_report *s =
         pkscan_scan_limited(r->buf + r->start, avail,
                             CPK_PY_SCAN_FLAGS, r->max_scan);

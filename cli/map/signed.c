@@ -83,12 +83,16 @@ cpk_signed_check(const char *name, const unsigned char *data, size_t len,
                                  c->key_source, sig);
     if (status == 0 && c->loadable)
         status = cpk_signed_loadable(name, sig);
+    /* A load that no verdict depends on needs no report: the bounded
+     * check (cpk_scan_pickle with no report) */
+    int active = c->policy != NULL && cpk_policy_active(c->policy);
+    int report = !c->loadable || c->strict || active;
     if (status == 0)
         status = cpk_scan_pickle(name, sig->pickle, sig->pickle_len,
-                                 c->max_scan, scan);
+                                 c->max_scan, report ? scan : NULL);
     if (status == 0 && c->strict)
         status = cpk_scan_strict(*scan, name);
-    if (status == 0 && c->policy != NULL && cpk_policy_active(c->policy))
+    if (status == 0 && active)
         status = cpk_scan_policy(c->policy, *scan, name);
     return status;
 }

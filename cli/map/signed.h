@@ -59,7 +59,9 @@ typedef struct {
  * cpk_signed_loadable, then the pickle inside: malformed
  * (cpk_scan_pickle), --strict (cpk_scan_strict), the policy
  * (cpk_scan_policy). 0 with the report in *scan, or an exit status after
- * the message (scancheck.h); the caller frees *scan either way. Used for
+ * the message (scancheck.h); the caller frees *scan either way. A load
+ * with neither --strict nor an active policy gets no report (*scan
+ * NULL): the bounded check vouched for it, or the full scan did. Used for
  * the pickle, --args-pickle and each record of --map --in pickle. */
 int cpk_signed_check(const char *name, const unsigned char *data, size_t len,
                      const cpk_load_checks *c, cpk_signed_input *sig,

@@ -9,6 +9,7 @@
  * (pkscan_spans.c measures the parts from them). */
 #include "scan/pkscan_internal.h"
 #include "common/pickle_ops.h"     /* CPK_OP_* */
+#include "scan/utf8.h"            /* cpk_utf8_ok */
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -508,48 +509,6 @@ static int read_line(scanner *sc, size_t *pos, size_t off, size_t minlen,
     *p = (const char *)start;
     *len = l - 1;
     return 0;
-}
-
-/* UTF-8 as CPython decodes it; `surrogates`: accept encoded surrogates
- * (the "surrogatepass" error handler of BINUNICODE). */
-static int utf8_ok(const uint8_t *s, size_t n, int surrogates)
-{
-    size_t i = 0;
-    while (i < n) {
-        uint8_t c = s[i];
-        if (c < 0x80) {
-            i++;
-            continue;
-        }
-        size_t k;
-        uint32_t cp;
-        if (c >= 0xc2 && c <= 0xdf) {
-            k = 1;
-            cp = c & 0x1f;
-        } else if (c >= 0xe0 && c <= 0xef) {
-            k = 2;
-            cp = c & 0x0f;
-        } else if (c >= 0xf0 && c <= 0xf4) {
-            k = 3;
-            cp = c & 0x07;
-        } else {
-            return 0;
-        }
-        if (n - i <= k)
-            return 0;
-        for (size_t j = 1; j <= k; j++) {
-            if ((s[i + j] & 0xc0) != 0x80)
-                return 0;
-            cp = cp << 6 | (s[i + j] & 0x3f);
-        }
-        if ((k == 2 && cp < 0x800) || (k == 3 && (cp < 0x10000 ||
-                                                  cp > 0x10ffff)))
-            return 0;
-        if (!surrogates && cp >= 0xd800 && cp <= 0xdfff)
-            return 0;
-        i += k + 1;
-    }
-    return 1;
 }
 
 static int ascii_ok(const char *s, size_t n)
@@ -1337,13 +1296,13 @@ static int do_global_names(scanner *sc, size_t *pos, size_t off, int ascii,
     size_t ml, nl;
     if (read_line(sc, pos, off, 2, &mp, &ml))
         return -1;
-    if (ascii ? !ascii_ok(mp, ml) : !utf8_ok((const uint8_t *)mp, ml, 0))
+    if (ascii ? !ascii_ok(mp, ml) : !cpk_utf8_ok((const uint8_t *)mp, ml, 0))
         return pkscan_fail(sc, PKSCAN_ERR_VALUE, off,
                            "module name is not valid %s",
                            ascii ? "ASCII" : "UTF-8");
     if (read_line(sc, pos, off, 2, &np, &nl))
         return -1;
-    if (ascii ? !ascii_ok(np, nl) : !utf8_ok((const uint8_t *)np, nl, 0))
+    if (ascii ? !ascii_ok(np, nl) : !cpk_utf8_ok((const uint8_t *)np, nl, 0))
         return pkscan_fail(sc, PKSCAN_ERR_VALUE, off,
                            "global name is not valid %s",
                            ascii ? "ASCII" : "UTF-8");
@@ -1649,7 +1608,7 @@ static int op_binunicode(scanner *sc, size_t *pos, size_t off,
                            "%lld bytes", (long long)INT64_MAX);
     if (read_len(sc, pos, u, off, "BINUNICODE", &p))
         return -1;
-    if (!utf8_ok(p, (size_t)u, 1))
+    if (!cpk_utf8_ok(p, (size_t)u, 1))
         return pkscan_fail(sc, PKSCAN_ERR_VALUE, off,
                            "'utf-8' codec can't decode BINUNICODE bytes");
     /* lazy: its bytes are in the input (scalar_node finds them) */
@@ -2078,7 +2037,7 @@ static inline int fast_scalar(scanner *sc, size_t *pos, size_t off)
         sc->nstack >= sc->capstack)
         return 0;
     if (op == CPK_OP_SHORT_BINUNICODE &&
-        !utf8_ok(sc->d + off + 2, sc->d[off + 1], 1))
+        !cpk_utf8_ok(sc->d + off + 2, sc->d[off + 1], 1))
         return 0;
     pkscan_report *r = &sc->rep->pub;
     if (row->proto > r->min_protocol)

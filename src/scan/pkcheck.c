@@ -1,0 +1,597 @@
+/* pkcheck.c - the check before a plain load (pkcheck.h). It follows the
+ * full scan's walk (pkscan_walk.c) opcode by opcode, keeping for each
+ * stack item and memo entry only its kind and a bound on its depth, and
+ * gives up (PKCHECK_MODEL) wherever that walk would fail or would need
+ * more than a kind to decide. */
+#include "scan/pkcheck.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/pickle_ops.h" /* CPK_OP_* */
+#include "scan/format.h"       /* cpk_format_parse: a newer format */
+#include "scan/utf8.h"         /* cpk_utf8_ok */
+
+/* What the walk's type checks look at: the kind of a value. Everything
+ * from C_OPAQUE on may be anything at load time. */
+enum {
+    C_UNSET = 0, /* a memo index not set */
+    C_NONE, C_BOOL, C_INT, C_FLOAT, C_STR, C_BYTES, /* scalars */
+    C_BYTEARRAY, C_LIST, C_DICT, C_SET, C_FROZENSET, C_TUPLE,
+    C_OPAQUE,
+};
+
+#define SCALAR(k) ((k) <= C_BYTES)
+#define UNHASHABLE(k) \
+    ((k) == C_LIST || (k) == C_DICT || (k) == C_SET || (k) == C_BYTEARRAY)
+#define DEPTH_MAX 0x7fffffffu
+
+/* A stack item or a memo entry. A value put in the memo is shared: its
+ * entries (on the stack, in the memo) carry `oid`, 1 + the memo index it
+ * was first put at, whose entry holds the value's depth bound and
+ * whether something holds it. */
+typedef struct {
+    uint64_t off;      /* the opcode that pushed it (a str's bytes) */
+    uint32_t oid;      /* shared: 1 + its first memo index; 0: not shared */
+    uint32_t h : 31;   /* not shared: a bound on its depth */
+    uint32_t held : 1; /* a memo entry: its value is held by another */
+    uint8_t kind;
+} ent;
+
+typedef struct {
+    const uint8_t *d;
+    size_t n;
+    ent *stack;
+    size_t nstack, capstack;
+    size_t *marks;
+    size_t nmarks, capmarks;
+    size_t fence; /* the innermost MARK's stack position, else 0 */
+    ent *memo;
+    size_t capmemo, memo_len;
+    size_t frame_end; /* 0: not in a frame */
+    /* Depth: every value's real depth is at most its bound plus `slack`,
+     * the growth of shared values after something came to hold them
+     * (a container's bound was taken before). */
+    uint32_t hmax;
+    uint64_t slack;
+    size_t held, peak, max_bytes;
+} checker;
+
+enum { GO = 0, STOPPED = 1, MODEL = -1, MORE = -2 };
+
+static int grow(checker *c, void **p, size_t *cap, size_t need, size_t size)
+{
+    if (need <= *cap)
+        return GO;
+    size_t ncap = *cap ? *cap : 64;
+    while (ncap < need) {
+        if (ncap > SIZE_MAX / 2 / size)
+            return MODEL;
+        ncap *= 2;
+    }
+    size_t more = (ncap - *cap) * size;
+    if (c->max_bytes && (c->held + more > c->max_bytes || c->held + more <
+                                                             c->held))
+        return MODEL;
+    void *q = realloc(*p, ncap * size);
+    if (q == NULL)
+        return MODEL;
+    memset((char *)q + *cap * size, 0, more);
+    *p = q;
+    *cap = ncap;
+    c->held += more;
+    if (c->held > c->peak)
+        c->peak = c->held;
+    return GO;
+}
+
+static uint64_t le(const uint8_t *p, int k)
+{
+    uint64_t x = 0;
+    for (int i = 0; i < k; i++)
+        x |= (uint64_t)p[i] << (8 * i);
+    return x;
+}
+
+/* The walk's frame rule (frame_read): a read that starts inside a frame
+ * ends inside it; one that starts at its end leaves it. */
+static int frame_read(checker *c, size_t start, size_t k)
+{
+    if (c->frame_end == 0)
+        return GO;
+    if (start == c->frame_end) {
+        c->frame_end = 0;
+        return GO;
+    }
+    return k > c->frame_end - start ? MODEL : GO;
+}
+
+/* The next `k` bytes at *pos, inside the frame. */
+static int take(checker *c, size_t *pos, uint64_t k, const uint8_t **p)
+{
+    if (k > (uint64_t)(c->n - *pos))
+        return MORE;
+    if (frame_read(c, *pos, (size_t)k))
+        return MODEL;
+    *p = c->d + *pos;
+    *pos += (size_t)k;
+    return GO;
+}
+
+/* A line ending in '\n', not empty (GLOBAL's names). */
+static int line(checker *c, size_t *pos, const uint8_t **p, size_t *len)
+{
+    const uint8_t *start = c->d + *pos;
+    const uint8_t *nl = memchr(start, '\n', c->n - *pos);
+    if (nl == NULL)
+        return MORE;
+    size_t l = (size_t)(nl - start) + 1;
+    if (frame_read(c, *pos, l) || l < 2)
+        return MODEL;
+    *pos += l;
+    *p = start;
+    *len = l - 1;
+    return GO;
+}
+
+static uint32_t depth_of(const checker *c, const ent *e)
+{
+    return e->oid ? c->memo[e->oid - 1].h : e->h;
+}
+
+/* The items stack[from, nstack) go into something: mark the shared ones
+ * held, and return the deepest bound among them (0: none). */
+static uint32_t hold(checker *c, size_t from)
+{
+    uint32_t m = 0;
+    for (size_t i = from; i < c->nstack; i++) {
+        const ent *e = &c->stack[i];
+        uint32_t h = depth_of(c, e);
+        if (e->oid)
+            c->memo[e->oid - 1].held = 1;
+        if (h > m)
+            m = h;
+    }
+    return m;
+}
+
+static void note_depth(checker *c, uint32_t h)
+{
+    if (h > c->hmax)
+        c->hmax = h;
+}
+
+static uint32_t above(uint32_t m)
+{
+    return m < DEPTH_MAX ? m + 1 : DEPTH_MAX;
+}
+
+static int push(checker *c, int kind, uint32_t h, size_t off)
+{
+    if (grow(c, (void **)&c->stack, &c->capstack, c->nstack + 1,
+             sizeof(ent)))
+        return MODEL;
+    ent *e = &c->stack[c->nstack++];
+    memset(e, 0, sizeof *e);
+    e->off = off;
+    e->h = h;
+    e->kind = (uint8_t)kind;
+    note_depth(c, h);
+    return GO;
+}
+
+/* Replace stack[from, nstack) by one value of `kind` holding them. */
+static int collapse(checker *c, size_t from, int kind, size_t off)
+{
+    uint32_t h = above(hold(c, from));
+    c->nstack = from;
+    return push(c, kind, h, off);
+}
+
+/* stack[t] takes the items stack[from, nstack) (APPENDS, SETITEMS,
+ * ADDITEMS, BUILD): its bound grows to hold them. A shared value that
+ * something already holds makes that holder's bound stale by as much:
+ * added to the slack. */
+static void fill(checker *c, size_t t, size_t from)
+{
+    uint32_t h = above(hold(c, from));
+    ent *e = &c->stack[t];
+    ent *rec = e->oid ? &c->memo[e->oid - 1] : e;
+    if (h > rec->h) {
+        if (e->oid && rec->held)
+            c->slack += h - rec->h;
+        rec->h = h;
+        note_depth(c, h);
+    }
+    c->nstack = from;
+}
+
+static int marker(checker *c, size_t *mk)
+{
+    if (c->nmarks == 0)
+        return MODEL;
+    *mk = c->marks[--c->nmarks];
+    c->fence = c->nmarks ? c->marks[c->nmarks - 1] : 0;
+    return GO;
+}
+
+/* GLOBAL's or STACK_GLOBAL's names: a marker of a newer format than
+ * ours is the full scan's to refuse (format.h). */
+static int newer_format(const uint8_t *m, size_t ml, const uint8_t *nm,
+                        size_t nl)
+{
+    static const char own[] = "ccloudpickle";
+    int fmt = 0;
+    char version[48];
+    return ml == sizeof own - 1 && memcmp(m, own, ml) == 0 &&
+           cpk_format_parse((const char *)nm, nl, &fmt, version,
+                            sizeof version) &&
+           fmt > CPK_FORMAT_CURRENT;
+}
+
+/* The bytes of the str pushed at `off` (the strs are BINUNICODE's). */
+static void str_at(const checker *c, size_t off, const uint8_t **p,
+                   size_t *len)
+{
+    const uint8_t *d = c->d + off;
+    int k = d[0] == CPK_OP_SHORT_BINUNICODE ? 1
+            : d[0] == CPK_OP_BINUNICODE     ? 4
+                                            : 8;
+    *len = (size_t)le(d + 1, k);
+    *p = d + 1 + k;
+}
+
+/* APPEND(S), SETITEM(S), ADDITEMS: stack[x - 1] takes stack[x, nstack),
+ * when the walk's type checks surely pass. */
+static int add_items(checker *c, size_t x, uint8_t op)
+{
+    size_t len = c->nstack;
+    if (x > len || x <= c->fence)
+        return MODEL;
+    if (len == x)
+        return GO;
+    int k = c->stack[x - 1].kind;
+    if (op == CPK_OP_APPEND || op == CPK_OP_APPENDS) {
+        if (k != C_LIST && k != C_OPAQUE)
+            return MODEL;
+    } else if (op == CPK_OP_ADDITEMS) {
+        if (k != C_SET && k != C_OPAQUE)
+            return MODEL;
+        for (size_t i = x; i < len && k == C_SET; i++)
+            if (UNHASHABLE(c->stack[i].kind))
+                return MODEL;
+    } else {
+        if ((len - x) % 2 != 0 || (k != C_DICT && k != C_OPAQUE))
+            return MODEL;
+        for (size_t i = x; i < len && k == C_DICT; i += 2)
+            if (UNHASHABLE(c->stack[i].kind))
+                return MODEL;
+    }
+    fill(c, x - 1, x);
+    return GO;
+}
+
+static int memo_put(checker *c, uint64_t idx)
+{
+    if (c->nstack <= c->fence || idx >= (uint64_t)c->n + 1 ||
+        idx >= UINT32_MAX - 1)
+        return MODEL;
+    if (grow(c, (void **)&c->memo, &c->capmemo, (size_t)idx + 1,
+             sizeof(ent)))
+        return MODEL;
+    ent *slot = &c->memo[idx];
+    if (slot->kind != C_UNSET)
+        return MODEL; /* no pickler sets an index twice */
+    ent *e = &c->stack[c->nstack - 1];
+    if (e->oid == 0) {
+        e->oid = (uint32_t)idx + 1;
+        *slot = *e;
+        slot->held = 0;
+    } else {
+        *slot = *e; /* the same value again: its first entry decides */
+    }
+    c->memo_len++;
+    return GO;
+}
+
+static int memo_get(checker *c, uint64_t idx)
+{
+    if (idx >= c->capmemo || c->memo[idx].kind == C_UNSET)
+        return MODEL;
+    if (grow(c, (void **)&c->stack, &c->capstack, c->nstack + 1,
+             sizeof(ent)))
+        return MODEL;
+    c->stack[c->nstack++] = c->memo[idx];
+    return GO;
+}
+
+static int op_str(checker *c, size_t *pos, size_t off, int k)
+{
+    const uint8_t *p;
+    int rc = take(c, pos, (uint64_t)k, &p);
+    if (rc)
+        return rc;
+    uint64_t u = le(p, k);
+    if (u > (uint64_t)INT64_MAX)
+        return MODEL;
+    if ((rc = take(c, pos, u, &p)))
+        return rc;
+    if (!cpk_utf8_ok(p, (size_t)u, 1))
+        return MODEL;
+    return push(c, C_STR, 1, off);
+}
+
+/* BINBYTES and the like, LONG1/LONG4: a length of `k` bytes (`sign`: a
+ * signed one), then that many bytes. */
+static int op_sized(checker *c, size_t *pos, size_t off, int k, int sign,
+                    int kind)
+{
+    const uint8_t *p;
+    int rc = take(c, pos, (uint64_t)k, &p);
+    if (rc)
+        return rc;
+    uint64_t u = le(p, k);
+    if (sign && k == 4 && (u & 0x80000000u))
+        return MODEL;
+    if (u > (uint64_t)INT64_MAX)
+        return MODEL;
+    if ((rc = take(c, pos, u, &p)))
+        return rc;
+    return push(c, kind, 1, off);
+}
+
+static int op_global(checker *c, size_t *pos, size_t off)
+{
+    const uint8_t *m, *nm;
+    size_t ml, nl;
+    int rc = line(c, pos, &m, &ml);
+    if (rc)
+        return rc;
+    if (!cpk_utf8_ok(m, ml, 0))
+        return MODEL;
+    if ((rc = line(c, pos, &nm, &nl)))
+        return rc;
+    if (!cpk_utf8_ok(nm, nl, 0) || newer_format(m, ml, nm, nl))
+        return MODEL;
+    return push(c, C_OPAQUE, 1, off);
+}
+
+static int op_stack_global(checker *c, size_t off)
+{
+    if (c->nstack < 2 || c->nstack - 2 < c->fence)
+        return MODEL;
+    const ent *a = &c->stack[c->nstack - 2], *b = &c->stack[c->nstack - 1];
+    if ((a->kind != C_STR && a->kind != C_OPAQUE) ||
+        (b->kind != C_STR && b->kind != C_OPAQUE))
+        return MODEL;
+    if (a->kind == C_STR && b->kind == C_STR) {
+        const uint8_t *m, *nm;
+        size_t ml, nl;
+        str_at(c, a->off, &m, &ml);
+        str_at(c, b->off, &nm, &nl);
+        if (newer_format(m, ml, nm, nl))
+            return MODEL;
+    }
+    return collapse(c, c->nstack - 2, C_OPAQUE, off);
+}
+
+static int op_newobj(checker *c, size_t off, int ex)
+{
+    size_t k = ex ? 3 : 2;
+    if (c->nstack < k || c->nstack - k < c->fence)
+        return MODEL;
+    const ent *s = &c->stack[c->nstack - k];
+    if (s[0].kind != C_OPAQUE ||
+        (s[1].kind != C_TUPLE && s[1].kind != C_OPAQUE) ||
+        (ex && s[2].kind != C_DICT && s[2].kind != C_OPAQUE))
+        return MODEL;
+    return collapse(c, c->nstack - k, C_OPAQUE, off);
+}
+
+/* BUILD: an opaque value takes the state; plain data's BUILD is the full
+ * scan's to judge. */
+static int op_build(checker *c)
+{
+    if (c->nstack < 2 || c->nstack - 2 < c->fence ||
+        c->stack[c->nstack - 2].kind != C_OPAQUE)
+        return MODEL;
+    fill(c, c->nstack - 2, c->nstack - 1);
+    return GO;
+}
+
+static int op_stop(checker *c)
+{
+    return c->nmarks == 0 && c->nstack == 1 ? STOPPED : MODEL;
+}
+
+static int step(checker *c, size_t *pos, size_t off)
+{
+    const uint8_t *p;
+    uint8_t op = c->d[off];
+    size_t mk = 0;
+    int rc;
+    *pos = off + 1;
+    if (frame_read(c, off, 1))
+        return MODEL;
+    switch (op) {
+    case CPK_OP_NONE:
+        return push(c, C_NONE, 1, off);
+    case CPK_OP_NEWTRUE:
+    case CPK_OP_NEWFALSE:
+        return push(c, C_BOOL, 1, off);
+    case CPK_OP_BININT:
+    case CPK_OP_BININT1:
+    case CPK_OP_BININT2:
+        rc = take(c, pos, op == CPK_OP_BININT ? 4 : op == CPK_OP_BININT1
+                                                        ? 1 : 2, &p);
+        return rc ? rc : push(c, C_INT, 1, off);
+    case CPK_OP_BINFLOAT:
+        rc = take(c, pos, 8, &p);
+        return rc ? rc : push(c, C_FLOAT, 1, off);
+    case CPK_OP_LONG1:
+        return op_sized(c, pos, off, 1, 1, C_INT);
+    case CPK_OP_LONG4:
+        return op_sized(c, pos, off, 4, 1, C_INT);
+    case CPK_OP_SHORT_BINUNICODE:
+        return op_str(c, pos, off, 1);
+    case CPK_OP_BINUNICODE:
+        return op_str(c, pos, off, 4);
+    case CPK_OP_BINUNICODE8:
+        return op_str(c, pos, off, 8);
+    case CPK_OP_SHORT_BINBYTES:
+        return op_sized(c, pos, off, 1, 0, C_BYTES);
+    case CPK_OP_BINBYTES:
+        return op_sized(c, pos, off, 4, 0, C_BYTES);
+    case CPK_OP_BINBYTES8:
+        return op_sized(c, pos, off, 8, 0, C_BYTES);
+    case CPK_OP_BYTEARRAY8:
+        return op_sized(c, pos, off, 8, 0, C_BYTEARRAY);
+    case CPK_OP_EMPTY_TUPLE:
+        return push(c, C_TUPLE, 1, off);
+    case CPK_OP_EMPTY_LIST:
+        return push(c, C_LIST, 1, off);
+    case CPK_OP_EMPTY_DICT:
+        return push(c, C_DICT, 1, off);
+    case CPK_OP_EMPTY_SET:
+        return push(c, C_SET, 1, off);
+    case CPK_OP_TUPLE1:
+    case CPK_OP_TUPLE2:
+    case CPK_OP_TUPLE3: {
+        size_t k = (size_t)(op - CPK_OP_TUPLE1) + 1;
+        if (c->nstack < k || c->nstack - k < c->fence)
+            return MODEL;
+        return collapse(c, c->nstack - k, C_TUPLE, off);
+    }
+    case CPK_OP_TUPLE:
+    case CPK_OP_LIST:
+        if (marker(c, &mk))
+            return MODEL;
+        return collapse(c, mk, op == CPK_OP_TUPLE ? C_TUPLE : C_LIST, off);
+    case CPK_OP_DICT:
+    case CPK_OP_FROZENSET: {
+        int dict = op == CPK_OP_DICT;
+        if (marker(c, &mk) || (dict && (c->nstack - mk) % 2 != 0))
+            return MODEL;
+        for (size_t i = mk; i < c->nstack; i += dict ? 2 : 1)
+            if (UNHASHABLE(c->stack[i].kind))
+                return MODEL;
+        return collapse(c, mk, dict ? C_DICT : C_FROZENSET, off);
+    }
+    case CPK_OP_APPEND:
+        return add_items(c, c->nstack ? c->nstack - 1 : 0, op);
+    case CPK_OP_SETITEM:
+        if (c->nstack < 2)
+            return MODEL;
+        return add_items(c, c->nstack - 2, op);
+    case CPK_OP_APPENDS:
+    case CPK_OP_SETITEMS:
+    case CPK_OP_ADDITEMS:
+        if (marker(c, &mk))
+            return MODEL;
+        return add_items(c, mk, op);
+    case CPK_OP_MARK:
+        if (grow(c, (void **)&c->marks, &c->capmarks, c->nmarks + 1,
+                 sizeof(size_t)))
+            return MODEL;
+        c->marks[c->nmarks++] = c->nstack;
+        c->fence = c->nstack;
+        return GO;
+    case CPK_OP_POP:
+        if (c->nmarks && c->marks[c->nmarks - 1] == c->nstack) {
+            c->nmarks--;
+            c->fence = c->nmarks ? c->marks[c->nmarks - 1] : 0;
+            return GO;
+        }
+        if (c->nstack <= c->fence)
+            return MODEL;
+        c->nstack--;
+        return GO;
+    case CPK_OP_POP_MARK:
+        if (marker(c, &mk))
+            return MODEL;
+        c->nstack = mk;
+        return GO;
+    case CPK_OP_BINPUT:
+    case CPK_OP_LONG_BINPUT:
+        rc = take(c, pos, op == CPK_OP_BINPUT ? 1 : 4, &p);
+        return rc ? rc : memo_put(c, le(p, op == CPK_OP_BINPUT ? 1 : 4));
+    case CPK_OP_MEMOIZE:
+        return memo_put(c, c->memo_len);
+    case CPK_OP_BINGET:
+    case CPK_OP_LONG_BINGET:
+        rc = take(c, pos, op == CPK_OP_BINGET ? 1 : 4, &p);
+        return rc ? rc : memo_get(c, le(p, op == CPK_OP_BINGET ? 1 : 4));
+    case CPK_OP_GLOBAL:
+        return op_global(c, pos, off);
+    case CPK_OP_STACK_GLOBAL:
+        return op_stack_global(c, off);
+    case CPK_OP_REDUCE:
+        if (c->nstack < 2 || c->nstack - 2 < c->fence)
+            return MODEL;
+        return collapse(c, c->nstack - 2, C_OPAQUE, off);
+    case CPK_OP_NEWOBJ:
+        return op_newobj(c, off, 0);
+    case CPK_OP_NEWOBJ_EX:
+        return op_newobj(c, off, 1);
+    case CPK_OP_BUILD:
+        return op_build(c);
+    case CPK_OP_PROTO:
+        rc = take(c, pos, 1, &p);
+        return rc ? rc : p[0] > 5 ? MODEL : GO;
+    case CPK_OP_FRAME: {
+        if ((rc = take(c, pos, 8, &p)))
+            return rc;
+        uint64_t u = le(p, 8);
+        if (u > (uint64_t)INT64_MAX)
+            return MODEL;
+        if (u > (uint64_t)(c->n - *pos))
+            return MORE;
+        if (c->frame_end && *pos != c->frame_end)
+            return MODEL;
+        c->frame_end = *pos + (size_t)u;
+        return GO;
+    }
+    case CPK_OP_STOP:
+        return op_stop(c);
+    default:
+        return MODEL;
+    }
+}
+
+pkcheck_status pkcheck_run(const void *data, size_t len, size_t max_bytes,
+                           size_t max_depth, int trailing_ok,
+                           pkcheck_result *res)
+{
+    checker c;
+    memset(&c, 0, sizeof c);
+    c.d = data;
+    c.n = data ? len : 0;
+    c.max_bytes = max_bytes;
+    size_t pos = 0, off = 0;
+    int rc = c.n == 0 ? MORE : GO;
+    while (rc == GO) {
+        if (pos >= c.n) {
+            rc = MORE;
+            break;
+        }
+        off = pos;
+        rc = step(&c, &pos, off);
+    }
+    pkcheck_status st = PKCHECK_MODEL;
+    if (rc == STOPPED) {
+        /* the walk's depth is at most the deepest bound plus the slack */
+        uint64_t depth = (uint64_t)c.hmax + c.slack;
+        if (depth <= max_depth && (trailing_ok || pos == c.n))
+            st = PKCHECK_OK;
+    } else if (rc == MORE) {
+        st = PKCHECK_MORE;
+    }
+    res->end = st == PKCHECK_OK ? pos : 0;
+    res->at = off;
+    res->peak = c.peak;
+    free(c.stack);
+    free(c.marks);
+    free(c.memo);
+    return st;
+}
