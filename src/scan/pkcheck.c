@@ -25,19 +25,24 @@ enum {
 #define SCALAR(k) ((k) <= C_BYTES)
 #define UNHASHABLE(k) \
     ((k) == C_LIST || (k) == C_DICT || (k) == C_SET || (k) == C_BYTEARRAY)
-#define DEPTH_MAX 0x7fffffffu
 
-/* A stack item or a memo entry. A value put in the memo is shared: its
- * entries (on the stack, in the memo) carry `oid`, 1 + the memo index it
- * was first put at, whose entry holds the value's depth bound and
- * whether something holds it. */
-typedef struct {
-    uint64_t off;      /* the opcode that pushed it (a str's bytes) */
-    uint32_t oid;      /* shared: 1 + its first memo index; 0: not shared */
-    uint32_t h : 31;   /* not shared: a bound on its depth */
-    uint32_t held : 1; /* a memo entry: its value is held by another */
-    uint8_t kind;
-} ent;
+/* A stack item or a memo entry, in 64 bits: its kind (0: a memo index
+ * not set); a scalar's opcode offset (a str's bytes, for STACK_GLOBAL);
+ * else a bound on its depth and, once put in the memo (shared), `oid`:
+ * 1 + the memo index it was first put at, whose entry then holds its
+ * bound and whether something holds it. Scalars never change: their
+ * depth is 1, their memo entries need nothing more. */
+typedef uint64_t ent;
+#define E_KIND(e) ((int)((e) & 0xf))
+#define E_HELD ((uint64_t)1 << 4)
+#define E_OFF(e) ((size_t)((e) >> 5))
+#define E_H(e) ((uint32_t)(((e) >> 5) & H_MAX))
+#define E_OID(e) ((uint32_t)((e) >> 32))
+#define H_MAX 0x7ffffffu /* 27 bits */
+#define OFF_MAX (((uint64_t)1 << 59) - 1)
+#define SCALAR_E(kind, off) ((uint64_t)(off) << 5 | (uint64_t)(kind))
+#define HOLDER_E(kind, h, oid) \
+    ((uint64_t)(oid) << 32 | (uint64_t)(h) << 5 | (uint64_t)(kind))
 
 typedef struct {
     const uint8_t *d;
@@ -52,7 +57,7 @@ typedef struct {
     size_t frame_end; /* 0: not in a frame */
     /* Depth: every value's real depth is at most its bound plus `slack`,
      * the growth of shared values after something came to hold them
-     * (a container's bound was taken before). */
+     * (a holder's bound was taken before). */
     uint32_t hmax;
     uint64_t slack;
     size_t held, peak, max_bytes;
@@ -135,58 +140,67 @@ static int line(checker *c, size_t *pos, const uint8_t **p, size_t *len)
     return GO;
 }
 
-static uint32_t depth_of(const checker *c, const ent *e)
-{
-    return e->oid ? c->memo[e->oid - 1].h : e->h;
-}
-
 /* The items stack[from, nstack) go into something: mark the shared ones
  * held, and return the deepest bound among them (0: none). */
 static uint32_t hold(checker *c, size_t from)
 {
     uint32_t m = 0;
     for (size_t i = from; i < c->nstack; i++) {
-        const ent *e = &c->stack[i];
-        uint32_t h = depth_of(c, e);
-        if (e->oid)
-            c->memo[e->oid - 1].held = 1;
+        ent e = c->stack[i];
+        if (SCALAR(E_KIND(e))) {
+            if (m < 1)
+                m = 1;
+            continue;
+        }
+        uint32_t h = E_H(e);
+        if (E_OID(e)) {
+            c->memo[E_OID(e) - 1] |= E_HELD;
+            h = E_H(c->memo[E_OID(e) - 1]);
+        }
         if (h > m)
             m = h;
     }
     return m;
 }
 
-static void note_depth(checker *c, uint32_t h)
-{
-    if (h > c->hmax)
-        c->hmax = h;
-}
-
 static uint32_t above(uint32_t m)
 {
-    return m < DEPTH_MAX ? m + 1 : DEPTH_MAX;
+    return m < H_MAX ? m + 1 : H_MAX;
 }
 
-static int push(checker *c, int kind, uint32_t h, size_t off)
+static int room(checker *c)
 {
-    if (grow(c, (void **)&c->stack, &c->capstack, c->nstack + 1,
-             sizeof(ent)))
+    if (c->nstack < c->capstack)
+        return GO;
+    return grow(c, (void **)&c->stack, &c->capstack, c->nstack + 1,
+                sizeof(ent));
+}
+
+static int push_scalar(checker *c, int kind, size_t off)
+{
+    if (room(c))
         return MODEL;
-    ent *e = &c->stack[c->nstack++];
-    memset(e, 0, sizeof *e);
-    e->off = off;
-    e->h = h;
-    e->kind = (uint8_t)kind;
-    note_depth(c, h);
+    c->stack[c->nstack++] = SCALAR_E(kind, off);
+    return GO;
+}
+
+/* An empty container, or a value holding others of depth `h` - 1. */
+static int push_holder(checker *c, int kind, uint32_t h)
+{
+    if (room(c))
+        return MODEL;
+    c->stack[c->nstack++] = HOLDER_E(kind, h, 0);
+    if (h > c->hmax)
+        c->hmax = h;
     return GO;
 }
 
 /* Replace stack[from, nstack) by one value of `kind` holding them. */
-static int collapse(checker *c, size_t from, int kind, size_t off)
+static int collapse(checker *c, size_t from, int kind)
 {
     uint32_t h = above(hold(c, from));
     c->nstack = from;
-    return push(c, kind, h, off);
+    return push_holder(c, kind, h);
 }
 
 /* stack[t] takes the items stack[from, nstack) (APPENDS, SETITEMS,
@@ -197,12 +211,15 @@ static void fill(checker *c, size_t t, size_t from)
 {
     uint32_t h = above(hold(c, from));
     ent *e = &c->stack[t];
-    ent *rec = e->oid ? &c->memo[e->oid - 1] : e;
-    if (h > rec->h) {
-        if (e->oid && rec->held)
-            c->slack += h - rec->h;
-        rec->h = h;
-        note_depth(c, h);
+    uint32_t oid = E_OID(*e);
+    ent *rec = oid ? &c->memo[oid - 1] : e;
+    uint32_t was = E_H(*rec);
+    if (h > was) {
+        if (oid && (*rec & E_HELD))
+            c->slack += h - was;
+        *rec = (*rec & ~((uint64_t)H_MAX << 5)) | (uint64_t)h << 5;
+        if (h > c->hmax)
+            c->hmax = h;
     }
     c->nstack = from;
 }
@@ -230,14 +247,15 @@ static int newer_format(const uint8_t *m, size_t ml, const uint8_t *nm,
            fmt > CPK_FORMAT_CURRENT;
 }
 
-/* The bytes of the str pushed at `off` (the strs are BINUNICODE's). */
+/* The bytes of the str pushed at `off` (op_str's opcodes). */
 static void str_at(const checker *c, size_t off, const uint8_t **p,
                    size_t *len)
 {
     const uint8_t *d = c->d + off;
-    int k = d[0] == CPK_OP_SHORT_BINUNICODE ? 1
-            : d[0] == CPK_OP_BINUNICODE     ? 4
-                                            : 8;
+    int k = d[0] == CPK_OP_SHORT_BINUNICODE || d[0] == CPK_OP_SHORT_BINSTRING
+                ? 1
+            : d[0] == CPK_OP_BINUNICODE || d[0] == CPK_OP_BINSTRING ? 4
+                                                                    : 8;
     *len = (size_t)le(d + 1, k);
     *p = d + 1 + k;
 }
@@ -251,7 +269,7 @@ static int add_items(checker *c, size_t x, uint8_t op)
         return MODEL;
     if (len == x)
         return GO;
-    int k = c->stack[x - 1].kind;
+    int k = E_KIND(c->stack[x - 1]);
     if (op == CPK_OP_APPEND || op == CPK_OP_APPENDS) {
         if (k != C_LIST && k != C_OPAQUE)
             return MODEL;
@@ -259,13 +277,13 @@ static int add_items(checker *c, size_t x, uint8_t op)
         if (k != C_SET && k != C_OPAQUE)
             return MODEL;
         for (size_t i = x; i < len && k == C_SET; i++)
-            if (UNHASHABLE(c->stack[i].kind))
+            if (UNHASHABLE(E_KIND(c->stack[i])))
                 return MODEL;
     } else {
         if ((len - x) % 2 != 0 || (k != C_DICT && k != C_OPAQUE))
             return MODEL;
         for (size_t i = x; i < len && k == C_DICT; i += 2)
-            if (UNHASHABLE(c->stack[i].kind))
+            if (UNHASHABLE(E_KIND(c->stack[i])))
                 return MODEL;
     }
     fill(c, x - 1, x);
@@ -277,49 +295,47 @@ static int memo_put(checker *c, uint64_t idx)
     if (c->nstack <= c->fence || idx >= (uint64_t)c->n + 1 ||
         idx >= UINT32_MAX - 1)
         return MODEL;
-    if (grow(c, (void **)&c->memo, &c->capmemo, (size_t)idx + 1,
-             sizeof(ent)))
+    if (idx >= c->capmemo && grow(c, (void **)&c->memo, &c->capmemo,
+                                  (size_t)idx + 1, sizeof(ent)))
         return MODEL;
-    ent *slot = &c->memo[idx];
-    if (slot->kind != C_UNSET)
+    if (E_KIND(c->memo[idx]) != C_UNSET)
         return MODEL; /* no pickler sets an index twice */
     ent *e = &c->stack[c->nstack - 1];
-    if (e->oid == 0) {
-        e->oid = (uint32_t)idx + 1;
-        *slot = *e;
-        slot->held = 0;
-    } else {
-        *slot = *e; /* the same value again: its first entry decides */
-    }
+    if (!SCALAR(E_KIND(*e)) && E_OID(*e) == 0)
+        *e = (*e & ~E_HELD) | (uint64_t)(idx + 1) << 32;
+    /* a value already shared: its first entry decides */
+    c->memo[idx] = *e;
     c->memo_len++;
     return GO;
 }
 
 static int memo_get(checker *c, uint64_t idx)
 {
-    if (idx >= c->capmemo || c->memo[idx].kind == C_UNSET)
-        return MODEL;
-    if (grow(c, (void **)&c->stack, &c->capstack, c->nstack + 1,
-             sizeof(ent)))
+    if (idx >= c->capmemo || E_KIND(c->memo[idx]) == C_UNSET || room(c))
         return MODEL;
     c->stack[c->nstack++] = c->memo[idx];
     return GO;
 }
 
-static int op_str(checker *c, size_t *pos, size_t off, int k)
+/* A str of a `k`-byte length: BINUNICODE's UTF-8 (surrogates allowed),
+ * or with `ascii` BINSTRING's bytes, which a load decodes as ASCII. */
+static int op_str(checker *c, size_t *pos, size_t off, int k, int ascii)
 {
     const uint8_t *p;
     int rc = take(c, pos, (uint64_t)k, &p);
     if (rc)
         return rc;
     uint64_t u = le(p, k);
-    if (u > (uint64_t)INT64_MAX)
+    if (u > (uint64_t)INT64_MAX || (ascii && k == 4 && (u & 0x80000000u)))
         return MODEL;
     if ((rc = take(c, pos, u, &p)))
         return rc;
-    if (!cpk_utf8_ok(p, (size_t)u, 1))
+    for (size_t i = 0; ascii && i < (size_t)u; i++)
+        if (p[i] >= 0x80)
+            return MODEL;
+    if (!ascii && !cpk_utf8_ok(p, (size_t)u, 1))
         return MODEL;
-    return push(c, C_STR, 1, off);
+    return push_scalar(c, C_STR, off);
 }
 
 /* BINBYTES and the like, LONG1/LONG4: a length of `k` bytes (`sign`: a
@@ -338,7 +354,8 @@ static int op_sized(checker *c, size_t *pos, size_t off, int k, int sign,
         return MODEL;
     if ((rc = take(c, pos, u, &p)))
         return rc;
-    return push(c, kind, 1, off);
+    return SCALAR(kind) ? push_scalar(c, kind, off)
+                        : push_holder(c, kind, 1);
 }
 
 static int op_global(checker *c, size_t *pos, size_t off)
@@ -354,26 +371,26 @@ static int op_global(checker *c, size_t *pos, size_t off)
         return rc;
     if (!cpk_utf8_ok(nm, nl, 0) || newer_format(m, ml, nm, nl))
         return MODEL;
-    return push(c, C_OPAQUE, 1, off);
+    return push_holder(c, C_OPAQUE, 1);
 }
 
 static int op_stack_global(checker *c, size_t off)
 {
     if (c->nstack < 2 || c->nstack - 2 < c->fence)
         return MODEL;
-    const ent *a = &c->stack[c->nstack - 2], *b = &c->stack[c->nstack - 1];
-    if ((a->kind != C_STR && a->kind != C_OPAQUE) ||
-        (b->kind != C_STR && b->kind != C_OPAQUE))
+    ent a = c->stack[c->nstack - 2], b = c->stack[c->nstack - 1];
+    int ka = E_KIND(a), kb = E_KIND(b);
+    if ((ka != C_STR && ka != C_OPAQUE) || (kb != C_STR && kb != C_OPAQUE))
         return MODEL;
-    if (a->kind == C_STR && b->kind == C_STR) {
+    if (ka == C_STR && kb == C_STR) {
         const uint8_t *m, *nm;
         size_t ml, nl;
-        str_at(c, a->off, &m, &ml);
-        str_at(c, b->off, &nm, &nl);
+        str_at(c, E_OFF(a), &m, &ml);
+        str_at(c, E_OFF(b), &nm, &nl);
         if (newer_format(m, ml, nm, nl))
             return MODEL;
     }
-    return collapse(c, c->nstack - 2, C_OPAQUE, off);
+    return collapse(c, c->nstack - 2, C_OPAQUE);
 }
 
 static int op_newobj(checker *c, size_t off, int ex)
@@ -382,11 +399,12 @@ static int op_newobj(checker *c, size_t off, int ex)
     if (c->nstack < k || c->nstack - k < c->fence)
         return MODEL;
     const ent *s = &c->stack[c->nstack - k];
-    if (s[0].kind != C_OPAQUE ||
-        (s[1].kind != C_TUPLE && s[1].kind != C_OPAQUE) ||
-        (ex && s[2].kind != C_DICT && s[2].kind != C_OPAQUE))
+    int cls = E_KIND(s[0]), args = E_KIND(s[1]);
+    int kw = ex ? E_KIND(s[2]) : C_DICT;
+    if (cls != C_OPAQUE || (args != C_TUPLE && args != C_OPAQUE) ||
+        (kw != C_DICT && kw != C_OPAQUE))
         return MODEL;
-    return collapse(c, c->nstack - k, C_OPAQUE, off);
+    return collapse(c, c->nstack - k, C_OPAQUE);
 }
 
 /* BUILD: an opaque value takes the state; plain data's BUILD is the full
@@ -394,7 +412,7 @@ static int op_newobj(checker *c, size_t off, int ex)
 static int op_build(checker *c)
 {
     if (c->nstack < 2 || c->nstack - 2 < c->fence ||
-        c->stack[c->nstack - 2].kind != C_OPAQUE)
+        E_KIND(c->stack[c->nstack - 2]) != C_OPAQUE)
         return MODEL;
     fill(c, c->nstack - 2, c->nstack - 1);
     return GO;
@@ -416,29 +434,33 @@ static int step(checker *c, size_t *pos, size_t off)
         return MODEL;
     switch (op) {
     case CPK_OP_NONE:
-        return push(c, C_NONE, 1, off);
+        return push_scalar(c, C_NONE, off);
     case CPK_OP_NEWTRUE:
     case CPK_OP_NEWFALSE:
-        return push(c, C_BOOL, 1, off);
+        return push_scalar(c, C_BOOL, off);
     case CPK_OP_BININT:
     case CPK_OP_BININT1:
     case CPK_OP_BININT2:
         rc = take(c, pos, op == CPK_OP_BININT ? 4 : op == CPK_OP_BININT1
                                                         ? 1 : 2, &p);
-        return rc ? rc : push(c, C_INT, 1, off);
+        return rc ? rc : push_scalar(c, C_INT, off);
     case CPK_OP_BINFLOAT:
         rc = take(c, pos, 8, &p);
-        return rc ? rc : push(c, C_FLOAT, 1, off);
+        return rc ? rc : push_scalar(c, C_FLOAT, off);
     case CPK_OP_LONG1:
         return op_sized(c, pos, off, 1, 1, C_INT);
     case CPK_OP_LONG4:
         return op_sized(c, pos, off, 4, 1, C_INT);
     case CPK_OP_SHORT_BINUNICODE:
-        return op_str(c, pos, off, 1);
+        return op_str(c, pos, off, 1, 0);
     case CPK_OP_BINUNICODE:
-        return op_str(c, pos, off, 4);
+        return op_str(c, pos, off, 4, 0);
     case CPK_OP_BINUNICODE8:
-        return op_str(c, pos, off, 8);
+        return op_str(c, pos, off, 8, 0);
+    case CPK_OP_SHORT_BINSTRING:
+        return op_str(c, pos, off, 1, 1);
+    case CPK_OP_BINSTRING:
+        return op_str(c, pos, off, 4, 1);
     case CPK_OP_SHORT_BINBYTES:
         return op_sized(c, pos, off, 1, 0, C_BYTES);
     case CPK_OP_BINBYTES:
@@ -448,35 +470,35 @@ static int step(checker *c, size_t *pos, size_t off)
     case CPK_OP_BYTEARRAY8:
         return op_sized(c, pos, off, 8, 0, C_BYTEARRAY);
     case CPK_OP_EMPTY_TUPLE:
-        return push(c, C_TUPLE, 1, off);
+        return push_holder(c, C_TUPLE, 1);
     case CPK_OP_EMPTY_LIST:
-        return push(c, C_LIST, 1, off);
+        return push_holder(c, C_LIST, 1);
     case CPK_OP_EMPTY_DICT:
-        return push(c, C_DICT, 1, off);
+        return push_holder(c, C_DICT, 1);
     case CPK_OP_EMPTY_SET:
-        return push(c, C_SET, 1, off);
+        return push_holder(c, C_SET, 1);
     case CPK_OP_TUPLE1:
     case CPK_OP_TUPLE2:
     case CPK_OP_TUPLE3: {
         size_t k = (size_t)(op - CPK_OP_TUPLE1) + 1;
         if (c->nstack < k || c->nstack - k < c->fence)
             return MODEL;
-        return collapse(c, c->nstack - k, C_TUPLE, off);
+        return collapse(c, c->nstack - k, C_TUPLE);
     }
     case CPK_OP_TUPLE:
     case CPK_OP_LIST:
         if (marker(c, &mk))
             return MODEL;
-        return collapse(c, mk, op == CPK_OP_TUPLE ? C_TUPLE : C_LIST, off);
+        return collapse(c, mk, op == CPK_OP_TUPLE ? C_TUPLE : C_LIST);
     case CPK_OP_DICT:
     case CPK_OP_FROZENSET: {
         int dict = op == CPK_OP_DICT;
         if (marker(c, &mk) || (dict && (c->nstack - mk) % 2 != 0))
             return MODEL;
         for (size_t i = mk; i < c->nstack; i += dict ? 2 : 1)
-            if (UNHASHABLE(c->stack[i].kind))
+            if (UNHASHABLE(E_KIND(c->stack[i])))
                 return MODEL;
-        return collapse(c, mk, dict ? C_DICT : C_FROZENSET, off);
+        return collapse(c, mk, dict ? C_DICT : C_FROZENSET);
     }
     case CPK_OP_APPEND:
         return add_items(c, c->nstack ? c->nstack - 1 : 0, op);
@@ -529,7 +551,7 @@ static int step(checker *c, size_t *pos, size_t off)
     case CPK_OP_REDUCE:
         if (c->nstack < 2 || c->nstack - 2 < c->fence)
             return MODEL;
-        return collapse(c, c->nstack - 2, C_OPAQUE, off);
+        return collapse(c, c->nstack - 2, C_OPAQUE);
     case CPK_OP_NEWOBJ:
         return op_newobj(c, off, 0);
     case CPK_OP_NEWOBJ_EX:
@@ -559,6 +581,36 @@ static int step(checker *c, size_t *pos, size_t off)
     }
 }
 
+/* The bulk of a data pickle, a scalar whose bytes are all there and
+ * inside the frame, with room on the stack: pushed here, what step()
+ * would do. 0: not such a case, step() decides. */
+static const struct {
+    uint8_t width, kind; /* the opcode and its argument; 0: not here */
+} scalar_ops[256] = {
+    [CPK_OP_NONE] = {1, C_NONE},      [CPK_OP_NEWTRUE] = {1, C_BOOL},
+    [CPK_OP_NEWFALSE] = {1, C_BOOL},  [CPK_OP_BININT] = {5, C_INT},
+    [CPK_OP_BININT1] = {2, C_INT},    [CPK_OP_BININT2] = {3, C_INT},
+    [CPK_OP_BINFLOAT] = {9, C_FLOAT}, [CPK_OP_SHORT_BINUNICODE] = {2, C_STR},
+};
+
+static inline int fast_scalar(checker *c, size_t *pos, size_t off)
+{
+    uint8_t op = c->d[off];
+    size_t end = off + scalar_ops[op].width;
+    if (end == off || end > c->n || c->nstack >= c->capstack)
+        return 0;
+    if (op == CPK_OP_SHORT_BINUNICODE) {
+        end += c->d[off + 1];
+        if (end > c->n || !cpk_utf8_ok(c->d + off + 2, c->d[off + 1], 1))
+            return 0;
+    }
+    if (c->frame_end != 0 && (off >= c->frame_end || end > c->frame_end))
+        return 0;
+    c->stack[c->nstack++] = SCALAR_E(scalar_ops[op].kind, off);
+    *pos = end;
+    return 1;
+}
+
 pkcheck_status pkcheck_run(const void *data, size_t len, size_t max_bytes,
                            size_t max_depth, int trailing_ok,
                            pkcheck_result *res)
@@ -569,13 +621,15 @@ pkcheck_status pkcheck_run(const void *data, size_t len, size_t max_bytes,
     c.n = data ? len : 0;
     c.max_bytes = max_bytes;
     size_t pos = 0, off = 0;
-    int rc = c.n == 0 ? MORE : GO;
+    int rc = c.n == 0 ? MORE : (uint64_t)c.n > OFF_MAX ? MODEL : GO;
     while (rc == GO) {
         if (pos >= c.n) {
             rc = MORE;
             break;
         }
         off = pos;
+        if (fast_scalar(&c, &pos, off))
+            continue;
         rc = step(&c, &pos, off);
     }
     pkcheck_status st = PKCHECK_MODEL;

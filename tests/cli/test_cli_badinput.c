@@ -3,7 +3,9 @@
  * cheaply: without reading an endless or oversized input, and without
  * letting CPython allocate for a memo index nothing stored. Well-formed
  * pickles of every protocol still load. */
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
@@ -83,6 +85,28 @@ static const bad_case bad_cases[] = {
     CASE("Vab\\u12\n.", "truncated \\uXXXX escape at byte 0"),
     CASE("\x80\x02U\x02\xff\xfe.",
          "'ascii' codec can't decode BINSTRING bytes at byte 2"),
+    /* What the bounded check before a load (src/scan/pkcheck.h) leaves
+     * to the full scan, which words it as before. */
+    CASE("\x80\x04}(K\x01" "e.",
+         "'dict' object has no attribute 'append' at byte 6"),
+    CASE("\x80\x04}(K\x01u.", "odd number of items for SETITEMS at byte 6"),
+    CASE("\x80\x04}]K\x01s.", "unhashable type: 'list' at byte 6"),
+    CASE("\x80\x04(]\x91.", "unhashable type: 'list' at byte 4"),
+    CASE("\x80\x04K\x01K\x02.", "2 items left on the stack at STOP (a "
+                                "pickler leaves one) at byte 6"),
+    CASE("\x80\x04(K\x01.", "a MARK is still open at STOP (no pickler "
+                             "leaves one) at byte 5"),
+    CASE("\x80\x04\x95\x02\x00\x00\x00\x00\x00\x00\x00J\x01\x00\x00\x00.",
+         "pickle exhausted before end of frame at byte 11"),
+    CASE("\x80\x04]}(K\x01K\x02ub.",
+         "'list' object has no attribute '__dict__' at byte 10"),
+    CASE("\x80\x04K\x01)\x81.",
+         "NEWOBJ class argument must be a type, not int at byte 5"),
+    CASE("\x80\x04K\x01K\x02\x93.", "STACK_GLOBAL requires str at byte 6"),
+    CASE("\x80\x04\x8b\xff\xff\xff\xff.",
+         "LONG pickle has negative byte count at byte 2"),
+    CASE("\x80\x04K\x01.K", "1 bytes of data after the STOP opcode at byte "
+                            "5"),
     /* Persistent ids: plain loads has no persistent_load. */
     CASE("P1\n.", "A load persistent id instruction was encountered, but no "
                   "persistent_load function was specified at byte 0"),
@@ -122,6 +146,65 @@ ParameterizedTest(bad_case *c, cli_badinput, malformed_is_exit_3)
         cr_assert_str_eq(p.err, expected, "mode %zu", m);
         cr_assert_eq(p.out_len, 0);
         cpk_proc_free(&p);
+    }
+}
+
+/* Lists nested 10001 deep: made inside out, and linked top-down
+ * through the memo (each list appended while empty, filled after by a
+ * GET: its holders' depth grows after the fact). The same line in every
+ * mode, from the full scan, which the bounded check leaves them to. */
+Test(cli_badinput, nesting_past_the_limit_is_one_line_in_every_mode)
+{
+    enum { N = 10001 };
+    static char p[2][16 * N];
+    size_t len[2] = {0, 0};
+    for (int i = 0; i < N; i++)
+        p[0][len[0]++] = ']';
+    for (int i = 1; i < N; i++)
+        p[0][len[0]++] = 'a';
+    p[0][len[0]++] = '.';
+    for (uint32_t i = 0; i < N; i++) {
+        uint32_t prev = i - 1;
+        if (i > 0) {
+            p[1][len[1]++] = 'j'; /* LONG_BINGET i - 1 */
+            memcpy(p[1] + len[1], &prev, 4);
+            len[1] += 4;
+        }
+        p[1][len[1]++] = ']';
+        p[1][len[1]++] = 'r'; /* LONG_BINPUT i */
+        memcpy(p[1] + len[1], &i, 4);
+        len[1] += 4;
+        if (i > 0) {
+            p[1][len[1]++] = 'a';
+            p[1][len[1]++] = '0';
+        }
+    }
+    p[1][len[1]++] = '.';
+    static const char *const modes[][3] = {
+        {NULL}, {"--load", NULL}, {"--call", "-", NULL},
+        {"--strict", "--load", NULL},
+    };
+    for (int k = 0; k < 2; k++) {
+        char *first = NULL;
+        for (size_t m = 0; m < sizeof(modes) / sizeof(modes[0]); m++) {
+            const char *argv[5] = {CPK_LOAD, modes[m][0],
+                                   modes[m][0] ? modes[m][1] : NULL,
+                                   modes[m][0] && modes[m][1] ? modes[m][2]
+                                                              : NULL,
+                                   NULL};
+            cpk_proc pr;
+            cpk_spawn(&pr, argv, dir, p[k], len[k], NULL);
+            cpk_assert_exit(&pr, 3);
+            cr_assert(strstr(pr.err, "cloudpickle-load: standard input: not "
+                                     "a valid pickle: nesting ") == pr.err &&
+                          strstr(pr.err, " deep, more than 10000, at byte "),
+                      "pickle %d mode %zu: %s", k, m, pr.err);
+            if (first == NULL)
+                first = strdup(pr.err);
+            cr_assert_str_eq(pr.err, first, "pickle %d mode %zu", k, m);
+            cpk_proc_free(&pr);
+        }
+        free(first);
     }
 }
 

@@ -193,7 +193,7 @@ Test(pkcheck, leaves_to_the_full_scan_what_it_refuses)
             "\x80\x04\x95\x40\x00\x00\x00\x00\x00\x00\x00K\x01.");
     REFUSED("invalid UTF-8", "\x8c\x02\xff\xfe.");
     REFUSED("a GLOBAL name not UTF-8", "c\xff\nx\n.");
-    REFUSED("APPENDS onto a dict", "}(K\x01e.");
+    REFUSED("APPENDS onto a dict", "}(K\x01" "e.");
     REFUSED("an odd SETITEMS", "}(K\x01u.");
     REFUSED("an unhashable key", "}]K\x01s.");
     REFUSED("a list in a frozenset", "(]\x91.");
@@ -205,6 +205,9 @@ Test(pkcheck, leaves_to_the_full_scan_what_it_refuses)
     REFUSED("STACK_GLOBAL of an int", "K\x01K\x02\x93.");
     REFUSED("protocol 6", "\x80\x06K\x01.");
     REFUSED("a negative LONG4 length", "\x8b\xff\xff\xff\xff.");
+    REFUSED("a BINSTRING not ASCII", "U\x02\xc3\xa9.");
+    REFUSED("a negative BINSTRING length", "T\xff\xff\xff\xff.");
+    cr_assert_eq(check("U\x02" "ab.", 5, 0, &res), PKCHECK_OK);
 
     /* data after STOP is the next record's, with trailing_ok */
     cr_assert_eq(check("\x80\x04K\x01.K", 6, 1, &res), PKCHECK_OK);

@@ -153,3 +153,60 @@ Test(scan_once, garbage_in_a_pipe_is_refused_before_its_end)
     int ws;
     cr_assert_eq(waitpid(pid, &ws, 0), pid);
 }
+
+/* cpk_scan_pickle's refusal of data[0, len), with or without a report:
+ * the line written (malloc'd) and the status. */
+static char *
+refusal(const unsigned char *data, size_t len, int with_report, int *status)
+{
+    char *text = NULL;
+    size_t tlen = 0;
+    FILE *m = open_memstream(&text, &tlen);
+    cr_assert_not_null(m);
+    FILE *was = cpk_message_capture(m);
+    pkscan_report *r = NULL;
+    *status = cpk_scan_pickle("in", data, len, 0, with_report ? &r : NULL);
+    cpk_message_capture(was);
+    pkscan_free(r);
+    fclose(m);
+    return text;
+}
+
+/* A load that needs no report (no --strict, no policy) is vouched for by
+ * the bounded check alone; what it cannot vouch for, the full scan
+ * refuses in the same words. */
+Test(scan_once, a_plain_load_needs_no_full_scan)
+{
+    size_t len;
+    unsigned char *p = list_pickle(100000, &len);
+    size_t before = pkscan_scans_started();
+    int status;
+    char *text = refusal(p, len, 0, &status);
+    cr_assert_eq(status, 0);
+    cr_assert_str_eq(text, "");
+    cr_assert_eq(pkscan_scans_started(), before, "the full scan ran");
+    free(text);
+    text = refusal(p, len, 1, &status);
+    cr_assert_eq(status, 0);
+    cr_assert_eq(pkscan_scans_started(), before + 1);
+    free(text);
+
+    /* cut short, and with a stray opcode: the same line either way */
+    size_t cuts[] = {len - 1, len / 2};
+    for (int i = 0; i < 3; i++) {
+        size_t n = i < 2 ? cuts[i] : len;
+        if (i == 2)
+            p[4] = 0xff; /* the first BININT */
+        int s1, s2;
+        char *quick = refusal(p, n, 0, &s1);
+        char *full = refusal(p, n, 1, &s2);
+        cr_assert_eq(s1, CPK_EXIT_INPUT);
+        cr_assert_eq(s2, CPK_EXIT_INPUT);
+        cr_assert(strstr(quick, "in: not a valid pickle: ") != NULL, "%s",
+                  quick);
+        cr_assert_str_eq(quick, full);
+        free(quick);
+        free(full);
+    }
+    free(p);
+}
