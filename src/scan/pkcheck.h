@@ -20,8 +20,8 @@
  * text opcodes of protocol 0, INST, OBJ, EXT, PERSID, out-of-band
  * buffers, DUP, a memo index set twice) goes to the full scan.
  *
- * Memory: 16 bytes per stack item, per memo index up to the highest one
- * set, and 8 per open MARK. */
+ * Memory: 8 bytes per stack item, per memo index up to the highest one
+ * set, and per open MARK. */
 #ifndef CPK_SCAN_PKCHECK_H
 #define CPK_SCAN_PKCHECK_H
 
