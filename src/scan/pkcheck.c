@@ -55,6 +55,7 @@ typedef struct {
     ent *memo;
     size_t capmemo, memo_len;
     size_t frame_end; /* 0: not in a frame */
+    size_t lim;       /* fast_scalar's bound: the frame's end, else n */
     /* Depth: every value's real depth is at most its bound plus `slack`,
      * the growth of shared values after something came to hold them
      * (a holder's bound was taken before). */
@@ -101,12 +102,18 @@ static uint64_t le(const uint8_t *p, int k)
 
 /* The walk's frame rule (frame_read): a read that starts inside a frame
  * ends inside it; one that starts at its end leaves it. */
+static void set_frame(checker *c, size_t end)
+{
+    c->frame_end = end;
+    c->lim = end ? end : c->n;
+}
+
 static int frame_read(checker *c, size_t start, size_t k)
 {
     if (c->frame_end == 0)
         return GO;
     if (start == c->frame_end) {
-        c->frame_end = 0;
+        set_frame(c, 0);
         return GO;
     }
     return k > c->frame_end - start ? MODEL : GO;
@@ -140,10 +147,27 @@ static int line(checker *c, size_t *pos, const uint8_t **p, size_t *len)
     return GO;
 }
 
+/* 1 if stack[from, nstack) are all scalars (what a batch of data is):
+ * depth 1, hashable, nothing shared to mark. */
+static int all_scalars(const checker *c, size_t from)
+{
+    const ent *e = c->stack + from;
+    size_t n = c->nstack - from;
+    /* a kind past C_BYTES sets bit 4 of kind + 15 - C_BYTES (< 32) */
+    uint64_t bad = 0;
+    for (size_t i = 0; i < n; i++)
+        bad |= (e[i] & 0xf) + (15 - C_BYTES);
+    return (bad & 0x10) == 0;
+}
+
 /* The items stack[from, nstack) go into something: mark the shared ones
  * held, and return the deepest bound among them (0: none). */
 static uint32_t hold(checker *c, size_t from)
 {
+    if (from == c->nstack)
+        return 0;
+    if (all_scalars(c, from))
+        return 1;
     uint32_t m = 0;
     for (size_t i = from; i < c->nstack; i++) {
         ent e = c->stack[i];
@@ -207,9 +231,8 @@ static int collapse(checker *c, size_t from, int kind)
  * ADDITEMS, BUILD): its bound grows to hold them. A shared value that
  * something already holds makes that holder's bound stale by as much:
  * added to the slack. */
-static void fill(checker *c, size_t t, size_t from)
+static void fill_to(checker *c, size_t t, size_t from, uint32_t h)
 {
-    uint32_t h = above(hold(c, from));
     ent *e = &c->stack[t];
     uint32_t oid = E_OID(*e);
     ent *rec = oid ? &c->memo[oid - 1] : e;
@@ -222,6 +245,11 @@ static void fill(checker *c, size_t t, size_t from)
             c->hmax = h;
     }
     c->nstack = from;
+}
+
+static void fill(checker *c, size_t t, size_t from)
+{
+    fill_to(c, t, from, above(hold(c, from)));
 }
 
 static int marker(checker *c, size_t *mk)
@@ -270,23 +298,29 @@ static int add_items(checker *c, size_t x, uint8_t op)
     if (len == x)
         return GO;
     int k = E_KIND(c->stack[x - 1]);
+    int plain = all_scalars(c, x); /* hashable, depth 1, none shared */
     if (op == CPK_OP_APPEND || op == CPK_OP_APPENDS) {
         if (k != C_LIST && k != C_OPAQUE)
             return MODEL;
     } else if (op == CPK_OP_ADDITEMS) {
         if (k != C_SET && k != C_OPAQUE)
             return MODEL;
-        for (size_t i = x; i < len && k == C_SET; i++)
-            if (UNHASHABLE(E_KIND(c->stack[i])))
-                return MODEL;
+        if (k == C_SET && !plain)
+            for (size_t i = x; i < len; i++)
+                if (UNHASHABLE(E_KIND(c->stack[i])))
+                    return MODEL;
     } else {
         if ((len - x) % 2 != 0 || (k != C_DICT && k != C_OPAQUE))
             return MODEL;
-        for (size_t i = x; i < len && k == C_DICT; i += 2)
-            if (UNHASHABLE(E_KIND(c->stack[i])))
-                return MODEL;
+        if (k == C_DICT && !plain)
+            for (size_t i = x; i < len; i += 2)
+                if (UNHASHABLE(E_KIND(c->stack[i])))
+                    return MODEL;
     }
-    fill(c, x - 1, x);
+    if (plain)
+        fill_to(c, x - 1, x, 2);
+    else
+        fill(c, x - 1, x);
     return GO;
 }
 
@@ -358,7 +392,7 @@ static int op_sized(checker *c, size_t *pos, size_t off, int k, int sign,
                         : push_holder(c, kind, 1);
 }
 
-static int op_global(checker *c, size_t *pos, size_t off)
+static int op_global(checker *c, size_t *pos)
 {
     const uint8_t *m, *nm;
     size_t ml, nl;
@@ -374,7 +408,7 @@ static int op_global(checker *c, size_t *pos, size_t off)
     return push_holder(c, C_OPAQUE, 1);
 }
 
-static int op_stack_global(checker *c, size_t off)
+static int op_stack_global(checker *c)
 {
     if (c->nstack < 2 || c->nstack - 2 < c->fence)
         return MODEL;
@@ -393,7 +427,7 @@ static int op_stack_global(checker *c, size_t off)
     return collapse(c, c->nstack - 2, C_OPAQUE);
 }
 
-static int op_newobj(checker *c, size_t off, int ex)
+static int op_newobj(checker *c, int ex)
 {
     size_t k = ex ? 3 : 2;
     if (c->nstack < k || c->nstack - k < c->fence)
@@ -545,17 +579,17 @@ static int step(checker *c, size_t *pos, size_t off)
         rc = take(c, pos, op == CPK_OP_BINGET ? 1 : 4, &p);
         return rc ? rc : memo_get(c, le(p, op == CPK_OP_BINGET ? 1 : 4));
     case CPK_OP_GLOBAL:
-        return op_global(c, pos, off);
+        return op_global(c, pos);
     case CPK_OP_STACK_GLOBAL:
-        return op_stack_global(c, off);
+        return op_stack_global(c);
     case CPK_OP_REDUCE:
         if (c->nstack < 2 || c->nstack - 2 < c->fence)
             return MODEL;
         return collapse(c, c->nstack - 2, C_OPAQUE);
     case CPK_OP_NEWOBJ:
-        return op_newobj(c, off, 0);
+        return op_newobj(c, 0);
     case CPK_OP_NEWOBJ_EX:
-        return op_newobj(c, off, 1);
+        return op_newobj(c, 1);
     case CPK_OP_BUILD:
         return op_build(c);
     case CPK_OP_PROTO:
@@ -571,7 +605,7 @@ static int step(checker *c, size_t *pos, size_t off)
             return MORE;
         if (c->frame_end && *pos != c->frame_end)
             return MODEL;
-        c->frame_end = *pos + (size_t)u;
+        set_frame(c, *pos + (size_t)u);
         return GO;
     }
     case CPK_OP_STOP:
@@ -581,9 +615,11 @@ static int step(checker *c, size_t *pos, size_t off)
     }
 }
 
-/* The bulk of a data pickle, a scalar whose bytes are all there and
- * inside the frame, with room on the stack: pushed here, what step()
- * would do. 0: not such a case, step() decides. */
+/* The bulk of a data pickle, scalars whose bytes are all there and
+ * inside the frame, with room on the stack (and MEMOIZE of one): pushed
+ * by fast_scalars, what
+ * step() would do, from `pos` on; it returns where it stopped, for
+ * step() to decide (an opcode at the frame's end, `lim`, leaves it). */
 static const struct {
     uint8_t width, kind; /* the opcode and its argument; 0: not here */
 } scalar_ops[256] = {
@@ -593,22 +629,34 @@ static const struct {
     [CPK_OP_BINFLOAT] = {9, C_FLOAT}, [CPK_OP_SHORT_BINUNICODE] = {2, C_STR},
 };
 
-static inline int fast_scalar(checker *c, size_t *pos, size_t off)
+static size_t fast_scalars(checker *c, size_t pos)
 {
-    uint8_t op = c->d[off];
-    size_t end = off + scalar_ops[op].width;
-    if (end == off || end > c->n || c->nstack >= c->capstack)
-        return 0;
-    if (op == CPK_OP_SHORT_BINUNICODE) {
-        end += c->d[off + 1];
-        if (end > c->n || !cpk_utf8_ok(c->d + off + 2, c->d[off + 1], 1))
-            return 0;
+    const uint8_t *d = c->d;
+    size_t lim = c->lim, n = c->nstack, cap = c->capstack;
+    ent *stack = c->stack;
+    while (pos < lim && n < cap) {
+        uint8_t op = d[pos];
+        size_t end = pos + scalar_ops[op].width;
+        if (op == CPK_OP_MEMOIZE && n > c->fence &&
+            SCALAR(E_KIND(stack[n - 1])) && c->memo_len < c->capmemo &&
+            c->memo_len < UINT32_MAX - 1 &&
+            E_KIND(c->memo[c->memo_len]) == C_UNSET) {
+            c->memo[c->memo_len++] = stack[n - 1]; /* memo_put's */
+            pos++;
+            continue;
+        }
+        if (end == pos || end > lim)
+            break;
+        if (op == CPK_OP_SHORT_BINUNICODE) {
+            end += d[pos + 1];
+            if (end > lim || !cpk_utf8_ok(d + pos + 2, d[pos + 1], 1))
+                break;
+        }
+        stack[n++] = SCALAR_E(scalar_ops[op].kind, pos);
+        pos = end;
     }
-    if (c->frame_end != 0 && (off >= c->frame_end || end > c->frame_end))
-        return 0;
-    c->stack[c->nstack++] = SCALAR_E(scalar_ops[op].kind, off);
-    *pos = end;
-    return 1;
+    c->nstack = n;
+    return pos;
 }
 
 pkcheck_status pkcheck_run(const void *data, size_t len, size_t max_bytes,
@@ -620,6 +668,7 @@ pkcheck_status pkcheck_run(const void *data, size_t len, size_t max_bytes,
     c.d = data;
     c.n = data ? len : 0;
     c.max_bytes = max_bytes;
+    c.lim = c.n;
     size_t pos = 0, off = 0;
     int rc = c.n == 0 ? MORE : (uint64_t)c.n > OFF_MAX ? MODEL : GO;
     while (rc == GO) {
@@ -627,9 +676,12 @@ pkcheck_status pkcheck_run(const void *data, size_t len, size_t max_bytes,
             rc = MORE;
             break;
         }
+        pos = fast_scalars(&c, pos);
+        if (pos >= c.n) {
+            rc = MORE;
+            break;
+        }
         off = pos;
-        if (fast_scalar(&c, &pos, off))
-            continue;
         rc = step(&c, &pos, off);
     }
     pkcheck_status st = PKCHECK_MODEL;
