@@ -1561,7 +1561,7 @@ check_pickle(const options *o, const char *path, const char *name,
      * this scan permits, so that the load does not scan it again. The
      * bytes are a private copy: what was scanned is what is loaded. */
     if (status == 0 && checks.loadable && !sig->is_signed &&
-        (o->nallow > 0 || o->ndeny > 0) && !in->mapped) {
+        (o->nallow > 0 || o->ndeny > 0) && !in->mapped && *scan != NULL) {
         *names = cpk_policy_names_new(o->policy, *scan);
         if (*names == NULL) {
             cpk_error("out of memory");

@@ -27,20 +27,18 @@ enum {
     ((k) == C_LIST || (k) == C_DICT || (k) == C_SET || (k) == C_BYTEARRAY)
 
 /* A stack item or a memo entry, in 64 bits: its kind (0: a memo index
- * not set); a scalar's opcode offset (a str's bytes, for STACK_GLOBAL);
- * else a bound on its depth and, once put in the memo (shared), `oid`:
+ * not set); unless a scalar, a bound on its depth and, once put in the
+ * memo (shared), `oid`:
  * 1 + the memo index it was first put at, whose entry then holds its
  * bound and whether something holds it. Scalars never change: their
  * depth is 1, their memo entries need nothing more. */
 typedef uint64_t ent;
 #define E_KIND(e) ((int)((e) & 0xf))
 #define E_HELD ((uint64_t)1 << 4)
-#define E_OFF(e) ((size_t)((e) >> 5))
 #define E_H(e) ((uint32_t)(((e) >> 5) & H_MAX))
 #define E_OID(e) ((uint32_t)((e) >> 32))
 #define H_MAX 0x7ffffffu /* 27 bits */
-#define OFF_MAX (((uint64_t)1 << 59) - 1)
-#define SCALAR_E(kind, off) ((uint64_t)(off) << 5 | (uint64_t)(kind))
+#define SCALAR_E(kind) ((uint64_t)(kind))
 #define HOLDER_E(kind, h, oid) \
     ((uint64_t)(oid) << 32 | (uint64_t)(h) << 5 | (uint64_t)(kind))
 
@@ -200,11 +198,11 @@ static int room(checker *c)
                 sizeof(ent));
 }
 
-static int push_scalar(checker *c, int kind, size_t off)
+static int push_scalar(checker *c, int kind)
 {
     if (room(c))
         return MODEL;
-    c->stack[c->nstack++] = SCALAR_E(kind, off);
+    c->stack[c->nstack++] = SCALAR_E(kind);
     return GO;
 }
 
@@ -261,31 +259,15 @@ static int marker(checker *c, size_t *mk)
     return GO;
 }
 
-/* GLOBAL's or STACK_GLOBAL's names: a marker of a newer format than
- * ours is the full scan's to refuse (format.h). */
-static int newer_format(const uint8_t *m, size_t ml, const uint8_t *nm,
-                        size_t nl)
+/* A name that is a newer format's marker than ours: the full scan's to
+ * refuse (format.h), with the loader's upgrade message. */
+static int newer_format(const uint8_t *name, size_t len)
 {
-    static const char own[] = "ccloudpickle";
     int fmt = 0;
     char version[48];
-    return ml == sizeof own - 1 && memcmp(m, own, ml) == 0 &&
-           cpk_format_parse((const char *)nm, nl, &fmt, version,
+    return cpk_format_parse((const char *)name, len, &fmt, version,
                             sizeof version) &&
            fmt > CPK_FORMAT_CURRENT;
-}
-
-/* The bytes of the str pushed at `off` (op_str's opcodes). */
-static void str_at(const checker *c, size_t off, const uint8_t **p,
-                   size_t *len)
-{
-    const uint8_t *d = c->d + off;
-    int k = d[0] == CPK_OP_SHORT_BINUNICODE || d[0] == CPK_OP_SHORT_BINSTRING
-                ? 1
-            : d[0] == CPK_OP_BINUNICODE || d[0] == CPK_OP_BINSTRING ? 4
-                                                                    : 8;
-    *len = (size_t)le(d + 1, k);
-    *p = d + 1 + k;
 }
 
 /* APPEND(S), SETITEM(S), ADDITEMS: stack[x - 1] takes stack[x, nstack),
@@ -353,7 +335,7 @@ static int memo_get(checker *c, uint64_t idx)
 
 /* A str of a `k`-byte length: BINUNICODE's UTF-8 (surrogates allowed),
  * or with `ascii` BINSTRING's bytes, which a load decodes as ASCII. */
-static int op_str(checker *c, size_t *pos, size_t off, int k, int ascii)
+static int op_str(checker *c, size_t *pos, int k, int ascii)
 {
     const uint8_t *p;
     int rc = take(c, pos, (uint64_t)k, &p);
@@ -369,12 +351,17 @@ static int op_str(checker *c, size_t *pos, size_t off, int k, int ascii)
             return MODEL;
     if (!ascii && !cpk_utf8_ok(p, (size_t)u, 1))
         return MODEL;
-    return push_scalar(c, C_STR, off);
+    /* A newer format's marker, however the pickle looks it up
+     * (STACK_GLOBAL, getattr of an import): every way there names it in
+     * one str. */
+    if (newer_format(p, (size_t)u))
+        return MODEL;
+    return push_scalar(c, C_STR);
 }
 
 /* BINBYTES and the like, LONG1/LONG4: a length of `k` bytes (`sign`: a
  * signed one), then that many bytes. */
-static int op_sized(checker *c, size_t *pos, size_t off, int k, int sign,
+static int op_sized(checker *c, size_t *pos, int k, int sign,
                     int kind)
 {
     const uint8_t *p;
@@ -388,7 +375,7 @@ static int op_sized(checker *c, size_t *pos, size_t off, int k, int sign,
         return MODEL;
     if ((rc = take(c, pos, u, &p)))
         return rc;
-    return SCALAR(kind) ? push_scalar(c, kind, off)
+    return SCALAR(kind) ? push_scalar(c, kind)
                         : push_holder(c, kind, 1);
 }
 
@@ -403,7 +390,7 @@ static int op_global(checker *c, size_t *pos)
         return MODEL;
     if ((rc = line(c, pos, &nm, &nl)))
         return rc;
-    if (!cpk_utf8_ok(nm, nl, 0) || newer_format(m, ml, nm, nl))
+    if (!cpk_utf8_ok(nm, nl, 0) || newer_format(nm, nl))
         return MODEL;
     return push_holder(c, C_OPAQUE, 1);
 }
@@ -416,14 +403,6 @@ static int op_stack_global(checker *c)
     int ka = E_KIND(a), kb = E_KIND(b);
     if ((ka != C_STR && ka != C_OPAQUE) || (kb != C_STR && kb != C_OPAQUE))
         return MODEL;
-    if (ka == C_STR && kb == C_STR) {
-        const uint8_t *m, *nm;
-        size_t ml, nl;
-        str_at(c, E_OFF(a), &m, &ml);
-        str_at(c, E_OFF(b), &nm, &nl);
-        if (newer_format(m, ml, nm, nl))
-            return MODEL;
-    }
     return collapse(c, c->nstack - 2, C_OPAQUE);
 }
 
@@ -468,41 +447,41 @@ static int step(checker *c, size_t *pos, size_t off)
         return MODEL;
     switch (op) {
     case CPK_OP_NONE:
-        return push_scalar(c, C_NONE, off);
+        return push_scalar(c, C_NONE);
     case CPK_OP_NEWTRUE:
     case CPK_OP_NEWFALSE:
-        return push_scalar(c, C_BOOL, off);
+        return push_scalar(c, C_BOOL);
     case CPK_OP_BININT:
     case CPK_OP_BININT1:
     case CPK_OP_BININT2:
         rc = take(c, pos, op == CPK_OP_BININT ? 4 : op == CPK_OP_BININT1
                                                         ? 1 : 2, &p);
-        return rc ? rc : push_scalar(c, C_INT, off);
+        return rc ? rc : push_scalar(c, C_INT);
     case CPK_OP_BINFLOAT:
         rc = take(c, pos, 8, &p);
-        return rc ? rc : push_scalar(c, C_FLOAT, off);
+        return rc ? rc : push_scalar(c, C_FLOAT);
     case CPK_OP_LONG1:
-        return op_sized(c, pos, off, 1, 1, C_INT);
+        return op_sized(c, pos, 1, 1, C_INT);
     case CPK_OP_LONG4:
-        return op_sized(c, pos, off, 4, 1, C_INT);
+        return op_sized(c, pos, 4, 1, C_INT);
     case CPK_OP_SHORT_BINUNICODE:
-        return op_str(c, pos, off, 1, 0);
+        return op_str(c, pos, 1, 0);
     case CPK_OP_BINUNICODE:
-        return op_str(c, pos, off, 4, 0);
+        return op_str(c, pos, 4, 0);
     case CPK_OP_BINUNICODE8:
-        return op_str(c, pos, off, 8, 0);
+        return op_str(c, pos, 8, 0);
     case CPK_OP_SHORT_BINSTRING:
-        return op_str(c, pos, off, 1, 1);
+        return op_str(c, pos, 1, 1);
     case CPK_OP_BINSTRING:
-        return op_str(c, pos, off, 4, 1);
+        return op_str(c, pos, 4, 1);
     case CPK_OP_SHORT_BINBYTES:
-        return op_sized(c, pos, off, 1, 0, C_BYTES);
+        return op_sized(c, pos, 1, 0, C_BYTES);
     case CPK_OP_BINBYTES:
-        return op_sized(c, pos, off, 4, 0, C_BYTES);
+        return op_sized(c, pos, 4, 0, C_BYTES);
     case CPK_OP_BINBYTES8:
-        return op_sized(c, pos, off, 8, 0, C_BYTES);
+        return op_sized(c, pos, 8, 0, C_BYTES);
     case CPK_OP_BYTEARRAY8:
-        return op_sized(c, pos, off, 8, 0, C_BYTEARRAY);
+        return op_sized(c, pos, 8, 0, C_BYTEARRAY);
     case CPK_OP_EMPTY_TUPLE:
         return push_holder(c, C_TUPLE, 1);
     case CPK_OP_EMPTY_LIST:
@@ -648,11 +627,13 @@ static size_t fast_scalars(checker *c, size_t pos)
         if (end == pos || end > lim)
             break;
         if (op == CPK_OP_SHORT_BINUNICODE) {
+            /* what may be a format's marker goes through op_str */
             end += d[pos + 1];
-            if (end > lim || !cpk_utf8_ok(d + pos + 2, d[pos + 1], 1))
+            if (end > lim || !cpk_utf8_ok(d + pos + 2, d[pos + 1], 1) ||
+                (d[pos + 1] > 0 && d[pos + 2] == CPK_FORMAT_MARKER_PREFIX[0]))
                 break;
         }
-        stack[n++] = SCALAR_E(scalar_ops[op].kind, pos);
+        stack[n++] = SCALAR_E(scalar_ops[op].kind);
         pos = end;
     }
     c->nstack = n;
@@ -670,7 +651,8 @@ pkcheck_status pkcheck_run(const void *data, size_t len, size_t max_bytes,
     c.max_bytes = max_bytes;
     c.lim = c.n;
     size_t pos = 0, off = 0;
-    int rc = c.n == 0 ? MORE : (uint64_t)c.n > OFF_MAX ? MODEL : GO;
+    /* the full scan refuses input past 32-bit offsets (pkscan_walk.c) */
+    int rc = c.n == 0 ? MORE : c.n >= UINT32_MAX - 1 ? MODEL : GO;
     while (rc == GO) {
         if (pos >= c.n) {
             rc = MORE;

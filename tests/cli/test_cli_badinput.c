@@ -208,6 +208,25 @@ Test(cli_badinput, nesting_past_the_limit_is_one_line_in_every_mode)
     }
 }
 
+/* A newer format's marker looked up by getattr(__import__(...)), after
+ * a call to print: refused before Python starts, nothing printed. */
+Test(cli_badinput, a_marker_behind_getattr_is_refused_before_anything_runs)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/tests/fixtures/pkcheck/"
+             "01e_side_effect_before_newer_marker.pkl", CPK_SOURCE_DIR);
+    const char *argv[] = {CPK_LOAD, "--load", path, NULL};
+    cpk_proc p;
+    cpk_spawn(&p, argv, dir, NULL, 0, NULL);
+    cpk_assert_exit(&p, 3);
+    cr_assert_eq(p.out_len, 0, "%s", p.out);
+    cr_assert(strstr(p.err, "format 6") != NULL &&
+                  strstr(p.err, "SIDE EFFECT") == NULL &&
+                  strchr(p.err, '\n') == p.err + p.err_len - 1,
+              "%s", p.err);
+    cpk_proc_free(&p);
+}
+
 /* Well-formed pickles the scan cannot fault, which only a load finds
  * wrong (copyreg's registry, a reconstructor this version lacks): the
  * static report describes them (exit 0), --load refuses them (exit 3). */

@@ -157,7 +157,7 @@ Test(pkcheck, never_accepts_what_the_full_scan_refuses, .timeout = 600)
         "tests/fuzz/corpus_loads", "tests/fuzz/corpus_pkscan",
         "tests/fuzz/corpus_envelope", "tests/fuzz/strict_cases",
         "tests/fuzz/regressions", "tests/fuzz/cpython_crashes",
-        "tests/fixtures/formats",
+        "tests/fixtures/formats", "tests/fixtures/pkcheck",
     };
     tally t = {0};
     for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++) {
@@ -250,6 +250,30 @@ Test(pkcheck, leaves_a_newer_format_to_the_full_scan)
     p[k++] = '.';
     pkcheck_result res;
     cr_assert_eq(check(p, k, 0, &res), PKCHECK_OK);
+}
+
+/* The marker reached by getattr of an import, of __import__ or
+ * subimport, or of STACK_GLOBAL with an empty name (the breaker's
+ * pickles, tests/fixtures/pkcheck): left to the full scan, which finds
+ * the newer format. */
+Test(pkcheck, leaves_a_marker_looked_up_by_getattr_to_the_full_scan)
+{
+    static const char *const names[] = {
+        "01_getattr_import_newer_format.pkl",
+        "01b_stackglobal_getattr_newer_format.pkl",
+        "01c_getattr_subimport_newer_format.pkl",
+        "01d_getattr_stackglobal_empty_name_newer_format.pkl",
+        "01e_side_effect_before_newer_marker.pkl",
+    };
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/tests/fixtures/pkcheck/%s",
+                 CPK_SOURCE_DIR, names[i]);
+        size_t len;
+        char *p = cpk_read_file(path, &len);
+        refused_both(names[i], p, len);
+        free(p);
+    }
 }
 
 /* n EMPTY_LISTs, each appended into the one before it as soon as it
