@@ -563,7 +563,6 @@ static Py_ssize_t
 pread_into(cpk_reader *self, char *dst, Py_ssize_t n)
 {
     int fd = self->fd;
-    Py_ssize_t page = (Py_ssize_t)sysconf(_SC_PAGESIZE);
     Py_ssize_t off = 0;
     int more = 1;
     while (more && off < n) {
@@ -576,6 +575,7 @@ pread_into(cpk_reader *self, char *dst, Py_ssize_t n)
         /* The whole pages of the step, present at once: the read writes
          * every byte of them anyway, and a fault per page costs more than
          * the copy. Best effort (an old kernel says EINVAL). */
+        long page = sysconf(_SC_PAGESIZE);
         if (page > 0) {
             uintptr_t a = (uintptr_t)(dst + off);
             uintptr_t lo = (a + (uintptr_t)page - 1) / (uintptr_t)page *
