@@ -135,14 +135,17 @@ cpk_read_input_mapped(const char *path, const char *name, size_t limit,
             (void)madvise(p, len, MADV_SEQUENTIAL);
             in->regular = 1;
             in->mapped = 1;
-            /* Kept for the load's pread of large payloads (memio.c); a
-             * copy of standard input's, which is not ours to close. */
-            if (fd == STDIN_FILENO)
-                in->fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-            else {
+            /* Kept for the load's pread of large payloads (memio.c),
+             * above the standard descriptors: a copy of standard
+             * input's, which is not ours to close, or of a file opened
+             * in the place of a closed one, which must stay closed (an
+             * output to a closed stdout fails as such). */
+            if (fd > STDERR_FILENO) {
                 in->fd = fd;
                 fd = -1;
             }
+            else
+                in->fd = fcntl(fd, F_DUPFD_CLOEXEC, STDERR_FILENO + 1);
             in->data = p;
             in->len = len;
             /* The bytes are all there: checked once, whole. */
