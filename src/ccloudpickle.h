@@ -39,10 +39,13 @@ int cpk_compat_valid(const char *text);
  * private, read-only file mapping (MAP_PRIVATE, PROT_READ) that nothing
  * else reads meanwhile, and the load gives its pages back to the kernel
  * behind what it has read. The data must stay valid until the load
- * returns (no loaded object references it). New reference, or NULL with
- * the exception set. */
+ * returns (no loaded object references it). `fd` (mapped only): the
+ * mapped file, open for reading until the load returns, whose offset 0
+ * is `data`: a large payload is read from it with pread(2), not copied
+ * out of the mapping; -1: none. New reference, or NULL with the
+ * exception set. */
 PyObject *cpk_loads_input(PyObject *module, const char *data, size_t len,
-                          int mapped);
+                          int mapped, int fd);
 
 /* cloudpickle-load's load of an unsigned input under --allow/--deny:
  * `len` bytes at `data` (its private copy, unchanged since it was

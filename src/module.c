@@ -534,7 +534,8 @@ do_loads(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
 }
 
 PyObject *
-cpk_loads_input(PyObject *module, const char *data, size_t len, int mapped)
+cpk_loads_input(PyObject *module, const char *data, size_t len, int mapped,
+                int fd)
 {
     cpk_state *st = cpk_get_state(module);
     PyObject *view = PyMemoryView_FromMemory((char *)data, (Py_ssize_t)len,
@@ -551,7 +552,7 @@ cpk_loads_input(PyObject *module, const char *data, size_t len, int mapped)
         result = do_loads(module, &view, 1, NULL, 1);
         goto done;
     }
-    PyObject *reader = cpk_reader_new_mapped(st, view);
+    PyObject *reader = cpk_reader_new_mapped(st, view, fd);
     if (reader == NULL)
         goto done;
     result = load_from_reader(st, reader, view, Py_True, NULL, NULL, Py_None,

@@ -135,6 +135,17 @@ cpk_read_input_mapped(const char *path, const char *name, size_t limit,
             (void)madvise(p, len, MADV_SEQUENTIAL);
             in->regular = 1;
             in->mapped = 1;
+            /* Kept for the load's pread of large payloads (memio.c),
+             * above the standard descriptors: a copy of standard
+             * input's, which is not ours to close, or of a file opened
+             * in the place of a closed one, which must stay closed (an
+             * output to a closed stdout fails as such). */
+            if (fd > STDERR_FILENO) {
+                in->fd = fd;
+                fd = -1;
+            }
+            else
+                in->fd = fcntl(fd, F_DUPFD_CLOEXEC, STDERR_FILENO + 1);
             in->data = p;
             in->len = len;
             /* The bytes are all there: checked once, whole. */
@@ -145,7 +156,7 @@ cpk_read_input_mapped(const char *path, const char *name, size_t limit,
     }
     if (!done)
         e = read_fd(fd, have_stat, &sb, limit, in, check, ctx);
-    if (fd != STDIN_FILENO)
+    if (fd >= 0 && fd != STDIN_FILENO)
         close(fd);
     return e;
 }
@@ -234,6 +245,9 @@ cpk_input_free(cpk_input *in)
     if (in->mapped) {
         unguard_map(in->data);
         munmap(in->data, in->len);
+        if (in->fd >= 0)
+            close(in->fd);
+        in->fd = -1;
     }
     else
         free(in->data);

@@ -16,6 +16,8 @@ typedef struct {
                   * read (set before `check` is first called) */
     int mapped;  /* `data` is a read-only private mapping of the file
                   * (cpk_read_input_mapped), not a copy */
+    int fd;      /* mapped only: the file, open (ours) until
+                  * cpk_input_free, for pread; -1: none */
 } cpk_input;
 
 /* The default of --max-size: 1 GiB. */

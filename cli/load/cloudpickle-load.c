@@ -1426,7 +1426,8 @@ load_pickle(PyObject *cpk, const options *o, const cpk_input *in,
     /* The bytes read, lent to Python without a copy; main() frees them
      * only after finalization. */
     if (!sig->is_signed && o->nallow == 0 && o->ndeny == 0)
-        return cpk_loads_input(cpk, in->data, in->len, in->mapped);
+        return cpk_loads_input(cpk, in->data, in->len, in->mapped,
+                               in->mapped ? in->fd : -1);
     PyObject *kw = load_kwargs(o, sig);
     if (kw == NULL)
         return NULL;

@@ -522,7 +522,7 @@ decode_pickle(cpk_mapwork *w, uint64_t record, const char *p, size_t n,
         v = cpk_loads_input_prechecked(w->module, p, n, names, allow, deny);
     }
     else if (!is_signed)
-        v = cpk_loads_input(w->module, p, n, 0);
+        v = cpk_loads_input(w->module, p, n, 0, -1);
     else {
         PyObject *data = PyBytes_FromStringAndSize(p, (Py_ssize_t)n);
         PyObject *args = data ? PyTuple_Pack(1, data) : NULL;

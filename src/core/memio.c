@@ -15,13 +15,21 @@
  * refuses trailing data). A reader over a private read-only file mapping
  * (cpk_reader_new_mapped: cloudpickle-load's input) gives the pages it
  * has read back to the kernel as it goes (MADV_DONTNEED), so the input
- * is not resident next to what is loaded from it.
+ * is not resident next to what is loaded from it. Given the file too
+ * (cpk_reader_new_mapped's fd), its readinto() of a window or more reads
+ * the file with pread(2) straight into the object, the mapping untouched:
+ * no page of the input is faulted in and copied out of user space, and
+ * the object's pages are made present up front (MADV_POPULATE_WRITE), not
+ * one fault each, as pickle.load's read(2) of a file is. A read that
+ * comes short (the file shrank) is finished from the mapping, which then
+ * fails as it always did (cloudpickle-load's SIGBUS guard).
  */
 #include "core/memio.h"
 #include "core/state.h"
 #include "common/pycompat.h"
 #include "common/pickle_ops.h" /* CPK_OP_PROTO */
 
+#include <errno.h>
 #include <structmember.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -425,6 +433,9 @@ typedef struct {
     Py_ssize_t held_end[CPK_READ_HELD];
     Py_ssize_t done;    /* [0, done) was released */
     Py_ssize_t done_hi; /* [.., done_hi) past the held slices was too */
+    /* A mapped reader's file, whose offset 0 is the view's first byte,
+     * for readinto()'s pread (not ours to close); -1: none. */
+    int fd;
 } cpk_reader;
 
 /* A slice [start, end) goes to the unpickler, which may keep it. */
@@ -539,6 +550,62 @@ Reader_read(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
     return r;
 }
 
+/* What readinto() reads of the file (a mapped reader's fd) between two
+ * populations of the destination's pages. */
+#define CPK_PREAD_STEP ((Py_ssize_t)64 << 20)
+
+/* A mapped reader with its file: read [pos, pos + n) of the file into
+ * dst with pread(2), advancing pos and releasing the mapped pages behind.
+ * Returns how many bytes were read: fewer than n only when the file gave
+ * no more (it shrank) or failed, for the caller to take the rest from the
+ * mapping as any other read does. */
+static Py_ssize_t
+pread_into(cpk_reader *self, char *dst, Py_ssize_t n)
+{
+    int fd = self->fd;
+    Py_ssize_t off = 0;
+    int more = 1;
+    while (more && off < n) {
+        Py_ssize_t step = n - off;
+        if (step > CPK_PREAD_STEP)
+            step = CPK_PREAD_STEP;
+        Py_ssize_t got = 0;
+        Py_BEGIN_ALLOW_THREADS
+#ifdef MADV_POPULATE_WRITE
+        /* The whole pages of the step, present at once: the read writes
+         * every byte of them anyway, and a fault per page costs more than
+         * the copy. Best effort (an old kernel says EINVAL). */
+        long page = sysconf(_SC_PAGESIZE);
+        if (page > 0) {
+            uintptr_t a = (uintptr_t)(dst + off);
+            uintptr_t lo = (a + (uintptr_t)page - 1) / (uintptr_t)page *
+                           (uintptr_t)page;
+            uintptr_t hi = (a + (uintptr_t)step) / (uintptr_t)page *
+                           (uintptr_t)page;
+            if (hi > lo)
+                (void)madvise((void *)lo, (size_t)(hi - lo),
+                              MADV_POPULATE_WRITE);
+        }
+#endif
+        while (got < step) {
+            ssize_t r = pread(fd, dst + off + got, (size_t)(step - got),
+                              (off_t)(self->pos + got));
+            if (r < 0 && errno == EINTR)
+                continue;
+            if (r <= 0) {
+                more = 0;
+                break;
+            }
+            got += (Py_ssize_t)r;
+        }
+        Py_END_ALLOW_THREADS
+        self->pos += got;
+        off += got;
+        release_behind(self);
+    }
+    return off;
+}
+
 static PyObject *
 Reader_readinto(PyObject *op, PyObject *buf)
 {
@@ -550,8 +617,12 @@ Reader_readinto(PyObject *op, PyObject *buf)
     Py_ssize_t n = self->len - self->pos;
     if (n > dst.len)
         n = dst.len;
+    Py_ssize_t off = 0;
+    /* A payload of a window or more: from the file itself. */
+    if (self->fd >= 0 && n >= CPK_READ_WINDOW)
+        off = pread_into(self, dst.buf, n);
     /* A window at a time, giving back what was copied (mapped input). */
-    for (Py_ssize_t off = 0; off < n;) {
+    while (off < n) {
         Py_ssize_t step = n - off;
         if (step > CPK_READ_WINDOW)
             step = CPK_READ_WINDOW;
@@ -668,12 +739,13 @@ cpk_reader_new(cpk_state *st, PyObject *data)
     for (int i = 0; i < CPK_READ_HELD; i++)
         self->held_start[i] = self->held_end[i] = -1;
     self->done = self->done_hi = 0;
+    self->fd = -1;
     PyObject_GC_Track(self);
     return (PyObject *)self;
 }
 
 PyObject *
-cpk_reader_new_mapped(cpk_state *st, PyObject *view)
+cpk_reader_new_mapped(cpk_state *st, PyObject *view, int fd)
 {
     PyObject *r = cpk_reader_new(st, view);
     if (r != NULL) {
@@ -684,6 +756,8 @@ cpk_reader_new_mapped(cpk_state *st, PyObject *view)
             PyMemoryView_Check(view) &&
             PyMemoryView_GET_BUFFER(self->view)->buf ==
                 PyMemoryView_GET_BUFFER(view)->buf;
+        if (self->release)
+            self->fd = fd;
     }
     return r;
 }

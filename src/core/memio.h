@@ -32,8 +32,11 @@ PyObject *cpk_reader_new(cpk_state *st, PyObject *data); /* new reference */
  * mapping (MAP_PRIVATE, never written) that nothing else reads while the
  * reader lives: it releases the pages behind what it has read
  * (MADV_DONTNEED; touched again, they are read from the file again).
- * New reference. */
-PyObject *cpk_reader_new_mapped(cpk_state *st, PyObject *view);
+ * `fd`: the mapped file, open for reading, its offset 0 the view's first
+ * byte, valid while the reader lives (not closed here), which readinto()
+ * of a window or more reads with pread(2) instead of copying from the
+ * mapping; -1: none. New reference. */
+PyObject *cpk_reader_new_mapped(cpk_state *st, PyObject *view, int fd);
 Py_ssize_t cpk_reader_remaining(PyObject *reader);
 
 #endif

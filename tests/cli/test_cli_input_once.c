@@ -5,7 +5,11 @@
  * loaded value is the file's; a mapped file truncated during the load is
  * refused with one line and the input exit status, not a SIGBUS; signed
  * and --allow inputs are private copies that the same truncation does
- * not reach, and an --allow load neither copies nor scans it again. The pickles are made by CPK_PYTHON at run time, never
+ * not reach, and an --allow load neither copies nor scans it again. A
+ * payload of a window or more is read from the file with pread(2)
+ * (memio.c): its bytes are the file's whatever its size and where it
+ * starts, and a file that shrinks under that read is refused as under
+ * the mapping. The pickles are made by CPK_PYTHON at run time, never
  * kept. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -130,18 +134,101 @@ Test(cli_input_once, a_mapped_payload_loads_whole)
     cpk_proc_free(&p);
 }
 
-/* sig.pkl and args.pkl: a callable whose load truncates args.pkl to one
- * page (functools.partial(len) with an attribute made by os.truncate),
- * and ((3 MiB of bytes,), {}). Signed with key.bin when `sign`. */
+/* Payloads read with pread(2) (a window or more) are the file's bytes:
+ * bytes and bytearrays of odd sizes, a window exactly, one byte under and
+ * over it, each starting mid-window after another, next to small ones
+ * copied from the mapping, and a 100 MiB bytes whose peak stays near
+ * pickle.load's. */
+static const char payloads[] =
+    "import hashlib\n"
+    "def made():\n"
+    "    def blob(n, seed):\n"
+    "        b = hashlib.sha256(seed.to_bytes(4, 'little')).digest()\n"
+    "        return (b * (n // 32 + 1))[:n]\n"
+    "    W = 1 << 20\n"
+    "    return (blob(5 * W + 12345, 1), bytearray(blob(3 * W + 7, 2)),\n"
+    "            blob(100, 3), blob(W, 4), bytearray(blob(W - 1, 5)),\n"
+    "            blob(W + 1, 6), bytearray(blob(7 * W + 4093, 7)))\n";
+
+Test(cli_input_once, pread_payloads_are_the_files_bytes)
+{
+    char code[2048];
+    snprintf(code, sizeof code,
+             "import ccloudpickle, pickle, sys\n%s"
+             "def f(*a):\n"
+             "    return [type(x).__name__ + ':' + str(len(x)) + ':' +\n"
+             "            hashlib.sha256(x).hexdigest() for x in a]\n"
+             "f.__module__ = '__main__'\n"
+             "open('%s', 'wb').write(ccloudpickle.dumps(f))\n"
+             "open('%s', 'wb').write(pickle.dumps((made(), {}), 5))\n"
+             "import json\n"
+             "print(json.dumps(f(*made()), separators=(',', ':')))\n",
+             payloads, in_dir("fn.pkl"), in_dir("pay.pkl"));
+    cpk_proc p;
+    cpk_python(&p, code, NULL, 0);
+    cpk_assert_exit(&p, 0);
+    char want[4096];
+    snprintf(want, sizeof want, "%s", p.out);
+    cpk_proc_free(&p);
+    cr_assert(strstr(want, "bytearray:") != NULL, "%s", want);
+
+    load(&p, (const char *[]){"--call", "--result", "json", "fn.pkl",
+                              "--args-pickle", "pay.pkl", NULL});
+    cpk_assert_exit(&p, 0);
+    cr_assert_str_eq(p.err, "");
+    cr_assert_str_eq(p.out, want);
+    cpk_proc_free(&p);
+}
+
+Test(cli_input_once, a_100_mib_bytes_loads_near_pickle_load_peak)
+{
+    unsigned long long avail = cpk_mem_available();
+    if (avail < (4ULL << 30))
+        cr_skip_test("needs 4 GiB of available memory, MemAvailable is "
+                     "%llu MiB",
+                     avail >> 20);
+    const char *path = in_dir("by.pkl");
+    cpk_python_to_file(path, "import pickle, sys\n"
+                             "b = bytes(range(251)) * (400 << 10)\n"
+                             "sys.stdout.buffer.write(pickle.dumps(b, 5))\n");
+    const char *py[] = {
+        CPK_PYTHON, "-c",
+        "import pickle, sys; pickle.load(open(sys.argv[1], 'rb'))", path,
+        NULL};
+    cpk_proc p;
+    cpk_spawn(&p, py, dir, NULL, 0, NULL);
+    cpk_assert_exit(&p, 0);
+    long python = p.maxrss_kib;
+    cpk_proc_free(&p);
+
+    load(&p, (const char *[]){"--load", "by.pkl", NULL});
+    cpk_assert_exit(&p, 0);
+    cr_assert_str_eq(p.err, "");
+    cr_assert(strstr(p.out, "bytes") != NULL, "%s", p.out);
+    long ours = p.maxrss_kib;
+    cpk_proc_free(&p);
+    cr_log_info("peak: pickle.load %ld KiB, cloudpickle-load --load %ld KiB",
+                python, ours);
+    cr_assert(python > 100 << 10, "pickle.load peaked at %ld KiB", python);
+    cr_assert(ours * 5 < python * 6,
+              "cloudpickle-load --load peaked at %ld KiB, more than 1.2x "
+              "pickle.load's %ld KiB",
+              ours, python);
+}
+
+/* sig.pkl and args.pkl: a callable whose load truncates args.pkl to
+ * `cut` bytes (functools.partial(len) with an attribute made by
+ * os.truncate), and ((`payload`,), {}) (a Python expression). Signed with
+ * key.bin when `sign`. */
 static void
-make_truncating(int sign)
+make_truncating_to(int sign, long cut, const char *payload)
 {
     char code[2048];
     snprintf(code, sizeof code,
              "import ccloudpickle, functools, os, pickle\n"
              "class Cut:\n"
              "    def __reduce__(self):\n"
-             "        return (os.truncate, (%s, 4096))\n"
+             "        return (os.truncate, (%s, %ld))\n"
              "f = functools.partial(len)\n"
              "f.cut = Cut()\n"
              "key = b'k' * 32\n"
@@ -149,11 +236,11 @@ make_truncating(int sign)
              "os.chmod('key.bin', 0o600)\n"
              "kw = {'sign_key': key} if %d else {}\n"
              "open('%s', 'wb').write(ccloudpickle.dumps(f, **kw))\n"
-             "a = ((b'\\x01' * (3 << 20),), {})\n"
+             "a = ((%s,), {})\n"
              "open('%s', 'wb').write(ccloudpickle.dumps(a, protocol=5, "
              "**kw))\n",
-             "'args.pkl'", in_dir("key.bin"), sign, in_dir("cut.pkl"),
-             in_dir("args.pkl"));
+             "'args.pkl'", cut, in_dir("key.bin"), sign, in_dir("cut.pkl"),
+             payload, in_dir("args.pkl"));
     /* os.truncate's path is relative: the program runs in dir. */
     char full[2300];
     snprintf(full, sizeof full, "import os\nos.chdir('%s')\n%s", dir, code);
@@ -161,6 +248,12 @@ make_truncating(int sign)
     cpk_python(&p, full, NULL, 0);
     cpk_assert_exit(&p, 0);
     cpk_proc_free(&p);
+}
+
+static void
+make_truncating(int sign)
+{
+    make_truncating_to(sign, 4096, "b'\\x01' * (3 << 20)");
 }
 
 /* Unsigned, no policy: args.pkl is mapped, and truncated by the load of
@@ -178,6 +271,31 @@ Test(cli_input_once, a_mapped_file_truncated_while_loaded_is_refused)
                      "changed while it was read\n");
     cr_assert_str_eq(p.out, "");
     cpk_proc_free(&p);
+}
+
+/* Cut in the middle of a payload read with pread(2) (a bytearray, then
+ * bytes): the read comes short and the rest, from the mapping, is refused
+ * the same way. */
+Test(cli_input_once, a_file_cut_under_a_pread_is_refused)
+{
+    static const char *const payloads_cut[] = {
+        "bytearray(b'\\x02' * ((9 << 20) + 3))",
+        "b'\\x03' * ((9 << 20) + 5)",
+    };
+    for (int i = 0; i < 2; i++) {
+        make_truncating_to(0, (5L << 20) + 1234, payloads_cut[i]);
+        cpk_proc p;
+        load(&p, (const char *[]){"--call", "cut.pkl", "--args-pickle",
+                                  "args.pkl", NULL});
+        cr_assert(!p.signaled, "killed by signal %d; stderr:\n%s", p.sig,
+                  p.err);
+        cpk_assert_exit(&p, 3);
+        cr_assert_str_eq(p.err,
+                         "cloudpickle-load: --args-pickle args.pkl: the file "
+                         "changed while it was read\n");
+        cr_assert_str_eq(p.out, "");
+        cpk_proc_free(&p);
+    }
 }
 
 /* Signed (--verify) and --allow inputs are private copies: the same
