@@ -1,4 +1,4 @@
-/* test_reader_window.c - the mapped reader of cloudpickle-load's load
+/* test_reader_pread.c - the mapped reader of cloudpickle-load's load
  * (cpk_loads_input, src/core/memio.c) given its file: a payload of a
  * window (1 MiB) or more is read from the file with pread(2), the rest of
  * the pickle from the mapping. The values are pickle.loads' (bytes and
