@@ -152,16 +152,26 @@ int
 cpk_format_newer_import(const pkscan_report *r, int *format, char *version,
                         size_t vsize)
 {
-    static const char own[] = "ccloudpickle";
+    /* Any attribute of the path, under any module: the module object
+     * is reachable as another module's attribute too
+     * (_ccloudpickle_engines.ccloudpickle), and protocol 4's find_class
+     * walks a dotted name. No other module has such a name. */
     for (size_t i = 0; i < r->n_imports; i++) {
         const pkscan_import *im = &r->imports[i];
-        if (im->module.s != NULL && im->name.s != NULL &&
-            im->module.len == sizeof own - 1 &&
-            memcmp(im->module.s, own, sizeof own - 1) == 0 &&
-            cpk_format_parse(im->name.s, im->name.len, format, version,
-                             vsize) &&
-            *format > CPK_FORMAT_CURRENT)
-            return 1;
+        if (im->name.s == NULL)
+            continue;
+        const char *p = im->name.s, *end = p + im->name.len;
+        while (1) {
+            const char *dot = memchr(p, '.', (size_t)(end - p));
+            const char *e = dot ? dot : end;
+            if (cpk_format_parse(p, (size_t)(e - p), format, version,
+                                 vsize) &&
+                *format > CPK_FORMAT_CURRENT)
+                return 1;
+            if (dot == NULL)
+                break;
+            p = dot + 1;
+        }
     }
     return 0;
 }

@@ -263,11 +263,22 @@ static int marker(checker *c, size_t *mk)
  * refuse (format.h), with the loader's upgrade message. */
 static int newer_format(const uint8_t *name, size_t len)
 {
-    int fmt = 0;
-    char version[48];
-    return cpk_format_parse((const char *)name, len, &fmt, version,
-                            sizeof version) &&
-           fmt > CPK_FORMAT_CURRENT;
+    /* each attribute of a dotted path: protocol 4's find_class walks
+     * them (_ccloudpickle_engines.ccloudpickle._format_6_0_7_0) */
+    while (1) {
+        const uint8_t *dot = memchr(name, '.', len);
+        size_t l = dot ? (size_t)(dot - name) : len;
+        int fmt = 0;
+        char version[48];
+        if (cpk_format_parse((const char *)name, l, &fmt, version,
+                             sizeof version) &&
+            fmt > CPK_FORMAT_CURRENT)
+            return 1;
+        if (dot == NULL)
+            return 0;
+        name += l + 1;
+        len -= l + 1;
+    }
 }
 
 /* APPEND(S), SETITEM(S), ADDITEMS: stack[x - 1] takes stack[x, nstack),
@@ -630,7 +641,9 @@ static size_t fast_scalars(checker *c, size_t pos)
             /* what may be a format's marker goes through op_str */
             end += d[pos + 1];
             if (end > lim || !cpk_utf8_ok(d + pos + 2, d[pos + 1], 1) ||
-                (d[pos + 1] > 0 && d[pos + 2] == CPK_FORMAT_MARKER_PREFIX[0]))
+                (d[pos + 1] > 0 &&
+                 (d[pos + 2] == CPK_FORMAT_MARKER_PREFIX[0] ||
+                  memchr(d + pos + 2, '.', d[pos + 1]) != NULL)))
                 break;
         }
         stack[n++] = SCALAR_E(scalar_ops[op].kind);

@@ -414,6 +414,17 @@ static int resolve_call(analysis *an, uint32_t id, const node *nd)
         an->recog[nd->a]++;
         an->recog[item(sc, args, 0)]++;
         return 0;
+    } else if (pkscan_res_is(c, "ccloudpickle", "__getattr__") &&
+               tuple_n(sc, args, 1) &&
+               node_is_str(sc, item(sc, args, 0), &q, &ql)) {
+        /* the module's __getattr__ (PEP 562) called on a literal name:
+         * getattr(ccloudpickle, name), a format marker included */
+        an->recog[nd->a]++;
+        r.m = "ccloudpickle";
+        r.ml = sizeof "ccloudpickle" - 1;
+        r.n = q;
+        r.nl = ql;
+        ri.via = PKSCAN_VIA_GETATTR;
     } else if ((pkscan_res_recon(c, "subimport") ||
                 pkscan_res_recon(c, "_module_reconstructor")) &&
                node_is_str(sc, item(sc, args, 0), &p, &l)) {

@@ -5,6 +5,22 @@
 
 #include <stdlib.h>
 
+#include "scan/format.h" /* cpk_format_parse */
+
+/* A newer format's marker (ccloudpickle._format_N_...): listed before
+ * any other import, so that neither the import-name budget nor
+ * PKSCAN_MAX_ITEMS can cut it from the list cpk_format_newer_import
+ * reads. */
+static int newer_marker(const raw_import *a)
+{
+    int fmt = 0;
+    char v[48];
+    return a->via != PKSCAN_VIA_EXT && a->via != PKSCAN_VIA_DYNAMIC &&
+           a->m != NULL && a->n != NULL && str_eq(a->m, a->ml, "ccloudpickle") &&
+           cpk_format_parse(a->n, a->nl, &fmt, v, sizeof v) &&
+           fmt > CPK_FORMAT_CURRENT;
+}
+
 static int cmp_span(const char *a, size_t al, const char *b, size_t bl)
 {
     size_t m = al < bl ? al : bl;
@@ -15,6 +31,9 @@ static int cmp_span(const char *a, size_t al, const char *b, size_t bl)
 static int raw_key_cmp(const void *x, const void *y)
 {
     const raw_import *a = x, *b = y;
+    int na = newer_marker(a), nb = newer_marker(b);
+    if (na != nb)
+        return nb - na;
     if (a->via == PKSCAN_VIA_EXT || b->via == PKSCAN_VIA_EXT ||
         a->via == PKSCAN_VIA_DYNAMIC || b->via == PKSCAN_VIA_DYNAMIC) {
         int ka = a->via == PKSCAN_VIA_EXT ? 1 : a->via == PKSCAN_VIA_DYNAMIC ? 2 : 0;

@@ -253,9 +253,10 @@ Test(pkcheck, leaves_a_newer_format_to_the_full_scan)
 }
 
 /* The marker reached by getattr of an import, of __import__ or
- * subimport, or of STACK_GLOBAL with an empty name (the breaker's
- * pickles, tests/fixtures/pkcheck): left to the full scan, which finds
- * the newer format. */
+ * subimport, of STACK_GLOBAL with an empty name, through another
+ * module's attribute, behind 400 long imports, or by the module's
+ * __getattr__ (the breakers' pickles, tests/fixtures/pkcheck): left to
+ * the full scan, which finds the newer format. */
 Test(pkcheck, leaves_a_marker_looked_up_by_getattr_to_the_full_scan)
 {
     static const char *const names[] = {
@@ -264,6 +265,9 @@ Test(pkcheck, leaves_a_marker_looked_up_by_getattr_to_the_full_scan)
         "01c_getattr_subimport_newer_format.pkl",
         "01d_getattr_stackglobal_empty_name_newer_format.pkl",
         "01e_side_effect_before_newer_marker.pkl",
+        "engines_stack_global.pkl", "engines_global.pkl",
+        "engines_getattr.pkl", "import_budget_truncation.pkl",
+        "marker_via_dunder.pkl",
     };
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
         char path[512];
