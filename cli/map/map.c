@@ -33,6 +33,7 @@
 
 #define FLUSH_AT ((size_t)64 << 10)   /* output buffered before a write */
 #define SERIAL_BATCH 1024             /* records processed between checks */
+#define BORROW_AT FLUSH_AT            /* a pickle loaded in the reader's buffer */
 #define RESULTS_EVERY_NS 50000000LL   /* slow records: results this often */
 
 int
@@ -237,11 +238,18 @@ serial_run(cpk_map_options *o, cpk_records *rd, const cpk_sink *sink,
             rc = cpk_records_next(rd, &rec, &len);
             if (rc != CPK_READ_RECORD)
                 break;
-            if (cpk_batch_add_num(&b, rec, len, rd->number) < 0) {
+            /* A big pickle first: a batch of its own, loaded where the
+             * reader holds it (until its next record), not copied. */
+            int borrow = b.n == 0 && len >= BORROW_AT &&
+                         rd->format == CPK_IN_PICKLE;
+            if ((borrow ? cpk_batch_borrow(&b, rec, len, rd->number)
+                        : cpk_batch_add_num(&b, rec, len, rd->number)) < 0) {
                 PyErr_NoMemory();
                 status = CPK_RUN_ERROR;
                 goto done;
             }
+            if (borrow)
+                break;
         }
         /* The batch, in parts of at most some 50 ms of work each: records
          * that turn slow still have their results written as they come. */

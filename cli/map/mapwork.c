@@ -803,7 +803,7 @@ cpk_mapwork_batch(cpk_mapwork *w, const cpk_batch *b, size_t from,
             rc = -1;
             break;
         }
-        if (one(w, b->num[i], b->data.data + b->off[i], b->len[i], res,
+        if (one(w, b->num[i], cpk_batch_record(b, i), b->len[i], res,
                 &r) < 0) {
             rc = -1;
             break;

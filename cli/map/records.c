@@ -22,7 +22,18 @@ cpk_batch_reset(cpk_batch *b, uint64_t first)
     b->first = first;
     b->n = 0;
     b->data.len = 0;
+    b->borrowed = NULL;
     b->end = 0;
+}
+
+int
+cpk_batch_borrow(cpk_batch *b, const char *p, size_t n, uint64_t num)
+{
+    if (b->n != 0 || cpk_batch_add_num(b, "", 0, num) < 0)
+        return -1;
+    b->len[0] = n;
+    b->borrowed = p;
+    return 0;
 }
 
 int

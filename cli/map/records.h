@@ -22,9 +22,10 @@ typedef enum {
 } cpk_in_format;
 
 /* Records in input order, numbered from 1 (a line, or a pickle, of the
- * input): record num[i] is data.data[off[i] .. off[i] + len[i]). The
- * numbers rise, with gaps where the reader skipped records (blank lines,
- * other shards). */
+ * input): record num[i] is cpk_batch_record(b, i), len[i] bytes: in
+ * data, or for a batch of one borrowed record in the reader's buffer
+ * (`borrowed`). The numbers rise, with gaps where the reader skipped
+ * records (blank lines, other shards). */
 typedef struct {
     uint64_t first;  /* the number the next cpk_batch_add gives, if n = 0 */
     size_t n;
@@ -33,8 +34,16 @@ typedef struct {
     size_t *len;
     uint64_t *num;
     cpk_bytebuf data;
+    const char *borrowed; /* the one record, not copied; NULL: in data */
     uint64_t end;    /* input bytes consumed up to the end of the last */
 } cpk_batch;
+
+/* Where record i of `b` starts. */
+static inline const char *
+cpk_batch_record(const cpk_batch *b, size_t i)
+{
+    return b->borrowed ? b->borrowed : b->data.data + b->off[i];
+}
 
 /* Empty the batch for records starting at number `first`. */
 void cpk_batch_reset(cpk_batch *b, uint64_t first);
@@ -42,6 +51,10 @@ void cpk_batch_reset(cpk_batch *b, uint64_t first);
 int cpk_batch_add_num(cpk_batch *b, const char *p, size_t n, uint64_t num);
 /* Append the record numbered one after the last (or `first`). */
 int cpk_batch_add(cpk_batch *b, const char *p, size_t n);
+/* Make an empty batch one of record `num`, the n bytes at p, not copied:
+ * they must stay where they are until the batch is reset (a reader's
+ * record, until its next cpk_records_next). 0, or -1 out of memory. */
+int cpk_batch_borrow(cpk_batch *b, const char *p, size_t n, uint64_t num);
 void cpk_batch_free(cpk_batch *b);
 
 typedef struct {

@@ -339,3 +339,58 @@ Test(cli_input_once, max_size_refuses_a_mapped_file)
               "%s", p.err);
     cpk_proc_free(&p);
 }
+
+/* --map --in pickle over big records: each is loaded where the reader
+ * holds it, not copied into a batch first, so the peak stays near that
+ * of a python3 loop that pickle.loads each record from the stream. */
+Test(cli_input_once, big_map_records_load_near_a_pickle_load_loop,
+     .timeout = 600)
+{
+    unsigned long long avail = cpk_mem_available();
+    if (avail < (4ULL << 30))
+        cr_skip_test("needs 4 GiB of available memory, MemAvailable is "
+                     "%llu MiB",
+                     avail >> 20);
+    const char *recs = in_dir("recs.pkl");
+    cpk_python_to_file(recs,
+                       "import pickle, sys\n"
+                       "d = {i: (str(i) if i % 11 < 2 else i)\n"
+                       "     for i in range(1500000)}\n"
+                       "for _ in range(4):\n"
+                       "    sys.stdout.buffer.write(pickle.dumps((d,), 5))\n");
+    const char *fn = in_dir("len.pkl");
+    cpk_python_to_file(fn, "import pickle, sys\n"
+                           "sys.stdout.buffer.write(pickle.dumps(len))\n");
+    const char *py[] = {
+        CPK_PYTHON, "-c",
+        "import pickle, sys\n"
+        "f = pickle.load(open(sys.argv[1], 'rb'))\n"
+        "with open(sys.argv[2], 'rb') as s:\n"
+        "    while True:\n"
+        "        try:\n"
+        "            rec = pickle.load(s)\n"
+        "        except EOFError:\n"
+        "            break\n"
+        "        print(f(*rec))\n"
+        "        del rec\n",
+        fn, recs, NULL};
+    cpk_proc p;
+    cpk_spawn(&p, py, dir, NULL, 0, NULL);
+    cpk_assert_exit(&p, 0);
+    long python = p.maxrss_kib;
+    cpk_proc_free(&p);
+
+    load(&p, (const char *[]){"--map", "len.pkl", "--in", "pickle",
+                              "--input", "recs.pkl", NULL});
+    cpk_assert_exit(&p, 0);
+    cr_assert_str_eq(p.err, "");
+    cr_assert_str_eq(p.out, "1500000\n1500000\n1500000\n1500000\n");
+    long ours = p.maxrss_kib;
+    cpk_proc_free(&p);
+    cr_log_info("peak: python3 loop %ld KiB, cloudpickle-load --map %ld KiB",
+                python, ours);
+    cr_assert(ours * 5 < python * 6,
+              "cloudpickle-load --map peaked at %ld KiB, more than 1.2x "
+              "the python3 loop's %ld KiB",
+              ours, python);
+}
