@@ -28,10 +28,10 @@ enum {
 
 /* A stack item or a memo entry, in 64 bits: its kind (0: a memo index
  * not set); unless a scalar, a bound on its depth and, once put in the
- * memo (shared), `oid`:
- * 1 + the memo index it was first put at, whose entry then holds its
- * bound and whether something holds it. Scalars never change: their
- * depth is 1, their memo entries need nothing more. */
+ * memo (shared), `oid`: 1 + the memo index it was first put at, whose
+ * entry then holds its bound and whether something holds it (E_HELD).
+ * Scalars never change: their depth is 1, their memo entries need
+ * nothing more. */
 typedef uint64_t ent;
 #define E_KIND(e) ((int)((e) & 0xf))
 #define E_HELD ((uint64_t)1 << 4)
@@ -53,7 +53,7 @@ typedef struct {
     ent *memo;
     size_t capmemo, memo_len;
     size_t frame_end; /* 0: not in a frame */
-    size_t lim;       /* fast_scalar's bound: the frame's end, else n */
+    size_t lim;       /* fast_scalars' bound: the frame's end, else n */
     /* Depth: every value's real depth is at most its bound plus `slack`,
      * the growth of shared values after something came to hold them
      * (a holder's bound was taken before). */
