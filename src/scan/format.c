@@ -149,29 +149,34 @@ cpk_format_message(char *out, size_t size, int n, const char *writer,
 }
 
 int
+cpk_format_newer_name(const char *name, size_t len, int *format,
+                      char *version, size_t vsize)
+{
+    const char *p = name, *end = name + len;
+    for (;;) {
+        const char *dot = memchr(p, '.', (size_t)(end - p));
+        const char *e = dot ? dot : end;
+        if (cpk_format_parse(p, (size_t)(e - p), format, version, vsize) &&
+            *format > CPK_FORMAT_CURRENT)
+            return 1;
+        if (dot == NULL)
+            return 0;
+        p = dot + 1;
+    }
+}
+
+int
 cpk_format_newer_import(const pkscan_report *r, int *format, char *version,
                         size_t vsize)
 {
-    /* Any attribute of the path, under any module: the module object
-     * is reachable as another module's attribute too
-     * (_ccloudpickle_engines.ccloudpickle), and protocol 4's find_class
-     * walks a dotted name. No other module has such a name. */
+    /* Any part of the name, under any module: no other module has such
+     * a name (cpk_format_newer_name). */
     for (size_t i = 0; i < r->n_imports; i++) {
         const pkscan_import *im = &r->imports[i];
-        if (im->name.s == NULL)
-            continue;
-        const char *p = im->name.s, *end = p + im->name.len;
-        while (1) {
-            const char *dot = memchr(p, '.', (size_t)(end - p));
-            const char *e = dot ? dot : end;
-            if (cpk_format_parse(p, (size_t)(e - p), format, version,
-                                 vsize) &&
-                *format > CPK_FORMAT_CURRENT)
-                return 1;
-            if (dot == NULL)
-                break;
-            p = dot + 1;
-        }
+        if (im->name.s != NULL &&
+            cpk_format_newer_name(im->name.s, im->name.len, format, version,
+                                  vsize))
+            return 1;
     }
     return 0;
 }

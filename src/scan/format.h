@@ -62,6 +62,14 @@ int cpk_format_has_name(int n, const char *name);
 int cpk_format_sniff(const void *data, size_t len, int *format,
                      char *version, size_t vsize);
 
+/* Whether name[0, len), or any part of it between dots (protocol 4's
+ * find_class walks a dotted name, and the module is reachable as another
+ * module's attribute: _ccloudpickle_engines.ccloudpickle._format_6_...),
+ * is the marker of a format newer than CPK_FORMAT_CURRENT: 1 with
+ * *format and the writer's version filled, else 0. */
+int cpk_format_newer_name(const char *name, size_t len, int *format,
+                          char *version, size_t vsize);
+
 /* Whether a scanned pickle names, anywhere, the marker of a format newer
  * than CPK_FORMAT_CURRENT (inside a FRAME, memoized, after other opcodes,
  * by INST): 1 with *format and the writer's version filled, else 0. The

@@ -259,26 +259,15 @@ static int marker(checker *c, size_t *mk)
     return GO;
 }
 
-/* A name that is a newer format's marker than ours: the full scan's to
- * refuse (format.h), with the loader's upgrade message. */
+/* A name that is, or holds between dots, a newer format's marker than
+ * ours: the full scan's to refuse (format.h), with the loader's upgrade
+ * message. */
 static int newer_format(const uint8_t *name, size_t len)
 {
-    /* each attribute of a dotted path: protocol 4's find_class walks
-     * them (_ccloudpickle_engines.ccloudpickle._format_6_0_7_0) */
-    while (1) {
-        const uint8_t *dot = memchr(name, '.', len);
-        size_t l = dot ? (size_t)(dot - name) : len;
-        int fmt = 0;
-        char version[48];
-        if (cpk_format_parse((const char *)name, l, &fmt, version,
-                             sizeof version) &&
-            fmt > CPK_FORMAT_CURRENT)
-            return 1;
-        if (dot == NULL)
-            return 0;
-        name += l + 1;
-        len -= l + 1;
-    }
+    int fmt = 0;
+    char version[48];
+    return cpk_format_newer_name((const char *)name, len, &fmt, version,
+                                 sizeof version);
 }
 
 /* APPEND(S), SETITEM(S), ADDITEMS: stack[x - 1] takes stack[x, nstack),
