@@ -5,20 +5,18 @@
 
 #include <stdlib.h>
 
-#include "scan/format.h" /* cpk_format_parse */
+#include "scan/format.h" /* cpk_format_newer_name */
 
-/* A newer format's marker (ccloudpickle._format_N_...): listed before
- * any other import, so that neither the import-name budget nor
- * PKSCAN_MAX_ITEMS can cut it from the list cpk_format_newer_import
- * reads. */
+/* An import cpk_format_newer_import finds a newer format's marker in:
+ * listed before any other, so that neither the import-name budget nor
+ * PKSCAN_MAX_ITEMS can cut it from the list that function reads. */
 static int newer_marker(const raw_import *a)
 {
     int fmt = 0;
     char v[48];
     return a->via != PKSCAN_VIA_EXT && a->via != PKSCAN_VIA_DYNAMIC &&
-           a->m != NULL && a->n != NULL && str_eq(a->m, a->ml, "ccloudpickle") &&
-           cpk_format_parse(a->n, a->nl, &fmt, v, sizeof v) &&
-           fmt > CPK_FORMAT_CURRENT;
+           a->n != NULL && cpk_format_newer_name(a->n, a->nl, &fmt, v,
+                                                 sizeof v);
 }
 
 static int cmp_span(const char *a, size_t al, const char *b, size_t bl)
